@@ -1,0 +1,61 @@
+# The whole set-up is `make run` and `make test`; everything they need is installed here.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+PG_CLUSTER = $(shell ls /etc/postgresql 2>/dev/null | head -n1)
+
+.PHONY: install run test lint typecheck pytest bench browsers e2e-deps postgres clean
+
+$(STAMP): pyproject.toml
+	@$(PY) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
+		{ echo "Shopfloor needs Python 3.11+ (found $$($(PY) --version))"; exit 1; }
+	test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[dev]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+run: install
+	$(BIN)/shopfloor init
+	$(BIN)/shopfloor demo --if-empty
+	$(BIN)/shopfloor overview
+	$(BIN)/shopfloor serve
+
+# Debian's Chromium for the browser tests (never a downloaded browser build).
+browsers:
+	@command -v chromium >/dev/null 2>&1 || { \
+		(apt-get update -qq || sudo apt-get update -qq) && \
+		(apt-get install -y -qq chromium || sudo apt-get install -y -qq chromium); }
+
+# Test-only npm peers (MCP Inspector CLI, the official AppBridge, esbuild), pinned by the lockfile.
+E2E_JS := tests/e2e/js
+$(E2E_JS)/node_modules/.installed: $(E2E_JS)/package-lock.json
+	npm ci --prefix $(E2E_JS) --no-audit --no-fund --loglevel=error
+	touch $@
+
+e2e-deps: browsers $(E2E_JS)/node_modules/.installed
+
+# Start the local PostgreSQL cluster if it is installed but down; tests fail loudly if absent.
+postgres:
+	@pg_isready -q -h 127.0.0.1 -p 5432 2>/dev/null || { \
+		[ -n "$(PG_CLUSTER)" ] && pg_ctlcluster --skip-systemctl-redirect $(PG_CLUSTER) main start \
+		|| echo "PostgreSQL is not running on 127.0.0.1:5432: its tests will fail"; }
+
+lint: install
+	$(BIN)/ruff check src tests bench
+
+typecheck: install
+	$(BIN)/mypy src
+
+pytest: install postgres e2e-deps
+	$(BIN)/pytest -q
+
+test: lint typecheck pytest
+
+bench: install postgres
+	$(BIN)/python -m bench
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

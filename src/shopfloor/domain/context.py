@@ -1,0 +1,114 @@
+"""An operation in progress: the session, who acts, and what it changes.
+
+Domain functions take an `Op` so a preview and an apply run the very same code; the
+only difference is that a preview turns refusals into blocking warnings and is rolled
+back by the registry.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from decimal import Decimal
+from typing import Any, TypeVar
+
+from sqlalchemy import Select
+from sqlalchemy.orm import Session
+
+from shopfloor.domain.numbers import fmt
+from shopfloor.registry.errors import ShopfloorError
+
+S = TypeVar("S", bound=Select[Any])
+
+
+@dataclass
+class Change:
+    entity: str
+    key: str
+    field: str
+    before: str | None
+    after: str | None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "entity": self.entity,
+            "key": self.key,
+            "field": self.field,
+            "before": self.before,
+            "after": self.after,
+        }
+
+
+@dataclass
+class Warning:
+    code: str
+    message: str
+    blocking: bool = False
+    field: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "code": self.code,
+            "message": self.message,
+            "blocking": self.blocking,
+            "field": self.field,
+        }
+
+
+def _text(value: Any) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, Decimal):
+        return fmt(value)
+    return str(value)
+
+
+@dataclass
+class Op:
+    session: Session
+    actor: str
+    now: datetime
+    dialect: str = "sqlite"
+    preview: bool = False
+    locks_rows: bool = False
+    operation_id: str | None = None
+    changes: list[Change] = field(default_factory=list)
+    warnings: list[Warning] = field(default_factory=list)
+    _index: dict[tuple[str, str, str], Change] = field(default_factory=dict)
+    cache: dict[Any, Any] = field(default_factory=dict)
+
+    def lock(self, stmt: S) -> S:
+        """FOR UPDATE OF the selected table on PostgreSQL (not its eagerly joined
+        neighbours); SQLite already holds the database write lock."""
+        if not self.locks_rows:
+            return stmt
+        return stmt.with_for_update(of=stmt.column_descriptions[0]["entity"])
+
+    def change(self, entity: str, key: str, fld: str, before: Any, after: Any) -> None:
+        """Record a change; repeated changes to one field keep the first before."""
+        b, a = _text(before), _text(after)
+        existing = self._index.get((entity, key, fld))
+        if existing is not None:
+            existing.after = a
+            return
+        if b == a:
+            return
+        c = Change(entity, key, fld, b, a)
+        self._index[(entity, key, fld)] = c
+        self.changes.append(c)
+
+    def warn(self, code: str, message: str, *, fld: str | None = None) -> None:
+        self.warnings.append(Warning(code, message, False, fld))
+
+    def refuse(self, error: ShopfloorError) -> None:
+        """An apply stops here; a preview shows it as a warning that blocks Confirm."""
+        if not self.preview:
+            raise error
+        self.warnings.append(Warning(error.code, error.message, True, error.field))
+
+    @property
+    def blocked(self) -> bool:
+        return any(w.blocking for w in self.warnings)
+
+    def final_changes(self) -> list[dict[str, Any]]:
+        return [c.as_dict() for c in self.changes if c.before != c.after]

@@ -1,0 +1,327 @@
+"""Purchase and sales orders: lines, statuses, receipts and shipments.
+
+A purchase order moves stock in at its line price when received; an open sales order
+commits stock (available = on hand - committed) and ships it at average cost when
+fulfilled. Terminal orders (received, fulfilled, cancelled) never change again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date
+from decimal import Decimal
+
+from shopfloor.domain import lookup, stock
+from shopfloor.domain.catalog import OPEN_PO, OPEN_SO, touch
+from shopfloor.domain.context import Op
+from shopfloor.domain.numbers import ZERO
+from shopfloor.domain.sequences import claim_number
+from shopfloor.domain.stock import Posting
+from shopfloor.registry.errors import Conflict, ValidationFailed
+from shopfloor.store.tables import (
+    Item,
+    PurchaseOrder,
+    PurchaseOrderLine,
+    SalesOrder,
+    SalesOrderLine,
+)
+
+
+@dataclass(frozen=True)
+class LineSpec:
+    sku: str
+    quantity: Decimal
+    unit_price: Decimal | None = None
+
+
+def _items(op: Op, lines: Sequence[LineSpec]) -> list[Item]:
+    seen: set[str] = set()
+    items = []
+    for i, ln in enumerate(lines):
+        if ln.sku in seen:
+            raise ValidationFailed(f"{ln.sku} appears twice; use one line per item",
+                                   field=f"lines[{i}].sku")
+        seen.add(ln.sku)
+        items.append(lookup.item(op, ln.sku, fld=f"lines[{i}].sku"))
+    return items
+
+
+def _status(op: Op, kind: str, doc: PurchaseOrder | SalesOrder, status: str) -> None:
+    op.change(kind, doc.number, "status", doc.status, status)
+    doc.status = status
+
+
+def _open(doc: PurchaseOrder | SalesOrder, kind: str, open_states: tuple[str, ...]) -> None:
+    if doc.status not in open_states:
+        raise Conflict(f"{kind} {doc.number} is {doc.status} and can no longer change",
+                       field="number")
+
+
+# -- purchasing ----------------------------------------------------------------------
+def create_purchase_order(op: Op, supplier: str, location: str, lines: Sequence[LineSpec], *,
+                          number: str | None, expected_date: date | None, notes: str | None,
+                          status: str) -> PurchaseOrder:
+    sup = lookup.supplier(op, supplier)
+    loc = lookup.location(op, location)
+    items = _items(op, lines)
+    po = PurchaseOrder(number=claim_number(op, PurchaseOrder, number, "PO"), supplier=sup,
+                       supplier_id=sup.id, location=loc, location_id=loc.id, status=status,
+                       expected_date=expected_date, notes=notes, created_at=op.now)
+    op.session.add(po)
+    for i, (ln, item) in enumerate(zip(lines, items, strict=True)):
+        price = item.purchase_price if ln.unit_price is None else ln.unit_price
+        po.lines.append(PurchaseOrderLine(item_id=item.id, item=item, position=i,
+                                          quantity=ln.quantity, unit_price=price))
+        op.change("purchase_order", po.number, f"line {item.sku}", None,
+                  f"{ln.quantity} @ {price}")
+    op.session.flush()
+    op.change("purchase_order", po.number, "status", None, status)
+    return po
+
+
+def modify_purchase_order(op: Op, number: str, *, supplier: str | None, location: str | None,
+                          expected_date: date | None, notes: str | None,
+                          lines: Sequence[LineSpec] | None, status: str | None
+                          ) -> PurchaseOrder:
+    po = lookup.purchase_order(op, number, lock=True)
+    _open(po, "purchase order", OPEN_PO)
+    received = any(ln.received_quantity > 0 for ln in po.lines)
+    if supplier is not None and supplier != po.supplier.name:
+        new = lookup.supplier(op, supplier)
+        op.change("purchase_order", number, "supplier", po.supplier.name, new.name)
+        po.supplier, po.supplier_id = new, new.id
+    if location is not None and location != po.location.code:
+        if received:
+            raise Conflict("stock was already received at the old location", field="location")
+        loc = lookup.location(op, location)
+        op.change("purchase_order", number, "location", po.location.code, loc.code)
+        po.location, po.location_id = loc, loc.id
+    if expected_date is not None and expected_date != po.expected_date:
+        op.change("purchase_order", number, "expected_date", po.expected_date, expected_date)
+        po.expected_date = expected_date
+    if notes is not None and notes != po.notes:
+        op.change("purchase_order", number, "notes", po.notes, notes)
+        po.notes = notes
+    if lines is not None:
+        items = _items(op, lines)
+        got = {ln.item_id: ln.received_quantity for ln in po.lines}
+        old = {ln.item.sku: f"{ln.quantity} @ {ln.unit_price}" for ln in po.lines}
+        for i, (ln, item) in enumerate(zip(lines, items, strict=True)):
+            if ln.quantity < got.get(item.id, ZERO):
+                raise ValidationFailed(f"{item.sku}: {got[item.id]} already received",
+                                       field=f"lines[{i}].quantity")
+        dropped = [sku for sku, q in ((ln.item.sku, ln.received_quantity) for ln in po.lines)
+                   if q > 0 and sku not in {x.sku for x in lines}]
+        if dropped:
+            raise ValidationFailed(f"{dropped[0]} was already received; keep its line",
+                                   field="lines")
+        po.lines.clear()
+        op.session.flush()
+        for i, (ln, item) in enumerate(zip(lines, items, strict=True)):
+            price = item.purchase_price if ln.unit_price is None else ln.unit_price
+            po.lines.append(PurchaseOrderLine(item_id=item.id, item=item, position=i,
+                                              quantity=ln.quantity, unit_price=price,
+                                              received_quantity=got.get(item.id, ZERO)))
+            op.change("purchase_order", number, f"line {item.sku}", old.pop(item.sku, None),
+                      f"{ln.quantity} @ {price}")
+        for sku, was in old.items():
+            op.change("purchase_order", number, f"line {sku}", was, None)
+    if status is not None and status != po.status:
+        if po.status != "draft" or status != "open":
+            raise Conflict(f"cannot change status {po.status} -> {status}; only draft -> open",
+                           field="status")
+        _status(op, "purchase_order", po, status)
+    if po.lines and all(ln.received_quantity >= ln.quantity for ln in po.lines) and received:
+        _status(op, "purchase_order", po, "received")
+    touch(po)
+    return po
+
+
+def cancel_purchase_order(op: Op, number: str) -> PurchaseOrder:
+    po = lookup.purchase_order(op, number, lock=True)
+    _open(po, "purchase order", OPEN_PO)
+    if any(ln.received_quantity > 0 for ln in po.lines):
+        raise Conflict(f"{number} is partly received; modify its lines down instead",
+                       field="number")
+    _status(op, "purchase_order", po, "cancelled")
+    return po
+
+
+def receive_purchase_order(op: Op, number: str, lines: Sequence[LineSpec] | None,
+                           lot: str | None, expiry: date | None) -> PurchaseOrder:
+    po = lookup.purchase_order(op, number, lock=True)
+    if po.status == "draft":
+        raise Conflict(f"{number} is a draft; open it before receiving", field="number")
+    _open(po, "purchase order", OPEN_PO)
+    by_sku = {ln.item.sku: ln for ln in po.lines}
+    if lines is None:
+        todo = [(ln, ln.quantity - ln.received_quantity, "lines") for ln in po.lines
+                if ln.quantity > ln.received_quantity]
+        if not todo:
+            raise Conflict(f"{number} has nothing outstanding", field="number")
+    else:
+        todo = []
+        seen: set[str] = set()
+        for i, spec in enumerate(lines):
+            line = by_sku.get(spec.sku)
+            if line is None:
+                raise ValidationFailed(f"{spec.sku} is not on {number}", field=f"lines[{i}].sku")
+            if spec.sku in seen:
+                raise ValidationFailed(f"{spec.sku} appears twice", field=f"lines[{i}].sku")
+            seen.add(spec.sku)
+            outstanding = line.quantity - line.received_quantity
+            if spec.quantity > outstanding:
+                raise ValidationFailed(
+                    f"{spec.sku}: receiving {spec.quantity} but only {outstanding} outstanding",
+                    field=f"lines[{i}].quantity")
+            todo.append((line, spec.quantity, f"lines[{i}].quantity"))
+    for line, qty, fld in todo:
+        batch = stock.batch(op, line.item, lot, expiry)
+        stock.post(op, Posting(line.item, po.location, qty, "receipt", "purchase_order",
+                               po.number, unit_cost=line.unit_price, batch=batch, field=fld))
+        op.change("purchase_order", number, f"line {line.item.sku} received",
+                  line.received_quantity, line.received_quantity + qty)
+        line.received_quantity += qty
+    done = all(ln.received_quantity >= ln.quantity for ln in po.lines)
+    _status(op, "purchase_order", po, "received" if done else "partially_received")
+    touch(po)
+    return po
+
+
+# -- sales -----------------------------------------------------------------------------
+def _commit_lines(op: Op, so: SalesOrder, sign: int) -> None:
+    for ln in so.lines:
+        outstanding = ln.quantity - ln.fulfilled_quantity
+        if outstanding > 0:
+            stock.commit(op, ln.item, so.location, outstanding * sign)
+
+
+def _warn_short(op: Op, so: SalesOrder) -> None:
+    for i, ln in enumerate(so.lines):
+        bal = stock.balance(op, ln.item, so.location)
+        available = bal.on_hand - bal.committed
+        if available < 0:
+            op.warn("short", f"{ln.item.sku}: only {bal.on_hand} on hand for "
+                    f"{bal.committed} committed at {so.location.code}; this order will wait "
+                    "for stock", fld=f"lines[{i}].quantity")
+
+
+def create_sales_order(op: Op, customer: str, location: str, lines: Sequence[LineSpec], *,
+                       number: str | None, due_date: date | None, notes: str | None
+                       ) -> SalesOrder:
+    cus = lookup.customer(op, customer)
+    loc = lookup.location(op, location)
+    items = _items(op, lines)
+    so = SalesOrder(number=claim_number(op, SalesOrder, number, "SO"), customer=cus,
+                    customer_id=cus.id, location=loc, location_id=loc.id, status="open",
+                    due_date=due_date, notes=notes, created_at=op.now)
+    op.session.add(so)
+    for i, (ln, item) in enumerate(zip(lines, items, strict=True)):
+        price = item.sales_price if ln.unit_price is None else ln.unit_price
+        so.lines.append(SalesOrderLine(item_id=item.id, item=item, position=i,
+                                       quantity=ln.quantity, unit_price=price))
+        op.change("sales_order", so.number, f"line {item.sku}", None, f"{ln.quantity} @ {price}")
+    op.session.flush()
+    op.change("sales_order", so.number, "status", None, "open")
+    _commit_lines(op, so, +1)
+    _warn_short(op, so)
+    return so
+
+
+def modify_sales_order(op: Op, number: str, *, customer: str | None, location: str | None,
+                       due_date: date | None, notes: str | None,
+                       lines: Sequence[LineSpec] | None) -> SalesOrder:
+    so = lookup.sales_order(op, number, lock=True)
+    _open(so, "sales order", OPEN_SO)
+    shipped = {ln.item_id: ln.fulfilled_quantity for ln in so.lines}
+    if customer is not None and customer != so.customer.name:
+        new = lookup.customer(op, customer)
+        op.change("sales_order", number, "customer", so.customer.name, new.name)
+        so.customer, so.customer_id = new, new.id
+    _commit_lines(op, so, -1)
+    if location is not None and location != so.location.code:
+        if any(q > 0 for q in shipped.values()):
+            raise Conflict("part of this order already shipped from its location",
+                           field="location")
+        loc = lookup.location(op, location)
+        op.change("sales_order", number, "location", so.location.code, loc.code)
+        so.location, so.location_id = loc, loc.id
+    if due_date is not None and due_date != so.due_date:
+        op.change("sales_order", number, "due_date", so.due_date, due_date)
+        so.due_date = due_date
+    if notes is not None and notes != so.notes:
+        op.change("sales_order", number, "notes", so.notes, notes)
+        so.notes = notes
+    if lines is not None:
+        items = _items(op, lines)
+        old = {ln.item.sku: f"{ln.quantity} @ {ln.unit_price}" for ln in so.lines}
+        for i, (ln, item) in enumerate(zip(lines, items, strict=True)):
+            if ln.quantity < shipped.get(item.id, ZERO):
+                raise ValidationFailed(f"{item.sku}: {shipped[item.id]} already shipped",
+                                       field=f"lines[{i}].quantity")
+        kept = {item.id for item in items}
+        if any(q > 0 and item_id not in kept for item_id, q in shipped.items()):
+            raise ValidationFailed("a line that already shipped cannot be removed",
+                                   field="lines")
+        so.lines.clear()
+        op.session.flush()
+        for i, (ln, item) in enumerate(zip(lines, items, strict=True)):
+            price = item.sales_price if ln.unit_price is None else ln.unit_price
+            so.lines.append(SalesOrderLine(item_id=item.id, item=item, position=i,
+                                           quantity=ln.quantity, unit_price=price,
+                                           fulfilled_quantity=shipped.get(item.id, ZERO)))
+            op.change("sales_order", number, f"line {item.sku}", old.pop(item.sku, None),
+                      f"{ln.quantity} @ {price}")
+        for sku, was in old.items():
+            op.change("sales_order", number, f"line {sku}", was, None)
+    _commit_lines(op, so, +1)
+    if so.lines and all(ln.fulfilled_quantity >= ln.quantity for ln in so.lines):
+        _status(op, "sales_order", so, "fulfilled")
+    _warn_short(op, so)
+    touch(so)
+    return so
+
+
+def cancel_sales_order(op: Op, number: str) -> SalesOrder:
+    so = lookup.sales_order(op, number, lock=True)
+    _open(so, "sales order", OPEN_SO)
+    _commit_lines(op, so, -1)
+    _status(op, "sales_order", so, "cancelled")
+    return so
+
+
+def fulfill_sales_order(op: Op, number: str, lines: Sequence[LineSpec] | None) -> SalesOrder:
+    so = lookup.sales_order(op, number, lock=True)
+    _open(so, "sales order", OPEN_SO)
+    by_sku = {ln.item.sku: ln for ln in so.lines}
+    if lines is None:
+        todo = [(ln, ln.quantity - ln.fulfilled_quantity, "lines") for ln in so.lines
+                if ln.quantity > ln.fulfilled_quantity]
+    else:
+        todo = []
+        seen: set[str] = set()
+        for i, spec in enumerate(lines):
+            line = by_sku.get(spec.sku)
+            if line is None:
+                raise ValidationFailed(f"{spec.sku} is not on {number}", field=f"lines[{i}].sku")
+            if spec.sku in seen:
+                raise ValidationFailed(f"{spec.sku} appears twice", field=f"lines[{i}].sku")
+            seen.add(spec.sku)
+            outstanding = line.quantity - line.fulfilled_quantity
+            if spec.quantity > outstanding:
+                raise ValidationFailed(
+                    f"{spec.sku}: shipping {spec.quantity} but only {outstanding} outstanding",
+                    field=f"lines[{i}].quantity")
+            todo.append((line, spec.quantity, f"lines[{i}].quantity"))
+    for line, qty, fld in todo:
+        stock.post(op, Posting(line.item, so.location, -qty, "shipment", "sales_order",
+                               so.number, field=fld))
+        stock.commit(op, line.item, so.location, -qty)
+        op.change("sales_order", number, f"line {line.item.sku} shipped",
+                  line.fulfilled_quantity, line.fulfilled_quantity + qty)
+        line.fulfilled_quantity += qty
+    done = all(ln.fulfilled_quantity >= ln.quantity for ln in so.lines)
+    _status(op, "sales_order", so, "fulfilled" if done else "partially_fulfilled")
+    touch(so)
+    return so

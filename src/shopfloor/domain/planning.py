@@ -1,0 +1,178 @@
+"""MRP: net requirements, exploded level by level, into suggested orders.
+
+For each item, from the top of the bills of materials down (low-level codes):
+
+    projected = on hand - committed + on order - planned dependent demand
+
+Committed already holds open sales orders and the components of open manufacturing
+orders, and on order holds open purchase lines and open manufacturing orders of the item,
+so every existing demand and supply is counted exactly once. An item is short when its
+projected stock is at or below its reorder point (or below zero); it is then made (it has
+a recipe: a manufacturing order, whose components inherit the demand) or bought (a
+purchase line, grouped by default supplier). The order brings projected stock back to the
+reorder point, at least the reorder quantity. Dates run backwards: a need date is the due
+date of what the order covers, the order starts its lead time earlier; a start before
+today is flagged late.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+from decimal import Decimal
+from typing import Any
+
+from sqlalchemy import func, select
+
+from shopfloor.domain.catalog import OPEN_MO, OPEN_PO, OPEN_SO
+from shopfloor.domain.context import Op
+from shopfloor.domain.numbers import ZERO, fmt
+from shopfloor.store.tables import (
+    Balance,
+    Item,
+    ManufacturingOrder,
+    PurchaseOrder,
+    PurchaseOrderLine,
+    RecipeLine,
+    SalesOrder,
+    SalesOrderLine,
+)
+
+Progress = Callable[[float, str], None]
+
+
+@dataclass
+class Need:
+    quantity: Decimal
+    due: date
+    reason: str
+
+
+@dataclass
+class Position:
+    item: Item
+    on_hand: Decimal = ZERO
+    committed: Decimal = ZERO
+    on_order: Decimal = ZERO
+    dependent: Decimal = ZERO
+    needs: list[Need] = field(default_factory=list)
+    level: int = 0
+
+    @property
+    def projected(self) -> Decimal:
+        return self.on_hand - self.committed + self.on_order - self.dependent
+
+
+def _low_level_codes(items: dict[int, Item],
+                     recipes: dict[int, list[RecipeLine]]) -> dict[int, int]:
+    """0 for items nothing uses; otherwise one below the lowest parent (recipes are acyclic)."""
+    level = dict.fromkeys(items, 0)
+    changed = True
+    while changed:
+        changed = False
+        for parent, lines in recipes.items():
+            for line in lines:
+                if level.get(line.component_id, 0) < level.get(parent, 0) + 1:
+                    level[line.component_id] = level.get(parent, 0) + 1
+                    changed = True
+    return level
+
+
+def _sum_by_item(op: Op, stmt: Any) -> dict[int, Decimal]:
+    return {item_id: Decimal(qty) for item_id, qty in op.session.execute(stmt).all()}
+
+
+def plan(op: Op, *, today: date, location: str | None = None,
+         progress: Progress | None = None) -> dict[str, Any]:
+    report = progress or (lambda fraction, message: None)
+    items = {i.id: i for i in op.session.scalars(select(Item).where(Item.archived.is_(False)))
+             .unique()}
+    recipes: dict[int, list[RecipeLine]] = defaultdict(list)
+    for line in op.session.scalars(select(RecipeLine).order_by(RecipeLine.position)).unique():
+        recipes[line.product_id].append(line)
+    levels = _low_level_codes(items, recipes)
+    report(0.1, f"{len(items)} items, {max(levels.values(), default=0) + 1} levels")
+
+    pos = {i: Position(item, level=levels[i]) for i, item in items.items()}
+    for item_id, on_hand, committed in op.session.execute(
+            select(Balance.item_id, func.sum(Balance.on_hand), func.sum(Balance.committed))
+            .group_by(Balance.item_id)).all():
+        if item_id in pos:
+            pos[item_id].on_hand, pos[item_id].committed = Decimal(on_hand), Decimal(committed)
+    on_po = _sum_by_item(op, select(PurchaseOrderLine.item_id, func.sum(
+        PurchaseOrderLine.quantity - PurchaseOrderLine.received_quantity))
+        .join(PurchaseOrder).where(PurchaseOrder.status.in_(OPEN_PO))
+        .group_by(PurchaseOrderLine.item_id))
+    on_mo = _sum_by_item(op, select(ManufacturingOrder.item_id, func.sum(
+        ManufacturingOrder.quantity - ManufacturingOrder.completed_quantity))
+        .where(ManufacturingOrder.status.in_(OPEN_MO)).group_by(ManufacturingOrder.item_id))
+    for item_id, p in pos.items():
+        p.on_order = on_po.get(item_id, ZERO) + on_mo.get(item_id, ZERO)
+    for number, due, item_id, outstanding in op.session.execute(
+            select(SalesOrder.number, SalesOrder.due_date, SalesOrderLine.item_id,
+                   SalesOrderLine.quantity - SalesOrderLine.fulfilled_quantity)
+            .join(SalesOrderLine).where(SalesOrder.status.in_(OPEN_SO))).all():
+        if item_id in pos and outstanding > 0:
+            pos[item_id].needs.append(Need(Decimal(outstanding), due or today,
+                                           f"{number} (due {due or today})"))
+    report(0.3, "positions read")
+
+    manufacture: list[dict[str, Any]] = []
+    purchase: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    rows: list[dict[str, Any]] = []
+    ordered = sorted(pos.values(), key=lambda p: (p.level, p.item.sku))
+    depth = max(levels.values(), default=0) + 1
+    for n, p in enumerate(ordered):
+        item = p.item
+        projected = p.projected
+        short = projected <= item.reorder_point if item.reorder_point > 0 else projected < 0
+        quantity = ZERO
+        if short:
+            gap = item.reorder_point - projected if item.reorder_point > 0 else -projected
+            quantity = max(gap, item.reorder_quantity)
+        rows.append({"sku": item.sku, "level": p.level, "on_hand": fmt(p.on_hand),
+                     "committed": fmt(p.committed), "on_order": fmt(p.on_order),
+                     "dependent_demand": fmt(p.dependent), "projected": fmt(projected),
+                     "reorder_point": fmt(item.reorder_point), "planned": fmt(quantity)})
+        if quantity > 0:
+            need_by = min((nd.due for nd in p.needs), default=today)
+            start = need_by - timedelta(days=item.lead_time_days)
+            reasons = [nd.reason for nd in p.needs]
+            if item.reorder_point > 0:
+                reasons.append(f"reorder point {fmt(item.reorder_point)}")
+            if item.reorder_quantity > gap:
+                reasons.append(f"minimum order {fmt(item.reorder_quantity)}")
+            suggestion: dict[str, Any] = {
+                "sku": item.sku, "name": item.name, "quantity": fmt(quantity),
+                "start_date": max(start, today).isoformat(), "late": start < today,
+                "reasons": reasons}
+            if recipes.get(item.id):
+                suggestion["due_date"] = need_by.isoformat()
+                manufacture.append(suggestion)
+                for comp in recipes[item.id]:
+                    child = pos.get(comp.component_id)
+                    if child is None:
+                        continue
+                    demand = comp.quantity * quantity
+                    child.dependent += demand
+                    child.needs.append(Need(demand, max(start, today),
+                                            f"planned MO for {item.sku} ({fmt(quantity)})"))
+            else:
+                supplier = item.default_supplier.name if item.default_supplier else ""
+                suggestion["need_date"] = need_by.isoformat()
+                suggestion["unit_price"] = fmt(item.purchase_price)
+                purchase[supplier].append(suggestion)
+        if n % 50 == 0:
+            report(0.3 + 0.6 * (p.level + 1) / depth, f"level {p.level}: {item.sku}")
+    report(0.95, "plan ready")
+    return {
+        "location": location,
+        "planned_on": today.isoformat(),
+        "manufacturing_orders": manufacture,
+        "purchase_orders": [{"supplier": s or None, "lines": lines,
+                             "warning": None if s else "no default supplier: choose one"}
+                            for s, lines in sorted(purchase.items())],
+        "items": rows,
+    }

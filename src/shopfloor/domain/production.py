@@ -1,0 +1,94 @@
+"""Manufacturing orders: commit components, consume them, produce at rolled-up cost.
+
+An order snapshots the recipe when it is made, so a later recipe change does not rewrite
+what the shop floor was told to build. Completion may be partial; each completion
+consumes components at their average cost and produces the item at the sum of what it
+consumed.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from decimal import Decimal
+
+from shopfloor.domain import lookup, stock
+from shopfloor.domain.catalog import OPEN_MO, touch
+from shopfloor.domain.context import Op
+from shopfloor.domain.numbers import ZERO
+from shopfloor.domain.sequences import claim_number
+from shopfloor.domain.stock import Posting
+from shopfloor.registry.errors import Conflict, ValidationFailed
+from shopfloor.store.tables import ManufacturingComponent, ManufacturingOrder
+
+
+def _open(mo: ManufacturingOrder) -> None:
+    if mo.status not in OPEN_MO:
+        raise Conflict(f"manufacturing order {mo.number} is {mo.status} and can no longer "
+                       "change", field="number")
+
+
+def _commit(op: Op, mo: ManufacturingOrder, quantity: Decimal) -> None:
+    for c in mo.components:
+        stock.commit(op, c.item, mo.location, c.quantity_per_unit * quantity)
+
+
+def create(op: Op, sku: str, quantity: Decimal, location: str, *, number: str | None,
+           due_date: date | None) -> ManufacturingOrder:
+    item = lookup.item(op, sku)
+    if not item.recipe_lines:
+        raise ValidationFailed(f"{sku} has no recipe; set one with update_recipe", field="sku")
+    loc = lookup.location(op, location)
+    mo = ManufacturingOrder(number=claim_number(op, ManufacturingOrder, number, "MO"),
+                            item=item, item_id=item.id, location=loc, location_id=loc.id,
+                            quantity=quantity, status="planned", due_date=due_date,
+                            created_at=op.now)
+    for i, line in enumerate(item.recipe_lines):
+        mo.components.append(ManufacturingComponent(item_id=line.component_id,
+                                                    item=line.component, position=i,
+                                                    quantity_per_unit=line.quantity))
+    op.session.add(mo)
+    op.session.flush()
+    op.change("manufacturing_order", mo.number, "status", None, "planned")
+    for c in mo.components:
+        bal = stock.balance(op, c.item, loc)
+        need = c.quantity_per_unit * quantity
+        if bal.on_hand - bal.committed < need:
+            op.warn("short", f"{c.item.sku}: needs {need}, {bal.on_hand - bal.committed} "
+                    f"available at {loc.code}", fld="quantity")
+    _commit(op, mo, quantity)
+    return mo
+
+
+def complete(op: Op, number: str, quantity: Decimal | None) -> ManufacturingOrder:
+    mo = lookup.manufacturing_order(op, number, lock=True)
+    _open(mo)
+    remaining = mo.quantity - mo.completed_quantity
+    q = remaining if quantity is None else quantity
+    if q > remaining:
+        raise ValidationFailed(f"completing {q} but only {remaining} remain", field="quantity")
+    unit_cost = ZERO
+    for c in mo.components:
+        used = c.quantity_per_unit * q
+        moved = stock.post(op, Posting(c.item, mo.location, -used, "consumption",
+                                       "manufacturing_order", mo.number, field="quantity"))
+        stock.commit(op, c.item, mo.location, -used)
+        unit_cost += c.quantity_per_unit * moved.unit_cost
+    stock.post(op, Posting(mo.item, mo.location, q, "production", "manufacturing_order",
+                           mo.number, unit_cost=unit_cost))
+    op.change("manufacturing_order", number, "completed_quantity", mo.completed_quantity,
+              mo.completed_quantity + q)
+    mo.completed_quantity += q
+    status = "done" if mo.completed_quantity >= mo.quantity else "in_progress"
+    op.change("manufacturing_order", number, "status", mo.status, status)
+    mo.status = status
+    touch(mo)
+    return mo
+
+
+def cancel(op: Op, number: str) -> ManufacturingOrder:
+    mo = lookup.manufacturing_order(op, number, lock=True)
+    _open(mo)
+    _commit(op, mo, -(mo.quantity - mo.completed_quantity))
+    op.change("manufacturing_order", number, "status", mo.status, "cancelled")
+    mo.status = "cancelled"
+    return mo

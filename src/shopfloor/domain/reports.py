@@ -1,0 +1,156 @@
+"""Stock reads: balances, the ledger, low stock and availability.
+
+All of them read the balance table (O(1) in ledger size) except the ledger listing,
+which walks the ledger's (item, location, id) index newest first.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from decimal import Decimal
+
+from sqlalchemy import Select, func, select
+
+from shopfloor.domain import lookup
+from shopfloor.domain.catalog import OPEN_MO, OPEN_PO
+from shopfloor.domain.context import Op
+from shopfloor.domain.numbers import ZERO
+from shopfloor.store.tables import (
+    Balance,
+    Item,
+    Location,
+    ManufacturingOrder,
+    PurchaseOrder,
+    PurchaseOrderLine,
+    StockMovement,
+)
+
+
+def balances(op: Op, sku: str | None, location: str | None) -> list[Balance]:
+    stmt = select(Balance).join(Balance.item).join(Balance.location)
+    if sku is not None:
+        stmt = stmt.where(Balance.item_id == lookup.item(op, sku).id)
+    if location is not None:
+        stmt = stmt.where(Balance.location_id == lookup.location(op, location).id)
+    stmt = stmt.where(Item.archived.is_(False)).order_by(Item.sku, Location.code)
+    return list(op.session.scalars(stmt).unique())
+
+
+def movements(op: Op, sku: str | None, location: str | None, since: datetime | None,
+              limit: int, before_id: int | None) -> list[StockMovement]:
+    stmt: Select[StockMovement] = select(StockMovement)
+    if sku is not None:
+        stmt = stmt.where(StockMovement.item_id == lookup.item(op, sku, include_archived=True).id)
+    if location is not None:
+        stmt = stmt.where(StockMovement.location_id == lookup.location(op, location).id)
+    if since is not None:
+        stmt = stmt.where(StockMovement.created_at >= since)
+    if before_id is not None:
+        stmt = stmt.where(StockMovement.id < before_id)
+    return list(op.session.scalars(stmt.order_by(StockMovement.id.desc()).limit(limit)).unique())
+
+
+def on_order(op: Op, item_ids: list[int], location_id: int | None) -> dict[int, Decimal]:
+    """Supply on the way: outstanding purchase order lines and open manufacturing orders."""
+    made = (
+        select(ManufacturingOrder.item_id,
+               func.sum(ManufacturingOrder.quantity - ManufacturingOrder.completed_quantity))
+        .where(ManufacturingOrder.status.in_(OPEN_MO), ManufacturingOrder.item_id.in_(item_ids))
+        .group_by(ManufacturingOrder.item_id)
+    )
+    if location_id is not None:
+        made = made.where(ManufacturingOrder.location_id == location_id)
+    out: dict[int, Decimal] = {i: q for i, q in op.session.execute(made).all()}
+    stmt = (
+        select(PurchaseOrderLine.item_id,
+               func.sum(PurchaseOrderLine.quantity - PurchaseOrderLine.received_quantity))
+        .join(PurchaseOrder)
+        .where(PurchaseOrder.status.in_(OPEN_PO), PurchaseOrderLine.item_id.in_(item_ids))
+        .group_by(PurchaseOrderLine.item_id)
+    )
+    if location_id is not None:
+        stmt = stmt.where(PurchaseOrder.location_id == location_id)
+    for item_id, qty in op.session.execute(stmt).all():
+        out[item_id] = out.get(item_id, ZERO) + qty
+    return out
+
+
+@dataclass
+class LowStock:
+    item: Item
+    on_hand: Decimal
+    available: Decimal
+    on_order: Decimal
+    suggested: Decimal
+
+
+def low_stock(op: Op, location: str | None) -> list[LowStock]:
+    """Items whose available stock is at or below their reorder point.
+
+    The suggestion tops the position (available + on order) back above the reorder
+    point, in multiples of nothing fancier than the reorder quantity as a minimum.
+    """
+    loc_id = lookup.location(op, location).id if location else None
+    stmt = (
+        select(Item, func.coalesce(func.sum(Balance.on_hand), 0),
+               func.coalesce(func.sum(Balance.committed), 0))
+        .outerjoin(Balance, (Balance.item_id == Item.id)
+                   & ((Balance.location_id == loc_id) if loc_id else True))
+        .where(Item.archived.is_(False), Item.reorder_point > 0)
+        .group_by(Item.id)
+        .order_by(Item.sku)
+    )
+    rows = [(i, Decimal(oh), Decimal(oh) - Decimal(c))
+            for i, oh, c in op.session.execute(stmt).unique().all()]
+    low = [(i, oh, av) for i, oh, av in rows if av <= i.reorder_point]
+    ordered = on_order(op, [i.id for i, _, _ in low], loc_id)
+    out = []
+    for item, oh, av in low:
+        incoming = ordered.get(item.id, ZERO)
+        position = av + incoming
+        gap = item.reorder_point - position
+        suggested = max(item.reorder_quantity, gap) if position <= item.reorder_point else ZERO
+        out.append(LowStock(item, oh, av, incoming, suggested))
+    return out
+
+
+@dataclass
+class Shortage:
+    sku: str
+    required: Decimal
+    available: Decimal
+    short: Decimal
+
+
+@dataclass
+class Availability:
+    sku: str
+    quantity: Decimal
+    available: Decimal
+    can_ship: bool
+    can_build: bool | None
+    shortages: list[Shortage] = field(default_factory=list)
+
+
+def _available(op: Op, item_id: int, location_id: int | None) -> Decimal:
+    stmt = select(func.coalesce(func.sum(Balance.on_hand - Balance.committed), 0)).where(
+        Balance.item_id == item_id)
+    if location_id is not None:
+        stmt = stmt.where(Balance.location_id == location_id)
+    return Decimal(op.session.scalar(stmt) or 0)
+
+
+def availability(op: Op, sku: str, quantity: Decimal, location: str | None) -> Availability:
+    item = lookup.item(op, sku)
+    loc_id = lookup.location(op, location).id if location else None
+    avail = _available(op, item.id, loc_id)
+    result = Availability(sku, quantity, avail, avail >= quantity, None)
+    if item.recipe_lines:
+        for line in item.recipe_lines:
+            need = line.quantity * quantity
+            have = _available(op, line.component_id, loc_id)
+            if have < need:
+                result.shortages.append(Shortage(line.component.sku, need, have, need - have))
+        result.can_build = not result.shortages
+    return result

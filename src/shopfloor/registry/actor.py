@@ -1,0 +1,42 @@
+"""Who is calling, and what they may do.
+
+Roles are ordered: an admin may do what an operator may, an operator what a viewer may.
+The registry checks the role a tool's policy needs against the actor, so every surface
+enforces the same rule without knowing it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import IntEnum
+
+
+class Role(IntEnum):
+    viewer = 1
+    operator = 2
+    admin = 3
+
+    @classmethod
+    def parse(cls, name: str) -> Role:
+        try:
+            return cls[name.strip().lower()]
+        except KeyError:
+            raise ValueError(f"unknown role {name!r}; use viewer, operator or admin") from None
+
+
+@dataclass(frozen=True)
+class Actor:
+    subject: str
+    roles: frozenset[Role]
+
+    @classmethod
+    def of(cls, subject: str, *roles: Role | str) -> Actor:
+        return cls(subject, frozenset(r if isinstance(r, Role) else Role.parse(r) for r in roles))
+
+    @property
+    def highest(self) -> Role | None:
+        return max(self.roles, default=None)
+
+    def may(self, required: Role) -> bool:
+        top = self.highest
+        return top is not None and top >= required

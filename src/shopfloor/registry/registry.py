@@ -1,0 +1,314 @@
+"""The registry: the only path from a surface to the domain.
+
+`invoke(name, args, actor)` checks the role, validates the arguments against the tool's
+model, and runs a read, a preview or an apply. Every failure leaves as a coded
+`ShopfloorError`; nothing else escapes to a surface.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import logging
+import uuid
+from collections.abc import Callable, Iterable, Mapping
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+from sqlalchemy.exc import IntegrityError, SQLAlchemyError
+
+from shopfloor.domain.context import Op
+from shopfloor.registry import tokens
+from shopfloor.registry.actor import Actor
+from shopfloor.registry.errors import (
+    Conflict,
+    Forbidden,
+    Internal,
+    NotFound,
+    ShopfloorError,
+    StalePreview,
+    ValidationFailed,
+)
+from shopfloor.registry.tool import CONTROL_FIELDS, Done, Tool, WriteRequest
+from shopfloor.store.engine import RetryTransaction, Store, is_transient
+from shopfloor.store.tables import IdempotencyKey, OperationLog, SpentPreviewToken
+from shopfloor.store.tracking import fingerprint, start_tracking
+
+log = logging.getLogger("shopfloor.registry")
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def field_path(loc: Iterable[Any]) -> str | None:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out or None
+
+
+def validation_error(exc: ValidationError) -> ValidationFailed:
+    errors = [
+        {"field": field_path(e["loc"]), "message": e["msg"], "type": e["type"]}
+        for e in exc.errors(include_url=False, include_input=False)
+    ]
+    first = errors[0]
+    where = f"{first['field']}: " if first["field"] else ""
+    return ValidationFailed(f"{where}{first['message']}", field=first["field"],
+                            details={"errors": errors})
+
+
+class Registry:
+    def __init__(
+        self,
+        store: Store,
+        *,
+        secret: bytes,
+        preview_ttl: timedelta = timedelta(minutes=15),
+        require_preview_token: bool = False,
+        clock: Callable[[], datetime] = utcnow,
+    ) -> None:
+        self.store = store
+        self._secret = secret
+        self._preview_key = self.key("preview")
+        self.preview_ttl = preview_ttl
+        self.require_preview_token = require_preview_token
+        self.clock = clock
+        self._tools: dict[str, Tool] = {}
+
+    def key(self, purpose: str) -> bytes:
+        """A key derived from the deployment secret, one per purpose (jwt, preview...)."""
+        return hmac.new(self._secret, purpose.encode(), hashlib.sha256).digest()
+
+    # -- catalogue -------------------------------------------------------------------
+    def add(self, tools: Iterable[Tool]) -> None:
+        for t in tools:
+            if t.name in self._tools:
+                raise ValueError(f"tool {t.name!r} declared twice")
+            self._tools[t.name] = t
+
+    def tools(self) -> list[Tool]:
+        return list(self._tools.values())
+
+    def get(self, name: str) -> Tool:
+        found = self._tools.get(name)
+        if found is None:
+            raise NotFound(f"no tool named {name!r}", field="name")
+        return found
+
+    # -- dispatch --------------------------------------------------------------------
+    def invoke(self, name: str, args: Mapping[str, Any] | None, actor: Actor) -> dict[str, Any]:
+        try:
+            tool = self.get(name)
+            if not actor.may(tool.policy.role):
+                raise Forbidden(
+                    f"{name} needs the {tool.policy.role.name} role; "
+                    f"{actor.subject} has {_roles(actor)}"
+                )
+            req = self._parse(tool, args)
+            if tool.policy.job and not tool.policy.writes:
+                return self._start(tool, req, actor)
+            if not tool.policy.writes:
+                return self._read(tool, req, actor)
+            assert isinstance(req, WriteRequest)
+            return self._write(tool, req, actor)
+        except ShopfloorError:
+            raise
+        except SQLAlchemyError as exc:
+            if is_transient(exc):
+                raise Conflict("the database stayed busy; nothing was written, try again") from exc
+            log.exception("database error in %s", name)
+            raise Internal("internal database error; nothing was written") from exc
+        except Exception as exc:
+            log.exception("unexpected error in %s", name)
+            raise Internal(f"internal error in {name}; nothing was written") from exc
+
+    def _parse(self, tool: Tool, args: Mapping[str, Any] | None) -> BaseModel:
+        if args is None:
+            args = {}
+        if not isinstance(args, Mapping):
+            raise ValidationFailed("arguments must be a JSON object")
+        try:
+            return tool.request.model_validate(dict(args))
+        except ValidationError as exc:
+            raise validation_error(exc) from None
+
+    def _op(self, session: Any, actor: Actor, *, preview: bool = False,
+            operation_id: str | None = None) -> Op:
+        return Op(session, actor.subject, self.clock(), dialect=self.store.dialect,
+                  preview=preview, locks_rows=self.store.locks_rows and not preview,
+                  operation_id=operation_id)
+
+    def _read(self, tool: Tool, req: BaseModel, actor: Actor) -> dict[str, Any]:
+        with self.store.reading() as session:
+            result = tool.handler(self._op(session, actor), req)
+            return result.model_dump(mode="json")  # type: ignore[no-any-return]
+
+    def _start(self, tool: Tool, req: BaseModel, actor: Actor) -> dict[str, Any]:
+        """Queue a job: one short write transaction, committed; the work happens later."""
+        def run() -> dict[str, Any]:
+            with self.store.writing() as session:
+                result = tool.handler(self._op(session, actor), req)
+                payload: dict[str, Any] = result.model_dump(mode="json")
+                session.commit()
+                return payload
+
+        return self.store.retrying(run)
+
+    # -- writes ----------------------------------------------------------------------
+    def _write(self, tool: Tool, req: WriteRequest, actor: Actor) -> dict[str, Any]:
+        args = req.model_dump(mode="json", exclude=set(CONTROL_FIELDS))
+        digest = tokens.args_hash(args)
+        if req.preview:
+            return self.preview(tool, req, actor, args, digest)
+        claims = None
+        if req.preview_token:
+            claims = tokens.read(self._preview_key, req.preview_token)
+            self._check_claims(claims, tool, req, actor, args, digest)
+        elif tool.policy.destructive and self.require_preview_token:
+            raise ValidationFailed(
+                f"{tool.name} is destructive and this deployment requires a preview_token: "
+                "preview first, then apply with its token",
+                field="preview_token",
+            )
+        return self.store.retrying(lambda: self._apply_once(tool, req, actor, args, digest, claims))
+
+    def preview(self, tool: Tool, req: WriteRequest, actor: Actor, args: dict[str, Any],
+                digest: str) -> dict[str, Any]:
+        def run() -> tuple[Done[Any], Op, str]:
+            with self.store.writing() as session:
+                reads = start_tracking(session)
+                op = self._op(session, actor, preview=True)
+                done = tool.handler(op, req)
+                session.flush()
+                document = done.document.model_dump(mode="json")
+                session.rollback()
+                return Done(done.summary, document), op, fingerprint(reads)
+
+        done, op, reads = self.store.retrying(run)
+        token = expires = apply = None
+        if not op.blocked:
+            exp = op.now + self.preview_ttl
+            token = tokens.issue(self._preview_key, tool=tool.name, actor=actor.subject,
+                                 args=digest, reads=reads, exp=exp.timestamp())
+            expires = exp.isoformat()
+            apply = {
+                "tool": tool.name,
+                "arguments": {**args, "preview": False, "preview_token": token,
+                              "idempotency_key": str(uuid.uuid4())},
+            }
+        return {
+            "preview": True,
+            "tool": tool.name,
+            "title": tool.title,
+            "description": f"the {tool.name}",
+            "summary": done.summary,
+            "changes": op.final_changes(),
+            "warnings": [w.as_dict() for w in op.warnings],
+            "document": done.document,
+            "preview_token": token,
+            "expires_at": expires,
+            "apply": apply,
+        }
+
+    def _stale(self, reason: str, tool: Tool, req: WriteRequest, actor: Actor,
+               args: dict[str, Any], digest: str, cause: ShopfloorError | None = None
+               ) -> StalePreview:
+        details: dict[str, Any] = {}
+        if cause is not None:
+            details["cause"] = cause.to_payload()["error"]
+        try:
+            details["preview"] = self.preview(tool, req, actor, args, digest)
+        except ShopfloorError as exc:
+            details["preview_error"] = exc.to_payload()["error"]
+        return StalePreview(f"{reason}; nothing was written. Review the fresh preview.",
+                            field="preview_token", details=details)
+
+    def _check_claims(self, claims: tokens.Claims, tool: Tool, req: WriteRequest, actor: Actor,
+                      args: dict[str, Any], digest: str) -> None:
+        reason = None
+        if claims.tool != tool.name:
+            reason = f"the preview_token was issued for {claims.tool}, not {tool.name}"
+        elif claims.actor != actor.subject:
+            reason = "the preview_token was issued to another actor"
+        elif claims.args != digest:
+            reason = "the arguments differ from the previewed ones"
+        elif claims.exp < self.clock().timestamp():
+            reason = "the preview_token has expired"
+        if reason is not None:
+            raise self._stale(reason, tool, req, actor, args, digest)
+
+    def _apply_once(self, tool: Tool, req: WriteRequest, actor: Actor, args: dict[str, Any],
+                    digest: str, claims: tokens.Claims | None) -> dict[str, Any]:
+        with self.store.writing() as session:
+            key_row = None
+            if req.idempotency_key:
+                existing = session.get(IdempotencyKey, req.idempotency_key)
+                if existing is not None:
+                    return self._replay(existing, tool, actor, digest)
+                key_row = IdempotencyKey(key=req.idempotency_key, actor=actor.subject,
+                                         tool=tool.name, request_hash=digest, result=None,
+                                         created_at=self.clock())
+                session.add(key_row)
+                try:
+                    session.flush()
+                except IntegrityError:
+                    raise RetryTransaction from None  # a racing twin won: replay its result
+            if claims is not None:
+                session.add(SpentPreviewToken(nonce=claims.nonce, spent_at=self.clock()))
+                try:
+                    session.flush()
+                except IntegrityError:
+                    session.rollback()
+                    raise self._stale("the preview_token was already used", tool, req, actor,
+                                      args, digest) from None
+            reads = start_tracking(session)
+            op = self._op(session, actor, operation_id=str(uuid.uuid4()))
+            try:
+                done = tool.handler(op, req)
+                session.flush()
+            except ShopfloorError as exc:
+                session.rollback()
+                if claims is None:
+                    raise
+                raise self._stale(f"changed since the preview: {exc.message}", tool, req, actor,
+                                  args, digest, cause=exc) from None
+            if claims is not None and fingerprint(reads) != claims.reads:
+                session.rollback()
+                raise self._stale("something this preview read has changed since", tool, req,
+                                  actor, args, digest)
+            result = {
+                "applied": True,
+                "replayed": False,
+                "summary": done.summary,
+                "operation_id": op.operation_id,
+                **done.document.model_dump(mode="json"),
+                "changes": op.final_changes(),
+                "warnings": [w.as_dict() for w in op.warnings],
+            }
+            session.add(OperationLog(
+                operation_id=op.operation_id, tool=tool.name, actor=actor.subject,
+                arguments=args, result=result, idempotency_key=req.idempotency_key,
+                created_at=op.now,
+            ))
+            if key_row is not None:
+                key_row.result = result
+            session.commit()
+            return result
+
+    def _replay(self, row: IdempotencyKey, tool: Tool, actor: Actor, digest: str
+                ) -> dict[str, Any]:
+        if row.tool != tool.name or row.actor != actor.subject or row.request_hash != digest:
+            raise Conflict(
+                "this idempotency_key was already used for a different request",
+                field="idempotency_key",
+            )
+        if row.result is None:
+            raise RetryTransaction
+        return {**row.result, "replayed": True}
+
+
+def _roles(actor: Actor) -> str:
+    return ", ".join(sorted(r.name for r in actor.roles)) or "no role"

@@ -1,0 +1,29 @@
+"""The result shape every surface returns for writes (DESIGN section 3).
+
+One compact envelope for every write tool: a preview or an apply. The apply also carries
+the document's own fields beside these (additional properties); its full typed schema is
+the tool's `response` model, served by `shopfloor tools schema` and the OpenAPI document.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+_ENVELOPE: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "preview": {"type": "boolean"},
+        "applied": {"type": "boolean"},
+        "replayed": {"type": "boolean"},
+        "summary": {"type": "string"},
+        "changes": {"type": "array", "items": {"type": "object"}},
+        "warnings": {"type": "array", "items": {"type": "object"}},
+        "preview_token": {"type": ["string", "null"]},
+        "operation_id": {"type": "string"},
+    },
+    "required": ["summary"],
+}
+
+
+def write_output_schema() -> dict[str, Any]:
+    return {**_ENVELOPE, "properties": dict(_ENVELOPE["properties"])}

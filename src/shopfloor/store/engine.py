@@ -1,0 +1,122 @@
+"""Connections and transactions.
+
+Writes are serialised where they must be and retried where the database says to:
+- SQLite: a write transaction starts with BEGIN IMMEDIATE, so two writers never both read
+  and then fail to upgrade their lock; WAL keeps readers unblocked; `busy_timeout` waits.
+- PostgreSQL: READ COMMITTED, with the rows a write depends on locked FOR UPDATE by the
+  domain; serialization failures, deadlocks and optimistic-lock misses are retried.
+A user never sees `database is locked`: it is waited out or retried, or it becomes a
+coded error after the last attempt.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, TypeVar
+
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.exc import DBAPIError, OperationalError
+from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.orm.exc import StaleDataError
+
+T = TypeVar("T")
+
+_TRANSIENT_PG = {"40001", "40P01", "55P03"}
+
+
+class RetryTransaction(Exception):
+    """Raised inside a write to ask for the whole transaction to run again."""
+
+
+def is_transient(exc: BaseException) -> bool:
+    if isinstance(exc, RetryTransaction | StaleDataError):
+        return True
+    if isinstance(exc, DBAPIError):
+        orig = exc.orig
+        code = getattr(orig, "sqlstate", None) or getattr(orig, "pgcode", None)
+        if code in _TRANSIENT_PG:
+            return True
+        if isinstance(exc, OperationalError):
+            text = str(orig).lower()
+            return "database is locked" in text or "database is busy" in text
+    return False
+
+
+def _configure_sqlite(engine: Engine) -> None:
+    @event.listens_for(engine, "connect")
+    def _connect(dbapi_conn: Any, _record: Any) -> None:
+        dbapi_conn.isolation_level = None  # we issue BEGIN ourselves
+        cur = dbapi_conn.cursor()
+        cur.execute("PRAGMA journal_mode=WAL")
+        cur.execute("PRAGMA synchronous=NORMAL")
+        cur.execute("PRAGMA foreign_keys=ON")
+        cur.execute("PRAGMA busy_timeout=30000")
+        cur.close()
+
+    @event.listens_for(engine, "begin")
+    def _begin(conn: Any) -> None:
+        immediate = conn.get_execution_options().get("shopfloor_write", False)
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+
+
+class Store:
+    """One database: an engine and the two kinds of transaction Shopfloor uses."""
+
+    def __init__(self, url: str, *, echo: bool = False) -> None:
+        self.url = url
+        kwargs: dict[str, Any] = {"echo": echo}
+        if url.startswith("sqlite"):
+            kwargs["connect_args"] = {"check_same_thread": False, "timeout": 30}
+        else:
+            kwargs["pool_pre_ping"] = True
+            kwargs["pool_size"] = 10
+            kwargs["max_overflow"] = 20
+        self.engine: Engine = create_engine(url, **kwargs)
+        self.dialect = self.engine.dialect.name
+        if self.dialect == "sqlite":
+            _configure_sqlite(self.engine)
+        self._read = sessionmaker(self.engine, expire_on_commit=False, autoflush=True)
+        self._write = sessionmaker(
+            self.engine.execution_options(shopfloor_write=True),
+            expire_on_commit=False,
+            autoflush=True,
+        )
+
+    @property
+    def locks_rows(self) -> bool:
+        """SQLite serialises whole write transactions; only PostgreSQL needs row locks."""
+        return self.dialect == "postgresql"
+
+    @contextmanager
+    def reading(self) -> Iterator[Session]:
+        with self._read() as session:
+            try:
+                yield session
+            finally:
+                session.rollback()
+
+    @contextmanager
+    def writing(self) -> Iterator[Session]:
+        """A write transaction; the caller commits. Anything else rolls back."""
+        with self._write() as session:
+            try:
+                yield session
+            except BaseException:
+                session.rollback()
+                raise
+
+    def retrying(self, fn: Callable[[], T], *, attempts: int = 12) -> T:
+        for attempt in range(attempts):
+            try:
+                return fn()
+            except Exception as exc:
+                if not is_transient(exc) or attempt == attempts - 1:
+                    raise
+                time.sleep(min(0.5, 0.005 * 2**attempt) * (0.5 + random.random()))
+        raise AssertionError("unreachable")
+
+    def dispose(self) -> None:
+        self.engine.dispose()

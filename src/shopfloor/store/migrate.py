@@ -1,0 +1,32 @@
+"""Schema migrations (Alembic), run by `shopfloor init` and on first use of a database."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sqlalchemy import inspect, text
+
+from shopfloor.store.engine import Store
+
+HEAD = "0002"
+_SCRIPTS = Path(__file__).parent / "migrations"
+
+
+def current(store: Store) -> str | None:
+    with store.engine.connect() as conn:
+        if not inspect(conn).has_table("alembic_version"):
+            return None
+        return conn.execute(text("SELECT version_num FROM alembic_version")).scalar()
+
+
+def upgrade(store: Store) -> None:
+    if current(store) == HEAD:
+        return
+    from alembic import command
+    from alembic.config import Config
+
+    cfg = Config()
+    cfg.set_main_option("script_location", str(_SCRIPTS))
+    with store.engine.begin() as conn:
+        cfg.attributes["connection"] = conn
+        command.upgrade(cfg, "head")

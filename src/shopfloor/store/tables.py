@@ -1,0 +1,380 @@
+"""The schema. Mutable rows carry a `version` that every update bumps.
+
+The version is what makes previews honest: a preview token remembers the version of every
+row the preview read, and the apply is refused if any of them moved.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from decimal import Decimal
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    Date,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, declared_attr, mapped_column, relationship
+
+from shopfloor.store.types import Dec, UtcDateTime
+
+ZERO = Decimal(0)
+
+naming = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=naming)
+    type_annotation_map = {Decimal: Dec(), dict[str, Any]: JSON(), datetime: UtcDateTime()}
+
+
+class Versioned:
+    """Rows whose updates are optimistic-locked (UPDATE ... WHERE version = read version)
+    and whose versions previews remember."""
+
+    version: Mapped[int] = mapped_column(Integer, nullable=False, default=1)
+
+    @declared_attr.directive
+    def __mapper_args__(cls) -> dict[str, Any]:
+        return {"version_id_col": cls.__table__.c.version}  # type: ignore[attr-defined]
+
+
+class Meta(Base):
+    __tablename__ = "meta"
+    key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    value: Mapped[str] = mapped_column(Text)
+
+
+class Sequence(Base):
+    """Document number counters (PO-00001 ...), bumped by one atomic UPDATE ... RETURNING.
+
+    Not versioned on purpose: a number assigned at apply time is not something a preview
+    promised, so another user's new order must not make this preview stale.
+    """
+
+    __tablename__ = "sequences"
+    name: Mapped[str] = mapped_column(String(32), primary_key=True)
+    value: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class Location(Versioned, Base):
+    __tablename__ = "locations"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    code: Mapped[str] = mapped_column(String(64), unique=True)
+    name: Mapped[str] = mapped_column(String(200))
+    allow_negative: Mapped[bool] = mapped_column(Boolean, default=False)
+
+
+class Supplier(Versioned, Base):
+    __tablename__ = "suppliers"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(200), unique=True)
+    email: Mapped[str | None] = mapped_column(String(320))
+    phone: Mapped[str | None] = mapped_column(String(64))
+
+
+class Customer(Versioned, Base):
+    __tablename__ = "customers"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(200), unique=True)
+    email: Mapped[str | None] = mapped_column(String(320))
+    phone: Mapped[str | None] = mapped_column(String(64))
+
+
+class Item(Versioned, Base):
+    __tablename__ = "items"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    sku: Mapped[str] = mapped_column(String(64), unique=True)
+    name: Mapped[str] = mapped_column(String(200))
+    kind: Mapped[str] = mapped_column(String(16))
+    uom: Mapped[str] = mapped_column(String(16), default="pcs")
+    purchase_price: Mapped[Decimal] = mapped_column(default=ZERO)
+    sales_price: Mapped[Decimal] = mapped_column(default=ZERO)
+    reorder_point: Mapped[Decimal] = mapped_column(default=ZERO)
+    reorder_quantity: Mapped[Decimal] = mapped_column(default=ZERO)
+    lead_time_days: Mapped[int] = mapped_column(Integer, default=0)
+    default_supplier_id: Mapped[int | None] = mapped_column(ForeignKey("suppliers.id"))
+    batch_tracked: Mapped[bool] = mapped_column(Boolean, default=False)
+    archived: Mapped[bool] = mapped_column(Boolean, default=False)
+
+    default_supplier: Mapped[Supplier | None] = relationship(lazy="joined")
+    recipe_lines: Mapped[list[RecipeLine]] = relationship(
+        foreign_keys="RecipeLine.product_id",
+        order_by="RecipeLine.position",
+        cascade="all, delete-orphan",
+    )
+
+
+class RecipeLine(Base):
+    """One component of an item's recipe; the item's version covers its recipe."""
+
+    __tablename__ = "recipe_lines"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    product_id: Mapped[int] = mapped_column(ForeignKey("items.id"), index=True)
+    component_id: Mapped[int] = mapped_column(ForeignKey("items.id"), index=True)
+    position: Mapped[int] = mapped_column(Integer, default=0)
+    quantity: Mapped[Decimal]
+
+    component: Mapped[Item] = relationship(foreign_keys=[component_id], lazy="joined")
+
+
+class Batch(Base):
+    __tablename__ = "batches"
+    __table_args__ = (UniqueConstraint("item_id", "lot_number"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    item_id: Mapped[int] = mapped_column(ForeignKey("items.id"))
+    lot_number: Mapped[str] = mapped_column(String(64))
+    expiry: Mapped[date | None] = mapped_column(Date)
+
+
+class Balance(Versioned, Base):
+    """Derived from the ledger in the same transaction; reads are O(1) in ledger size."""
+
+    __tablename__ = "balances"
+    __table_args__ = (UniqueConstraint("item_id", "location_id"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    item_id: Mapped[int] = mapped_column(ForeignKey("items.id"))
+    location_id: Mapped[int] = mapped_column(ForeignKey("locations.id"), index=True)
+    on_hand: Mapped[Decimal] = mapped_column(default=ZERO)
+    committed: Mapped[Decimal] = mapped_column(default=ZERO)
+    average_cost: Mapped[Decimal] = mapped_column(default=ZERO)
+
+    item: Mapped[Item] = relationship(lazy="joined")
+    location: Mapped[Location] = relationship(lazy="joined")
+
+
+class StockMovement(Base):
+    """The ledger: append-only; history is corrected by reversing rows, never edited."""
+
+    __tablename__ = "stock_movements"
+    __table_args__ = (
+        Index("ix_movements_item_location_id", "item_id", "location_id", "id"),
+        Index("ix_movements_created", "created_at"),
+    )
+    id: Mapped[int] = mapped_column(primary_key=True)
+    item_id: Mapped[int] = mapped_column(ForeignKey("items.id"))
+    location_id: Mapped[int] = mapped_column(ForeignKey("locations.id"))
+    batch_id: Mapped[int | None] = mapped_column(ForeignKey("batches.id"))
+    quantity: Mapped[Decimal]
+    unit_cost: Mapped[Decimal]
+    reason: Mapped[str] = mapped_column(String(32))
+    document_type: Mapped[str | None] = mapped_column(String(32))
+    document_number: Mapped[str | None] = mapped_column(String(64))
+    actor: Mapped[str] = mapped_column(String(200))
+    operation_id: Mapped[str | None] = mapped_column(String(36), index=True)
+    created_at: Mapped[datetime]
+
+    item: Mapped[Item] = relationship(lazy="joined")
+    location: Mapped[Location] = relationship(lazy="joined")
+    batch: Mapped[Batch | None] = relationship(lazy="joined")
+
+
+class _OrderLine:
+    id: Mapped[int] = mapped_column(primary_key=True)
+    item_id: Mapped[int] = mapped_column(ForeignKey("items.id"))
+    position: Mapped[int] = mapped_column(Integer, default=0)
+    quantity: Mapped[Decimal]
+    unit_price: Mapped[Decimal] = mapped_column(default=ZERO)
+
+
+class PurchaseOrder(Versioned, Base):
+    __tablename__ = "purchase_orders"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    number: Mapped[str] = mapped_column(String(64), unique=True)
+    supplier_id: Mapped[int] = mapped_column(ForeignKey("suppliers.id"))
+    location_id: Mapped[int] = mapped_column(ForeignKey("locations.id"))
+    status: Mapped[str] = mapped_column(String(24), index=True)
+    expected_date: Mapped[date | None] = mapped_column(Date)
+    notes: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime]
+
+    supplier: Mapped[Supplier] = relationship(lazy="joined")
+    location: Mapped[Location] = relationship(lazy="joined")
+    lines: Mapped[list[PurchaseOrderLine]] = relationship(
+        order_by="PurchaseOrderLine.position", cascade="all, delete-orphan"
+    )
+
+
+class PurchaseOrderLine(_OrderLine, Base):
+    __tablename__ = "purchase_order_lines"
+    order_id: Mapped[int] = mapped_column(ForeignKey("purchase_orders.id"), index=True)
+    received_quantity: Mapped[Decimal] = mapped_column(default=ZERO)
+    item: Mapped[Item] = relationship(lazy="joined")
+
+
+class SalesOrder(Versioned, Base):
+    __tablename__ = "sales_orders"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    number: Mapped[str] = mapped_column(String(64), unique=True)
+    customer_id: Mapped[int] = mapped_column(ForeignKey("customers.id"))
+    location_id: Mapped[int] = mapped_column(ForeignKey("locations.id"))
+    status: Mapped[str] = mapped_column(String(24), index=True)
+    due_date: Mapped[date | None] = mapped_column(Date)
+    notes: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime]
+
+    customer: Mapped[Customer] = relationship(lazy="joined")
+    location: Mapped[Location] = relationship(lazy="joined")
+    lines: Mapped[list[SalesOrderLine]] = relationship(
+        order_by="SalesOrderLine.position", cascade="all, delete-orphan"
+    )
+
+
+class SalesOrderLine(_OrderLine, Base):
+    __tablename__ = "sales_order_lines"
+    order_id: Mapped[int] = mapped_column(ForeignKey("sales_orders.id"), index=True)
+    fulfilled_quantity: Mapped[Decimal] = mapped_column(default=ZERO)
+    item: Mapped[Item] = relationship(lazy="joined")
+
+
+class ManufacturingOrder(Versioned, Base):
+    __tablename__ = "manufacturing_orders"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    number: Mapped[str] = mapped_column(String(64), unique=True)
+    item_id: Mapped[int] = mapped_column(ForeignKey("items.id"))
+    location_id: Mapped[int] = mapped_column(ForeignKey("locations.id"))
+    quantity: Mapped[Decimal]
+    completed_quantity: Mapped[Decimal] = mapped_column(default=ZERO)
+    status: Mapped[str] = mapped_column(String(24), index=True)
+    due_date: Mapped[date | None] = mapped_column(Date)
+    created_at: Mapped[datetime]
+
+    item: Mapped[Item] = relationship(lazy="joined")
+    location: Mapped[Location] = relationship(lazy="joined")
+    components: Mapped[list[ManufacturingComponent]] = relationship(
+        order_by="ManufacturingComponent.position", cascade="all, delete-orphan"
+    )
+
+
+class ManufacturingComponent(Base):
+    """The recipe as it stood when the order was made: later recipe edits don't rewrite it."""
+
+    __tablename__ = "manufacturing_components"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    order_id: Mapped[int] = mapped_column(ForeignKey("manufacturing_orders.id"), index=True)
+    item_id: Mapped[int] = mapped_column(ForeignKey("items.id"))
+    position: Mapped[int] = mapped_column(Integer, default=0)
+    quantity_per_unit: Mapped[Decimal]
+    item: Mapped[Item] = relationship(lazy="joined")
+
+
+class StockAdjustment(Versioned, Base):
+    __tablename__ = "stock_adjustments"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    number: Mapped[str] = mapped_column(String(64), unique=True)
+    location_id: Mapped[int] = mapped_column(ForeignKey("locations.id"))
+    reason: Mapped[str] = mapped_column(String(500))
+    created_at: Mapped[datetime]
+
+    location: Mapped[Location] = relationship(lazy="joined")
+    lines: Mapped[list[StockAdjustmentLine]] = relationship(
+        order_by="StockAdjustmentLine.position", cascade="all, delete-orphan"
+    )
+
+
+class StockAdjustmentLine(Base):
+    __tablename__ = "stock_adjustment_lines"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    adjustment_id: Mapped[int] = mapped_column(ForeignKey("stock_adjustments.id"), index=True)
+    item_id: Mapped[int] = mapped_column(ForeignKey("items.id"))
+    position: Mapped[int] = mapped_column(Integer, default=0)
+    quantity_delta: Mapped[Decimal]
+    counted_quantity: Mapped[Decimal | None]
+    unit_cost: Mapped[Decimal] = mapped_column(default=ZERO)
+    item: Mapped[Item] = relationship(lazy="joined")
+
+
+class StockTransfer(Versioned, Base):
+    __tablename__ = "stock_transfers"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    number: Mapped[str] = mapped_column(String(64), unique=True)
+    from_location_id: Mapped[int] = mapped_column(ForeignKey("locations.id"))
+    to_location_id: Mapped[int] = mapped_column(ForeignKey("locations.id"))
+    created_at: Mapped[datetime]
+
+    from_location: Mapped[Location] = relationship(foreign_keys=[from_location_id], lazy="joined")
+    to_location: Mapped[Location] = relationship(foreign_keys=[to_location_id], lazy="joined")
+    lines: Mapped[list[StockTransferLine]] = relationship(
+        order_by="StockTransferLine.position", cascade="all, delete-orphan"
+    )
+
+
+class StockTransferLine(Base):
+    __tablename__ = "stock_transfer_lines"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    transfer_id: Mapped[int] = mapped_column(ForeignKey("stock_transfers.id"), index=True)
+    item_id: Mapped[int] = mapped_column(ForeignKey("items.id"))
+    position: Mapped[int] = mapped_column(Integer, default=0)
+    quantity: Mapped[Decimal]
+    unit_cost: Mapped[Decimal] = mapped_column(default=ZERO)
+    item: Mapped[Item] = relationship(lazy="joined")
+
+
+class OperationLog(Base):
+    __tablename__ = "operation_log"
+    __table_args__ = (Index("ix_oplog_tool_created", "tool", "created_at"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    operation_id: Mapped[str] = mapped_column(String(36), unique=True)
+    tool: Mapped[str] = mapped_column(String(64))
+    actor: Mapped[str] = mapped_column(String(200), index=True)
+    arguments: Mapped[dict[str, Any]]
+    result: Mapped[dict[str, Any]]
+    idempotency_key: Mapped[str | None] = mapped_column(String(200))
+    created_at: Mapped[datetime]
+
+
+class IdempotencyKey(Base):
+    """Unique key -> first result. The unique index is what makes racing repeats safe."""
+
+    __tablename__ = "idempotency_keys"
+    key: Mapped[str] = mapped_column(String(200), primary_key=True)
+    actor: Mapped[str] = mapped_column(String(200))
+    tool: Mapped[str] = mapped_column(String(64))
+    request_hash: Mapped[str] = mapped_column(String(64))
+    result: Mapped[dict[str, Any] | None]
+    created_at: Mapped[datetime]
+
+
+class SpentPreviewToken(Base):
+    """A preview token is signed, so only its spent-state needs to live in the database."""
+
+    __tablename__ = "spent_preview_tokens"
+    nonce: Mapped[str] = mapped_column(String(64), primary_key=True)
+    spent_at: Mapped[datetime]
+
+
+class Job(Base):
+    """A unit of background work. Not version-tracked: workers update it constantly, and a
+    preview of cancel_job must not go stale because the job made progress."""
+
+    __tablename__ = "jobs"
+    __table_args__ = (Index("ix_jobs_status_created", "status", "created_at"),)
+    id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    kind: Mapped[str] = mapped_column(String(64))
+    arguments: Mapped[dict[str, Any]]
+    status: Mapped[str] = mapped_column(String(16), index=True)
+    progress: Mapped[Decimal] = mapped_column(default=ZERO)
+    message: Mapped[str] = mapped_column(Text, default="")
+    result: Mapped[dict[str, Any] | None]
+    actor: Mapped[str] = mapped_column(String(200))
+    worker: Mapped[str | None] = mapped_column(String(200))
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    cancel_requested: Mapped[bool] = mapped_column(Boolean, default=False)
+    heartbeat_at: Mapped[datetime | None]
+    created_at: Mapped[datetime]
+    started_at: Mapped[datetime | None]
+    finished_at: Mapped[datetime | None]

@@ -1,0 +1,56 @@
+"""Remember the version of every row a transaction reads.
+
+A preview token carries a fingerprint of these versions; the apply recomputes it by
+running the same operation, so "anything the preview read has changed" is checked
+exactly, with no list of dependencies kept by hand in each tool.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from sqlalchemy import event, inspect
+from sqlalchemy.orm import Session
+
+from shopfloor.store.tables import Base
+
+ReadSet = dict[tuple[str, str], int | None]
+
+
+def start_tracking(session: Session) -> ReadSet:
+    reads: ReadSet = {}
+    session.info["reads"] = reads
+    return reads
+
+
+def fingerprint(reads: ReadSet) -> str:
+    h = hashlib.sha256()
+    for (table, ident), version in sorted(reads.items()):
+        h.update(f"{table}:{ident}:{version};".encode())
+    return h.hexdigest()[:32]
+
+
+@event.listens_for(Base, "load", propagate=True)
+def _on_load(target: Any, context: Any) -> None:
+    reads: ReadSet | None = context.session.info.get("reads")
+    if reads is None:
+        return
+    state = inspect(target)
+    key = (state.mapper.local_table.name, ",".join(map(str, state.identity or ())))
+    reads.setdefault(key, getattr(target, "version", None))
+
+
+def created_here(session: Session, row: Any, natural_key: str) -> None:
+    """A row this transaction inserted was not read: record its natural key as absent.
+
+    Surrogate ids are not stable between a preview and its apply (PostgreSQL sequences
+    do not roll back), so "did not exist" is remembered by natural key, and a row that
+    someone else created in between makes the apply stale, as it should.
+    """
+    reads: ReadSet | None = session.info.get("reads")
+    if reads is None:
+        return
+    state = inspect(row)
+    reads.pop((state.mapper.local_table.name, ",".join(map(str, state.identity or ()))), None)
+    reads[(state.mapper.local_table.name, f"new:{natural_key}")] = None

@@ -1,0 +1,73 @@
+"""Argument and result field types shared by the catalogue.
+
+Quantities and money are `Decimal` in and out: accepted as numbers or decimal strings,
+returned as plain decimal strings. Keys people type (SKU, codes, names) refuse control
+characters, so nothing invisible ends up in an identifier.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from decimal import Decimal
+from typing import Annotated, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PlainSerializer,
+    StringConstraints,
+    WithJsonSchema,
+)
+
+from shopfloor.domain.numbers import fmt
+
+MAX_AMOUNT = Decimal("1000000000")
+_NUM = {"type": ["number", "string"]}
+
+Quantity = Annotated[
+    Decimal,
+    Field(gt=0, lt=MAX_AMOUNT, decimal_places=6, allow_inf_nan=False),
+    WithJsonSchema({**_NUM, "description": "> 0"}),
+]
+SignedQuantity = Annotated[
+    Decimal,
+    Field(gt=-MAX_AMOUNT, lt=MAX_AMOUNT, decimal_places=6, allow_inf_nan=False),
+    WithJsonSchema(_NUM),
+]
+NonNegative = Annotated[
+    Decimal,
+    Field(ge=0, lt=MAX_AMOUNT, decimal_places=6, allow_inf_nan=False),
+    WithJsonSchema({**_NUM, "description": ">= 0"}),
+]
+Money = NonNegative
+
+Key = Annotated[
+    str,
+    StringConstraints(strip_whitespace=True, min_length=1, max_length=64,
+                      pattern=r"^[^\x00-\x1f\x7f]+$"),
+]
+Name = Annotated[
+    str,
+    StringConstraints(strip_whitespace=True, min_length=1, max_length=200,
+                      pattern=r"^[^\x00-\x1f\x7f]+$"),
+]
+Text = Annotated[str, StringConstraints(max_length=2000, pattern=r"^[^\x00]*$")]
+Limit = Annotated[int, Field(ge=1, le=500)]
+Id = Annotated[int, Field(ge=1, le=2**53)]
+Cursor = Annotated[str, StringConstraints(max_length=200)]
+Kind = Literal["product", "material", "intermediate"]
+Day = date
+
+Amount = Annotated[Decimal, PlainSerializer(fmt, return_type=str, when_used="json"),
+                   WithJsonSchema({"type": "string"})]
+
+
+class Out(BaseModel):
+    """Result models: plain data, Decimals as strings."""
+
+    model_config = ConfigDict(from_attributes=True)
+
+
+class Page(Out):
+    next_cursor: str | None = None

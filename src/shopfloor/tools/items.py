@@ -1,0 +1,180 @@
+"""Items and their recipes."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from pydantic import ConfigDict, Field
+from sqlalchemy import select
+
+from shopfloor.domain import catalog, lookup
+from shopfloor.domain.context import Op
+from shopfloor.registry.actor import Role
+from shopfloor.registry.errors import ValidationFailed
+from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
+from shopfloor.store.tables import Balance, Item
+from shopfloor.tools.fields import (
+    Cursor,
+    Id,
+    Key,
+    Kind,
+    Limit,
+    Money,
+    Name,
+    NonNegative,
+    Page,
+    Quantity,
+)
+from shopfloor.tools.views import (
+    ComponentOut,
+    ItemDetailOut,
+    ItemOut,
+    item_out,
+    recipe_out,
+    stock_out,
+)
+
+tools = Toolset()
+
+
+class SearchItems(Request):
+    query: str | None = Field(None, max_length=200, description="matches SKU or name")
+    kind: Kind | None = None
+    limit: Limit = 50
+    cursor: Cursor | None = None
+
+
+class ItemPage(Page):
+    items: list[ItemOut]
+
+
+@tools.read("search_items", title="Search items", response=ItemPage,
+            description="Find items by SKU or name, with on-hand and available totals.")
+def search_items(op: Op, req: SearchItems) -> ItemPage:
+    found = catalog.search_items(op, req.query, req.kind, req.limit + 1, req.cursor)
+    more = len(found) > req.limit
+    found = found[: req.limit]
+    totals = catalog.totals(op, [i.id for i in found])
+    return ItemPage(items=[item_out(i, totals[i.id]) for i in found],
+                    next_cursor=found[-1].sku if more else None)
+
+
+class ItemRef(Request):
+    model_config = ConfigDict(json_schema_extra={"anyOf": [{"required": ["sku"]},
+                                                           {"required": ["id"]}]})
+
+    sku: Key | None = None
+    id: Id | None = None
+
+
+def _item(op: Op, req: ItemRef) -> Item:
+    if req.sku is not None:
+        return lookup.item(op, req.sku)
+    if req.id is not None:
+        return lookup.item_by_id(op, req.id)
+    raise ValidationFailed("give sku or id", field="sku")
+
+
+@tools.read("get_item", title="Get item", response=ItemDetailOut,
+            description="One item by sku or id: its details, recipe and stock per location.")
+def get_item(op: Op, req: ItemRef) -> ItemDetailOut:
+    item = _item(op, req)
+    balances = op.session.scalars(
+        select(Balance).where(Balance.item_id == item.id).order_by(Balance.location_id)
+    ).unique().all()
+    on_hand = sum((b.on_hand for b in balances), Decimal(0))
+    committed = sum((b.committed for b in balances), Decimal(0))
+    base = item_out(item, (on_hand, on_hand - committed))
+    return ItemDetailOut(**base.model_dump(), recipe=recipe_out(item),
+                         stock=[stock_out(b) for b in balances])
+
+
+class ItemFields(WriteRequest):
+    name: Name | None = None
+    kind: Kind | None = None
+    uom: Key | None = Field(None, description="unit of measure, e.g. pcs, kg, m")
+    purchase_price: Money | None = None
+    sales_price: Money | None = None
+    reorder_point: NonNegative | None = None
+    reorder_quantity: NonNegative | None = None
+    lead_time_days: int | None = Field(None, ge=0, le=3650)
+    default_supplier: Name | None = Field(None, description="supplier name")
+    batch_tracked: bool | None = None
+
+    def values(self) -> dict[str, object]:
+        return {f: getattr(self, f) for f in catalog.ITEM_FIELDS if getattr(self, f) is not None}
+
+
+class CreateItem(ItemFields):
+    sku: Key
+    name: Name
+    kind: Kind = "material"
+
+
+@tools.write("create_item", title="Create item", response=ItemOut,
+             description="Create an item (material, intermediate or product).")
+def create_item(op: Op, req: CreateItem) -> Done[ItemOut]:
+    item = catalog.create_item(op, req.sku, req.values(), req.default_supplier)
+    return Done(f"Create {item.kind} {item.sku} ({item.name})", item_out(item))
+
+
+class ModifyItem(ItemFields):
+    sku: Key = Field(description="the item to change")
+    clear_default_supplier: bool = False
+
+
+@tools.write("modify_item", title="Modify item", response=ItemOut, role=Role.admin,
+             description="Change an item's fields; only the fields given change.")
+def modify_item(op: Op, req: ModifyItem) -> Done[ItemOut]:
+    item = catalog.modify_item(op, req.sku, req.values(), req.default_supplier,
+                               req.clear_default_supplier)
+    fields = ", ".join(c.field for c in op.changes) or "nothing"
+    return Done(f"Modify {item.sku}: {fields}", item_out(item))
+
+
+class DeleteItem(WriteRequest):
+    sku: Key
+
+
+@tools.write("delete_item", title="Delete item", response=ItemOut, role=Role.admin,
+             description="Delete an item with no stock, no open documents and no recipe use. "
+                         "Its history is kept.")
+def delete_item(op: Op, req: DeleteItem) -> Done[ItemOut]:
+    item = catalog.delete_item(op, req.sku)
+    return Done(f"Delete item {item.sku} ({item.name})", item_out(item))
+
+
+class RecipeOut(ItemOut):
+    components: list[ComponentOut]
+
+
+class GetRecipe(Request):
+    sku: Key
+
+
+@tools.read("get_recipe", title="Get recipe", response=RecipeOut,
+            description="The recipe (bill of materials) of an item: components per unit.")
+def get_recipe(op: Op, req: GetRecipe) -> RecipeOut:
+    item = lookup.item(op, req.sku)
+    return RecipeOut(**item_out(item).model_dump(), components=recipe_out(item))
+
+
+class ComponentIn(Request):
+    sku: Key
+    quantity: Quantity = Field(description="per unit of the product")
+
+
+class UpdateRecipe(WriteRequest):
+    sku: Key
+    components: list[ComponentIn] = Field(max_length=200, description="replaces the recipe")
+
+
+@tools.write("update_recipe", title="Update recipe", response=RecipeOut, role=Role.admin,
+             description="Replace an item's recipe with these components (empty: remove it).")
+def update_recipe(op: Op, req: UpdateRecipe) -> Done[RecipeOut]:
+    item = catalog.update_recipe(
+        op, req.sku, [catalog.ComponentSpec(c.sku, c.quantity) for c in req.components]
+    )
+    return Done(f"Set recipe of {item.sku}: {len(req.components)} components",
+                RecipeOut(**item_out(item).model_dump(), components=recipe_out(item)))
+

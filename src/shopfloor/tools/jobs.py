@@ -1,0 +1,145 @@
+"""Background jobs: MRP, rebuilding balances, watching and cancelling jobs, and applying an
+MRP plan (all its orders in one transaction)."""
+
+from __future__ import annotations
+
+from datetime import date
+from decimal import Decimal
+from typing import Any
+
+from pydantic import Field
+from sqlalchemy import select
+
+from shopfloor.domain import lookup, orders, production
+from shopfloor.domain.context import Op
+from shopfloor.jobs import queue
+from shopfloor.registry.actor import Role
+from shopfloor.registry.errors import Conflict, NotFound, ValidationFailed
+from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
+from shopfloor.store.tables import Job, Location
+from shopfloor.tools.audit import JobOut, JobRef, job_out
+from shopfloor.tools.fields import Key, Out
+
+tools = Toolset()
+
+
+class Started(Out):
+    job_id: str
+    status: str
+    kind: str
+    summary: str
+
+
+class RunMrp(Request):
+    location: Key | None = Field(None, description="where planned orders go (default: first)")
+    today: date | None = Field(None, description="plan as of this date (default: today)")
+
+
+@tools.job("run_mrp", title="Run MRP", response=Started,
+           description="Plan purchases and production from open demand, reorder points, "
+                       "recipes and lead times. Starts a job; its result is the plan.")
+def run_mrp(op: Op, req: RunMrp) -> Started:
+    if req.location:
+        lookup.location(op, req.location)
+    args = {"location": req.location, "today": req.today.isoformat() if req.today else None}
+    job = queue.enqueue(op.session, "mrp", args, op.actor)
+    return Started(job_id=job.id, status=job.status, kind=job.kind,
+                   summary=f"MRP queued as job {job.id}")
+
+
+def _job(op: Op, job_id: str, *, lock: bool = False) -> Job:
+    stmt = select(Job).where(Job.id == job_id)
+    job = op.session.scalars(op.lock(stmt) if lock else stmt).one_or_none()
+    if job is None:
+        raise NotFound(f"no job {job_id!r}", field="job_id")
+    return job
+
+
+@tools.read("get_job_status", title="Job status", response=JobOut, app_only=True,
+            description="Progress of a job, polled by the job dashboard card.")
+def get_job_status(op: Op, req: JobRef) -> JobOut:
+    return job_out(_job(op, req.job_id))
+
+
+class CancelJob(WriteRequest):
+    job_id: str = Field(min_length=1, max_length=36)
+
+
+@tools.write("cancel_job", title="Cancel job", response=JobOut,
+             description="Cancel a queued job, or stop a running one at its next checkpoint.")
+def cancel_job(op: Op, req: CancelJob) -> Done[JobOut]:
+    job = _job(op, req.job_id, lock=True)
+    if job.status in queue.TERMINAL:
+        raise Conflict(f"job {job.id} is already {job.status}", field="job_id")
+    before = job.status
+    outcome = queue.request_cancel(op.session, job)
+    op.change("job", job.id, "status", before, outcome)
+    return Done(f"Cancel job {job.id} ({job.kind}): {outcome}", job_out(job))
+
+
+class RebuildBalances(WriteRequest):
+    pass
+
+
+@tools.write_job("rebuild_balances", title="Rebuild balances", response=Started,
+                 role=Role.admin,
+                 description="Recompute every balance from the ledger and open orders, as a "
+                             "job; its result lists each correction.")
+def rebuild_balances(op: Op, req: RebuildBalances) -> Done[Started]:
+    job = queue.enqueue(op.session, "rebuild_balances", {}, op.actor)
+    op.change("job", "rebuild_balances", "status", None, "queued")
+    return Done("Rebuild balances from the ledger (a job)",
+                Started(job_id=job.id, status=job.status, kind=job.kind,
+                        summary=f"rebuild queued as job {job.id}"))
+
+
+class ApplyMrpPlan(WriteRequest):
+    job_id: str = Field(min_length=1, max_length=36, description="a finished run_mrp job")
+    only: list[Key] | None = Field(None, max_length=5000, description="only these SKUs")
+    location: Key | None = Field(None, description="default: the plan's, else the first")
+
+
+class PlanApplied(Out):
+    purchase_orders: list[str]
+    manufacturing_orders: list[str]
+
+
+@tools.write("apply_mrp_plan", title="Apply MRP plan", response=PlanApplied,
+             description="Create the orders an MRP run suggested, all in one transaction.")
+def apply_mrp_plan(op: Op, req: ApplyMrpPlan) -> Done[PlanApplied]:
+    job = _job(op, req.job_id)
+    if job.kind != "mrp" or job.status != "succeeded" or not job.result:
+        raise Conflict(f"job {job.id} is not a finished MRP run ({job.kind}, {job.status})",
+                       field="job_id")
+    plan: dict[str, Any] = job.result
+    wanted = set(req.only) if req.only is not None else None
+    code = req.location or plan.get("location") or op.session.scalars(
+        select(Location.code).order_by(Location.id)).first()
+    if code is None:
+        raise ValidationFailed("there is no location to plan into", field="location")
+    made, bought = [], []
+    for group in plan["purchase_orders"]:
+        lines = [ln for ln in group["lines"] if wanted is None or ln["sku"] in wanted]
+        if not lines:
+            continue
+        if not group["supplier"]:
+            raise ValidationFailed(f"{lines[0]['sku']} has no default supplier; leave it out "
+                                   "with `only` or set one", field="only")
+        po = orders.create_purchase_order(
+            op, group["supplier"], code,
+            [orders.LineSpec(ln["sku"], Decimal(ln["quantity"]), Decimal(ln["unit_price"]))
+             for ln in lines], number=None, expected_date=date.fromisoformat(
+                min(ln["need_date"] for ln in lines)),
+            notes=f"MRP job {job.id}", status="open")
+        bought.append(po.number)
+    for line in plan["manufacturing_orders"]:
+        if wanted is not None and line["sku"] not in wanted:
+            continue
+        mo = production.create(op, line["sku"], Decimal(line["quantity"]), code, number=None,
+                               due_date=date.fromisoformat(line["due_date"]))
+        made.append(mo.number)
+    if not made and not bought:
+        raise ValidationFailed("nothing to apply: the plan (or `only`) selects no orders",
+                               field="only")
+    return Done(f"Apply MRP plan: {len(bought)} purchase and {len(made)} manufacturing orders",
+                PlanApplied(purchase_orders=bought, manufacturing_orders=made))

@@ -1,0 +1,247 @@
+"""Purchase and sales orders: create, change, cancel, receive, fulfil, and read."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from datetime import date
+from typing import Literal, TypeVar
+
+from pydantic import Field
+from sqlalchemy import select
+
+from shopfloor.domain import lookup, orders
+from shopfloor.domain.context import Op
+from shopfloor.registry.actor import Role
+from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
+from shopfloor.store.tables import PurchaseOrder, SalesOrder
+from shopfloor.tools.fields import Cursor, Key, Limit, Money, Name, Page, Quantity, Text
+from shopfloor.tools.views import OrderOut, purchase_order_out, sales_order_out
+
+tools = Toolset()
+D = TypeVar("D", PurchaseOrder, SalesOrder)
+
+PoStatus = Literal["draft", "open", "partially_received", "received", "cancelled"]
+SoStatus = Literal["open", "partially_fulfilled", "fulfilled", "cancelled"]
+
+
+class OrderLineIn(Request):
+    sku: Key
+    quantity: Quantity
+    unit_price: Money | None = Field(None, description="default: the item's price")
+
+    def spec(self) -> orders.LineSpec:
+        return orders.LineSpec(self.sku, self.quantity, self.unit_price)
+
+
+class MoveLineIn(Request):
+    sku: Key
+    quantity: Quantity
+
+
+Lines = Field(min_length=1, max_length=1000)
+
+
+class OrderPage(Page):
+    orders: list[OrderOut]
+
+
+class ByNumber(Request):
+    number: Key
+
+
+class ByNumberWrite(WriteRequest):
+    number: Key
+
+
+def _page(rows: Sequence[D], limit: int, out: Callable[[D], OrderOut]) -> OrderPage:
+    more = len(rows) > limit
+    rows = rows[:limit]
+    return OrderPage(orders=[out(r) for r in rows],
+                     next_cursor=str(rows[-1].id) if more else None)
+
+
+def _total(doc: OrderOut) -> str:
+    return f"{len(doc.lines)} line{'s' * (len(doc.lines) != 1)}, total {doc.total}"
+
+
+# -- purchasing ------------------------------------------------------------------------
+class ListPurchaseOrders(Request):
+    status: PoStatus | None = None
+    supplier: Name | None = None
+    limit: Limit = 50
+    cursor: Cursor | None = None
+
+
+@tools.read("list_purchase_orders", title="List purchase orders", response=OrderPage,
+            description="Purchase orders, newest first; filter by status or supplier.")
+def list_purchase_orders(op: Op, req: ListPurchaseOrders) -> OrderPage:
+    stmt = select(PurchaseOrder).order_by(PurchaseOrder.id.desc()).limit(req.limit + 1)
+    if req.status:
+        stmt = stmt.where(PurchaseOrder.status == req.status)
+    if req.supplier:
+        stmt = stmt.where(PurchaseOrder.supplier_id == lookup.supplier(op, req.supplier).id)
+    if req.cursor and req.cursor.isdigit():
+        stmt = stmt.where(PurchaseOrder.id < int(req.cursor))
+    return _page(list(op.session.scalars(stmt).unique()), req.limit, purchase_order_out)
+
+
+@tools.read("get_purchase_order", title="Get purchase order", response=OrderOut,
+            description="One purchase order by number, with its lines and received quantities.")
+def get_purchase_order(op: Op, req: ByNumber) -> OrderOut:
+    return purchase_order_out(lookup.purchase_order(op, req.number))
+
+
+class CreatePurchaseOrder(WriteRequest):
+    supplier: Name
+    location: Key = Field(description="where it will be received")
+    number: Key | None = Field(None, description="default: next PO-number")
+    expected_date: date | None = None
+    notes: Text | None = None
+    status: Literal["draft", "open"] = "open"
+    lines: list[OrderLineIn] = Lines
+
+
+@tools.write("create_purchase_order", title="Create purchase order", response=OrderOut,
+             description="Order items from a supplier, for receipt at a location.")
+def create_purchase_order(op: Op, req: CreatePurchaseOrder) -> Done[OrderOut]:
+    po = orders.create_purchase_order(
+        op, req.supplier, req.location, [ln.spec() for ln in req.lines], number=req.number,
+        expected_date=req.expected_date, notes=req.notes, status=req.status)
+    doc = purchase_order_out(po)
+    return Done(f"Create purchase order {po.number} from {req.supplier}: {_total(doc)}", doc)
+
+
+class ModifyPurchaseOrder(WriteRequest):
+    number: Key
+    supplier: Name | None = None
+    location: Key | None = None
+    expected_date: date | None = None
+    notes: Text | None = None
+    status: Literal["open"] | None = Field(None, description="open a draft")
+    lines: list[OrderLineIn] | None = Field(None, min_length=1, max_length=1000,
+                                            description="replace the lines")
+
+
+@tools.write("modify_purchase_order", title="Modify purchase order", response=OrderOut,
+             role=Role.admin, description="Change an open purchase order; lines replace all.")
+def modify_purchase_order(op: Op, req: ModifyPurchaseOrder) -> Done[OrderOut]:
+    po = orders.modify_purchase_order(
+        op, req.number, supplier=req.supplier, location=req.location,
+        expected_date=req.expected_date, notes=req.notes, status=req.status,
+        lines=[ln.spec() for ln in req.lines] if req.lines else None)
+    return Done(f"Modify purchase order {po.number}", purchase_order_out(po))
+
+
+@tools.write("delete_purchase_order", title="Cancel purchase order", response=OrderOut,
+             role=Role.admin, description="Cancel a purchase order with nothing received yet. "
+                                          "It is kept, as cancelled.")
+def delete_purchase_order(op: Op, req: ByNumberWrite) -> Done[OrderOut]:
+    po = orders.cancel_purchase_order(op, req.number)
+    return Done(f"Cancel purchase order {po.number}", purchase_order_out(po))
+
+
+class ReceivePurchaseOrder(WriteRequest):
+    number: Key
+    lines: list[MoveLineIn] | None = Field(None, min_length=1, max_length=1000,
+                                           description="omit to receive all outstanding")
+    batch: Key | None = Field(None, description="lot number")
+    expiry: date | None = Field(None, description="lot expiry")
+
+
+@tools.write("receive_purchase_order", title="Receive purchase order", response=OrderOut,
+             description="Book goods in from a purchase order, in part or in full, at the "
+                         "order's prices (moving average cost).")
+def receive_purchase_order(op: Op, req: ReceivePurchaseOrder) -> Done[OrderOut]:
+    specs = [orders.LineSpec(ln.sku, ln.quantity) for ln in req.lines] if req.lines else None
+    po = orders.receive_purchase_order(op, req.number, specs, req.batch, req.expiry)
+    moved = sum(1 for c in op.changes if c.field.endswith(" received"))
+    return Done(f"Receive {moved} line(s) of {po.number}: now {po.status}",
+                purchase_order_out(po))
+
+
+# -- sales -----------------------------------------------------------------------------
+class ListSalesOrders(Request):
+    status: SoStatus | None = None
+    customer: Name | None = None
+    limit: Limit = 50
+    cursor: Cursor | None = None
+
+
+@tools.read("list_sales_orders", title="List sales orders", response=OrderPage,
+            description="Sales orders, newest first; filter by status or customer.")
+def list_sales_orders(op: Op, req: ListSalesOrders) -> OrderPage:
+    stmt = select(SalesOrder).order_by(SalesOrder.id.desc()).limit(req.limit + 1)
+    if req.status:
+        stmt = stmt.where(SalesOrder.status == req.status)
+    if req.customer:
+        stmt = stmt.where(SalesOrder.customer_id == lookup.customer(op, req.customer).id)
+    if req.cursor and req.cursor.isdigit():
+        stmt = stmt.where(SalesOrder.id < int(req.cursor))
+    return _page(list(op.session.scalars(stmt).unique()), req.limit, sales_order_out)
+
+
+@tools.read("get_sales_order", title="Get sales order", response=OrderOut,
+            description="One sales order by number, with its lines and shipped quantities.")
+def get_sales_order(op: Op, req: ByNumber) -> OrderOut:
+    return sales_order_out(lookup.sales_order(op, req.number))
+
+
+class CreateSalesOrder(WriteRequest):
+    customer: Name
+    location: Key = Field(description="ships from here")
+    number: Key | None = Field(None, description="default: next SO-number")
+    due_date: date | None = None
+    notes: Text | None = None
+    lines: list[OrderLineIn] = Lines
+
+
+@tools.write("create_sales_order", title="Create sales order", response=OrderOut,
+             description="Take a customer order; its quantities are committed at the location.")
+def create_sales_order(op: Op, req: CreateSalesOrder) -> Done[OrderOut]:
+    so = orders.create_sales_order(op, req.customer, req.location,
+                                   [ln.spec() for ln in req.lines], number=req.number,
+                                   due_date=req.due_date, notes=req.notes)
+    doc = sales_order_out(so)
+    return Done(f"Create sales order {so.number} for {req.customer}: {_total(doc)}", doc)
+
+
+class ModifySalesOrder(WriteRequest):
+    number: Key
+    customer: Name | None = None
+    location: Key | None = None
+    due_date: date | None = None
+    notes: Text | None = None
+    lines: list[OrderLineIn] | None = Field(None, min_length=1, max_length=1000,
+                                            description="replace the lines")
+
+
+@tools.write("modify_sales_order", title="Modify sales order", response=OrderOut,
+             role=Role.admin, description="Change an open sales order; lines replace all.")
+def modify_sales_order(op: Op, req: ModifySalesOrder) -> Done[OrderOut]:
+    so = orders.modify_sales_order(op, req.number, customer=req.customer,
+                                   location=req.location, due_date=req.due_date, notes=req.notes,
+                                   lines=[ln.spec() for ln in req.lines] if req.lines else None)
+    return Done(f"Modify sales order {so.number}", sales_order_out(so))
+
+
+@tools.write("delete_sales_order", title="Cancel sales order", response=OrderOut,
+             role=Role.admin, description="Cancel an open sales order and release its "
+                                          "committed stock. It is kept, as cancelled.")
+def delete_sales_order(op: Op, req: ByNumberWrite) -> Done[OrderOut]:
+    so = orders.cancel_sales_order(op, req.number)
+    return Done(f"Cancel sales order {so.number}", sales_order_out(so))
+
+
+class FulfillOrder(WriteRequest):
+    number: Key = Field(description="sales order number")
+    lines: list[MoveLineIn] | None = Field(None, min_length=1, max_length=1000,
+                                           description="omit to ship all outstanding")
+
+
+@tools.write("fulfill_order", title="Fulfil sales order", response=OrderOut,
+             description="Ship a sales order, in part or in full, from its location.")
+def fulfill_order(op: Op, req: FulfillOrder) -> Done[OrderOut]:
+    specs = [orders.LineSpec(ln.sku, ln.quantity) for ln in req.lines] if req.lines else None
+    so = orders.fulfill_sales_order(op, req.number, specs)
+    moved = sum(1 for c in op.changes if c.field.endswith(" shipped"))
+    return Done(f"Ship {moved} line(s) of {so.number}: now {so.status}", sales_order_out(so))

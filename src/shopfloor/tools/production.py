@@ -1,0 +1,104 @@
+"""Manufacturing orders."""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Literal
+
+from pydantic import Field
+from sqlalchemy import select
+
+from shopfloor.domain import lookup, production
+from shopfloor.domain.context import Op
+from shopfloor.domain.numbers import fmt
+from shopfloor.registry.actor import Role
+from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
+from shopfloor.store.tables import ManufacturingOrder
+from shopfloor.tools.fields import Cursor, Key, Limit, Page, Quantity
+from shopfloor.tools.views import ManufacturingOrderOut, manufacturing_order_out
+
+tools = Toolset()
+
+
+class ListManufacturingOrders(Request):
+    status: Literal["planned", "in_progress", "done", "cancelled"] | None = None
+    limit: Limit = 50
+    cursor: Cursor | None = None
+
+
+class ManufacturingPage(Page):
+    orders: list[ManufacturingOrderOut]
+
+
+@tools.read("list_manufacturing_orders", title="List manufacturing orders",
+            response=ManufacturingPage, description="Manufacturing orders, newest first.")
+def list_manufacturing_orders(op: Op, req: ListManufacturingOrders) -> ManufacturingPage:
+    stmt = select(ManufacturingOrder).order_by(ManufacturingOrder.id.desc()).limit(req.limit + 1)
+    if req.status:
+        stmt = stmt.where(ManufacturingOrder.status == req.status)
+    if req.cursor and req.cursor.isdigit():
+        stmt = stmt.where(ManufacturingOrder.id < int(req.cursor))
+    rows = list(op.session.scalars(stmt).unique())
+    more = len(rows) > req.limit
+    rows = rows[: req.limit]
+    return ManufacturingPage(orders=[manufacturing_order_out(r) for r in rows],
+                             next_cursor=str(rows[-1].id) if more else None)
+
+
+class ByNumber(Request):
+    number: Key
+
+
+@tools.read("get_manufacturing_order", title="Get manufacturing order",
+            response=ManufacturingOrderOut,
+            description="One manufacturing order by number, with its components per unit.")
+def get_manufacturing_order(op: Op, req: ByNumber) -> ManufacturingOrderOut:
+    return manufacturing_order_out(lookup.manufacturing_order(op, req.number))
+
+
+class CreateManufacturingOrder(WriteRequest):
+    sku: Key = Field(description="the item to make; needs a recipe")
+    quantity: Quantity
+    location: Key
+    number: Key | None = Field(None, description="default: next MO-number")
+    due_date: date | None = None
+
+
+@tools.write("create_manufacturing_order", title="Create manufacturing order",
+             response=ManufacturingOrderOut,
+             description="Plan production of an item from its recipe; commits components.")
+def create_manufacturing_order(op: Op, req: CreateManufacturingOrder
+                               ) -> Done[ManufacturingOrderOut]:
+    mo = production.create(op, req.sku, req.quantity, req.location, number=req.number,
+                           due_date=req.due_date)
+    return Done(f"Plan {mo.number}: make {req.quantity} {req.sku} at {req.location}",
+                manufacturing_order_out(mo))
+
+
+class CompleteManufacturingOrder(WriteRequest):
+    number: Key
+    quantity: Quantity | None = Field(None, description="default: all that remains")
+
+
+@tools.write("complete_manufacturing_order", title="Complete manufacturing order",
+             response=ManufacturingOrderOut,
+             description="Report production (partial allowed): consumes components and adds "
+                         "the item at the rolled-up cost.")
+def complete_manufacturing_order(op: Op, req: CompleteManufacturingOrder
+                                 ) -> Done[ManufacturingOrderOut]:
+    mo = production.complete(op, req.number, req.quantity)
+    return Done(f"Complete {mo.number}: {fmt(mo.completed_quantity)} of {fmt(mo.quantity)} "
+                f"{mo.item.sku} made ({mo.status})", manufacturing_order_out(mo))
+
+
+class DeleteManufacturingOrder(WriteRequest):
+    number: Key
+
+
+@tools.write("delete_manufacturing_order", title="Cancel manufacturing order",
+             response=ManufacturingOrderOut, role=Role.admin,
+             description="Cancel a planned or running order and release its components.")
+def delete_manufacturing_order(op: Op, req: DeleteManufacturingOrder
+                               ) -> Done[ManufacturingOrderOut]:
+    mo = production.cancel(op, req.number)
+    return Done(f"Cancel manufacturing order {mo.number}", manufacturing_order_out(mo))

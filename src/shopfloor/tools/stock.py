@@ -1,0 +1,227 @@
+"""Stock: balances, the ledger, low stock, availability, adjustments and transfers."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from decimal import Decimal
+from typing import Self
+
+from pydantic import Field, model_validator
+
+from shopfloor.domain import movements, reports
+from shopfloor.domain.context import Op
+from shopfloor.registry.actor import Role
+from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
+from shopfloor.tools.fields import (
+    Amount,
+    Cursor,
+    Key,
+    Limit,
+    Money,
+    NonNegative,
+    Out,
+    Page,
+    Quantity,
+    SignedQuantity,
+    Text,
+)
+from shopfloor.tools.views import (
+    AdjustmentOut,
+    MovementOut,
+    StockOut,
+    TransferOut,
+    adjustment_out,
+    movement_out,
+    stock_out,
+    transfer_out,
+)
+
+tools = Toolset()
+
+
+class GetStock(Request):
+    sku: Key | None = None
+    location: Key | None = Field(None, description="location code")
+
+
+class StockList(Out):
+    balances: list[StockOut]
+
+
+@tools.read("get_stock", title="Get stock", response=StockList,
+            description="Stock balances per item and location: on hand, committed to open "
+                        "orders, available, average cost. Filter by sku and/or location.")
+def get_stock(op: Op, req: GetStock) -> StockList:
+    return StockList(balances=[stock_out(b) for b in reports.balances(op, req.sku, req.location)])
+
+
+class LowStockQuery(Request):
+    location: Key | None = None
+
+
+class LowStockOut(Out):
+    sku: str
+    name: str
+    on_hand: Amount
+    available: Amount
+    reorder_point: Amount
+    on_order: Amount
+    suggested_quantity: Amount
+    default_supplier: str | None
+
+
+class LowStockList(Out):
+    items: list[LowStockOut]
+
+
+@tools.read("list_low_stock", title="List low stock", response=LowStockList,
+            description="Items at or below their reorder point, with on-order stock and a "
+                        "suggested order quantity.")
+def list_low_stock(op: Op, req: LowStockQuery) -> LowStockList:
+    return LowStockList(items=[
+        LowStockOut(sku=r.item.sku, name=r.item.name, on_hand=r.on_hand, available=r.available,
+                    reorder_point=r.item.reorder_point, on_order=r.on_order,
+                    suggested_quantity=r.suggested,
+                    default_supplier=r.item.default_supplier.name
+                    if r.item.default_supplier else None)
+        for r in reports.low_stock(op, req.location)
+    ])
+
+
+class MovementQuery(Request):
+    sku: Key | None = None
+    location: Key | None = None
+    since: datetime | None = None
+    limit: Limit = 50
+    cursor: Cursor | None = None
+
+
+class MovementPage(Page):
+    movements: list[MovementOut]
+
+
+@tools.read("list_stock_movements", title="List stock movements", response=MovementPage,
+            description="Ledger rows, newest first: every receipt, shipment, production, "
+                        "adjustment and transfer.")
+def list_stock_movements(op: Op, req: MovementQuery) -> MovementPage:
+    before = int(req.cursor) if req.cursor and req.cursor.isdigit() else None
+    rows = reports.movements(op, req.sku, req.location, req.since, req.limit + 1, before)
+    more = len(rows) > req.limit
+    rows = rows[: req.limit]
+    return MovementPage(movements=[movement_out(m) for m in rows],
+                        next_cursor=str(rows[-1].id) if more else None)
+
+
+class AvailabilityQuery(Request):
+    sku: Key
+    quantity: Quantity
+    location: Key | None = None
+
+
+class ShortageOut(Out):
+    sku: str
+    required: Amount
+    available: Amount
+    short: Amount
+
+
+class AvailabilityOut(Out):
+    sku: str
+    quantity: Amount
+    available: Amount
+    can_ship: bool
+    can_build: bool | None = Field(description="null when the item has no recipe")
+    shortages: list[ShortageOut]
+
+
+@tools.read("check_availability", title="Check availability", response=AvailabilityOut,
+            description="Can this quantity be shipped from stock, or built from components? "
+                        "Lists component shortages.")
+def check_availability(op: Op, req: AvailabilityQuery) -> AvailabilityOut:
+    a = reports.availability(op, req.sku, req.quantity, req.location)
+    return AvailabilityOut(sku=a.sku, quantity=a.quantity, available=a.available,
+                           can_ship=a.can_ship, can_build=a.can_build,
+                           shortages=[ShortageOut(**s.__dict__) for s in a.shortages])
+
+
+class AdjustLineIn(Request):
+    sku: Key
+    quantity_delta: SignedQuantity | None = Field(None, description="+ found, - lost")
+    counted_quantity: NonNegative | None = Field(None, description="or: the counted total")
+    unit_cost: Money | None = Field(None, description="cost of found stock")
+
+    @model_validator(mode="after")
+    def _one_quantity(self) -> Self:
+        if (self.quantity_delta is None) == (self.counted_quantity is None):
+            raise ValueError("give exactly one of quantity_delta or counted_quantity")
+        if self.quantity_delta is not None and self.quantity_delta == 0:
+            raise ValueError("quantity_delta must not be 0")
+        return self
+
+    def spec(self) -> movements.AdjustLine:
+        return movements.AdjustLine(self.sku, self.quantity_delta, self.counted_quantity,
+                                    self.unit_cost)
+
+
+Reason = Field(min_length=1, max_length=500, description="why, for the audit trail")
+
+
+class CreateAdjustment(WriteRequest):
+    location: Key
+    reason: str = Reason
+    lines: list[AdjustLineIn] = Field(min_length=1, max_length=1000)
+
+
+def _adjust_summary(verb: str, adj_number: str, location: str, n: int) -> str:
+    return f"{verb} stock adjustment {adj_number} at {location}: {n} line{'s' * (n != 1)}"
+
+
+@tools.write("create_stock_adjustment", title="Adjust stock", response=AdjustmentOut,
+             description="Correct stock at a location by a delta or to a counted quantity.")
+def create_stock_adjustment(op: Op, req: CreateAdjustment) -> Done[AdjustmentOut]:
+    adj = movements.create_adjustment(op, req.location, req.reason,
+                                      [ln.spec() for ln in req.lines])
+    return Done(_adjust_summary("Create", adj.number, req.location, len(req.lines)),
+                adjustment_out(adj))
+
+
+class UpdateAdjustment(WriteRequest):
+    number: Key
+    reason: str | None = Field(None, min_length=1, max_length=500)
+    lines: list[AdjustLineIn] | None = Field(None, min_length=1, max_length=1000,
+                                             description="replace the lines")
+
+
+@tools.write("update_stock_adjustment", title="Update stock adjustment",
+             response=AdjustmentOut, role=Role.admin,
+             description="Correct an earlier adjustment: its ledger rows are reversed and the "
+                         "new lines posted; history is kept.")
+def update_stock_adjustment(op: Op, req: UpdateAdjustment) -> Done[AdjustmentOut]:
+    adj = movements.update_adjustment(op, req.number, req.reason,
+                                      [ln.spec() for ln in req.lines] if req.lines else None)
+    return Done(_adjust_summary("Update", adj.number, adj.location.code, len(adj.lines)),
+                adjustment_out(adj))
+
+
+class TransferLineIn(Request):
+    sku: Key
+    quantity: Quantity
+
+
+class CreateTransfer(WriteRequest):
+    from_location: Key
+    to_location: Key
+    lines: list[TransferLineIn] = Field(min_length=1, max_length=1000)
+
+
+@tools.write("create_stock_transfer", title="Transfer stock", response=TransferOut,
+             description="Move stock between locations; it keeps its cost.")
+def create_stock_transfer(op: Op, req: CreateTransfer) -> Done[TransferOut]:
+    tr = movements.create_transfer(op, req.from_location, req.to_location,
+                                   [(ln.sku, ln.quantity) for ln in req.lines])
+    total = sum((ln.quantity for ln in req.lines), Decimal(0))
+    return Done(f"Transfer {len(req.lines)} item(s), {total} units, "
+                f"{req.from_location} -> {req.to_location} ({tr.number})", transfer_out(tr))
+
+
+__all__ = ["Text", "tools"]

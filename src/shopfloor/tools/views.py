@@ -1,0 +1,225 @@
+"""Result models for the entities, built from rows, shared by reads and writes."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from decimal import Decimal
+
+from pydantic import Field
+
+from shopfloor.store.tables import (
+    Balance,
+    Item,
+    ManufacturingOrder,
+    PurchaseOrder,
+    SalesOrder,
+    StockAdjustment,
+    StockMovement,
+    StockTransfer,
+)
+from shopfloor.tools.fields import Amount, Out
+
+
+class LocationOut(Out):
+    id: int
+    code: str
+    name: str
+    allow_negative: bool
+
+
+class PartnerOut(Out):
+    id: int
+    name: str
+    email: str | None
+    phone: str | None
+
+
+class ComponentOut(Out):
+    sku: str
+    name: str
+    quantity: Amount
+
+
+class StockOut(Out):
+    sku: str
+    location: str
+    on_hand: Amount
+    committed: Amount
+    available: Amount
+    average_cost: Amount
+
+
+class ItemOut(Out):
+    id: int
+    sku: str
+    name: str
+    kind: str
+    uom: str
+    purchase_price: Amount
+    sales_price: Amount
+    reorder_point: Amount
+    reorder_quantity: Amount
+    lead_time_days: int
+    default_supplier: str | None
+    batch_tracked: bool
+    on_hand: Amount | None = None
+    available: Amount | None = None
+
+
+class ItemDetailOut(ItemOut):
+    recipe: list[ComponentOut] = Field(default_factory=list)
+    stock: list[StockOut] = Field(default_factory=list)
+
+
+class LineOut(Out):
+    sku: str
+    quantity: Amount
+    unit_price: Amount
+    done_quantity: Amount = Field(description="received or fulfilled so far")
+
+
+class OrderOut(Out):
+    id: int
+    number: str
+    status: str
+    partner: str
+    location: str
+    due_date: date | None = Field(description="expected (purchase) or due (sales) date")
+    created_at: datetime
+    total: Amount
+    lines: list[LineOut]
+
+
+class ManufacturingOrderOut(Out):
+    id: int
+    number: str
+    status: str
+    sku: str
+    location: str
+    quantity: Amount
+    completed_quantity: Amount
+    due_date: date | None
+    created_at: datetime
+    components: list[ComponentOut]
+
+
+class MovementOut(Out):
+    id: int
+    sku: str
+    location: str
+    quantity: Amount
+    unit_cost: Amount
+    reason: str
+    batch: str | None
+    document_type: str | None
+    document_number: str | None
+    actor: str
+    created_at: datetime
+
+
+class AdjustmentLineOut(Out):
+    sku: str
+    quantity_delta: Amount
+    counted_quantity: Amount | None
+
+
+class AdjustmentOut(Out):
+    id: int
+    number: str
+    location: str
+    reason: str
+    created_at: datetime
+    lines: list[AdjustmentLineOut]
+
+
+class TransferLineOut(Out):
+    sku: str
+    quantity: Amount
+    unit_cost: Amount
+
+
+class TransferOut(Out):
+    id: int
+    number: str
+    from_location: str
+    to_location: str
+    created_at: datetime
+    lines: list[TransferLineOut]
+
+
+# -- rows -> results ------------------------------------------------------------------
+def item_out(item: Item, totals: tuple[Decimal, Decimal] | None = None) -> ItemOut:
+    return ItemOut(
+        id=item.id, sku=item.sku, name=item.name, kind=item.kind, uom=item.uom,
+        purchase_price=item.purchase_price, sales_price=item.sales_price,
+        reorder_point=item.reorder_point, reorder_quantity=item.reorder_quantity,
+        lead_time_days=item.lead_time_days,
+        default_supplier=item.default_supplier.name if item.default_supplier else None,
+        batch_tracked=item.batch_tracked,
+        on_hand=totals[0] if totals else None,
+        available=totals[1] if totals else None,
+    )
+
+
+def recipe_out(item: Item) -> list[ComponentOut]:
+    return [ComponentOut(sku=r.component.sku, name=r.component.name, quantity=r.quantity)
+            for r in item.recipe_lines]
+
+
+def stock_out(b: Balance) -> StockOut:
+    return StockOut(sku=b.item.sku, location=b.location.code, on_hand=b.on_hand,
+                    committed=b.committed, available=b.on_hand - b.committed,
+                    average_cost=b.average_cost)
+
+
+def purchase_order_out(po: PurchaseOrder) -> OrderOut:
+    lines = [LineOut(sku=ln.item.sku, quantity=ln.quantity, unit_price=ln.unit_price,
+                     done_quantity=ln.received_quantity) for ln in po.lines]
+    return OrderOut(id=po.id, number=po.number, status=po.status, partner=po.supplier.name,
+                    location=po.location.code, due_date=po.expected_date, created_at=po.created_at,
+                    total=sum((ln.quantity * ln.unit_price for ln in po.lines), Decimal(0)),
+                    lines=lines)
+
+
+def sales_order_out(so: SalesOrder) -> OrderOut:
+    lines = [LineOut(sku=ln.item.sku, quantity=ln.quantity, unit_price=ln.unit_price,
+                     done_quantity=ln.fulfilled_quantity) for ln in so.lines]
+    return OrderOut(id=so.id, number=so.number, status=so.status, partner=so.customer.name,
+                    location=so.location.code, due_date=so.due_date, created_at=so.created_at,
+                    total=sum((ln.quantity * ln.unit_price for ln in so.lines), Decimal(0)),
+                    lines=lines)
+
+
+def manufacturing_order_out(mo: ManufacturingOrder) -> ManufacturingOrderOut:
+    return ManufacturingOrderOut(
+        id=mo.id, number=mo.number, status=mo.status, sku=mo.item.sku,
+        location=mo.location.code, quantity=mo.quantity,
+        completed_quantity=mo.completed_quantity, due_date=mo.due_date,
+        created_at=mo.created_at,
+        components=[ComponentOut(sku=c.item.sku, name=c.item.name, quantity=c.quantity_per_unit)
+                    for c in mo.components],
+    )
+
+
+def movement_out(m: StockMovement) -> MovementOut:
+    return MovementOut(id=m.id, sku=m.item.sku, location=m.location.code, quantity=m.quantity,
+                       unit_cost=m.unit_cost, reason=m.reason,
+                       batch=m.batch.lot_number if m.batch else None,
+                       document_type=m.document_type, document_number=m.document_number,
+                       actor=m.actor, created_at=m.created_at)
+
+
+def adjustment_out(a: StockAdjustment) -> AdjustmentOut:
+    return AdjustmentOut(id=a.id, number=a.number, location=a.location.code, reason=a.reason,
+                         created_at=a.created_at,
+                         lines=[AdjustmentLineOut(sku=ln.item.sku,
+                                                  quantity_delta=ln.quantity_delta,
+                                                  counted_quantity=ln.counted_quantity)
+                                for ln in a.lines])
+
+
+def transfer_out(t: StockTransfer) -> TransferOut:
+    return TransferOut(id=t.id, number=t.number, from_location=t.from_location.code,
+                       to_location=t.to_location.code, created_at=t.created_at,
+                       lines=[TransferLineOut(sku=ln.item.sku, quantity=ln.quantity,
+                                              unit_cost=ln.unit_cost) for ln in t.lines])
