@@ -1,0 +1,137 @@
+"""The job queue lives in the database, so any number of servers and workers share it.
+
+Claiming is atomic: on PostgreSQL with SELECT ... FOR UPDATE SKIP LOCKED (workers on any
+number of machines never block each other or take the same job); on SQLite inside a
+BEGIN IMMEDIATE transaction (one writer at a time, so a claim cannot race). A job whose
+worker stops heartbeating is re-queued, a bounded number of times, then failed.
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
+from typing import Any
+
+from sqlalchemy import or_, select
+
+from shopfloor.store.engine import Store
+from shopfloor.store.tables import Job
+
+MAX_ATTEMPTS = 3
+TERMINAL = ("succeeded", "failed", "cancelled")
+
+
+def now() -> datetime:
+    return datetime.now(UTC)
+
+
+def enqueue(session: Any, kind: str, arguments: dict[str, Any], actor: str) -> Job:
+    job = Job(id=str(uuid.uuid4()), kind=kind, arguments=arguments, status="queued",
+              progress=Decimal(0), message="queued", actor=actor, attempts=0,
+              cancel_requested=False, created_at=now())
+    session.add(job)
+    session.flush()
+    return job
+
+
+def claim(store: Store, worker: str, job_id: str | None = None) -> Job | None:
+    """Take the oldest queued job (or this one) for `worker`; None when there is none."""
+    def attempt() -> Job | None:
+        with store.writing() as s:
+            stmt = select(Job).where(Job.status == "queued").order_by(Job.created_at).limit(1)
+            if job_id is not None:
+                stmt = stmt.where(Job.id == job_id)
+            if store.locks_rows:
+                stmt = stmt.with_for_update(skip_locked=True)
+            job = s.scalars(stmt).first()
+            if job is None:
+                return None
+            stamp = now()
+            job.status, job.worker, job.attempts = "running", worker, job.attempts + 1
+            job.heartbeat_at, job.started_at = stamp, job.started_at or stamp
+            job.message = f"running on {worker}"
+            s.commit()
+            return job
+
+    return store.retrying(attempt)
+
+
+def beat(store: Store, job_id: str, worker: str, progress: float | None = None,
+         message: str | None = None) -> bool:
+    """Record liveness (and progress); True when the job should stop (cancel or lost)."""
+    def attempt() -> bool:
+        with store.writing() as s:
+            job = s.get(Job, job_id)
+            if job is None or job.worker != worker or job.status != "running":
+                return True
+            job.heartbeat_at = now()
+            if progress is not None:
+                job.progress = Decimal(str(round(min(max(progress, 0.0), 1.0), 4)))
+            if message is not None:
+                job.message = message[:2000]
+            stop = job.cancel_requested
+            s.commit()
+            return stop
+
+    return store.retrying(attempt)
+
+
+def finish(store: Store, job_id: str, worker: str, status: str, message: str,
+           result: dict[str, Any] | None = None) -> None:
+    def attempt() -> None:
+        with store.writing() as s:
+            job = s.get(Job, job_id)
+            if job is None or job.worker != worker or job.status != "running":
+                return  # re-queued meanwhile: another worker owns it now
+            job.status, job.message, job.result = status, message[:2000], result
+            job.finished_at = now()
+            if status == "succeeded":
+                job.progress = Decimal(1)
+            s.commit()
+
+    store.retrying(attempt)
+
+
+def requeue_stale(store: Store, timeout: timedelta, max_attempts: int = MAX_ATTEMPTS) -> int:
+    """Jobs whose worker went silent: back to the queue, or failed after `max_attempts`."""
+    def attempt() -> int:
+        cutoff = now() - timeout
+        with store.writing() as s:
+            stmt = select(Job).where(Job.status == "running", or_(
+                Job.heartbeat_at.is_(None), Job.heartbeat_at < cutoff))
+            if store.locks_rows:
+                stmt = stmt.with_for_update(skip_locked=True)
+            stale = list(s.scalars(stmt))
+            for job in stale:
+                lost = f"worker {job.worker} stopped responding"
+                if job.cancel_requested:
+                    job.status, job.message, job.finished_at = "cancelled", lost, now()
+                elif job.attempts >= max_attempts:
+                    job.status, job.finished_at = "failed", now()
+                    job.message = f"{lost}; failed after {job.attempts} attempts"
+                else:
+                    job.status, job.worker, job.message = "queued", None, f"{lost}; re-queued"
+            s.commit()
+            return len(stale)
+
+    return store.retrying(attempt)
+
+
+def request_cancel(session: Any, job: Job) -> str:
+    """Queued jobs cancel at once; running ones at their next checkpoint."""
+    if job.status == "queued":
+        job.status, job.finished_at, job.message = "cancelled", now(), "cancelled before start"
+        return "cancelled"
+    if job.status == "running":
+        job.cancel_requested = True
+        job.message = "cancelling at the next checkpoint"
+        return "cancelling"
+    return job.status
+
+
+def pending_statuses(store: Store, ids: list[str]) -> dict[str, str]:
+    with store.reading() as s:
+        return dict(s.execute(select(Job.id, Job.status).where(Job.id.in_(ids))).all())
+
+

@@ -1,0 +1,55 @@
+"""One settings object: SHOPFLOOR_* environment variables over an optional TOML file.
+
+Precedence: explicit arguments (CLI flags) > environment > `shopfloor.toml` > defaults.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+from typing import Any
+
+
+def _default_db() -> str:
+    return f"sqlite:///{Path.cwd() / 'shopfloor.db'}"
+
+
+@dataclass(frozen=True)
+class Settings:
+    database_url: str = ""
+    secret: str | None = None
+    host: str = "127.0.0.1"
+    port: int = 8765
+    local_actor: str = "local"
+    local_role: str = "admin"
+    require_preview_token: bool = False
+    preview_ttl_minutes: int = 15
+    jwt_issuer: str | None = None
+    jwks_url: str | None = None
+    mcp_output_schemas: bool = True
+
+    @classmethod
+    def load(cls, config: str | Path | None = None, **overrides: Any) -> Settings:
+        values: dict[str, Any] = {}
+        path = Path(config or os.environ.get("SHOPFLOOR_CONFIG", "shopfloor.toml"))
+        if path.is_file():
+            values.update(tomllib.loads(path.read_text()).get("shopfloor", {}))
+        for f in fields(cls):
+            env = os.environ.get(f"SHOPFLOOR_{f.name.upper()}")
+            if env is not None:
+                values[f.name] = _coerce(f.type, env)
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        settings = cls(**values)
+        if not settings.database_url:
+            settings = replace(settings, database_url=_default_db())
+        return settings
+
+
+def _coerce(kind: Any, text: str) -> Any:
+    if kind in ("bool", bool):
+        return text.strip().lower() in ("1", "true", "yes", "on")
+    if kind in ("int", int):
+        return int(text)
+    return text

@@ -1,0 +1,365 @@
+"""The `shopfloor` command: set-up, the tool catalogue, and `call` for any tool.
+
+`call` goes through the registry like every other surface; `--fmt json` prints exactly
+the registry's payload (errors too, on stdout, with the message on stderr), so scripts
+and the contract test see what HTTP and MCP clients see.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
+
+import typer
+
+from shopfloor.surfaces.render import FORMATS, render
+
+if TYPE_CHECKING:
+    from shopfloor.registry.actor import Actor
+    from shopfloor.registry.registry import Registry
+    from shopfloor.settings import Settings
+
+EXIT_CODES = {
+    "internal": 1,
+    "validation_error": 2,
+    "not_found": 3,
+    "conflict": 4,
+    "insufficient_stock": 5,
+    "stale_preview": 6,
+    "forbidden": 7,
+    "unauthenticated": 8,
+}
+
+app = typer.Typer(no_args_is_help=True, add_completion=False,
+                  help="Shopfloor: inventory and manufacturing, safe for people and agents.")
+tools_app = typer.Typer(no_args_is_help=True, help="The tool catalogue.")
+app.add_typer(tools_app, name="tools")
+token_app = typer.Typer(no_args_is_help=True, help="API tokens (JWT) for the HTTP surface.")
+app.add_typer(token_app, name="token")
+
+
+@dataclass
+class Context:
+    db: str | None
+    fmt: str
+    config: str | None
+
+    def settings(self) -> Settings:
+        from shopfloor.settings import Settings
+
+        return Settings.load(self.config, database_url=self.db)
+
+    def registry(self) -> Registry:
+        from shopfloor.app import open_registry
+
+        return open_registry(self.settings())
+
+    def out(self, payload: Any) -> None:
+        typer.echo(render(payload, self.fmt))
+
+
+def _ctx(ctx: typer.Context) -> Context:
+    obj = ctx.find_root().obj
+    assert isinstance(obj, Context)
+    return obj
+
+
+@app.callback()
+def main_options(
+    ctx: typer.Context,
+    db: Annotated[str | None, typer.Option("--db", envvar="SHOPFLOOR_DATABASE_URL",
+                                           help="database URL (default: ./shopfloor.db)")] = None,
+    fmt: Annotated[str, typer.Option("--fmt", help="text, json, yaml or md")] = "text",
+    config: Annotated[str | None, typer.Option("--config", help="TOML settings file")] = None,
+) -> None:
+    if fmt not in FORMATS:
+        raise typer.BadParameter(f"use one of {', '.join(FORMATS)}", param_hint="--fmt")
+    ctx.obj = Context(db, fmt, config)
+
+
+def fail(c: Context, payload: dict[str, Any]) -> NoReturn:
+    err = payload["error"]
+    if c.fmt == "json":
+        typer.echo(json.dumps(payload, indent=2, ensure_ascii=False))
+    where = f" (field: {err['field']})" if err.get("field") else ""
+    typer.echo(f"error[{err['code']}]: {err['message']}{where}", err=True)
+    raise typer.Exit(EXIT_CODES.get(err["code"], 1))
+
+
+@app.command()
+def init(ctx: typer.Context) -> None:
+    """Create or migrate the database and its signing secret."""
+    c = _ctx(ctx)
+    registry = c.registry()
+    typer.echo(f"Database ready: {registry.store.url.split('@')[-1]}", err=True)
+
+
+@app.command()
+def demo(ctx: typer.Context,
+         if_empty: Annotated[bool, typer.Option(help="only load into an empty database")] = False,
+         ) -> None:
+    """Load the demo company (a small furniture maker) through the registry."""
+    from shopfloor import demo as demo_data
+
+    c = _ctx(ctx)
+    registry = c.registry()
+    from shopfloor.registry.actor import Actor
+
+    actor = Actor.of("demo", "admin")
+    if demo_data.has_data(registry, actor):
+        if if_empty:
+            typer.echo("Database already has data; demo not loaded.", err=True)
+            return
+        typer.echo("error[conflict]: the database already has data", err=True)
+        raise typer.Exit(EXIT_CODES["conflict"])
+    counts = demo_data.load(registry, actor)
+    typer.echo("Loaded the demo company: " + ", ".join(f"{n} {k}" for k, n in counts.items()),
+               err=True)
+
+
+@app.command()
+def overview(ctx: typer.Context) -> None:
+    """A short picture of the company, read through the registry, and what to try next."""
+    from shopfloor.registry.actor import Actor
+
+    c = _ctx(ctx)
+    settings = c.settings()
+    registry = c.registry()
+    actor = Actor.of(settings.local_actor, settings.local_role)
+
+    def ask(tool: str, **args: Any) -> dict[str, Any]:
+        return registry.invoke(tool, args, actor)
+
+    items = ask("search_items", limit=500)["items"]
+    low = ask("list_low_stock")["items"]
+    orders = {
+        "purchase": ask("list_purchase_orders", limit=500)["orders"],
+        "sales": ask("list_sales_orders", limit=500)["orders"],
+        "manufacturing": ask("list_manufacturing_orders", limit=500)["orders"],
+    }
+    done = ("received", "fulfilled", "done", "cancelled")
+    typer.echo(f"Shopfloor on {settings.database_url}\n")
+    typer.echo(f"{len(items)} items; {len(low)} at or below their reorder point")
+    for kind, rows in orders.items():
+        open_rows = [o for o in rows if o["status"] not in done]
+        typer.echo(f"{len(open_rows)} open {kind} orders: "
+                   + ", ".join(f"{o['number']} ({o['status']})" for o in open_rows[:6]))
+    typer.echo("\nLow stock:")
+    c.out({"low_stock": [{k: r[k] for k in ("sku", "name", "available", "reorder_point",
+                                            "on_order", "suggested_quantity")} for r in low]})
+    typer.echo(
+        "\nTry:\n"
+        "  .venv/bin/shopfloor tools list\n"
+        "  .venv/bin/shopfloor call get_stock --arg sku=OAK-BOARD-25\n"
+        "  .venv/bin/shopfloor call check_availability --arg sku=TABLE-DINING --arg quantity=3\n"
+        "  .venv/bin/shopfloor call create_stock_adjustment --json "
+        "'{\"location\": \"MAIN\", \"reason\": \"cycle count\", "
+        "\"lines\": [{\"sku\": \"FELT-PAD\", \"counted_quantity\": 1350}]}'\n"
+        "    (a preview; repeat with preview=false and the preview_token to apply)\n\n"
+        f"Web admin and API: http://{settings.host}:{settings.port}/  (sign in with a token "
+        "from: .venv/bin/shopfloor token create --role admin)\n"
+        f"MCP: .venv/bin/shopfloor mcp (stdio), or http://{settings.host}:{settings.port}/mcp"
+    )
+
+
+@tools_app.command("list")
+def tools_list(ctx: typer.Context) -> None:
+    """Every tool with its policy; --fmt json adds the input and output schemas."""
+    c = _ctx(ctx)
+    registry = c.registry()
+    rows = [
+        {"name": t.name, "title": t.title, "kind": "write" if t.policy.writes else "read",
+         "role": t.policy.role.name, "destructive": t.policy.destructive,
+         "description": t.full_description, "input_schema": t.input_schema,
+         "output_schema": t.output_schema}
+        for t in registry.tools()
+    ]
+    if c.fmt in ("text", "md"):
+        c.out({"tools": [{k: v for k, v in r.items() if "schema" not in k and k != "description"}
+                         for r in rows]})
+    else:
+        c.out({"tools": rows})
+
+
+@tools_app.command("schema")
+def tools_schema(ctx: typer.Context, name: str) -> None:
+    """The input and output JSON Schema of one tool."""
+    from shopfloor.registry.errors import ShopfloorError
+
+    c = _ctx(ctx)
+    try:
+        t = c.registry().get(name)
+    except ShopfloorError as exc:
+        fail(c, exc.to_payload())
+    payload = {"name": t.name, "description": t.full_description,
+               "input_schema": t.input_schema, "output_schema": t.output_schema}
+    typer.echo(json.dumps(payload, indent=2) if c.fmt in ("text", "json")
+               else render(payload, c.fmt))
+
+
+def parse_args(raw_json: str | None, pairs: list[str]) -> dict[str, Any]:
+    from shopfloor.registry.errors import ValidationFailed
+
+    args: dict[str, Any] = {}
+    if raw_json is not None:
+        text = sys.stdin.read() if raw_json == "-" else raw_json
+        try:
+            loaded = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ValidationFailed(f"--json is not valid JSON: {exc.msg}") from None
+        if not isinstance(loaded, dict):
+            raise ValidationFailed("--json must be a JSON object")
+        args.update(loaded)
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise ValidationFailed(f"--arg {pair!r} is not key=value", field=key or None)
+        try:
+            args[key] = json.loads(value)
+        except json.JSONDecodeError:
+            args[key] = value
+    return args
+
+
+@app.command()
+def call(
+    ctx: typer.Context,
+    name: str,
+    json_args: Annotated[str | None, typer.Option("--json", help="arguments as a JSON object "
+                                                                 "(- reads stdin)")] = None,
+    arg: Annotated[list[str] | None, typer.Option("--arg", help="key=value (JSON if it parses)"
+                                                  )] = None,
+    wait: Annotated[bool, typer.Option(
+        "--wait", help="for a job: wait for it (run it here if no worker takes it)")] = False,
+) -> None:
+    """Invoke one tool as the local actor, e.g. `shopfloor call get_stock --arg sku=OAK-BOARD`."""
+    from shopfloor.app import local_actor
+    from shopfloor.registry.errors import ShopfloorError
+
+    c = _ctx(ctx)
+    try:
+        args = parse_args(json_args, arg or [])
+        settings = c.settings()
+        registry = c.registry()
+        actor = local_actor(settings)
+        result = registry.invoke(name, args, actor)
+        if wait and isinstance(result.get("job_id"), str):
+            result = wait_for_job(registry, actor, result["job_id"])
+    except ShopfloorError as exc:
+        fail(c, exc.to_payload())
+    c.out(result)
+
+
+def wait_for_job(registry: Registry, actor: Actor, job_id: str) -> dict[str, Any]:
+    """Poll the job with a progress bar on stderr; run it here if no worker claims it."""
+    import time
+
+    from shopfloor.app import worker_for
+
+    started = time.monotonic()
+    with typer.progressbar(length=1000, label=f"job {job_id[:8]}", file=sys.stderr) as bar:
+        shown = 0
+        while True:
+            job = registry.invoke("get_job", {"job_id": job_id}, actor)
+            done = int(float(job["progress"]) * 1000)
+            bar.update(done - shown)
+            shown = done
+            if job["status"] in ("succeeded", "failed", "cancelled"):
+                return job
+            if job["status"] == "queued" and time.monotonic() - started > 1.0:
+                worker_for(registry).run_one(job_id)  # nobody took it: run it here
+                continue
+            time.sleep(0.2)
+
+
+@app.command()
+def worker(ctx: typer.Context,
+           poll: Annotated[float, typer.Option(help="seconds between polls when idle")] = 0.5,
+           ) -> None:
+    """Run jobs until stopped (any number of workers may share one database)."""
+    import signal
+    import threading
+
+    c = _ctx(ctx)
+    registry = c.registry()
+    from shopfloor.app import worker_for
+
+    stop = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stop.set())
+    w = worker_for(registry, poll=poll)
+    typer.echo(f"worker {w.name} on {registry.store.url.split('@')[-1]}", err=True)
+    w.run(stop)
+
+
+@token_app.command("create")
+def token_create(
+    ctx: typer.Context,
+    role: Annotated[str, typer.Option(help="viewer, operator or admin")],
+    subject: Annotated[str, typer.Option(help="who: recorded as the actor")] = "admin",
+    ttl: Annotated[int, typer.Option(help="lifetime in seconds")] = 86400,
+) -> None:
+    """Mint a bearer token signed with this deployment's secret."""
+    from shopfloor.surfaces.auth import Authenticator
+
+    c = _ctx(ctx)
+    try:
+        token = Authenticator(c.registry(), c.settings()).mint(subject, [role], ttl)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--role") from None
+    typer.echo(token)
+
+
+@app.command()
+def serve(
+    ctx: typer.Context,
+    host: Annotated[str | None, typer.Option(help="default 127.0.0.1")] = None,
+    port: Annotated[int | None, typer.Option(help="default 8765")] = None,
+) -> None:
+    """Serve the HTTP API, the web admin and MCP over streamable HTTP at /mcp."""
+    import uvicorn
+
+    from shopfloor.surfaces.server import build_app
+
+    c = _ctx(ctx)
+    settings = c.settings()
+    application = build_app(c.registry(), settings)
+    uvicorn.run(application, host=host or settings.host, port=port or settings.port,
+                log_level="info")
+
+
+MCP_HELP = """Serve MCP over stdio, acting as the configured local actor.
+
+Add Shopfloor to an MCP host (Claude Desktop, VS Code, the Inspector...):
+
+\b
+  stdio:  {"mcpServers": {"shopfloor": {"command": "/path/to/.venv/bin/shopfloor",
+           "args": ["mcp"], "env": {"SHOPFLOOR_DATABASE_URL": "sqlite:////path/shopfloor.db"}}}}
+  HTTP:   run `shopfloor serve`, then point the host at http://127.0.0.1:8765/mcp
+          with the header  Authorization: Bearer $(shopfloor token create --role operator)
+
+The local actor is SHOPFLOOR_LOCAL_ACTOR (default "local") with role SHOPFLOOR_LOCAL_ROLE
+(default admin). Write tools return a preview card (MCP Apps) whose Confirm applies.
+"""
+
+
+@app.command(help=MCP_HELP)
+def mcp(ctx: typer.Context) -> None:
+    import anyio
+
+    from shopfloor.surfaces.mcp import serve_stdio
+
+    c = _ctx(ctx)
+    settings = c.settings()
+    registry = c.registry()
+    anyio.run(serve_stdio, registry, settings)
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,190 @@
+"""The MCP surface: the official SDK's low-level server dispatching to the registry.
+
+tools/list and tools/call are answered from the registry (no tool is declared twice);
+every result carries structured content and a short text; errors are `isError` results
+with the coded error as structured content. Write tools link the preview card through
+`_meta.ui.resourceUri` (MCP Apps); hosts without apps get the same information as text.
+"""
+
+from __future__ import annotations
+
+import contextvars
+from collections.abc import Callable
+from typing import Any
+
+import anyio
+import anyio.to_thread
+import mcp_types as types
+from mcp.server.apps import APP_MIME_TYPE, EXTENSION_ID
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel import Server
+
+from shopfloor import __version__
+from shopfloor.app import local_actor
+from shopfloor.registry.actor import Actor
+from shopfloor.registry.errors import ShopfloorError
+from shopfloor.registry.registry import Registry
+from shopfloor.registry.tool import Tool
+from shopfloor.settings import Settings
+from shopfloor.surfaces.render import render
+from shopfloor.ui import cards
+
+INSTRUCTIONS = (
+    "Shopfloor runs inventory and manufacturing: items, stock per location, purchase, sales "
+    "and manufacturing orders. Reads are safe. Every write previews first and returns a "
+    "preview_token; apply only after the user confirms (on the card or in chat)."
+)
+
+# The actor of the current HTTP request, set by the auth middleware in front of /mcp.
+current_actor: contextvars.ContextVar[Actor | None] = contextvars.ContextVar(
+    "shopfloor_actor", default=None)
+
+
+def mcp_tool(t: Tool, *, output_schemas: bool = True) -> types.Tool:
+    """The MCP face of a tool. `output_schemas=False` leaves outputSchema out of tools/list
+    (it is optional in MCP) for hosts where every byte of context counts."""
+    read = not t.policy.writes and not t.policy.job
+    meta: dict[str, Any] | None = None
+    if t.policy.writes:
+        meta = {"ui": {"resourceUri": cards.PREVIEW_URI}}
+    elif t.policy.job:
+        meta = {"ui": {"resourceUri": cards.JOB_URI}}
+    elif t.app_only:
+        meta = {"ui": {"resourceUri": cards.JOB_URI, "visibility": ["app"]}}
+    return types.Tool(
+        name=t.name,
+        title=t.title,
+        description=t.full_description,
+        input_schema=t.input_schema,
+        output_schema=t.output_schema if output_schemas else None,
+        annotations=types.ToolAnnotations(
+            read_only_hint=read,
+            destructive_hint=t.policy.destructive if not read else False,
+            idempotent_hint=read,
+            open_world_hint=False,
+        ),
+        meta=meta,
+    )
+
+
+def text_of(result: dict[str, Any]) -> str:
+    """The text a host without apps shows: the same content a person reads on the CLI."""
+    return render(result, "text")
+
+
+def error_result(exc: ShopfloorError) -> types.CallToolResult:
+    payload = exc.to_payload()
+    where = f" (field: {exc.field})" if exc.field else ""
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=f"error[{exc.code}]: {exc.message}{where}")],
+        structured_content=payload,
+        is_error=True,
+    )
+
+
+def build_server(registry: Registry, actor_for: Callable[[], Actor], *,
+                 output_schemas: bool = True) -> Server[Any]:
+    listed = [mcp_tool(t, output_schemas=output_schemas) for t in registry.tools()]
+    by_uri = {c.uri: c for c in cards.resources()}
+
+    async def list_tools(ctx: ServerRequestContext[Any],
+                         params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=listed)
+
+    async def call_tool(ctx: ServerRequestContext[Any],
+                        params: types.CallToolRequestParams) -> types.CallToolResult:
+        try:
+            actor = actor_for()
+            result = await anyio.to_thread.run_sync(
+                registry.invoke, params.name, params.arguments or {}, actor)
+        except ShopfloorError as exc:
+            return error_result(exc)
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=text_of(result))],
+            structured_content=result,
+            is_error=False,
+        )
+
+    async def list_resources(ctx: ServerRequestContext[Any],
+                             params: types.PaginatedRequestParams | None
+                             ) -> types.ListResourcesResult:
+        return types.ListResourcesResult(resources=[types.Resource(
+            uri=c.uri, name=c.name, title=c.title, description=c.description,
+            mime_type=APP_MIME_TYPE, meta=c.meta) for c in by_uri.values()])
+
+    async def read_resource(ctx: ServerRequestContext[Any],
+                            params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
+        card = by_uri.get(str(params.uri))
+        if card is None:
+            raise ValueError(f"no resource {params.uri}")
+        return types.ReadResourceResult(contents=[types.TextResourceContents(
+            uri=card.uri, mime_type=APP_MIME_TYPE, text=card.html, meta=card.meta)])
+
+    server: Server[Any] = Server(
+        "shopfloor",
+        version=__version__,
+        title="Shopfloor",
+        instructions=INSTRUCTIONS,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+        on_list_resources=list_resources,
+        on_read_resource=read_resource,
+    )
+    server.extensions[EXTENSION_ID] = {}
+    return server
+
+
+def settings_actor(settings: Settings) -> Callable[[], Actor]:
+    """The stdio actor: checked per call, so a missing one is a coded error, not a crash."""
+    return lambda: local_actor(settings)
+
+
+def request_actor() -> Actor:
+    actor = current_actor.get()
+    if actor is None:
+        from shopfloor.registry.errors import Unauthenticated
+
+        raise Unauthenticated("no authenticated actor for this MCP request")
+    return actor
+
+
+async def serve_stdio(registry: Registry, settings: Settings) -> None:
+    """stdio, where a line that is not JSON-RPC gets a JSON-RPC error, not silence.
+
+    The SDK's transport hands unparseable lines to the server as exceptions, which it
+    drops; a client then waits forever. Here they are answered (-32700 / -32600, id null)
+    and the session goes on.
+    """
+    from mcp.server.stdio import stdio_server
+    from mcp.shared.message import SessionMessage
+    from pydantic import ValidationError
+
+    from shopfloor.app import worker_for
+    from shopfloor.jobs.worker import start_in_thread
+
+    server = build_server(registry, settings_actor(settings),
+                          output_schemas=settings.mcp_output_schemas)
+    async with stdio_server() as (read, write):
+        inbox_send, inbox = anyio.create_memory_object_stream[SessionMessage | Exception](16)
+
+        async def screen() -> None:
+            async with inbox_send:
+                async for item in read:
+                    if not isinstance(item, Exception):
+                        await inbox_send.send(item)
+                        continue
+                    parse = isinstance(item, ValidationError) and any(
+                        e["type"] == "json_invalid" for e in item.errors())
+                    code, text = (types.PARSE_ERROR, "Parse error") if parse else \
+                        (types.INVALID_REQUEST, "Invalid Request")
+                    await write.send(SessionMessage(types.JSONRPCError(
+                        jsonrpc="2.0", id=None, error=types.ErrorData(code=code, message=text))))
+
+        halt = start_in_thread(worker_for(registry))
+        try:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(screen)
+                await server.run(inbox, write, server.create_initialization_options())
+                tg.cancel_scope.cancel()
+        finally:
+            halt()

@@ -1,0 +1,85 @@
+"""The OpenAPI document: one typed operation per tool, from the registry's schemas."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from shopfloor import __version__
+from shopfloor.registry.errors import ERROR_CODES
+from shopfloor.registry.tool import Tool
+
+ERROR_SCHEMA = {
+    "type": "object",
+    "required": ["error"],
+    "properties": {"error": {
+        "type": "object",
+        "required": ["code", "message"],
+        "properties": {
+            "code": {"type": "string", "enum": list(ERROR_CODES)},
+            "message": {"type": "string"},
+            "field": {"type": ["string", "null"]},
+            "details": {"type": "object"},
+        },
+    }},
+}
+STATUS = {"validation_error": 422, "not_found": 404, "conflict": 409, "insufficient_stock": 409,
+          "stale_preview": 409, "forbidden": 403, "unauthenticated": 401, "internal": 500}
+
+
+def _hoist(schema: dict[str, Any], prefix: str, components: dict[str, Any]) -> dict[str, Any]:
+    """Move `$defs` into components/schemas and point the refs there."""
+    schema = copy.deepcopy(schema)
+    defs = schema.pop("$defs", {})
+
+    def fix(node: Any) -> Any:
+        if isinstance(node, dict):
+            ref = node.get("$ref")
+            if isinstance(ref, str) and ref.startswith("#/$defs/"):
+                node = {**node, "$ref": f"#/components/schemas/{prefix}{ref[8:]}"}
+            return {k: fix(v) for k, v in node.items()}
+        if isinstance(node, list):
+            return [fix(v) for v in node]
+        return node
+
+    for name, d in defs.items():
+        components[f"{prefix}{name}"] = fix(d)
+    return fix(schema)  # type: ignore[no-any-return]
+
+
+def document(tools: list[Tool]) -> dict[str, Any]:
+    components: dict[str, Any] = {"Error": ERROR_SCHEMA}
+    paths: dict[str, Any] = {}
+    error_response = {"content": {"application/json": {
+        "schema": {"$ref": "#/components/schemas/Error"}}}}
+    for t in tools:
+        prefix = "".join(p.title() for p in t.name.split("_"))
+        components[f"{prefix}Input"] = _hoist(t.input_schema, prefix, components)
+        components[f"{prefix}Output"] = _hoist(t.output_schema, prefix, components)
+        codes = sorted({STATUS[c] for c in ERROR_CODES})
+        paths[f"/api/v1/tools/{t.name}"] = {"post": {
+            "operationId": t.name,
+            "summary": t.title,
+            "description": t.full_description,
+            "tags": ["write" if t.policy.writes else "read"],
+            "x-shopfloor-role": t.policy.role.name,
+            "x-shopfloor-destructive": t.policy.destructive,
+            "requestBody": {"required": True, "content": {"application/json": {
+                "schema": {"$ref": f"#/components/schemas/{prefix}Input"}}}},
+            "responses": {
+                "200": {"description": "result", "content": {"application/json": {
+                    "schema": {"$ref": f"#/components/schemas/{prefix}Output"}}}},
+                **{str(code): {"description": "error", **error_response} for code in codes},
+                "400": {"description": "malformed request body", **error_response},
+            },
+        }}
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "Shopfloor", "version": __version__,
+                 "description": "Inventory and manufacturing tools. Every write previews "
+                                "first; apply with preview=false and the preview_token."},
+        "paths": paths,
+        "components": {"schemas": components, "securitySchemes": {
+            "bearer": {"type": "http", "scheme": "bearer", "bearerFormat": "JWT"}}},
+        "security": [{"bearer": []}],
+    }

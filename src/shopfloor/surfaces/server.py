@@ -1,0 +1,86 @@
+"""`shopfloor serve`: the HTTP surface with MCP (streamable HTTP) and the web admin mounted.
+
+/mcp runs stateless, so any number of instances behind a load balancer answer any
+request; it sits behind the same bearer-JWT check as the tools API, and the token's
+subject is the actor of every tool call made through it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from mcp.server.transport_security import TransportSecuritySettings
+from starlette.applications import Starlette
+from starlette.routing import Route
+from starlette.types import Receive, Scope, Send
+
+from shopfloor.app import worker_for
+from shopfloor.jobs.worker import start_in_thread
+from shopfloor.registry.errors import ShopfloorError
+from shopfloor.registry.registry import Registry
+from shopfloor.settings import Settings
+from shopfloor.surfaces.auth import Authenticator
+from shopfloor.surfaces.http import create_app, error_response
+from shopfloor.surfaces.mcp import build_server, current_actor, request_actor
+
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+class AuthenticatedMCP:
+    """ASGI wrapper: 401 without a valid token, else run MCP as the token's subject."""
+
+    def __init__(self, manager: StreamableHTTPSessionManager, auth: Authenticator) -> None:
+        self.manager = manager
+        self.auth = auth
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1")
+                   for k, v in scope.get("headers", [])}
+        try:
+            actor = self.auth.actor(headers.get("authorization"))
+        except ShopfloorError as exc:
+            response = error_response(exc)
+            response.headers["WWW-Authenticate"] = 'Bearer realm="shopfloor"'
+            await response(scope, receive, send)
+            return
+        token = current_actor.set(actor)
+        try:
+            await self.manager.handle_request(scope, receive, send)
+        finally:
+            current_actor.reset(token)
+
+
+def _security(host: str) -> TransportSecuritySettings | None:
+    """DNS-rebinding protection when serving on loopback (as the SDK does by default)."""
+    if host not in LOOPBACK:
+        return None
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=["127.0.0.1:*", "localhost:*", "[::1]:*"],
+        allowed_origins=["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"],
+    )
+
+
+def build_app(registry: Registry, settings: Settings, *, run_worker: bool = True) -> Starlette:
+    manager = StreamableHTTPSessionManager(
+        app=build_server(registry, request_actor, output_schemas=settings.mcp_output_schemas),
+        stateless=True,
+        security_settings=_security(settings.host),
+    )
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        halt = start_in_thread(worker_for(registry)) if run_worker else None
+        try:
+            async with manager.run():
+                yield
+        finally:
+            if halt is not None:
+                halt()
+
+    auth = Authenticator(registry, settings)
+    mcp_route = Route("/mcp", endpoint=AuthenticatedMCP(manager, auth),
+                      methods=["GET", "POST", "DELETE"])
+    return create_app(registry, settings, extra_routes=[mcp_route], lifespan=lifespan)

@@ -1,0 +1,58 @@
+"""The MCP Apps cards: self-contained HTML resources served under ui://shopfloor/.
+
+The CSP metadata declares no external domain at all: a card loads nothing from outside,
+so it works offline and under a host's strictest policy.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources as package_files
+from typing import Any
+
+PREVIEW_URI = "ui://shopfloor/preview.html"
+JOB_URI = "ui://shopfloor/job.html"
+NO_EXTERNAL: dict[str, list[str]] = {
+    "connectDomains": [], "resourceDomains": [], "frameDomains": [], "baseUriDomains": []}
+
+
+@dataclass(frozen=True)
+class Card:
+    uri: str
+    name: str
+    title: str
+    description: str
+    html: str
+
+    @property
+    def meta(self) -> dict[str, Any]:
+        return {"ui": {"csp": NO_EXTERNAL, "prefersBorder": True}}
+
+
+def _read(name: str) -> str:
+    return package_files.files("shopfloor.ui").joinpath(name).read_text(encoding="utf-8")
+
+
+@cache
+def _html(name: str) -> str:
+    """A card with the shared bridge and stylesheet inlined: one file, nothing to fetch."""
+    return (_read(name).replace("/*BRIDGE_JS*/", _read("bridge.js"))
+            .replace("/*CARD_CSS*/", _read("card.css")))
+
+
+def resources() -> list[Card]:
+    return [
+        Card(PREVIEW_URI, "preview", "Shopfloor preview",
+             "Shows a write's preview; Confirm applies it exactly once.", _html("preview.html")),
+        Card(JOB_URI, "job", "Shopfloor job",
+             "Live progress of a job, then its result (an MRP plan can be applied from it).",
+             _html("job.html")),
+    ]
+
+
+@cache
+def admin_page() -> str:
+    """The web admin: one page, its script and style inlined."""
+    return (_read("admin/index.html").replace("/*ADMIN_JS*/", _read("admin/admin.js"))
+            .replace("/*ADMIN_CSS*/", _read("admin/admin.css")))

@@ -1,0 +1,96 @@
+"""Databases for the tests: a fresh SQLite file and a fresh PostgreSQL schema.
+
+Domain and reliability tests take the `db_url` fixture and so run on both. PostgreSQL
+must be reachable at 127.0.0.1:5432 (database `test`): if it is not, those tests fail
+with a message saying so; they never skip silently.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy import create_engine, text
+
+from shopfloor.app import open_registry
+from shopfloor.registry.actor import Actor
+from shopfloor.registry.registry import Registry
+from shopfloor.settings import Settings
+from shopfloor.store.engine import Store
+from shopfloor.store.migrate import upgrade
+from shopfloor.store.tables import Base
+
+PG_URL = os.environ.get("SHOPFLOOR_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
+ADMIN = Actor.of("alice", "admin")
+
+
+@pytest.fixture(scope="session")
+def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("template") / "template.db"
+    store = Store(f"sqlite:///{path}")
+    upgrade(store)
+    store.dispose()
+    return path
+
+
+@pytest.fixture(scope="session")
+def pg_schema_url() -> Iterator[str]:
+    engine = create_engine(PG_URL)
+    try:
+        with engine.connect() as conn:
+            conn.execute(text("select 1"))
+    except Exception as exc:  # pragma: no cover - environment failure
+        pytest.fail(
+            f"PostgreSQL is not reachable at {PG_URL} ({type(exc).__name__}). Start it with "
+            "`pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start` or set "
+            "SHOPFLOOR_TEST_PG. PostgreSQL tests never skip.",
+            pytrace=False,
+        )
+    schema = f"t_{uuid.uuid4().hex[:10]}"
+    with engine.begin() as conn:
+        conn.execute(text(f"CREATE SCHEMA {schema}"))
+    url = f"{PG_URL}?options=-csearch_path%3D{schema}"
+    store = Store(url)
+    upgrade(store)
+    store.dispose()
+    yield url
+    with engine.begin() as conn:
+        conn.execute(text(f"DROP SCHEMA {schema} CASCADE"))
+    engine.dispose()
+
+
+def _truncate(url: str) -> None:
+    engine = create_engine(url)
+    names = ", ".join(t.name for t in Base.metadata.sorted_tables)
+    with engine.begin() as conn:
+        conn.execute(text(f"TRUNCATE {names} RESTART IDENTITY CASCADE"))
+    engine.dispose()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_url(request: pytest.FixtureRequest, tmp_path: Path, sqlite_template: Path) -> str:
+    if request.param == "sqlite":
+        target = tmp_path / "shopfloor.db"
+        shutil.copy(sqlite_template, target)
+        return f"sqlite:///{target}"
+    url: str = request.getfixturevalue("pg_schema_url")
+    _truncate(url)
+    return url
+
+
+@pytest.fixture
+def sqlite_url(tmp_path: Path, sqlite_template: Path) -> str:
+    target = tmp_path / "shopfloor.db"
+    shutil.copy(sqlite_template, target)
+    return f"sqlite:///{target}"
+
+
+@pytest.fixture
+def registry(db_url: str) -> Iterator[Registry]:
+    reg = open_registry(Settings(database_url=db_url))
+    yield reg
+    reg.store.dispose()

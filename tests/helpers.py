@@ -1,0 +1,75 @@
+"""Small helpers for tests: set up master data through the registry and fingerprint the DB."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from sqlalchemy import func, select
+
+from shopfloor.registry.actor import Actor
+from shopfloor.registry.registry import Registry
+from shopfloor.store.tables import Balance, Base, StockMovement
+
+ADMIN = Actor.of("alice", "admin")
+
+
+def apply(registry: Registry, tool: str, actor: Actor = ADMIN, **args: Any) -> dict[str, Any]:
+    return registry.invoke(tool, {**args, "preview": False}, actor)
+
+
+def basic_setup(registry: Registry, *, negative: bool = False) -> None:
+    apply(registry, "create_location", code="MAIN", name="Main", allow_negative=negative)
+    apply(registry, "create_location", code="SHOP", name="Shop")
+    apply(registry, "create_supplier", name="Acme")
+    apply(registry, "create_customer", name="Bob")
+    for sku in ("M1", "M2", "P1"):
+        apply(registry, "create_item", sku=sku, name=f"Item {sku}",
+              kind="product" if sku.startswith("P") else "material", purchase_price="1")
+
+
+def snapshot(registry: Registry) -> dict[str, Any]:
+    """Row counts and version sums of every table: equal snapshots mean nothing was written."""
+    out: dict[str, Any] = {}
+    with registry.store.reading() as s:
+        for table in Base.metadata.sorted_tables:
+            out[table.name] = s.execute(select(func.count()).select_from(table)).scalar()
+            if "version" in table.c:
+                out[f"{table.name}.version"] = s.execute(
+                    select(func.coalesce(func.sum(table.c.version), 0))).scalar()
+    return out
+
+
+def ledger_matches_balances(registry: Registry) -> list[str]:
+    """Every balance equals the sum of its ledger rows; returns the mismatches."""
+    bad = []
+    with registry.store.reading() as s:
+        sums = {
+            (i, loc): q for i, loc, q in s.execute(
+                select(StockMovement.item_id, StockMovement.location_id,
+                       func.sum(StockMovement.quantity))
+                .group_by(StockMovement.item_id, StockMovement.location_id))
+        }
+        for b in s.scalars(select(Balance)).unique():
+            expected = sums.pop((b.item_id, b.location_id), Decimal(0))
+            if b.on_hand != expected:
+                bad.append(f"{b.item.sku}@{b.location.code}: {b.on_hand} != {expected}")
+        bad += [f"ledger without balance: {k}" for k, q in sums.items() if q != 0]
+    return bad
+
+
+def on_hand(registry: Registry, sku: str, location: str = "MAIN") -> Decimal:
+    rows = registry.invoke("get_stock", {"sku": sku, "location": location}, ADMIN)["balances"]
+    return Decimal(rows[0]["on_hand"]) if rows else Decimal(0)
+
+
+def quick_snapshot(registry: Registry) -> tuple[Any, ...]:
+    """Ledger rows, log rows and the sum of balance versions: enough to see a write."""
+    from shopfloor.store.tables import OperationLog
+
+    with registry.store.reading() as s:
+        return (
+            s.execute(select(func.count()).select_from(StockMovement)).scalar(),
+            s.execute(select(func.count()).select_from(OperationLog)).scalar(),
+            s.execute(select(func.coalesce(func.sum(Balance.version), 0))).scalar(),
+        )

@@ -1,0 +1,218 @@
+"""Bad input on every write tool: a coded error naming the field, and nothing written."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from shopfloor.registry.errors import ShopfloorError
+from shopfloor.registry.registry import Registry
+from tests.helpers import ADMIN, apply, basic_setup, snapshot
+
+HUGE = "1e40"
+
+
+def _world(reg: Registry) -> dict[str, str]:
+    basic_setup(reg)
+    apply(reg, "update_recipe", sku="P1", components=[{"sku": "M1", "quantity": "2"}])
+    apply(reg, "create_stock_adjustment", location="MAIN", reason="seed",
+          lines=[{"sku": "M1", "quantity_delta": "10", "unit_cost": "1"}])
+    po = apply(reg, "create_purchase_order", supplier="Acme", location="MAIN",
+               lines=[{"sku": "M1", "quantity": "5", "unit_price": "1"}])
+    so = apply(reg, "create_sales_order", customer="Bob", location="MAIN",
+               lines=[{"sku": "M1", "quantity": "2", "unit_price": "3"}])
+    mo = apply(reg, "create_manufacturing_order", sku="P1", quantity="1", location="MAIN")
+    adj = reg.invoke("list_stock_movements", {"sku": "M1", "limit": 1}, ADMIN)
+    job = reg.invoke("run_mrp", {}, ADMIN)
+    return {"po": po["number"], "so": so["number"], "mo": mo["number"],
+            "adj": adj["movements"][-1]["document_number"], "job": job["job_id"]}
+
+
+# tool -> (valid arguments, [(broken arguments, field, code)]); {po} etc. are filled in.
+LINE = [{"sku": "M1", "quantity": "1"}]
+CASES: dict[str, tuple[dict[str, Any], list[tuple[dict[str, Any], str, str]]]] = {
+    "create_item": ({"sku": "N1", "name": "New"}, [
+        ({"name": "New"}, "sku", "validation_error"),
+        ({"sku": "N1", "name": "New", "purchase_price": "-1"}, "purchase_price",
+         "validation_error"),
+        ({"sku": "N1", "name": "New", "reorder_point": HUGE}, "reorder_point",
+         "validation_error"),
+        ({"sku": "N1", "name": "New", "lead_time_days": "soon"}, "lead_time_days",
+         "validation_error"),
+        ({"sku": "N1", "name": "New", "default_supplier": "Nobody"}, "default_supplier",
+         "not_found"),
+        ({"sku": "M1", "name": "Dup"}, "sku", "conflict"),
+    ]),
+    "modify_item": ({"sku": "M1", "name": "Renamed"}, [
+        ({"name": "x"}, "sku", "validation_error"),
+        ({"sku": "NOPE", "name": "x"}, "sku", "not_found"),
+        ({"sku": "M1", "sales_price": -3}, "sales_price", "validation_error"),
+    ]),
+    "delete_item": ({"sku": "M2"}, [
+        ({}, "sku", "validation_error"),
+        ({"sku": "NOPE"}, "sku", "not_found"),
+        ({"sku": "M1"}, "sku", "conflict"),
+    ]),
+    "create_location": ({"code": "NEW", "name": "New"}, [
+        ({"code": "NEW"}, "name", "validation_error"),
+        ({"code": "MAIN", "name": "Again"}, "code", "conflict"),
+    ]),
+    "create_supplier": ({"name": "Zed"}, [
+        ({}, "name", "validation_error"),
+        ({"name": "Zed", "email": "not-an-email"}, "email", "validation_error"),
+        ({"name": "Acme"}, "name", "conflict"),
+    ]),
+    "create_customer": ({"name": "Zed"}, [
+        ({"name": ""}, "name", "validation_error"),
+        ({"name": "Bob"}, "name", "conflict"),
+    ]),
+    "update_recipe": ({"sku": "P1", "components": [{"sku": "M2", "quantity": "1"}]}, [
+        ({"sku": "P1"}, "components", "validation_error"),
+        ({"sku": "P1", "components": [{"sku": "M2", "quantity": "0"}]},
+         "components[0].quantity", "validation_error"),
+        ({"sku": "P1", "components": [{"sku": "NOPE", "quantity": "1"}]},
+         "components[0].sku", "not_found"),
+        ({"sku": "P1", "components": [{"sku": "P1", "quantity": "1"}]},
+         "components[0].sku", "validation_error"),
+    ]),
+    "create_purchase_order": ({"supplier": "Acme", "location": "MAIN", "lines": LINE}, [
+        ({"supplier": "Acme", "location": "MAIN"}, "lines", "validation_error"),
+        ({"supplier": "Acme", "location": "MAIN", "lines": []}, "lines", "validation_error"),
+        ({"supplier": "Acme", "location": "MAIN", "lines": [{"sku": "M1", "quantity": -2}]},
+         "lines[0].quantity", "validation_error"),
+        ({"supplier": "Acme", "location": "MAIN", "lines": [{"sku": "M1", "quantity": HUGE}]},
+         "lines[0].quantity", "validation_error"),
+        ({"supplier": "Acme", "location": "MAIN", "lines": [{"sku": "X9", "quantity": 1}]},
+         "lines[0].sku", "not_found"),
+        ({"supplier": "Nobody", "location": "MAIN", "lines": LINE}, "supplier", "not_found"),
+        ({"supplier": "Acme", "location": "MAIN", "lines": LINE, "expected_date": "soon"},
+         "expected_date", "validation_error"),
+    ]),
+    "modify_purchase_order": ({"number": "{po}", "notes": "call first"}, [
+        ({"notes": "x"}, "number", "validation_error"),
+        ({"number": "PO-404", "notes": "x"}, "number", "not_found"),
+        ({"number": "{po}", "lines": [{"sku": "M1", "quantity": "abc"}]}, "lines[0].quantity",
+         "validation_error"),
+    ]),
+    "delete_purchase_order": ({"number": "{po}"}, [
+        ({}, "number", "validation_error"),
+        ({"number": "PO-404"}, "number", "not_found"),
+    ]),
+    "receive_purchase_order": ({"number": "{po}"}, [
+        ({"number": "PO-404"}, "number", "not_found"),
+        ({"number": "{po}", "lines": [{"sku": "M1", "quantity": "6"}]}, "lines[0].quantity",
+         "validation_error"),
+        ({"number": "{po}", "lines": [{"sku": "M2", "quantity": "1"}]}, "lines[0].sku",
+         "validation_error"),
+        ({"number": "{po}", "lines": [{"sku": "M1", "quantity": 0}]}, "lines[0].quantity",
+         "validation_error"),
+    ]),
+    "create_sales_order": ({"customer": "Bob", "location": "MAIN", "lines": LINE}, [
+        ({"customer": "Nobody", "location": "MAIN", "lines": LINE}, "customer", "not_found"),
+        ({"customer": "Bob", "location": "NOWHERE", "lines": LINE}, "location", "not_found"),
+        ({"customer": "Bob", "location": "MAIN", "lines": [{"sku": "M1"}]}, "lines[0].quantity",
+         "validation_error"),
+    ]),
+    "modify_sales_order": ({"number": "{so}", "notes": "rush"}, [
+        ({"number": "SO-404", "notes": "x"}, "number", "not_found"),
+        ({"number": "{so}", "due_date": 12}, "due_date", "validation_error"),
+    ]),
+    "delete_sales_order": ({"number": "{so}"}, [
+        ({"number": "SO-404"}, "number", "not_found"),
+    ]),
+    "fulfill_order": ({"number": "{so}"}, [
+        ({"number": "SO-404"}, "number", "not_found"),
+        ({"number": "{so}", "lines": [{"sku": "M1", "quantity": "3"}]}, "lines[0].quantity",
+         "validation_error"),
+    ]),
+    "create_manufacturing_order": ({"sku": "P1", "quantity": "1", "location": "MAIN"}, [
+        ({"sku": "M2", "quantity": "1", "location": "MAIN"}, "sku", "validation_error"),
+        ({"sku": "P1", "quantity": "-1", "location": "MAIN"}, "quantity", "validation_error"),
+        ({"sku": "P1", "quantity": True, "location": "MAIN"}, "quantity", "validation_error"),
+    ]),
+    "complete_manufacturing_order": ({"number": "{mo}"}, [
+        ({"number": "MO-404"}, "number", "not_found"),
+        ({"number": "{mo}", "quantity": "2"}, "quantity", "validation_error"),
+        ({"number": "{mo}", "quantity": "0.0000001"}, "quantity", "validation_error"),
+    ]),
+    "delete_manufacturing_order": ({"number": "{mo}"}, [
+        ({"number": "MO-404"}, "number", "not_found"),
+    ]),
+    "create_stock_adjustment": ({"location": "MAIN", "reason": "r", "lines": [
+            {"sku": "M1", "quantity_delta": "1"}]}, [
+        ({"location": "MAIN", "reason": "r", "lines": [{"sku": "M1"}]}, "lines[0]",
+         "validation_error"),
+        ({"location": "MAIN", "reason": "r", "lines": [
+            {"sku": "M1", "quantity_delta": 1, "counted_quantity": 1}]}, "lines[0]",
+         "validation_error"),
+        ({"location": "MAIN", "reason": "r", "lines": [{"sku": "M1", "counted_quantity": -1}]},
+         "lines[0].counted_quantity", "validation_error"),
+        ({"location": "MAIN", "reason": "", "lines": [{"sku": "M1", "quantity_delta": 1}]},
+         "reason", "validation_error"),
+        ({"location": "MAIN", "reason": "r", "lines": [{"sku": "M1", "quantity_delta": -99}]},
+         "lines[0].quantity_delta", "insufficient_stock"),
+    ]),
+    "update_stock_adjustment": ({"number": "{adj}", "reason": "recount"}, [
+        ({"number": "ADJ-404", "reason": "x"}, "number", "not_found"),
+        ({"number": "{adj}", "lines": []}, "lines", "validation_error"),
+    ]),
+    "create_stock_transfer": ({"from_location": "MAIN", "to_location": "SHOP", "lines": LINE}, [
+        ({"from_location": "MAIN", "to_location": "MAIN", "lines": LINE}, "to_location",
+         "validation_error"),
+        ({"from_location": "MAIN", "to_location": "SHOP", "lines": [
+            {"sku": "M1", "quantity": "99"}]}, "lines[0].quantity", "insufficient_stock"),
+        ({"from_location": "MAIN", "to_location": "SHOP", "lines": [
+            {"sku": "M1", "quantity": "1", "extra": 1}]}, "lines[0].extra", "validation_error"),
+    ]),
+    "cancel_job": ({"job_id": "{job}"}, [
+        ({}, "job_id", "validation_error"),
+        ({"job_id": "no-such-job"}, "job_id", "not_found"),
+        ({"job_id": ""}, "job_id", "validation_error"),
+    ]),
+    "rebuild_balances": ({}, [
+        ({"everything": True}, "everything", "validation_error"),
+    ]),
+    "apply_mrp_plan": ({"job_id": "{job}"}, [
+        ({}, "job_id", "validation_error"),
+        ({"job_id": "no-such-job"}, "job_id", "not_found"),
+        ({"job_id": "{job}", "only": "M1"}, "only", "validation_error"),
+    ]),
+}
+
+
+def _fill(value: Any, refs: dict[str, str]) -> Any:
+    if isinstance(value, str):
+        return value.format(**refs) if value.startswith("{") else value
+    if isinstance(value, list):
+        return [_fill(v, refs) for v in value]
+    if isinstance(value, dict):
+        return {k: _fill(v, refs) for k, v in value.items()}
+    return value
+
+
+def test_every_write_tool_has_bad_input_cases(registry: Registry) -> None:
+    writes = {t.name for t in registry.tools() if t.policy.writes}
+    assert writes <= set(CASES), writes - set(CASES)
+
+
+@pytest.mark.parametrize("tool", sorted(CASES))
+def test_bad_input_is_coded_names_the_field_and_writes_nothing(registry: Registry,
+                                                               tool: str) -> None:
+    refs = _world(registry)
+    valid, broken = CASES[tool]
+    if tool != "apply_mrp_plan":  # its valid call needs a finished MRP run
+        assert registry.invoke(tool, _fill(valid, refs), ADMIN)["preview"] is True
+    for args, field, code in broken:
+        for preview in (True, False):
+            before = snapshot(registry)
+            with pytest.raises(ShopfloorError) as info:
+                result = registry.invoke(tool, {**_fill(args, refs), "preview": preview}, ADMIN)
+                if preview and result["warnings"] and result["warnings"][0]["blocking"]:
+                    w = result["warnings"][0]
+                    raise ShopfloorError(w["message"], field=w["field"]) from None
+            err = info.value
+            if not (preview and code == "insufficient_stock"):
+                assert err.code == code, (args, err.to_payload())
+            assert err.field == field, (args, err.to_payload())
+            assert snapshot(registry) == before, (tool, args)

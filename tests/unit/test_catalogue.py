@@ -1,0 +1,105 @@
+"""The catalogue matches TOOLS.md, its policy table, and stays small enough for agents."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from shopfloor.registry.actor import Actor
+from shopfloor.registry.errors import ShopfloorError
+from shopfloor.registry.policy import COACHING
+from shopfloor.registry.registry import Registry
+
+READS = {
+    "search_items", "get_item", "get_stock", "list_low_stock", "list_stock_movements",
+    "check_availability", "list_locations", "list_suppliers", "list_customers", "get_recipe",
+    "list_purchase_orders", "get_purchase_order", "list_sales_orders", "get_sales_order",
+    "list_manufacturing_orders", "get_manufacturing_order", "get_operation_log", "list_jobs",
+    "get_job",
+}
+# name -> (destructive, role) as TOOLS.md gives them
+WRITES = {
+    "create_item": (False, "operator"), "modify_item": (True, "admin"),
+    "delete_item": (True, "admin"), "create_location": (False, "operator"),
+    "create_supplier": (False, "operator"), "create_customer": (False, "operator"),
+    "update_recipe": (True, "admin"), "create_purchase_order": (False, "operator"),
+    "modify_purchase_order": (True, "admin"), "delete_purchase_order": (True, "admin"),
+    "receive_purchase_order": (True, "operator"), "create_sales_order": (False, "operator"),
+    "modify_sales_order": (True, "admin"), "delete_sales_order": (True, "admin"),
+    "fulfill_order": (True, "operator"), "create_manufacturing_order": (False, "operator"),
+    "complete_manufacturing_order": (True, "operator"),
+    "delete_manufacturing_order": (True, "admin"), "create_stock_adjustment": (False, "operator"),
+    "update_stock_adjustment": (True, "admin"), "create_stock_transfer": (False, "operator"),
+}
+
+
+@pytest.fixture
+def reg(sqlite_url: str) -> Registry:
+    from shopfloor.app import open_registry
+    from shopfloor.settings import Settings
+
+    return open_registry(Settings(database_url=sqlite_url))
+
+
+def test_every_catalogued_tool_exists_with_its_policy(reg: Registry) -> None:
+    tools = {t.name: t for t in reg.tools()}
+    assert set(tools) >= READS | set(WRITES)
+    for name in READS:
+        assert not tools[name].policy.writes and tools[name].policy.role.name == "viewer"
+    for name, (destructive, role) in WRITES.items():
+        policy = tools[name].policy
+        assert policy.writes and policy.destructive is destructive, name
+        assert policy.role.name == role, name
+
+
+def test_schemas_are_objects_and_writes_share_the_control_arguments(reg: Registry) -> None:
+    for t in reg.tools():
+        assert t.input_schema["type"] == "object", t.name
+        assert t.output_schema["type"] == "object", t.name
+        if t.policy.writes:
+            assert {"preview", "preview_token", "idempotency_key"} <= set(
+                t.input_schema["properties"]), t.name
+            assert t.full_description.endswith(COACHING)
+        else:
+            assert COACHING not in t.full_description
+
+
+def test_descriptions_and_schemas_stay_small(reg: Registry) -> None:
+    for t in reg.tools():
+        size = len(t.full_description.encode()) + len(json.dumps(t.input_schema).encode())
+        coaching = len(COACHING) if t.policy.writes else 0
+        assert size - coaching < 1600, f"{t.name}: {size} bytes"
+        assert len(t.description) < 240, t.name
+
+
+def test_unknown_tool_and_missing_role_are_coded(reg: Registry) -> None:
+    with pytest.raises(ShopfloorError) as info:
+        reg.invoke("no_such_tool", {}, Actor.of("a", "admin"))
+    assert info.value.code == "not_found"
+    with pytest.raises(ShopfloorError) as info:
+        reg.invoke("create_location", {"code": "X", "name": "X"}, Actor.of("v", "viewer"))
+    assert info.value.code == "forbidden"
+    with pytest.raises(ShopfloorError) as info:
+        reg.invoke("modify_item", {"sku": "X"}, Actor.of("o", "operator"))
+    assert info.value.code == "forbidden"
+    with pytest.raises(ShopfloorError) as info:
+        reg.invoke("get_stock", {}, Actor.of("nobody"))
+    assert info.value.code == "forbidden"
+
+
+@pytest.mark.parametrize(("args", "field"), [
+    ({"name": "X"}, "code"),
+    ({"code": "X", "name": "X", "colour": "red"}, "colour"),
+    ({"code": "", "name": "X"}, "code"),
+    ({"code": "A\x07B", "name": "X"}, "code"),
+    ({"code": "X" * 65, "name": "X"}, "code"),
+    ({"code": "X", "name": "X", "allow_negative": "perhaps"}, "allow_negative"),
+])
+def test_validation_errors_name_the_field(reg: Registry, args: dict[str, object],
+                                          field: str) -> None:
+    with pytest.raises(ShopfloorError) as info:
+        reg.invoke("create_location", args, Actor.of("a", "admin"))
+    assert info.value.code == "validation_error"
+    assert info.value.field == field
+    assert field in info.value.message

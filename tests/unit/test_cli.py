@@ -1,0 +1,93 @@
+"""The CLI prints exactly what the registry returns, and fails with coded exit statuses."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+
+from shopfloor.app import open_registry
+from shopfloor.settings import Settings
+from shopfloor.surfaces.cli import EXIT_CODES
+from tests.helpers import basic_setup
+
+LOCAL = Settings().local_actor
+
+
+def cli(url: str, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "SHOPFLOOR_DATABASE_URL": url}
+    return subprocess.run([sys.executable, "-m", "shopfloor.surfaces.cli", "--fmt", "json", *args],
+                          capture_output=True, text=True, env=env, input=stdin, timeout=60)
+
+
+def test_call_prints_the_registry_payload(sqlite_url: str) -> None:
+    reg = open_registry(Settings(database_url=sqlite_url))
+    basic_setup(reg)
+    from shopfloor.registry.actor import Actor
+
+    local = Actor.of(LOCAL, Settings().local_role)
+    expected = reg.invoke("search_items", {"query": "item", "limit": 2}, local)
+    out = cli(sqlite_url, "call", "search_items", "--arg", "query=item", "--arg", "limit=2")
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout) == expected
+    out = cli(sqlite_url, "call", "get_stock", "--json", '{"sku": "M1"}')
+    assert json.loads(out.stdout) == reg.invoke("get_stock", {"sku": "M1"}, local)
+
+
+def test_write_preview_then_apply_from_the_cli(sqlite_url: str) -> None:
+    reg = open_registry(Settings(database_url=sqlite_url))
+    basic_setup(reg)
+    args = {"location": "MAIN", "reason": "found", "lines": [{"sku": "M1", "quantity_delta": 3}]}
+    preview = json.loads(cli(sqlite_url, "call", "create_stock_adjustment", "--json",
+                             json.dumps(args)).stdout)
+    assert preview["preview"] is True and preview["preview_token"]
+    applied = cli(sqlite_url, "call", "create_stock_adjustment", "--json", "-",
+                  stdin=json.dumps({**args, "preview": False,
+                                    "preview_token": preview["preview_token"]}))
+    assert applied.returncode == 0, applied.stderr
+    result = json.loads(applied.stdout)
+    assert result["applied"] is True and result["replayed"] is False
+    assert set(result) >= {"summary", "operation_id", "number", "lines"}
+
+
+@pytest.mark.parametrize(("args", "code"), [
+    (["call", "no_such_tool"], "not_found"),
+    (["call", "get_item", "--arg", "sku=NOPE"], "not_found"),
+    (["call", "create_location", "--arg", "name=X"], "validation_error"),
+    (["call", "get_stock", "--json", "{not json"], "validation_error"),
+    (["call", "create_location", "--arg", "code=MAIN", "--arg", "name=X", "--arg",
+      "preview=false"], "conflict"),
+    (["call", "create_stock_adjustment", "--json",
+      '{"location": "MAIN", "reason": "x", "preview": false,'
+      ' "lines": [{"sku": "M1", "quantity_delta": -1}]}'], "insufficient_stock"),
+])
+def test_errors_exit_non_zero_with_the_code(sqlite_url: str, args: list[str], code: str) -> None:
+    basic_setup(open_registry(Settings(database_url=sqlite_url)))
+    out = cli(sqlite_url, *args)
+    assert out.returncode == EXIT_CODES[code], out.stderr
+    assert f"error[{code}]" in out.stderr
+    payload: dict[str, Any] = json.loads(out.stdout)
+    assert payload["error"]["code"] == code
+
+
+def test_tools_list_has_schemas(sqlite_url: str) -> None:
+    out = cli(sqlite_url, "tools", "list")
+    tools = json.loads(out.stdout)["tools"]
+    assert len(tools) >= 40
+    assert all(t["input_schema"]["type"] == "object" and t["output_schema"] for t in tools)
+    one = json.loads(cli(sqlite_url, "tools", "schema", "get_stock").stdout)
+    assert one["name"] == "get_stock"
+
+
+def test_text_and_yaml_views_render(sqlite_url: str) -> None:
+    basic_setup(open_registry(Settings(database_url=sqlite_url)))
+    env = {**os.environ, "SHOPFLOOR_DATABASE_URL": sqlite_url}
+    for fmt in ("text", "yaml", "md"):
+        out = subprocess.run([sys.executable, "-m", "shopfloor.surfaces.cli", "--fmt", fmt,
+                              "call", "list_locations"], capture_output=True, text=True, env=env,
+                             timeout=60)
+        assert out.returncode == 0 and "MAIN" in out.stdout, (fmt, out.stderr)

@@ -1,0 +1,24 @@
+"""The migrations build exactly the schema the models declare, on both databases."""
+
+from __future__ import annotations
+
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
+
+from shopfloor.app import open_registry
+from shopfloor.registry.registry import Registry
+from shopfloor.store.tables import Base
+
+
+def test_migrated_schema_matches_the_models(registry: Registry) -> None:
+    with registry.store.engine.connect() as conn:
+        context = MigrationContext.configure(conn)
+        diff = compare_metadata(context, Base.metadata)
+    assert diff == [], diff
+
+
+def test_open_registry_is_idempotent_on_a_migrated_database(db_url: str) -> None:
+    from shopfloor.settings import Settings
+
+    for _ in range(2):
+        open_registry(Settings(database_url=db_url)).store.dispose()
