@@ -1,0 +1,233 @@
+"""The contract: every surface returns the same payloads, codes, tools and schemas.
+
+Each surface runs the same script of calls against its own copy of the same database,
+so writes evolve identically; payloads are compared after masking only what differs by
+nature (tokens, operation ids, times).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import AsyncExitStack, asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from mcp import Client
+
+from shopfloor.app import open_registry
+from shopfloor.registry.registry import Registry
+from shopfloor.settings import Settings
+from shopfloor.surfaces.auth import Authenticator
+from shopfloor.surfaces.mcp import build_server, settings_actor
+from shopfloor.surfaces.server import build_app
+from tests.contract import surfaces
+from tests.contract.normalise import differences, normalise
+from tests.helpers import apply, basic_setup
+from tests.mcp.clients import http_session, stdio_session
+from tests.servers import serving
+
+Call = surfaces.Call
+ADJ = {"location": "MAIN", "reason": "count", "lines": [{"sku": "M1", "quantity_delta": "1"}]}
+
+
+async def _second_page(call: Call) -> dict[str, Any]:
+    first = await call("search_items", {"limit": 2})
+    return await call("search_items", {"limit": 2, "cursor": first["next_cursor"]})
+
+
+async def _stale(call: Call) -> dict[str, Any]:
+    preview = await call("create_stock_adjustment", ADJ)
+    await call("create_stock_adjustment", {**ADJ, "reason": "meanwhile", "preview": False})
+    return await call("create_stock_adjustment", {**ADJ, "preview": False,
+                                                  "preview_token": preview["preview_token"]})
+
+
+def _one(name: str, args: dict[str, Any]) -> Callable[[Call], Awaitable[dict[str, Any]]]:
+    async def step(call: Call) -> dict[str, Any]:
+        return await call(name, args)
+    return step
+
+
+# (case, role, script, expected error code or None); run in this order on every surface.
+CASES: list[tuple[str, str, Callable[[Call], Awaitable[dict[str, Any]]], str | None]] = [
+    ("read", "admin", _one("get_stock", {"sku": "M1"}), None),
+    ("read item", "admin", _one("get_item", {"sku": "M1"}), None),
+    ("list page 1", "admin", _one("search_items", {"limit": 2}), None),
+    ("list with cursor", "admin", _second_page, None),
+    ("write preview", "admin", _one("create_location", {"code": "DOCK", "name": "Dock"}), None),
+    ("write apply", "admin", _one("create_location", {"code": "DOCK", "name": "Dock",
+                                                      "preview": False,
+                                                      "idempotency_key": "contract-1"}), None),
+    ("replayed apply", "admin", _one("create_location", {"code": "DOCK", "name": "Dock",
+                                                         "preview": False,
+                                                         "idempotency_key": "contract-1"}), None),
+    ("receive preview", "admin", _one("receive_purchase_order", {"number": "PO-00001"}), None),
+    ("blocked preview", "admin", _one("create_stock_adjustment", {
+        **ADJ, "lines": [{"sku": "M2", "quantity_delta": "-999"}]}), None),
+    ("validation", "admin", _one("create_location", {"code": "X"}), "validation_error"),
+    ("not found", "admin", _one("get_item", {"sku": "NOPE"}), "not_found"),
+    ("conflict", "admin", _one("create_location", {"code": "MAIN", "name": "Again",
+                                                   "preview": False}), "conflict"),
+    ("insufficient stock", "admin", _one("create_stock_adjustment", {
+        **ADJ, "preview": False, "lines": [{"sku": "M2", "quantity_delta": "-999"}]}),
+     "insufficient_stock"),
+    ("stale preview", "admin", _stale, "stale_preview"),
+    ("forbidden", "viewer", _one("create_location", {"code": "V", "name": "V"}), "forbidden"),
+    ("unauthenticated", "anonymous", _one("get_stock", {}), "unauthenticated"),
+    ("low stock", "admin", _one("list_low_stock", {}), None),
+    ("operation log", "admin", _one("get_operation_log", {"limit": 5}), None),
+]
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory, sqlite_template: Path) -> Path:
+    path = tmp_path_factory.mktemp("contract") / "world.db"
+    shutil.copy(sqlite_template, path)
+    reg = open_registry(Settings(database_url=f"sqlite:///{path}"))
+    basic_setup(reg)
+    apply(reg, "update_recipe", sku="P1", components=[{"sku": "M1", "quantity": "2"}])
+    apply(reg, "create_stock_adjustment", location="MAIN", reason="seed",
+          lines=[{"sku": "M1", "quantity_delta": "8", "unit_cost": "1.25"}])
+    apply(reg, "create_item", sku="M3", name="Item M3", reorder_point="5", reorder_quantity="20")
+    apply(reg, "create_purchase_order", supplier="Acme", location="MAIN",
+          lines=[{"sku": "M2", "quantity": "10", "unit_price": "3"}])
+    reg.store.dispose()
+    return path
+
+
+@pytest.fixture
+def copy_of(world: Path, tmp_path: Path) -> Iterator[Callable[[str], str]]:
+    def make(name: str) -> str:
+        target = tmp_path / f"{name}.db"
+        shutil.copy(world, target)
+        return f"sqlite:///{target}"
+    yield make
+
+
+@asynccontextmanager
+async def adapter(kind: str, db_url: str, role: str, url: str | None,
+                  auth: Authenticator | None, reg: Registry) -> AsyncIterator[Call]:
+    if kind == "registry":
+        cm = surfaces.registry_surface(reg, role)
+    elif kind == "cli":
+        cm = surfaces.cli_surface(db_url, role)
+    elif kind == "http":
+        assert url and auth
+        cm = surfaces.http_surface(url, auth, role)
+    elif kind == "mcp-memory":
+        cm = surfaces.mcp_memory_surface(reg, role)
+    elif kind == "mcp-stdio":
+        cm = surfaces.mcp_stdio_surface(db_url, role)
+    else:
+        assert url and auth
+        cm = surfaces.mcp_http_surface(url, auth, role)
+    async with cm as call:
+        yield call
+
+
+KINDS = ["registry", "cli", "http", "mcp-memory", "mcp-stdio", "mcp-http"]
+
+
+def run_script(kind: str, db_url: str) -> dict[str, dict[str, Any]]:
+    settings = Settings(database_url=db_url)
+    reg = open_registry(settings)
+    auth = Authenticator(reg, settings)
+
+    async def go(url: str | None) -> dict[str, dict[str, Any]]:
+        out: dict[str, dict[str, Any]] = {}
+        async with AsyncExitStack() as stack:
+            calls: dict[str, Call] = {}
+            for case, role, script, _ in CASES:
+                if role not in calls:
+                    calls[role] = await stack.enter_async_context(
+                        adapter(kind, db_url, role, url, auth, reg))
+                out[case] = await script(calls[role])
+        return out
+
+    try:
+        if kind in ("http", "mcp-http"):
+            with serving(build_app(reg, settings)) as url:
+                return asyncio.run(go(url))
+        return asyncio.run(go(None))
+    finally:
+        reg.store.dispose()
+
+
+def test_every_surface_returns_the_same_payloads(copy_of: Callable[[str], str]) -> None:
+    results = {kind: run_script(kind, copy_of(kind)) for kind in KINDS}
+    baseline = results["registry"]
+    for case, _, _, code in CASES:
+        got = baseline[case]
+        if code is None:
+            assert "error" not in got, (case, got)
+        else:
+            assert got["error"]["code"] == code, (case, got)
+    problems = []
+    for kind, result in results.items():
+        for case, _, _, code in CASES:
+            a, b = baseline[case], result[case]
+            if code == "unauthenticated":
+                # How to authenticate differs by surface, so only the code must agree.
+                a, b = a["error"]["code"], b["error"]["code"]
+            diff = differences(normalise(a), normalise(b))
+            problems += [f"{kind} / {case}: {d}" for d in diff]
+    assert not problems, "\n".join(problems)
+
+
+def test_tool_lists_and_schemas_are_identical(copy_of: Callable[[str], str]) -> None:
+    db_url = copy_of("tools")
+    settings = Settings(database_url=db_url)
+    reg = open_registry(settings)
+    want = {t.name: (t.full_description, t.input_schema, t.output_schema) for t in reg.tools()}
+
+    cli = subprocess.run([sys.executable, "-m", "shopfloor.surfaces.cli", "--db", db_url,
+                          "--fmt", "json", "tools", "list"], capture_output=True, text=True,
+                         timeout=60)
+    got = {"cli": {t["name"]: (t["description"], t["input_schema"], t["output_schema"])
+                   for t in json.loads(cli.stdout)["tools"]}}
+    auth = Authenticator(reg, settings)
+
+    async def mcp_lists(url: str) -> None:
+        token = auth.mint("local", ["viewer"], 600)
+        async with AsyncExitStack() as stack:
+            sessions = {
+                "mcp-memory": await stack.enter_async_context(
+                    Client(build_server(reg, settings_actor(settings)))),
+                "mcp-stdio": await stack.enter_async_context(stdio_session(db_url)),
+                "mcp-http": await stack.enter_async_context(http_session(url, token)),
+            }
+            for kind, s in sessions.items():
+                listed = await s.list_tools()
+                got[kind] = {t.name: (t.description, t.input_schema, t.output_schema)
+                             for t in listed.tools}
+        r = httpx.get(f"{url}/api/v1/tools", headers={"Authorization": f"Bearer {token}"})
+        got["http"] = {t["name"]: (t["description"], t["input_schema"], t["output_schema"])
+                       for t in r.json()["tools"]}
+
+    with serving(build_app(reg, settings)) as url:
+        asyncio.run(mcp_lists(url))
+    for kind, tools in got.items():
+        assert list(tools) == list(want), kind
+        for name in want:
+            assert tools[name] == want[name], (kind, name)
+
+
+def test_the_normaliser_catches_a_drifted_payload() -> None:
+    a = {"applied": True, "operation_id": "1f0e...", "summary": "Create location DOCK",
+         "changes": [{"entity": "location", "before": None, "after": "Dock"}],
+         "created_at": "2026-11-22T10:00:00Z"}
+    same = {**a, "operation_id": "other", "created_at": "2026-11-23T11:00:00Z"}
+    assert differences(normalise(a), normalise(same)) == []
+    drifted = {**a, "changes": [{"entity": "location", "before": None, "after": "Dock "}]}
+    assert differences(normalise(a), normalise(drifted)) == [
+        "$.changes[0].after: 'Dock' != 'Dock '"]
+    renamed = {k if k != "summary" else "message": v for k, v in a.items()}
+    assert differences(normalise(a), normalise(renamed))
+    assert differences(normalise({"q": "1.5"}), normalise({"q": 1.5}))

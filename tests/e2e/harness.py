@@ -1,0 +1,132 @@
+"""A test MCP Apps host in headless Chromium: the official AppBridge, a real server.
+
+The host page is served by Playwright's router from a made-up origin; every other
+request the browser makes is recorded and refused, and a canary load proves the
+recorder sees requests made from inside the card's sandboxed iframe.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import subprocess
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.async_api import Browser, Page, Route, async_playwright
+
+JS = Path(__file__).parent / "js"
+ARTIFACTS = Path(__file__).parents[2] / "artifacts" / "e2e"
+HOST_URL = "http://host.test/host.html"
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run",
+        "--disable-site-isolation-trials",
+        "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"]
+
+
+@cache
+def host_page() -> str:
+    esbuild = JS / "node_modules" / ".bin" / "esbuild"
+    if not esbuild.exists() or not shutil.which("node"):
+        pytest.fail("test JS peers missing: run `make e2e-deps`", pytrace=False)
+    bundle = subprocess.run(
+        [str(esbuild), str(JS / "host-entry.js"), "--bundle", "--format=iife"],
+        capture_output=True, text=True, check=True, cwd=JS).stdout
+    return (JS / "host.html").read_text().replace("/*HOST_BUNDLE*/", bundle)
+
+
+@dataclass
+class Recorder:
+    external: list[str] = field(default_factory=list)
+    console_failures: list[str] = field(default_factory=list)
+    dialogs: list[str] = field(default_factory=list)
+
+    def outside(self) -> list[str]:
+        seen = self.external + self.console_failures
+        return [u for u in seen if "canary.invalid" not in u]
+
+
+@asynccontextmanager
+async def browser() -> AsyncIterator[Browser]:
+    if not Path(CHROMIUM).exists():
+        pytest.fail("Debian chromium is missing: run `make browsers`", pytrace=False)
+    async with async_playwright() as pw:
+        b = await pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        try:
+            yield b
+        finally:
+            await b.close()
+
+
+async def open_host(b: Browser, rec: Recorder,
+                    call_tool: Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]) -> Page:
+    context = await b.new_context(viewport={"width": 760, "height": 600})
+    html = host_page()
+
+    async def route(r: Route) -> None:
+        if r.request.url == HOST_URL:
+            await r.fulfill(body=html, content_type="text/html")
+        else:
+            rec.external.append(r.request.url)
+            await r.abort()
+
+    await context.route("**/*", route)
+    page = await context.new_page()
+    page.on("console", lambda m: rec.console_failures.append(m.text)
+            if "Failed to load resource" in m.text and "http" in m.text else None)
+
+    dismissals: set[asyncio.Task[None]] = set()
+
+    def on_dialog(d: Any) -> None:
+        rec.dialogs.append(d.message)
+        task = asyncio.ensure_future(d.dismiss())
+        dismissals.add(task)
+        task.add_done_callback(dismissals.discard)
+
+    page.on("dialog", on_dialog)
+    await page.expose_function("shopfloorCallTool", call_tool)
+    await page.goto(HOST_URL)
+    return page
+
+
+async def prove_recorder(page: Page, rec: Recorder) -> None:
+    """Fail unless a load from inside a sandboxed srcdoc iframe is seen by the recorder."""
+    await page.evaluate("""() => {
+      const f = document.createElement('iframe');
+      f.setAttribute('sandbox', 'allow-scripts');
+      f.srcdoc = '<img src="https://canary.invalid/probe.png">';
+      document.body.appendChild(f);
+    }""")
+    for _ in range(100):
+        if any("canary.invalid" in u for u in rec.external):
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError("the request recorder did not see the canary load: the "
+                         "zero-external-requests check would be blind")
+
+
+async def mount(page: Page, html: str, tool_input: dict[str, Any], result: dict[str, Any],
+                theme: str = "light") -> None:
+    await page.evaluate("([h, i, r, t]) => window.mountCard(h, i, r, t)",
+                        [html, tool_input, result, theme])
+
+
+async def card_state(page: Page, state: str) -> None:
+    frame = page.frame_locator("#card")
+    await frame.locator(f"body[data-state='{state}']").wait_for(timeout=15000)
+
+
+async def host_log(page: Page) -> dict[str, Any]:
+    log: dict[str, Any] = await page.evaluate("() => window.hostLog")
+    return log
+
+
+async def shot(page: Page, name: str) -> None:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    await page.locator("#card").screenshot(path=str(ARTIFACTS / f"{name}.png"))

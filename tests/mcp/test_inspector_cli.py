@@ -1,0 +1,51 @@
+"""A third-party client: the MCP Inspector CLI (npm, pinned) against `shopfloor mcp`."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from shopfloor.app import open_registry
+from shopfloor.settings import Settings
+from tests.helpers import basic_setup
+
+INSPECTOR = Path(__file__).parents[1] / "e2e" / "js" / "node_modules" / ".bin" / "mcp-inspector"
+
+
+def inspector(db_url: str, *args: str) -> subprocess.CompletedProcess[str]:
+    if not INSPECTOR.exists():
+        pytest.fail("the Inspector CLI is not installed: run `make e2e-deps`", pytrace=False)
+    # The Inspector does not pass our environment to the server: give it with -e.
+    cmd = [str(INSPECTOR), "--cli", sys.executable, "-m", "shopfloor.surfaces.cli", "mcp",
+           "-e", f"SHOPFLOOR_DATABASE_URL={db_url}", *args]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+
+
+def test_inspector_lists_and_calls(sqlite_url: str) -> None:
+    reg = open_registry(Settings(database_url=sqlite_url))
+    basic_setup(reg)
+    listed = inspector(sqlite_url, "--method", "tools/list")
+    assert listed.returncode == 0, listed.stderr
+    tools = {t["name"]: t for t in json.loads(listed.stdout)["tools"]}
+    assert set(tools) == {t.name for t in reg.tools()}
+    assert tools["delete_item"]["annotations"]["destructiveHint"] is True
+    assert tools["get_stock"]["annotations"]["readOnlyHint"] is True
+    assert tools["create_item"]["_meta"]["ui"]["resourceUri"] == "ui://shopfloor/preview.html"
+
+    called = inspector(sqlite_url, "--method", "tools/call", "--tool-name", "list_locations",
+                       "--tool-arg", "query=mai")
+    assert called.returncode == 0, called.stderr
+    result = json.loads(called.stdout)
+    assert result["isError"] is False
+    assert [loc["code"] for loc in result["structuredContent"]["locations"]] == ["MAIN"]
+
+    preview = inspector(sqlite_url, "--method", "tools/call", "--tool-name", "create_location",
+                        "--tool-arg", "code=DOCK", "--tool-arg", "name=Loading dock")
+    assert json.loads(preview.stdout)["structuredContent"]["preview"] is True
+
+    unknown = inspector(sqlite_url, "--method", "tools/call", "--tool-name", "no_such_tool")
+    assert unknown.returncode != 0

@@ -1,0 +1,125 @@
+"""The official SDK client drives Shopfloor over stdio and streamable HTTP."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import anyio
+import httpx
+import pytest
+
+from shopfloor.app import open_registry
+from shopfloor.registry.policy import COACHING
+from shopfloor.registry.registry import Registry
+from shopfloor.settings import Settings
+from shopfloor.surfaces.auth import Authenticator
+from shopfloor.surfaces.server import build_app
+from shopfloor.ui.cards import JOB_URI, PREVIEW_URI
+from tests.helpers import ADMIN, basic_setup
+from tests.mcp.clients import http_session, stdio_session
+from tests.servers import serving
+
+ADJ = {"location": "MAIN", "reason": "found", "lines": [{"sku": "M1", "quantity_delta": "4"}]}
+
+
+@pytest.fixture
+def reg(sqlite_url: str) -> Registry:
+    r = open_registry(Settings(database_url=sqlite_url))
+    basic_setup(r)
+    return r
+
+
+def test_stdio_lists_annotated_tools_and_reads_previews_applies(reg: Registry,
+                                                                sqlite_url: str) -> None:
+    async def run() -> None:
+        async with stdio_session(sqlite_url) as s:
+            listed = {t.name: t for t in (await s.list_tools()).tools}
+            assert set(listed) == {t.name for t in reg.tools()}
+            for t in reg.tools():
+                mt = listed[t.name]
+                a = mt.annotations
+                assert a is not None and mt.title == t.title
+                assert mt.input_schema == t.input_schema and mt.output_schema == t.output_schema
+                if t.policy.writes:
+                    assert not a.read_only_hint and a.destructive_hint is t.policy.destructive
+                    assert mt.meta == {"ui": {"resourceUri": PREVIEW_URI}}
+                    assert COACHING in (mt.description or "")
+                elif t.policy.job:
+                    assert not a.read_only_hint and not a.destructive_hint
+                    assert mt.meta == {"ui": {"resourceUri": JOB_URI}}
+                elif t.app_only:
+                    assert a.read_only_hint
+                    assert mt.meta == {"ui": {"resourceUri": JOB_URI, "visibility": ["app"]}}
+                else:
+                    assert a.read_only_hint and a.idempotent_hint and not a.destructive_hint
+                    assert not mt.meta
+            assert listed["create_item"].annotations.destructive_hint is False  # type: ignore[union-attr]
+            assert listed["delete_item"].annotations.destructive_hint is True  # type: ignore[union-attr]
+
+            read = await s.call_tool("list_locations", {})
+            assert not read.is_error
+            assert read.structured_content == reg.invoke("list_locations", {}, ADMIN)
+            assert "MAIN" in read.content[0].text  # type: ignore[union-attr]
+
+            preview = await s.call_tool("create_stock_adjustment", ADJ)
+            sc: dict[str, Any] = preview.structured_content or {}
+            assert not preview.is_error and sc["preview"] is True and sc["preview_token"]
+            assert "PREVIEW" in preview.content[0].text  # type: ignore[union-attr]
+            applied = await s.call_tool("create_stock_adjustment", sc["apply"]["arguments"])
+            assert not applied.is_error and applied.structured_content["applied"] is True  # type: ignore[index]
+            again = await s.call_tool("create_stock_adjustment", sc["apply"]["arguments"])
+            assert again.structured_content["replayed"] is True  # type: ignore[index]
+
+            missing = await s.call_tool("get_item", {"sku": "NOPE"})
+            assert missing.is_error
+            assert missing.structured_content == {"error": {
+                "code": "not_found", "message": "no item with SKU 'NOPE'", "field": "sku",
+                "details": {}}}
+
+            resources = (await s.list_resources()).resources
+            assert [str(r.uri) for r in resources] == [PREVIEW_URI, JOB_URI]
+            assert {r.mime_type for r in resources} == {"text/html;profile=mcp-app"}
+            card = (await s.read_resource(PREVIEW_URI)).contents[0]
+            html = card.text  # type: ignore[union-attr]
+            assert "<script src" not in html and "http://" not in html and "https://" not in html
+            assert card.meta["ui"]["csp"]["connectDomains"] == []  # type: ignore[index]
+
+    anyio.run(run)
+    stock = reg.invoke("get_stock", {"sku": "M1", "location": "MAIN"}, ADMIN)["balances"]
+    assert stock[0]["on_hand"] == "4"
+
+
+@pytest.fixture
+def served(reg: Registry, sqlite_url: str) -> Iterator[tuple[str, Authenticator]]:
+    settings = Settings(database_url=sqlite_url)
+    with serving(build_app(reg, settings)) as url:
+        yield url, Authenticator(reg, settings)
+
+
+def test_streamable_http_behind_jwt(reg: Registry, served: tuple[str, Authenticator]) -> None:
+    url, auth = served
+    r = httpx.post(f"{url}/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+    assert r.status_code == 401 and r.json()["error"]["code"] == "unauthenticated"
+
+    async def run() -> None:
+        async with http_session(url, auth.mint("viewer-vic", ["viewer"], 300)) as s:
+            assert len((await s.list_tools()).tools) == len(reg.tools())
+            ok = await s.call_tool("get_stock", {})
+            assert not ok.is_error
+            for t in reg.tools():
+                if t.policy.writes or t.policy.job:
+                    res = await s.call_tool(t.name, {})
+                    assert res.is_error, t.name
+                    assert res.structured_content["error"]["code"] == "forbidden"  # type: ignore[index]
+        async with http_session(url, auth.mint("operator-olga", ["operator"], 300)) as s:
+            res = await s.call_tool("modify_item", {"sku": "M1", "name": "x"})
+            assert res.structured_content["error"]["code"] == "forbidden"  # type: ignore[index]
+            preview = await s.call_tool("create_stock_adjustment", ADJ)
+            args = preview.structured_content["apply"]["arguments"]  # type: ignore[index]
+            applied = await s.call_tool("create_stock_adjustment", args)
+            assert applied.structured_content["applied"] is True  # type: ignore[index]
+
+    anyio.run(run)
+    log = reg.invoke("get_operation_log", {"tool": "create_stock_adjustment"}, ADMIN)
+    assert [e["actor"] for e in log["entries"]] == ["operator-olga"]
