@@ -63,4 +63,4 @@ def worker_for(registry: Registry, **options: Any) -> Worker:
     from shopfloor.jobs.kinds import KINDS
     from shopfloor.jobs.worker import Worker
 
-    return Worker(registry.store, KINDS, **options)
+    return Worker(registry.store, {**KINDS, **registry.job_runners()}, **options)

@@ -173,6 +173,25 @@ CASES: dict[str, tuple[dict[str, Any], list[tuple[dict[str, Any], str, str]]]] =
     "rebuild_balances": ({}, [
         ({"everything": True}, "everything", "validation_error"),
     ]),
+    "import_items": ({"csv": "sku,name,on_hand:MAIN\nN9,Nine,4\n"}, [
+        ({}, "csv", "validation_error"),
+        ({"csv": "sku,colour\nX,red\n"}, "csv", "validation_error"),
+        ({"csv": "name\nNine\n"}, "csv", "validation_error"),
+        ({"csv": "sku,name\n"}, "csv", "validation_error"),
+        ({"csv": "sku,name,purchase_price\nN9,Nine,-1\n"}, "csv", "validation_error"),
+        ({"csv": "sku,name,on_hand:NOWHERE\nN9,Nine,1\n"}, "csv", "validation_error"),
+        ({"csv": "sku,name\nN9,Nine\nN9,Again\n"}, "csv", "validation_error"),
+        ({"csv": "sku,name\nN9,Nine", "skip_rejects": "maybe"}, "skip_rejects",
+         "validation_error"),
+    ]),
+    "batch_update_recipes": ({"component": "M1", "scale": "2"}, [
+        ({"component": "M1"}, "replace_with", "validation_error"),
+        ({"component": "NOPE", "scale": "2"}, "component", "not_found"),
+        ({"component": "M1", "replace_with": "M1"}, "replace_with", "validation_error"),
+        ({"component": "M1", "replace_with": "P1"}, "component", "validation_error"),
+        ({"component": "M1", "scale": "0"}, "scale", "validation_error"),
+        ({"component": "M1", "scale": "2", "products": ["M1"]}, "products[0]", "not_found"),
+    ]),
     "apply_mrp_plan": ({"job_id": "{job}"}, [
         ({}, "job_id", "validation_error"),
         ({"job_id": "no-such-job"}, "job_id", "not_found"),
@@ -210,7 +229,9 @@ def test_bad_input_is_coded_names_the_field_and_writes_nothing(registry: Registr
                 result = registry.invoke(tool, {**_fill(args, refs), "preview": preview}, ADMIN)
                 if preview and result["warnings"] and result["warnings"][0]["blocking"]:
                     w = result["warnings"][0]
-                    raise ShopfloorError(w["message"], field=w["field"]) from None
+                    blocked = ShopfloorError(w["message"], field=w["field"])
+                    blocked.code = w["code"]  # type: ignore[misc]
+                    raise blocked from None
             err = info.value
             if not (preview and code == "insufficient_stock"):
                 assert err.code == code, (args, err.to_payload())

@@ -132,7 +132,7 @@ def update_recipe(op: Op, sku: str, components: Sequence[ComponentSpec]) -> Item
             raise ValidationFailed(f"{c.sku} is listed twice", field=fld)
         seen.add(c.sku)
         comp = lookup.item(op, c.sku, fld=fld)
-        if comp.id == product.id or product.id in _all_components(op, comp.id):
+        if comp.id == product.id or product.id in all_components(op, comp.id):
             raise ValidationFailed(f"{c.sku} contains {sku}: a recipe cannot include itself",
                                    field=fld)
         rows.append((comp, c.quantity))
@@ -158,7 +158,7 @@ def touch(row: Any) -> None:
     flag_modified(row, plain)
 
 
-def _all_components(op: Op, item_id: int) -> set[int]:
+def all_components(op: Op, item_id: int) -> set[int]:
     found: set[int] = set()
     frontier = {item_id}
     while frontier:

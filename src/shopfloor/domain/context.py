@@ -7,6 +7,7 @@ back by the registry.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
@@ -76,6 +77,13 @@ class Op:
     warnings: list[Warning] = field(default_factory=list)
     _index: dict[tuple[str, str, str], Change] = field(default_factory=dict)
     cache: dict[Any, Any] = field(default_factory=dict)
+    checkpoint: Callable[[float, str], None] | None = None
+
+    def progress(self, fraction: float, message: str) -> None:
+        """Long operations report here; inside a job this is a checkpoint that may stop the
+        work (cancel), anywhere else it does nothing."""
+        if self.checkpoint is not None:
+            self.checkpoint(fraction, message)
 
     def lock(self, stmt: S) -> S:
         """FOR UPDATE OF the selected table on PostgreSQL (not its eagerly joined

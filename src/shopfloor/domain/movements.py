@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -38,7 +38,7 @@ def _incoming_cost(item: Item, bal_avg: Decimal, given: Decimal | None) -> Decim
 
 
 def _post_lines(op: Op, adj: StockAdjustment, location: Location,
-                lines: Sequence[AdjustLine]) -> None:
+                lines: Sequence[AdjustLine], known: Mapping[str, Item] | None = None) -> None:
     seen: set[str] = set()
     for i, spec in enumerate(lines):
         fld = f"lines[{i}]"
@@ -46,7 +46,7 @@ def _post_lines(op: Op, adj: StockAdjustment, location: Location,
             raise ValidationFailed(f"{spec.sku} appears twice; use one line per item",
                                    field=f"{fld}.sku")
         seen.add(spec.sku)
-        item = lookup.item(op, spec.sku, fld=f"{fld}.sku")
+        item = known[spec.sku] if known else lookup.item(op, spec.sku, fld=f"{fld}.sku")
         bal = stock.balance(op, item, location)
         if spec.counted_quantity is not None:
             delta = spec.counted_quantity - bal.on_hand
@@ -67,14 +67,16 @@ def _post_lines(op: Op, adj: StockAdjustment, location: Location,
 
 
 def create_adjustment(op: Op, location_code: str, reason: str, lines: Sequence[AdjustLine],
-                      number: str | None = None) -> StockAdjustment:
+                      number: str | None = None, known: Mapping[str, Item] | None = None
+                      ) -> StockAdjustment:
+    """`known`: items already resolved by SKU (bulk callers), saving a lookup per line."""
     location = lookup.location(op, location_code)
     adj = StockAdjustment(number=claim_number(op, StockAdjustment, number, "ADJ"),
                           location=location, location_id=location.id, reason=reason,
                           created_at=op.now)
     op.session.add(adj)
     op.session.flush()
-    _post_lines(op, adj, location, lines)
+    _post_lines(op, adj, location, lines, known)
     return adj
 
 

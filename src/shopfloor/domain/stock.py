@@ -7,6 +7,7 @@ at the current average and does not change it, a transfer carries its cost along
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -32,6 +33,30 @@ def balance(op: Op, item: Item, location: Location) -> Balance:
     return found
 
 
+def prefetch(op: Op, items: Sequence[Item], location: Location) -> None:
+    """Load (and lock) many balances in a few queries, creating the missing ones, for bulk
+    operations: `balance` then serves them from the cache as it would have one by one."""
+    wanted = sorted({i.id: i for i in items
+                     if ("balance", i.id, location.id) not in op.cache}.items())
+    for start in range(0, len(wanted), 500):
+        chunk = dict(wanted[start:start + 500])
+        stmt = op.lock(select(Balance).where(Balance.location_id == location.id,
+                                             Balance.item_id.in_(list(chunk))))
+        found = {b.item_id: b for b in op.session.scalars(stmt).unique()}
+        missing = [i for i in chunk if i not in found]
+        if missing:
+            insert = pg_insert if op.dialect == "postgresql" else sqlite_insert
+            op.session.execute(insert(Balance).values([
+                {"item_id": i, "location_id": location.id, "on_hand": ZERO, "committed": ZERO,
+                 "average_cost": ZERO, "version": 1} for i in missing
+            ]).on_conflict_do_nothing(index_elements=["item_id", "location_id"]))
+            for bal in op.session.scalars(stmt.where(Balance.item_id.in_(missing))).unique():
+                created_here(op.session, bal, key(chunk[bal.item_id], location))
+                found[bal.item_id] = bal
+        for item_id, bal in found.items():
+            op.cache[("balance", item_id, location.id)] = bal
+
+
 def _balance(op: Op, item: Item, location: Location) -> Balance:
     stmt = op.lock(
         select(Balance).where(Balance.item_id == item.id, Balance.location_id == location.id)
@@ -47,7 +72,7 @@ def _balance(op: Op, item: Item, location: Location) -> Balance:
         .on_conflict_do_nothing(index_elements=["item_id", "location_id"])
     )
     created = op.session.scalars(stmt).unique().one()
-    created_here(op.session, created, f"{item.id}:{location.id}")
+    created_here(op.session, created, key(item, location))
     return created
 
 

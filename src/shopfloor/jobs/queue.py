@@ -22,6 +22,10 @@ MAX_ATTEMPTS = 3
 TERMINAL = ("succeeded", "failed", "cancelled")
 
 
+class Cancelled(Exception):
+    """Raised at a checkpoint when the job was cancelled, or taken by another worker."""
+
+
 def now() -> datetime:
     return datetime.now(UTC)
 
@@ -91,6 +95,27 @@ def finish(store: Store, job_id: str, worker: str, status: str, message: str,
             s.commit()
 
     store.retrying(attempt)
+
+
+def stop_requested(store: Store, job_id: str, worker: str) -> bool:
+    """A read-only look (never waits on a writer, even SQLite's): cancelled, or lost?"""
+    with store.reading() as s:
+        row = s.execute(select(Job.status, Job.worker, Job.cancel_requested)
+                        .where(Job.id == job_id)).first()
+    return row is None or row.status != "running" or row.worker != worker or \
+        bool(row.cancel_requested)
+
+
+def complete(session: Any, job_id: str, worker: str, message: str, result: dict[str, Any],
+             *, lock: bool) -> None:
+    """Mark the job succeeded inside the transaction that did its work, so the work and
+    "done" commit together: a worker killed before the commit leaves neither."""
+    stmt = select(Job).where(Job.id == job_id)
+    job = session.scalars(stmt.with_for_update() if lock else stmt).one_or_none()
+    if job is None or job.worker != worker or job.status != "running" or job.cancel_requested:
+        raise Cancelled
+    job.status, job.message, job.result = "succeeded", message[:2000], result
+    job.progress, job.finished_at, job.heartbeat_at = Decimal(1), now(), now()
 
 
 def requeue_stale(store: Store, timeout: timedelta, max_attempts: int = MAX_ATTEMPTS) -> int:

@@ -18,14 +18,15 @@ from datetime import timedelta
 from typing import Any
 
 from shopfloor.jobs import queue
+from shopfloor.jobs.queue import Cancelled
+from shopfloor.registry.errors import ShopfloorError
 from shopfloor.store.engine import Store
 from shopfloor.store.tables import Job
 
 log = logging.getLogger("shopfloor.worker")
+SAVE_EVERY = 0.2  # seconds between progress writes: enough for a live card, cheap for the db
 
-
-class Cancelled(Exception):
-    """Raised at a checkpoint when the job was cancelled (or taken away)."""
+__all__ = ["Cancelled", "JobContext", "Runner", "Worker", "start_in_thread"]
 
 
 @dataclass
@@ -35,14 +36,35 @@ class JobContext:
     worker: str
     actor: str
     arguments: dict[str, Any]
+    fraction: float = 0.0
+    message: str = ""
+    defer: bool = False
+    """Set while the job holds SQLite's write lock: progress waits for the heartbeat thread
+    (writing it from here would wait on our own lock)."""
     _stop: threading.Event = field(default_factory=threading.Event)
+    _saved: float = 0.0
 
     def progress(self, fraction: float, message: str) -> None:
         """A checkpoint: report progress; stop here if the job was cancelled."""
-        if self._stop.is_set() or queue.beat(self.store, self.job_id, self.worker, fraction,
-                                             message):
+        self.fraction, self.message = fraction, message
+        if self._stop.is_set():
+            raise Cancelled
+        if self.defer or time.monotonic() - self._saved < SAVE_EVERY:
+            return
+        self._saved = time.monotonic()
+        if queue.beat(self.store, self.job_id, self.worker, fraction, message):
             self._stop.set()
             raise Cancelled
+
+    def keep_alive(self) -> None:
+        """One heartbeat from the side thread: look for a cancel (a read, which SQLite's
+        writer never blocks), then record liveness and progress unless deferred."""
+        stop = queue.stop_requested(self.store, self.job_id, self.worker)
+        if not stop and not self.defer:
+            stop = queue.beat(self.store, self.job_id, self.worker, self.fraction,
+                              self.message or None)
+        if stop:
+            self._stop.set()
 
 
 Runner = Callable[[JobContext], dict[str, Any]]
@@ -72,8 +94,10 @@ class Worker:
 
         def keep_alive() -> None:
             while not done.wait(self.heartbeat):
-                if queue.beat(self.store, job.id, self.name):
-                    ctx._stop.set()
+                try:
+                    ctx.keep_alive()
+                except Exception:
+                    log.warning("heartbeat of job %s failed; retrying", job.id, exc_info=True)
 
         beat = threading.Thread(target=keep_alive, daemon=True, name=f"beat-{job.id[:8]}")
         beat.start()
@@ -84,6 +108,9 @@ class Worker:
             result = runner(ctx)
         except Cancelled:
             queue.finish(self.store, job.id, self.name, "cancelled", "cancelled by request")
+        except ShopfloorError as exc:
+            queue.finish(self.store, job.id, self.name, "failed", f"{exc.code}: {exc.message}",
+                         exc.to_payload())
         except Exception as exc:
             log.error("job %s (%s) failed: %s", job.id, job.kind, traceback.format_exc())
             queue.finish(self.store, job.id, self.name, "failed", f"{type(exc).__name__}: {exc}")

@@ -14,6 +14,8 @@ DESTRUCTIVE_PREFIXES = ("delete_", "modify_", "correct_", "rebuild_")
 DESTRUCTIVE_NAMES = frozenset({
     "update_stock_adjustment",
     "update_recipe",
+    "batch_update_recipes",
+    "import_items",
     "fulfill_order",
     "receive_purchase_order",
     "complete_manufacturing_order",

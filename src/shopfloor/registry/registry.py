@@ -13,12 +13,14 @@ import logging
 import uuid
 from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from functools import partial
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ValidationError
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
 from shopfloor.domain.context import Op
+from shopfloor.jobs import queue
 from shopfloor.registry import tokens
 from shopfloor.registry.actor import Actor
 from shopfloor.registry.errors import (
@@ -34,6 +36,9 @@ from shopfloor.registry.tool import CONTROL_FIELDS, Done, Tool, WriteRequest
 from shopfloor.store.engine import RetryTransaction, Store, is_transient
 from shopfloor.store.tables import IdempotencyKey, OperationLog, SpentPreviewToken
 from shopfloor.store.tracking import fingerprint, start_tracking
+
+if TYPE_CHECKING:
+    from shopfloor.jobs.worker import JobContext
 
 log = logging.getLogger("shopfloor.registry")
 
@@ -173,7 +178,20 @@ class Registry:
                 "preview first, then apply with its token",
                 field="preview_token",
             )
+        if tool.policy.job and claims is None:
+            self._dry_run(tool, req, actor)
         return self.store.retrying(lambda: self._apply_once(tool, req, actor, args, digest, claims))
+
+    def _dry_run(self, tool: Tool, req: WriteRequest, actor: Actor) -> None:
+        """A write job applied without a preview still refuses bad input now, with its
+        coded error, instead of queueing a job that can only fail."""
+        def run() -> None:
+            with self.store.writing() as session:
+                tool.handler(self._op(session, actor), req)
+                session.flush()
+                session.rollback()
+
+        self.store.retrying(run)
 
     def preview(self, tool: Tool, req: WriteRequest, actor: Actor, args: dict[str, Any],
                 digest: str) -> dict[str, Any]:
@@ -264,6 +282,12 @@ class Registry:
                     session.rollback()
                     raise self._stale("the preview_token was already used", tool, req, actor,
                                       args, digest) from None
+            if tool.policy.job:
+                result = self._enqueue(session, tool, actor, args, claims, req.idempotency_key)
+                if key_row is not None:
+                    key_row.result = result
+                session.commit()
+                return result
             reads = start_tracking(session)
             op = self._op(session, actor, operation_id=str(uuid.uuid4()))
             try:
@@ -279,24 +303,89 @@ class Registry:
                 session.rollback()
                 raise self._stale("something this preview read has changed since", tool, req,
                                   actor, args, digest)
-            result = {
-                "applied": True,
-                "replayed": False,
-                "summary": done.summary,
-                "operation_id": op.operation_id,
-                **done.document.model_dump(mode="json"),
-                "changes": op.final_changes(),
-                "warnings": [w.as_dict() for w in op.warnings],
-            }
-            session.add(OperationLog(
-                operation_id=op.operation_id, tool=tool.name, actor=actor.subject,
-                arguments=args, result=result, idempotency_key=req.idempotency_key,
-                created_at=op.now,
-            ))
+            result = self._record(session, tool, op, done, args, req.idempotency_key)
             if key_row is not None:
                 key_row.result = result
             session.commit()
             return result
+
+    @staticmethod
+    def _record(session: Any, tool: Tool, op: Op, done: Done[Any], args: dict[str, Any],
+                idempotency_key: str | None) -> dict[str, Any]:
+        """The apply's result, and its one operation-log row in the same transaction."""
+        assert op.operation_id is not None
+        result = {
+            "applied": True,
+            "replayed": False,
+            "summary": done.summary,
+            "operation_id": op.operation_id,
+            **done.document.model_dump(mode="json"),
+            "changes": op.final_changes(),
+            "warnings": [w.as_dict() for w in op.warnings],
+        }
+        session.add(OperationLog(
+            operation_id=op.operation_id, tool=tool.name, actor=op.actor, arguments=args,
+            result=result, idempotency_key=idempotency_key, created_at=op.now,
+        ))
+        return result
+
+    # -- write jobs ------------------------------------------------------------------
+    def _enqueue(self, session: Any, tool: Tool, actor: Actor, args: dict[str, Any],
+                 claims: tokens.Claims | None, idempotency_key: str | None) -> dict[str, Any]:
+        """The apply of a write job: queue it, carrying what the preview read, so the job
+        applies only if that is still so when it runs."""
+        job = queue.enqueue(session, tool.name, {
+            "arguments": args, "reads": claims.reads if claims else None,
+            "idempotency_key": idempotency_key}, actor.subject)
+        return {"applied": True, "replayed": False, "queued": True,
+                "summary": f"{tool.title}: queued as job {job.id}; it applies when it runs",
+                "operation_id": job.id, "job_id": job.id, "status": job.status,
+                "kind": job.kind, "changes": [], "warnings": []}
+
+    def job_runners(self) -> dict[str, Callable[[JobContext], dict[str, Any]]]:
+        return {t.name: partial(self.run_write_job, t) for t in self._tools.values()
+                if t.policy.writes and t.policy.job}
+
+    def run_write_job(self, tool: Tool, ctx: JobContext) -> dict[str, Any]:
+        """Run a queued write: the tool's own handler in one transaction that also marks
+        the job done (so it applies exactly once, even when a worker dies and another
+        re-runs it), refused as stale if anything its preview read has changed."""
+        spec = ctx.arguments
+        req = tool.request.model_validate({**spec["arguments"], "preview": False})
+        expected: str | None = spec.get("reads")
+
+        def attempt() -> dict[str, Any]:
+            with self.store.writing() as session:
+                reads = start_tracking(session)
+                op = Op(session, ctx.actor, self.clock(), dialect=self.store.dialect,
+                        locks_rows=self.store.locks_rows, operation_id=ctx.job_id,
+                        checkpoint=ctx.progress)
+                try:
+                    done = tool.handler(op, req)
+                    session.flush()
+                except ShopfloorError as exc:
+                    if expected is None:
+                        raise
+                    raise StalePreview(f"changed since the preview: {exc.message}; nothing "
+                                       "was written. Preview again.", field="preview_token",
+                                       details={"cause": exc.to_payload()["error"]}) from None
+                session.info.pop("reads", None)
+                if expected is not None and fingerprint(reads) != expected:
+                    raise StalePreview("something this preview read has changed since; "
+                                       "nothing was written. Preview again.",
+                                       field="preview_token")
+                result = self._record(session, tool, op, done, spec["arguments"],
+                                      spec.get("idempotency_key"))
+                queue.complete(session, ctx.job_id, ctx.worker, done.summary, result,
+                               lock=self.store.locks_rows)
+                session.commit()
+                return result
+
+        ctx.defer = not self.store.locks_rows
+        try:
+            return self.store.retrying(attempt)
+        finally:
+            ctx.defer = False
 
     def _replay(self, row: IdempotencyKey, tool: Tool, actor: Actor, digest: str
                 ) -> dict[str, Any]:

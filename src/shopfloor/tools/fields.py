@@ -52,6 +52,11 @@ Name = Annotated[
     StringConstraints(strip_whitespace=True, min_length=1, max_length=200,
                       pattern=r"^[^\x00-\x1f\x7f]+$"),
 ]
+Uom = Annotated[
+    str,
+    StringConstraints(strip_whitespace=True, min_length=1, max_length=16,
+                      pattern=r"^[^\x00-\x1f\x7f]+$"),
+]
 Text = Annotated[str, StringConstraints(max_length=2000, pattern=r"^[^\x00]*$")]
 Limit = Annotated[int, Field(ge=1, le=500)]
 Id = Annotated[int, Field(ge=1, le=2**53)]

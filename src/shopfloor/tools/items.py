@@ -24,6 +24,7 @@ from shopfloor.tools.fields import (
     NonNegative,
     Page,
     Quantity,
+    Uom,
 )
 from shopfloor.tools.views import (
     ComponentOut,
@@ -92,7 +93,7 @@ def get_item(op: Op, req: ItemRef) -> ItemDetailOut:
 class ItemFields(WriteRequest):
     name: Name | None = None
     kind: Kind | None = None
-    uom: Key | None = Field(None, description="unit of measure, e.g. pcs, kg, m")
+    uom: Uom | None = Field(None, description="unit of measure, e.g. pcs, kg, m")
     purchase_price: Money | None = None
     sales_price: Money | None = None
     reorder_point: NonNegative | None = None

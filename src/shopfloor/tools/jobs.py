@@ -1,5 +1,5 @@
-"""Background jobs: MRP, rebuilding balances, watching and cancelling jobs, and applying an
-MRP plan (all its orders in one transaction)."""
+"""Background jobs: MRP, watching and cancelling jobs, and applying an MRP plan (all its
+orders in one transaction)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,6 @@ from sqlalchemy import select
 from shopfloor.domain import lookup, orders, production
 from shopfloor.domain.context import Op
 from shopfloor.jobs import queue
-from shopfloor.registry.actor import Role
 from shopfloor.registry.errors import Conflict, NotFound, ValidationFailed
 from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
 from shopfloor.store.tables import Job, Location
@@ -75,22 +74,6 @@ def cancel_job(op: Op, req: CancelJob) -> Done[JobOut]:
     outcome = queue.request_cancel(op.session, job)
     op.change("job", job.id, "status", before, outcome)
     return Done(f"Cancel job {job.id} ({job.kind}): {outcome}", job_out(job))
-
-
-class RebuildBalances(WriteRequest):
-    pass
-
-
-@tools.write_job("rebuild_balances", title="Rebuild balances", response=Started,
-                 role=Role.admin,
-                 description="Recompute every balance from the ledger and open orders, as a "
-                             "job; its result lists each correction.")
-def rebuild_balances(op: Op, req: RebuildBalances) -> Done[Started]:
-    job = queue.enqueue(op.session, "rebuild_balances", {}, op.actor)
-    op.change("job", "rebuild_balances", "status", None, "queued")
-    return Done("Rebuild balances from the ledger (a job)",
-                Started(job_id=job.id, status=job.status, kind=job.kind,
-                        summary=f"rebuild queued as job {job.id}"))
 
 
 class ApplyMrpPlan(WriteRequest):

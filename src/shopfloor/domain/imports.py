@@ -1,0 +1,177 @@
+"""Bulk item import: creates, updates and opening-stock counts, decided row by row.
+
+The same pass serves the preview (every row's outcome, rolled back) and the job that
+applies it, so what the user confirmed is what runs. Rejected rows block the import
+unless the caller asks to skip them: a half-imported catalogue nobody chose is worse
+than none.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from sqlalchemy import select
+
+from shopfloor.domain import movements, stock
+from shopfloor.domain.context import Op
+from shopfloor.domain.numbers import fmt
+from shopfloor.registry.errors import ValidationFailed
+from shopfloor.store.tables import Item, Location, Supplier
+
+CHUNK = 500
+
+
+@dataclass(frozen=True)
+class ImportRow:
+    line: int
+    sku: str
+    fields: dict[str, Any]
+    supplier: str | None = None
+    stock: dict[str, Decimal] = field(default_factory=dict)
+    unit_cost: Decimal | None = None
+
+
+@dataclass(frozen=True)
+class Rejected:
+    line: int
+    sku: str | None
+    reason: str
+    field: str | None = None
+
+
+@dataclass
+class Outcome:
+    line: int
+    sku: str | None
+    action: str  # create | update | unchanged | reject
+    detail: str = ""
+    field: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"line": self.line, "sku": self.sku, "action": self.action,
+                "detail": self.detail, "field": self.field}
+
+
+def _by_key(op: Op, column: Any, keys: Iterable[str], *, lock: bool = False) -> dict[str, Any]:
+    wanted = sorted(set(keys))
+    found: dict[str, Any] = {}
+    for start in range(0, len(wanted), CHUNK):
+        stmt = select(column.class_).where(column.in_(wanted[start:start + CHUNK]))
+        for row in op.session.scalars(op.lock(stmt) if lock else stmt).unique():
+            found[getattr(row, column.key)] = row
+    return found
+
+
+def _check(row: ImportRow, first_line: dict[str, int], items: dict[str, Item],
+           suppliers: dict[str, Supplier], locations: dict[str, Location]) -> Rejected | None:
+    if first_line.setdefault(row.sku, row.line) != row.line:
+        return Rejected(row.line, row.sku, f"{row.sku} is also on line {first_line[row.sku]}",
+                        "sku")
+    existing = items.get(row.sku)
+    if existing is not None and existing.archived:
+        return Rejected(row.line, row.sku, f"{row.sku} is a deleted item", "sku")
+    if existing is None and "name" not in row.fields:
+        return Rejected(row.line, row.sku, "a new item needs a name", "name")
+    if row.supplier is not None and row.supplier not in suppliers:
+        return Rejected(row.line, row.sku, f"no supplier {row.supplier!r}", "default_supplier")
+    for code in row.stock:
+        if code not in locations:
+            return Rejected(row.line, row.sku, f"no location {code!r}", f"on_hand:{code}")
+    return None
+
+
+def _update(op: Op, item: Item, row: ImportRow, supplier: Supplier | None) -> list[str]:
+    changed = []
+    for name, value in row.fields.items():
+        before = getattr(item, name)
+        if before != value:
+            op.change("item", item.sku, name, before, value)
+            setattr(item, name, value)
+            changed.append(f"{name} {_text(before)} -> {_text(value)}")
+    if supplier is not None and item.default_supplier_id != supplier.id:
+        before_name = item.default_supplier.name if item.default_supplier else None
+        op.change("item", item.sku, "default_supplier", before_name, supplier.name)
+        item.default_supplier = supplier
+        changed.append(f"default_supplier {before_name} -> {supplier.name}")
+    return changed
+
+
+def _text(value: Any) -> str:
+    return fmt(value) if isinstance(value, Decimal) else str(value)
+
+
+def import_items(op: Op, rows: Sequence[ImportRow | Rejected], *,
+                 skip_rejects: bool) -> list[Outcome]:
+    valid = [r for r in rows if isinstance(r, ImportRow)]
+    items = _by_key(op, Item.sku, (r.sku for r in valid), lock=True)
+    suppliers = _by_key(op, Supplier.name, (r.supplier for r in valid if r.supplier))
+    locations = _by_key(op, Location.code, (c for r in valid for c in r.stock))
+    outcomes: list[Outcome] = []
+    first_line: dict[str, int] = {}
+    counts: list[tuple[ImportRow, Outcome]] = []
+    for n, row in enumerate(rows):
+        if n % CHUNK == 0:
+            op.progress(0.8 * n / len(rows), f"row {n + 1} of {len(rows)}")
+        problem = row if isinstance(row, Rejected) else _check(
+            row, first_line, items, suppliers, locations)
+        if problem is not None:
+            outcomes.append(Outcome(problem.line, problem.sku, "reject", problem.reason,
+                                    problem.field))
+            continue
+        assert isinstance(row, ImportRow)
+        supplier = suppliers.get(row.supplier) if row.supplier else None
+        item = items.get(row.sku)
+        if item is None:
+            fields = {"kind": "material", **row.fields}
+            item = Item(sku=row.sku, **fields, default_supplier=supplier)
+            op.session.add(item)
+            items[row.sku] = item
+            op.change("item", row.sku, "created", None, row.fields["name"])
+            outcome = Outcome(row.line, row.sku, "create",
+                              f"new {row.fields.get('kind', 'material')} {row.fields['name']}")
+        else:
+            changed = _update(op, item, row, supplier)
+            outcome = Outcome(row.line, row.sku, "update" if changed else "unchanged",
+                              "; ".join(changed))
+        outcomes.append(outcome)
+        if row.stock:
+            counts.append((row, outcome))
+    rejected = [o for o in outcomes if o.action == "reject"]
+    if rejected and not skip_rejects:
+        first = rejected[0]
+        op.refuse(ValidationFailed(
+            f"{len(rejected)} of {len(rows)} rows rejected (line {first.line}: {first.detail}); "
+            "fix them, or import the rest with skip_rejects=true", field="csv",
+            details={"rejected": [o.as_dict() for o in rejected[:50]]}))
+    op.session.flush()
+    op.progress(0.85, "counting opening stock")
+    _count_stock(op, counts, items, locations)
+    return outcomes
+
+
+def _count_stock(op: Op, counts: Sequence[tuple[ImportRow, Outcome]], items: dict[str, Item],
+                 locations: dict[str, Location]) -> None:
+    """Opening stock is a count: one adjustment per location, only where it differs."""
+    for code, location in locations.items():
+        stock.prefetch(op, [items[r.sku] for r, _ in counts if code in r.stock], location)
+    per_location: dict[str, list[movements.AdjustLine]] = {}
+    with op.session.no_autoflush:  # one flush at the end, not one per row as the session grows
+        for row, outcome in counts:
+            item = items[row.sku]
+            for code, counted in row.stock.items():
+                on_hand = stock.balance(op, item, locations[code]).on_hand
+                if on_hand == counted:
+                    continue
+                per_location.setdefault(code, []).append(movements.AdjustLine(
+                    row.sku, counted_quantity=counted, unit_cost=row.unit_cost))
+                note = f"on hand at {code} {fmt(on_hand)} -> {fmt(counted)}"
+                outcome.detail = f"{outcome.detail}; {note}" if outcome.detail else note
+                if outcome.action == "unchanged":
+                    outcome.action = "update"
+        for code, lines in sorted(per_location.items()):
+            movements.create_adjustment(op, code, "item import (opening stock)", lines,
+                                        known=items)
+    op.session.flush()
