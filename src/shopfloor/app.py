@@ -59,8 +59,12 @@ def open_registry(settings: Settings, *, store: Store | None = None) -> Registry
     return registry
 
 
-def worker_for(registry: Registry, **options: Any) -> Worker:
+def worker_for(registry: Registry, settings: Settings | None = None, **options: Any) -> Worker:
+    """A worker for every job kind: MRP, and each write-job tool of the registry."""
     from shopfloor.jobs.kinds import KINDS
     from shopfloor.jobs.worker import Worker
 
+    if settings is not None:
+        options.setdefault("heartbeat", settings.job_heartbeat_seconds)
+        options.setdefault("stale_after", timedelta(seconds=settings.job_stale_seconds))
     return Worker(registry.store, {**KINDS, **registry.job_runners()}, **options)

@@ -29,6 +29,9 @@ class Settings:
     jwt_issuer: str | None = None
     jwks_url: str | None = None
     mcp_output_schemas: bool = True
+    job_heartbeat_seconds: float = 2.0
+    job_stale_seconds: float = 20.0
+    mcp_progress_wait_seconds: float = 300.0
 
     @classmethod
     def load(cls, config: str | Path | None = None, **overrides: Any) -> Settings:
@@ -52,4 +55,6 @@ def _coerce(kind: Any, text: str) -> Any:
         return text.strip().lower() in ("1", "true", "yes", "on")
     if kind in ("int", int):
         return int(text)
+    if kind in ("float", float):
+        return float(text)
     return text

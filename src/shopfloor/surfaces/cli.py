@@ -289,7 +289,7 @@ def worker(ctx: typer.Context,
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())
-    w = worker_for(registry, poll=poll)
+    w = worker_for(registry, c.settings(), poll=poll)
     typer.echo(f"worker {w.name} on {registry.store.url.split('@')[-1]}", err=True)
     w.run(stop)
 

@@ -180,7 +180,7 @@ async def serve_stdio(registry: Registry, settings: Settings) -> None:
                     await write.send(SessionMessage(types.JSONRPCError(
                         jsonrpc="2.0", id=None, error=types.ErrorData(code=code, message=text))))
 
-        halt = start_in_thread(worker_for(registry))
+        halt = start_in_thread(worker_for(registry, settings))
         try:
             async with anyio.create_task_group() as tg:
                 tg.start_soon(screen)

@@ -72,7 +72,7 @@ def build_app(registry: Registry, settings: Settings, *, run_worker: bool = True
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        halt = start_in_thread(worker_for(registry)) if run_worker else None
+        halt = start_in_thread(worker_for(registry, settings)) if run_worker else None
         try:
             async with manager.run():
                 yield
