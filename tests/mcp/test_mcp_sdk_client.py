@@ -123,3 +123,51 @@ def test_streamable_http_behind_jwt(reg: Registry, served: tuple[str, Authentica
     anyio.run(run)
     log = reg.invoke("get_operation_log", {"tool": "create_stock_adjustment"}, ADMIN)
     assert [e["actor"] for e in log["entries"]] == ["operator-olga"]
+
+
+async def _follow_jobs(s: Any) -> None:
+    """With a progress token a job-starting call reports progress and returns the finished
+    job; without one it returns at once with the job queued."""
+    seen: list[tuple[float, float | None, str | None]] = []
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        seen.append((progress, total, message))
+
+    done = await s.call_tool("run_mrp", {"today": "2026-12-01"}, progress_callback=on_progress)
+    assert not done.is_error, done
+    out = done.structured_content
+    assert out["status"] == "succeeded" and out["summary"].startswith("MRP: "), out
+    assert "purchase_orders" in out["result"]
+    assert seen and seen[-1][0] == 1.0 and all(t == 1.0 for _, t, _ in seen)
+    assert [p for p, _, _ in seen] == sorted(p for p, _, _ in seen)
+
+    quick = await s.call_tool("run_mrp", {})
+    assert quick.structured_content["status"] == "queued"
+
+    csv = "sku,name,on_hand:MAIN\nMCP-1,From MCP,3\n"
+    preview = await s.call_tool("import_items", {"csv": csv})
+    apply_args = preview.structured_content["apply"]["arguments"]
+    seen.clear()
+    done = await s.call_tool("import_items", apply_args, progress_callback=on_progress)
+    out = done.structured_content
+    assert out["status"] == "succeeded" and out["result"]["created"] == 1, out
+    assert seen and seen[-1][0] == 1.0
+
+
+def test_job_progress_notifications_over_stdio(reg: Registry, sqlite_url: str) -> None:
+    async def run() -> None:
+        async with stdio_session(sqlite_url) as s:
+            await _follow_jobs(s)
+
+    anyio.run(run)
+
+
+def test_job_progress_notifications_over_http(reg: Registry,
+                                              served: tuple[str, Authenticator]) -> None:
+    url, auth = served
+
+    async def run() -> None:
+        async with http_session(url, auth.mint("planner", ["admin"], 600)) as s:
+            await _follow_jobs(s)
+
+    anyio.run(run)

@@ -29,6 +29,8 @@ from shopfloor.settings import Settings
 from shopfloor.surfaces.render import render
 from shopfloor.ui import cards
 
+TERMINAL = ("succeeded", "failed", "cancelled")
+
 INSTRUCTIONS = (
     "Shopfloor runs inventory and manufacturing: items, stock per location, purchase, sales "
     "and manufacturing orders. Reads are safe. Every write previews first and returns a "
@@ -82,8 +84,32 @@ def error_result(exc: ShopfloorError) -> types.CallToolResult:
     )
 
 
+def _wants_progress(ctx: ServerRequestContext[Any]) -> bool:
+    meta: Any = ctx.meta or {}
+    return meta.get("progress_token", meta.get("progressToken")) is not None
+
+
+async def follow_job(ctx: ServerRequestContext[Any], registry: Registry, actor: Actor,
+                     started: dict[str, Any], wait: float) -> dict[str, Any]:
+    """A client that sent a progress token gets the job's progress as notifications, and
+    the finished job as the result; past `wait` seconds it gets the job as it stands (the
+    job goes on; get_job follows it). Without a token the call returns at once."""
+    deadline = anyio.current_time() + wait
+    last: tuple[str, str] | None = None
+    while True:
+        job = await anyio.to_thread.run_sync(
+            registry.invoke, "get_job", {"job_id": started["job_id"]}, actor)
+        if (job["progress"], job["message"]) != last:
+            last = (job["progress"], job["message"])
+            await ctx.session.report_progress(float(job["progress"]), 1.0, job["message"])
+        if job["status"] in TERMINAL or anyio.current_time() > deadline:
+            return {**started, "status": job["status"], "progress": job["progress"],
+                    "summary": job["message"], "result": job["result"]}
+        await anyio.sleep(0.25)
+
+
 def build_server(registry: Registry, actor_for: Callable[[], Actor], *,
-                 output_schemas: bool = True) -> Server[Any]:
+                 output_schemas: bool = True, progress_wait: float = 300.0) -> Server[Any]:
     listed = [mcp_tool(t, output_schemas=output_schemas) for t in registry.tools()]
     by_uri = {c.uri: c for c in cards.resources()}
 
@@ -97,6 +123,8 @@ def build_server(registry: Registry, actor_for: Callable[[], Actor], *,
             actor = actor_for()
             result = await anyio.to_thread.run_sync(
                 registry.invoke, params.name, params.arguments or {}, actor)
+            if isinstance(result.get("job_id"), str) and _wants_progress(ctx):
+                result = await follow_job(ctx, registry, actor, result, progress_wait)
         except ShopfloorError as exc:
             return error_result(exc)
         return types.CallToolResult(
@@ -163,7 +191,8 @@ async def serve_stdio(registry: Registry, settings: Settings) -> None:
     from shopfloor.jobs.worker import start_in_thread
 
     server = build_server(registry, settings_actor(settings),
-                          output_schemas=settings.mcp_output_schemas)
+                          output_schemas=settings.mcp_output_schemas,
+                          progress_wait=settings.mcp_progress_wait_seconds)
     async with stdio_server() as (read, write):
         inbox_send, inbox = anyio.create_memory_object_stream[SessionMessage | Exception](16)
 

@@ -65,7 +65,8 @@ def _security(host: str) -> TransportSecuritySettings | None:
 
 def build_app(registry: Registry, settings: Settings, *, run_worker: bool = True) -> Starlette:
     manager = StreamableHTTPSessionManager(
-        app=build_server(registry, request_actor, output_schemas=settings.mcp_output_schemas),
+        app=build_server(registry, request_actor, output_schemas=settings.mcp_output_schemas,
+                         progress_wait=settings.mcp_progress_wait_seconds),
         stateless=True,
         security_settings=_security(settings.host),
     )
