@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-SCRIPTS = ["mcp_startup", "mcp_overhead", "apply_throughput", "ledger_scale", "memory"]
+SCRIPTS = ["mcp_startup", "mcp_overhead", "apply_throughput", "ledger_scale", "memory", "mrp_scale"]
 
 
 def main() -> int:

@@ -87,13 +87,16 @@ def _sum_by_item(op: Op, stmt: Any) -> dict[int, Decimal]:
 def plan(op: Op, *, today: date, location: str | None = None,
          progress: Progress | None = None) -> dict[str, Any]:
     report = progress or (lambda fraction, message: None)
+    report(0.02, "reading items")
     items = {i.id: i for i in op.session.scalars(select(Item).where(Item.archived.is_(False)))
              .unique()}
+    report(0.1, f"reading recipes of {len(items)} items")
     recipes: dict[int, list[RecipeLine]] = defaultdict(list)
     for line in op.session.scalars(select(RecipeLine).order_by(RecipeLine.position)).unique():
         recipes[line.product_id].append(line)
     levels = _low_level_codes(items, recipes)
-    report(0.1, f"{len(items)} items, {max(levels.values(), default=0) + 1} levels")
+    report(0.15, f"{len(items)} items, {max(levels.values(), default=0) + 1} levels; "
+                 "reading stock and orders")
 
     pos = {i: Position(item, level=levels[i]) for i, item in items.items()}
     for item_id, on_hand, committed in op.session.execute(
@@ -132,10 +135,11 @@ def plan(op: Op, *, today: date, location: str | None = None,
         if short:
             gap = item.reorder_point - projected if item.reorder_point > 0 else -projected
             quantity = max(gap, item.reorder_quantity)
-        rows.append({"sku": item.sku, "level": p.level, "on_hand": fmt(p.on_hand),
-                     "committed": fmt(p.committed), "on_order": fmt(p.on_order),
-                     "dependent_demand": fmt(p.dependent), "projected": fmt(projected),
-                     "reorder_point": fmt(item.reorder_point), "planned": fmt(quantity)})
+        if quantity > 0:  # the net requirement behind each suggestion (bounded by the plan)
+            rows.append({"sku": item.sku, "level": p.level, "on_hand": fmt(p.on_hand),
+                         "committed": fmt(p.committed), "on_order": fmt(p.on_order),
+                         "dependent_demand": fmt(p.dependent), "projected": fmt(projected),
+                         "reorder_point": fmt(item.reorder_point), "planned": fmt(quantity)})
         if quantity > 0:
             need_by = min((nd.due for nd in p.needs), default=today)
             start = need_by - timedelta(days=item.lead_time_days)
@@ -164,8 +168,8 @@ def plan(op: Op, *, today: date, location: str | None = None,
                 suggestion["need_date"] = need_by.isoformat()
                 suggestion["unit_price"] = fmt(item.purchase_price)
                 purchase[supplier].append(suggestion)
-        if n % 50 == 0:
-            report(0.3 + 0.6 * (p.level + 1) / depth, f"level {p.level}: {item.sku}")
+        if n % 200 == 0:
+            report(0.3 + 0.65 * n / len(ordered), f"level {p.level + 1} of {depth}: {item.sku}")
     report(0.95, "plan ready")
     return {
         "location": location,

@@ -69,9 +69,21 @@ def mcp_tool(t: Tool, *, output_schemas: bool = True) -> types.Tool:
     )
 
 
+TEXT_LIMIT = 64_000
+
+
 def text_of(result: dict[str, Any]) -> str:
-    """The text a host without apps shows: the same content a person reads on the CLI."""
-    return render(result, "text")
+    """The text a host without apps shows: the same content a person reads on the CLI.
+
+    A big result (an MRP plan, an import report) keeps its full text out: the structured
+    content already carries it, and doubling it could pass the 1 MiB a streamable-HTTP
+    client accepts in one event.
+    """
+    text = render(result, "text")
+    if len(text) <= TEXT_LIMIT:
+        return text
+    head = str(result.get("summary") or result.get("message") or "")
+    return f"{head}\n(long result: {len(text)} characters; see the structured content)".strip()
 
 
 def error_result(exc: ShopfloorError) -> types.CallToolResult:
