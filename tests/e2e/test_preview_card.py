@@ -146,5 +146,32 @@ def test_preview_card_end_to_end(served: tuple[str, str, Registry]) -> None:
             assert rec.dialogs == []
             assert reg.invoke("get_item", {"sku": "EVIL-1"}, ADMIN)["name"] == HOSTILE
 
+            # 5. A bulk write: rows decided one by one, Confirm queues a job, the card
+            #    follows it to the end and only then tells the model.
+            page = await harness.open_host(browser, rec, call_tool)
+            bulk = {"csv": f"sku,name,on_hand:MAIN\nIMP-1,{HOSTILE},6\nM1,,\nBAD,,\n",
+                    "skip_rejects": True}
+            await harness.mount(page, html, bulk, await _preview(mcp, "import_items", bulk))
+            await harness.card_state(page, "preview")
+            frame = page.frame_locator("#card")
+            rows = frame.locator("#rows tbody tr")
+            assert await rows.count() == 3
+            assert await frame.locator("#rows tbody tr.reject").count() == 1
+            assert "a new item needs a name" in await rows.nth(2).inner_text()
+            await frame.locator("#confirm").click()
+            await harness.card_state(page, "applied")
+            await harness.shot(page, "import-applied")
+            log = await harness.host_log(page)
+            assert log["toolCalls"][0]["name"] == "import_items"
+            assert {c["name"] for c in log["toolCalls"][1:]} == {"get_job_status"}
+            told = log["modelContext"]
+            assert len(told) == 1, told
+            assert told[0]["content"][0]["text"].startswith("Applied import_items (job ")
+            assert "1 new" in told[0]["content"][0]["text"]
+            assert reg.invoke("get_item", {"sku": "IMP-1"}, ADMIN)["name"] == HOSTILE
+            stock = reg.invoke("get_stock", {"sku": "IMP-1", "location": "MAIN"}, ADMIN)
+            assert stock["balances"][0]["on_hand"] == "6"
+            assert rec.dialogs == []
+
     asyncio.run(run())
     assert rec.outside() == [], rec.outside()

@@ -13,7 +13,7 @@ import pytest
 from shopfloor.app import open_registry
 from shopfloor.settings import Settings
 from shopfloor.surfaces.cli import EXIT_CODES
-from tests.helpers import basic_setup
+from tests.helpers import ADMIN, basic_setup
 
 LOCAL = Settings().local_actor
 
@@ -91,3 +91,20 @@ def test_text_and_yaml_views_render(sqlite_url: str) -> None:
                               "call", "list_locations"], capture_output=True, text=True, env=env,
                              timeout=60)
         assert out.returncode == 0 and "MAIN" in out.stdout, (fmt, out.stderr)
+
+
+def test_call_wait_runs_a_job_when_no_worker_is_there(sqlite_url: str) -> None:
+    reg = open_registry(Settings(database_url=sqlite_url))
+    basic_setup(reg)
+    out = cli(sqlite_url, "call", "run_mrp", "--arg", "today=2026-12-01", "--wait")
+    assert out.returncode == 0, out.stderr
+    job = json.loads(out.stdout)
+    assert job["status"] == "succeeded" and job["kind"] == "mrp", job
+    assert "job " in out.stderr  # the progress bar's label
+    csv = "sku,name,on_hand:MAIN\nCLI-1,From the CLI,2\n"
+    out = cli(sqlite_url, "call", "import_items", "--json",
+              json.dumps({"csv": csv, "preview": False}), "--wait")
+    assert out.returncode == 0, out.stderr
+    job = json.loads(out.stdout)
+    assert job["status"] == "succeeded" and job["result"]["created"] == 1, job
+    assert reg.invoke("get_item", {"sku": "CLI-1"}, ADMIN)["name"] == "From the CLI"
