@@ -130,3 +130,22 @@ async def host_log(page: Page) -> dict[str, Any]:
 async def shot(page: Page, name: str) -> None:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     await page.locator("#card").screenshot(path=str(ARTIFACTS / f"{name}.png"))
+
+
+def wire(result: Any) -> dict[str, Any]:
+    """A tool result as it travels in JSON-RPC (what the AppBridge hands the card)."""
+    out: dict[str, Any] = result.model_dump(by_alias=True, mode="json", exclude_none=True)
+    return out
+
+
+def forward(mcp: Any) -> Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]:
+    """The host's tools/call for the card: straight to the real server over MCP."""
+    async def call_tool(params: dict[str, Any]) -> dict[str, Any]:
+        return wire(await mcp.call_tool(params["name"], params.get("arguments")))
+
+    return call_tool
+
+
+async def card_html(mcp: Any, uri: str) -> str:
+    html: str = (await mcp.read_resource(uri)).contents[0].text
+    return html

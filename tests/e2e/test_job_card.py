@@ -43,11 +43,6 @@ def served(sqlite_url: str) -> Iterator[tuple[str, str, Registry]]:
         yield url, token, reg
 
 
-def _wire(result: Any) -> dict[str, Any]:
-    wire: dict[str, Any] = result.model_dump(by_alias=True, mode="json", exclude_none=True)
-    return wire
-
-
 def _count(reg: Registry, model: Any) -> int:
     with reg.store.reading() as s:
         return int(s.execute(select(func.count()).select_from(model)).scalar_one())
@@ -78,16 +73,14 @@ def test_job_card_end_to_end(served: tuple[str, str, Registry]) -> None:
 
     async def run() -> None:
         async with http_session(url, token) as mcp, harness.browser() as browser:
-            html = (await mcp.read_resource(JOB_URI)).contents[0].text  # type: ignore[union-attr]
-
-            async def call_tool(params: dict[str, Any]) -> dict[str, Any]:
-                return _wire(await mcp.call_tool(params["name"], params.get("arguments")))
+            html = await harness.card_html(mcp, JOB_URI)
+            call_tool = harness.forward(mcp)
 
             async def start(page: Any) -> str:
                 args = {"today": TODAY.isoformat()}
                 started = await mcp.call_tool("run_mrp", args)
                 assert not started.is_error, started
-                await harness.mount(page, html, args, _wire(started))
+                await harness.mount(page, html, args, harness.wire(started))
                 job_id: str = started.structured_content["job_id"]  # type: ignore[index]
                 return job_id
 

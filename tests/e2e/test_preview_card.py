@@ -41,11 +41,6 @@ def served(sqlite_url: str) -> Iterator[tuple[str, str, Registry]]:
         yield url, token, reg
 
 
-def _wire(result: Any) -> dict[str, Any]:
-    wire: dict[str, Any] = result.model_dump(by_alias=True, mode="json", exclude_none=True)
-    return wire
-
-
 def _adjustments(reg: Registry) -> int:
     log = reg.invoke("get_operation_log", {"tool": "create_stock_adjustment"}, ADMIN)
     return len(log["entries"])
@@ -54,7 +49,7 @@ def _adjustments(reg: Registry) -> int:
 async def _preview(mcp: ClientSession, tool: str, args: dict[str, Any]) -> dict[str, Any]:
     result = await mcp.call_tool(tool, args)
     assert not result.is_error, result
-    return _wire(result)
+    return harness.wire(result)
 
 
 def test_preview_card_end_to_end(served: tuple[str, str, Registry]) -> None:
@@ -63,10 +58,8 @@ def test_preview_card_end_to_end(served: tuple[str, str, Registry]) -> None:
 
     async def run() -> None:
         async with http_session(url, token) as mcp, harness.browser() as browser:
-            html = (await mcp.read_resource(PREVIEW_URI)).contents[0].text  # type: ignore[union-attr]
-
-            async def call_tool(params: dict[str, Any]) -> dict[str, Any]:
-                return _wire(await mcp.call_tool(params["name"], params.get("arguments")))
+            html = await harness.card_html(mcp, PREVIEW_URI)
+            call_tool = harness.forward(mcp)
 
             # 1. Confirm, double-clicked: applied once, model told, database written.
             page = await harness.open_host(browser, rec, call_tool)

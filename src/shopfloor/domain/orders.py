@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
+from typing import TypeVar
 
 from shopfloor.domain import lookup, stock
 from shopfloor.domain.catalog import OPEN_PO, OPEN_SO, touch
@@ -148,34 +149,44 @@ def cancel_purchase_order(op: Op, number: str) -> PurchaseOrder:
     return po
 
 
+OrderLine = TypeVar("OrderLine", PurchaseOrderLine, SalesOrderLine)
+
+
+def _outstanding(order_lines: Sequence[OrderLine], done: str, lines: Sequence[LineSpec] | None,
+                 number: str, verb: str) -> list[tuple[OrderLine, Decimal, str]]:
+    """Which lines a receipt or shipment moves, and how much: all that is outstanding, or
+    the lines asked for, each within what is still outstanding on it."""
+    if lines is None:
+        return [(ln, ln.quantity - getattr(ln, done), "lines") for ln in order_lines
+                if ln.quantity > getattr(ln, done)]
+    by_sku = {ln.item.sku: ln for ln in order_lines}
+    todo: list[tuple[OrderLine, Decimal, str]] = []
+    seen: set[str] = set()
+    for i, spec in enumerate(lines):
+        line = by_sku.get(spec.sku)
+        if line is None:
+            raise ValidationFailed(f"{spec.sku} is not on {number}", field=f"lines[{i}].sku")
+        if spec.sku in seen:
+            raise ValidationFailed(f"{spec.sku} appears twice", field=f"lines[{i}].sku")
+        seen.add(spec.sku)
+        outstanding = line.quantity - getattr(line, done)
+        if spec.quantity > outstanding:
+            raise ValidationFailed(
+                f"{spec.sku}: {verb} {spec.quantity} but only {outstanding} outstanding",
+                field=f"lines[{i}].quantity")
+        todo.append((line, spec.quantity, f"lines[{i}].quantity"))
+    return todo
+
+
 def receive_purchase_order(op: Op, number: str, lines: Sequence[LineSpec] | None,
                            lot: str | None, expiry: date | None) -> PurchaseOrder:
     po = lookup.purchase_order(op, number, lock=True)
     if po.status == "draft":
         raise Conflict(f"{number} is a draft; open it before receiving", field="number")
     _open(po, "purchase order", OPEN_PO)
-    by_sku = {ln.item.sku: ln for ln in po.lines}
-    if lines is None:
-        todo = [(ln, ln.quantity - ln.received_quantity, "lines") for ln in po.lines
-                if ln.quantity > ln.received_quantity]
-        if not todo:
-            raise Conflict(f"{number} has nothing outstanding", field="number")
-    else:
-        todo = []
-        seen: set[str] = set()
-        for i, spec in enumerate(lines):
-            line = by_sku.get(spec.sku)
-            if line is None:
-                raise ValidationFailed(f"{spec.sku} is not on {number}", field=f"lines[{i}].sku")
-            if spec.sku in seen:
-                raise ValidationFailed(f"{spec.sku} appears twice", field=f"lines[{i}].sku")
-            seen.add(spec.sku)
-            outstanding = line.quantity - line.received_quantity
-            if spec.quantity > outstanding:
-                raise ValidationFailed(
-                    f"{spec.sku}: receiving {spec.quantity} but only {outstanding} outstanding",
-                    field=f"lines[{i}].quantity")
-            todo.append((line, spec.quantity, f"lines[{i}].quantity"))
+    todo = _outstanding(po.lines, "received_quantity", lines, number, "receiving")
+    if lines is None and not todo:
+        raise Conflict(f"{number} has nothing outstanding", field="number")
     for line, qty, fld in todo:
         batch = stock.batch(op, line.item, lot, expiry)
         stock.post(op, Posting(line.item, po.location, qty, "receipt", "purchase_order",
@@ -294,26 +305,7 @@ def cancel_sales_order(op: Op, number: str) -> SalesOrder:
 def fulfill_sales_order(op: Op, number: str, lines: Sequence[LineSpec] | None) -> SalesOrder:
     so = lookup.sales_order(op, number, lock=True)
     _open(so, "sales order", OPEN_SO)
-    by_sku = {ln.item.sku: ln for ln in so.lines}
-    if lines is None:
-        todo = [(ln, ln.quantity - ln.fulfilled_quantity, "lines") for ln in so.lines
-                if ln.quantity > ln.fulfilled_quantity]
-    else:
-        todo = []
-        seen: set[str] = set()
-        for i, spec in enumerate(lines):
-            line = by_sku.get(spec.sku)
-            if line is None:
-                raise ValidationFailed(f"{spec.sku} is not on {number}", field=f"lines[{i}].sku")
-            if spec.sku in seen:
-                raise ValidationFailed(f"{spec.sku} appears twice", field=f"lines[{i}].sku")
-            seen.add(spec.sku)
-            outstanding = line.quantity - line.fulfilled_quantity
-            if spec.quantity > outstanding:
-                raise ValidationFailed(
-                    f"{spec.sku}: shipping {spec.quantity} but only {outstanding} outstanding",
-                    field=f"lines[{i}].quantity")
-            todo.append((line, spec.quantity, f"lines[{i}].quantity"))
+    todo = _outstanding(so.lines, "fulfilled_quantity", lines, number, "shipping")
     for line, qty, fld in todo:
         stock.post(op, Posting(line.item, so.location, -qty, "shipment", "sales_order",
                                so.number, field=fld))
