@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import jsonschema
 import pytest
 
 from shopfloor.registry.errors import ShopfloorError
@@ -221,7 +222,10 @@ def test_bad_input_is_coded_names_the_field_and_writes_nothing(registry: Registr
     refs = _world(registry)
     valid, broken = CASES[tool]
     if tool != "apply_mrp_plan":  # its valid call needs a finished MRP run
-        assert registry.invoke(tool, _fill(valid, refs), ADMIN)["preview"] is True
+        preview = registry.invoke(tool, _fill(valid, refs), ADMIN)
+        assert preview["preview"] is True
+        # What the card sends back on Confirm must pass the schema a host validates with.
+        jsonschema.validate(preview["apply"]["arguments"], registry.get(tool).input_schema)
     for args, field, code in broken:
         for preview in (True, False):
             before = snapshot(registry)
@@ -237,3 +241,37 @@ def test_bad_input_is_coded_names_the_field_and_writes_nothing(registry: Registr
                 assert err.code == code, (args, err.to_payload())
             assert err.field == field, (args, err.to_payload())
             assert snapshot(registry) == before, (tool, args)
+
+
+READ_CASES: list[tuple[str, dict[str, Any], str]] = [
+    ("list_stock_movements", {"cursor": "99999999999999999999999"}, "cursor"),
+    ("list_stock_movements", {"cursor": "\u00b2"}, "cursor"),
+    ("list_purchase_orders", {"cursor": "zzz"}, "cursor"),
+    ("list_sales_orders", {"cursor": "-1"}, "cursor"),
+    ("list_manufacturing_orders", {"cursor": "1e9"}, "cursor"),
+    ("get_operation_log", {"cursor": "99999999999999999999"}, "cursor"),
+    ("get_operation_log", {"since": "yesterday"}, "since"),
+    ("search_items", {"query": "oak\x00"}, "query"),
+    ("list_suppliers", {"query": "\x00"}, "query"),
+    ("search_items", {"cursor": "\x00"}, "cursor"),
+    ("get_job", {"job_id": "\x00"}, "job_id"),
+    ("get_job", {"job_id": "x" * 37}, "job_id"),
+]
+
+
+@pytest.mark.parametrize(("tool", "args", "field"), READ_CASES,
+                         ids=[f"{t}-{f}-{i}" for i, (t, _, f) in enumerate(READ_CASES)])
+def test_bad_read_arguments_are_coded_errors_naming_the_field(
+        registry: Registry, tool: str, args: dict[str, Any], field: str) -> None:
+    with pytest.raises(ShopfloorError) as info:
+        registry.invoke(tool, args, ADMIN)
+    assert (info.value.code, info.value.field) == ("validation_error", field)
+
+
+def test_since_takes_a_date_or_a_time_without_zone_as_utc(registry: Registry) -> None:
+    _world(registry)
+    for since in ("2020-01-01", "2020-01-01T00:00:00", "2020-01-01T00:00:00+02:00"):
+        for tool in ("list_stock_movements", "get_operation_log"):
+            registry.invoke(tool, {"since": since}, ADMIN)
+    future = registry.invoke("get_operation_log", {"since": "2999-01-01"}, ADMIN)
+    assert future["entries"] == []

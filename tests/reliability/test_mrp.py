@@ -92,6 +92,12 @@ def test_three_level_plan_by_hand(registry: Registry) -> None:
 def test_apply_plan_creates_every_order_in_one_transaction(registry: Registry) -> None:
     _world(registry)
     job = run_job(registry, "run_mrp", today=TODAY.isoformat())
+    before = snapshot(registry)
+    with pytest.raises(ShopfloorError) as info:
+        apply(registry, "apply_mrp_plan", job_id=job["job_id"], only=["NOPE"])
+    assert info.value.code == "validation_error" and info.value.field == "only"
+    assert snapshot(registry) == before
+
     preview = registry.invoke("apply_mrp_plan", {"job_id": job["job_id"]}, ADMIN)
     assert preview["preview"] is True
     created = [c for c in preview["changes"] if c["field"] == "status" and c["before"] is None]
@@ -102,11 +108,22 @@ def test_apply_plan_creates_every_order_in_one_transaction(registry: Registry) -
     assert {(ln["sku"], ln["quantity"]) for ln in po["lines"]} == {("M", "4"), ("R", "25")}
     again = run_job(registry, "run_mrp", today=TODAY.isoformat())["result"]
     assert again["manufacturing_orders"] == [] and again["purchase_orders"] == []
+    job_now = registry.invoke("get_job", {"job_id": job["job_id"]}, ADMIN)
+    assert job_now["applied_operation"] == done["operation_id"]
 
+    # The same plan again, without a token or with the first preview's (now spent and
+    # stale) token, under a new idempotency key: refused, nothing written twice.
     before = snapshot(registry)
     with pytest.raises(ShopfloorError) as info:
-        apply(registry, "apply_mrp_plan", job_id=job["job_id"], only=["NOPE"])
-    assert info.value.code == "validation_error" and info.value.field == "only"
+        apply(registry, "apply_mrp_plan", job_id=job["job_id"])
+    assert info.value.code == "conflict" and info.value.field == "job_id"
+    with pytest.raises(ShopfloorError) as info:
+        registry.invoke("apply_mrp_plan", {"job_id": job["job_id"]}, ADMIN)  # the preview
+    assert info.value.code == "conflict"
+    with pytest.raises(ShopfloorError) as info:
+        registry.invoke("apply_mrp_plan", {**preview["apply"]["arguments"],
+                                           "idempotency_key": "another"}, ADMIN)
+    assert info.value.code == "stale_preview"
     assert snapshot(registry) == before
 
 

@@ -78,6 +78,23 @@ def test_expired_token_is_refused(registry: Registry) -> None:
     assert err.code == "stale_preview" and "expired" in err.message
 
 
+def test_a_retried_apply_replays_even_after_its_token_expired(registry: Registry) -> None:
+    """A client that lost the first answer retries later: it must get that answer, not a
+    stale_preview whose fresh preview would let the write happen twice."""
+    basic_setup(registry)
+    p = _preview(registry)
+    args = {**p["apply"]["arguments"]}
+    first = registry.invoke("create_stock_adjustment", args, ADMIN)
+    real_clock = registry.clock
+    registry.clock = lambda: real_clock() + timedelta(minutes=16)
+    again = registry.invoke("create_stock_adjustment", args, ADMIN)
+    assert again == {**first, "replayed": True}
+    assert on_hand(registry, "M1") == Decimal(5)
+    with pytest.raises(ShopfloorError) as info:  # the key with other arguments: still refused
+        registry.invoke("create_stock_adjustment", {**args, "reason": "other"}, ADMIN)
+    assert info.value.code == "conflict" and info.value.field == "idempotency_key"
+
+
 def test_reused_token_is_refused(registry: Registry) -> None:
     basic_setup(registry)
     p = _preview(registry)

@@ -11,8 +11,9 @@ projected stock is at or below its reorder point (or below zero); it is then mad
 a recipe: a manufacturing order, whose components inherit the demand) or bought (a
 purchase line, grouped by default supplier). The order brings projected stock back to the
 reorder point, at least the reorder quantity. Dates run backwards: a need date is the due
-date of what the order covers, the order starts its lead time earlier; a start before
-today is flagged late.
+date of what the order covers (a reorder point alone: as soon as the lead time allows),
+the order starts its lead time earlier; a start before today is flagged late, keeps the
+date it was needed by, and is due when its lead time from today allows.
 """
 
 from __future__ import annotations
@@ -141,8 +142,13 @@ def plan(op: Op, *, today: date, location: str | None = None,
                          "dependent_demand": fmt(p.dependent), "projected": fmt(projected),
                          "reorder_point": fmt(item.reorder_point), "planned": fmt(quantity)})
         if quantity > 0:
-            need_by = min((nd.due for nd in p.needs), default=today)
-            start = need_by - timedelta(days=item.lead_time_days)
+            lead = timedelta(days=item.lead_time_days)
+            # Dated demand sets the need date; a reorder point alone asks for stock as soon
+            # as it can come (today + lead time), which is not late.
+            need_by = min((nd.due for nd in p.needs), default=today + lead)
+            start = need_by - lead
+            # A late order still takes its lead time: due no earlier than it can be done.
+            due = max(need_by, max(start, today) + lead)
             reasons = [nd.reason for nd in p.needs]
             if item.reorder_point > 0:
                 reasons.append(f"reorder point {fmt(item.reorder_point)}")
@@ -152,8 +158,10 @@ def plan(op: Op, *, today: date, location: str | None = None,
                 "sku": item.sku, "name": item.name, "quantity": fmt(quantity),
                 "start_date": max(start, today).isoformat(), "late": start < today,
                 "reasons": reasons}
+            if start < today:
+                suggestion["needed_by"] = need_by.isoformat()
             if recipes.get(item.id):
-                suggestion["due_date"] = need_by.isoformat()
+                suggestion["due_date"] = due.isoformat()
                 manufacture.append(suggestion)
                 for comp in recipes[item.id]:
                     child = pos.get(comp.component_id)
@@ -165,7 +173,7 @@ def plan(op: Op, *, today: date, location: str | None = None,
                                             f"planned MO for {item.sku} ({fmt(quantity)})"))
             else:
                 supplier = item.default_supplier.name if item.default_supplier else ""
-                suggestion["need_date"] = need_by.isoformat()
+                suggestion["need_date"] = due.isoformat()
                 suggestion["unit_price"] = fmt(item.purchase_price)
                 purchase[supplier].append(suggestion)
         if n % 200 == 0:

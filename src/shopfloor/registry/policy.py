@@ -27,6 +27,27 @@ COACHING = (
 )
 
 
+# What a write acts on, as the card names it to the agent ("User cancelled the stock
+# adjustment preview."): a noun phrase with its own article, derived from the tool's name.
+_VERB_NOUNS = {"modify": "changes", "delete": "deletion", "update": "update",
+               "receive": "receipt", "fulfill": "fulfilment", "complete": "completion",
+               "cancel": "cancellation", "rebuild": "rebuild", "import": "import",
+               "correct": "correction"}
+_SUBJECTS = {"apply_mrp_plan": "the MRP plan", "fulfill_order": "the sales order fulfilment",
+             "batch_update_recipes": "the batch recipe update",
+             "update_stock_adjustment": "the stock adjustment changes",
+             "import_items": "the item import", "rebuild_balances": "the balance rebuild"}
+
+
+def subject(name: str) -> str:
+    if name in _SUBJECTS:
+        return _SUBJECTS[name]
+    verb, _, thing = name.partition("_")
+    thing = thing.replace("_", " ")
+    noun = _VERB_NOUNS.get(verb)
+    return f"the {thing} {noun}" if noun else f"the {thing}"
+
+
 def is_destructive(name: str) -> bool:
     return name.startswith(DESTRUCTIVE_PREFIXES) or name in DESTRUCTIVE_NAMES
 

@@ -168,6 +168,10 @@ class Registry:
         digest = tokens.args_hash(args)
         if req.preview:
             return self.preview(tool, req, actor, args, digest)
+        if req.idempotency_key:
+            replay = self._replayed(tool, req.idempotency_key, actor, digest)
+            if replay is not None:
+                return replay
         claims = None
         if req.preview_token:
             claims = tokens.read(self._preview_key, req.preview_token)
@@ -181,6 +185,17 @@ class Registry:
         if tool.policy.job and claims is None:
             self._dry_run(tool, req, actor)
         return self.store.retrying(lambda: self._apply_once(tool, req, actor, args, digest, claims))
+
+    def _replayed(self, tool: Tool, key: str, actor: Actor, digest: str
+                  ) -> dict[str, Any] | None:
+        """An apply repeated with its key gets the first result before anything else is
+        checked: its preview token may have expired or been spent by that first apply, and
+        a retry must never be told to preview (and so apply) again."""
+        with self.store.reading() as session:
+            row = session.get(IdempotencyKey, key)
+            if row is None or row.result is None:
+                return None
+            return self._replay(row, tool, actor, digest)
 
     def _dry_run(self, tool: Tool, req: WriteRequest, actor: Actor) -> None:
         """A write job applied without a preview still refuses bad input now, with its
@@ -214,14 +229,14 @@ class Registry:
             expires = exp.isoformat()
             apply = {
                 "tool": tool.name,
-                "arguments": {**args, "preview": False, "preview_token": token,
+                "arguments": {**_present(args), "preview": False, "preview_token": token,
                               "idempotency_key": str(uuid.uuid4())},
             }
         return {
             "preview": True,
             "tool": tool.name,
             "title": tool.title,
-            "description": f"the {tool.name}",
+            "description": tool.subject,
             "summary": done.summary,
             "changes": op.final_changes(),
             "warnings": [w.as_dict() for w in op.warnings],
@@ -397,6 +412,16 @@ class Registry:
         if row.result is None:
             raise RetryTransaction
         return {**row.result, "replayed": True}
+
+
+def _present(value: Any) -> Any:
+    """Arguments without their unset (null) fields: what a host validating against the
+    input schema accepts, and what parses back to the same request (so the same hash)."""
+    if isinstance(value, dict):
+        return {k: _present(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_present(v) for v in value]
+    return value
 
 
 def _roles(actor: Actor) -> str:

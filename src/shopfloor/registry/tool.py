@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 
 from shopfloor.domain.context import Op
 from shopfloor.registry.actor import Role
-from shopfloor.registry.policy import COACHING, Policy
+from shopfloor.registry.policy import COACHING, Policy, subject
 from shopfloor.registry.schema import input_schema, output_schema
 
 Req = TypeVar("Req", bound=BaseModel)
@@ -61,6 +61,10 @@ class Tool:
     handler: Callable[[Op, Any], Any]
 
     app_only: bool = False
+
+    @property
+    def subject(self) -> str:
+        return subject(self.name)
 
     @property
     def full_description(self) -> str:

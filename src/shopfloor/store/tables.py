@@ -378,3 +378,4 @@ class Job(Base):
     created_at: Mapped[datetime]
     started_at: Mapped[datetime | None]
     finished_at: Mapped[datetime | None]
+    applied_operation: Mapped[str | None] = mapped_column(String(36))

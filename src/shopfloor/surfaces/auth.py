@@ -1,9 +1,9 @@
 """Bearer JWTs: who the caller is and which roles they hold.
 
-HS256 with a key derived from the deployment secret (`shopfloor token create` mints
-them), or RS256/ES256 from an external identity provider's JWKS when configured. The
-subject becomes the actor recorded in the operation log and bound to preview tokens.
-Tokens are never logged.
+HS256 with a key derived from the deployment secret (HMAC-SHA256 of the secret and "jwt",
+so the raw secret signs nothing; `shopfloor token create` mints them), or RS256/ES256
+from an external identity provider's JWKS when configured. The subject becomes the actor
+recorded in the operation log and bound to preview tokens. Tokens are never logged.
 """
 
 from __future__ import annotations
@@ -55,6 +55,8 @@ class Authenticator:
             raise Unauthenticated("the token has no subject (sub)")
         if isinstance(roles, str):
             roles = roles.split()
+        if not isinstance(roles, list):
+            raise Unauthenticated("invalid roles claim: expected a list of role names")
         try:
             return Actor.of(subject, *[str(r) for r in roles])
         except ValueError as exc:

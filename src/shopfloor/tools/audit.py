@@ -12,7 +12,7 @@ from shopfloor.domain.context import Op
 from shopfloor.registry.errors import NotFound
 from shopfloor.registry.tool import Request, Toolset
 from shopfloor.store.tables import Job, OperationLog
-from shopfloor.tools.fields import Amount, Cursor, Key, Limit, Name, Out, Page
+from shopfloor.tools.fields import Amount, JobId, Key, Limit, Name, Out, Page, RowCursor, Since
 
 tools = Toolset()
 
@@ -20,9 +20,10 @@ tools = Toolset()
 class LogQuery(Request):
     tool: Key | None = None
     actor: Name | None = None
-    since: datetime | None = None
+    operation_id: Key | None = Field(None, description="one operation, with its result")
+    since: Since | None = None
     limit: Limit = 50
-    cursor: Cursor | None = None
+    cursor: RowCursor | None = None
 
 
 class LogEntry(Out):
@@ -33,6 +34,7 @@ class LogEntry(Out):
     arguments: dict[str, Any]
     idempotency_key: str | None
     created_at: datetime
+    result: dict[str, Any] | None = None
 
 
 class LogPage(Page):
@@ -49,7 +51,9 @@ def get_operation_log(op: Op, req: LogQuery) -> LogPage:
         stmt = stmt.where(OperationLog.actor == req.actor)
     if req.since:
         stmt = stmt.where(OperationLog.created_at >= req.since)
-    if req.cursor and req.cursor.isdigit():
+    if req.operation_id:
+        stmt = stmt.where(OperationLog.operation_id == req.operation_id)
+    if req.cursor:
         stmt = stmt.where(OperationLog.id < int(req.cursor))
     rows = list(op.session.scalars(stmt))
     more = len(rows) > req.limit
@@ -57,7 +61,9 @@ def get_operation_log(op: Op, req: LogQuery) -> LogPage:
     return LogPage(entries=[LogEntry(operation_id=r.operation_id, tool=r.tool, actor=r.actor,
                                      summary=str(r.result.get("summary", "")),
                                      arguments=r.arguments, idempotency_key=r.idempotency_key,
-                                     created_at=r.created_at) for r in rows],
+                                     created_at=r.created_at,
+                                     result=r.result if req.operation_id else None)
+                            for r in rows],
                    next_cursor=str(rows[-1].id) if more else None)
 
 
@@ -75,12 +81,14 @@ class JobOut(Out):
     created_at: datetime
     started_at: datetime | None
     finished_at: datetime | None
+    applied_operation: str | None = Field(None, description="the apply that used its result")
 
 
 def job_out(j: Job) -> JobOut:
     return JobOut(job_id=j.id, kind=j.kind, status=j.status, progress=j.progress,
                   message=j.message, result=j.result, actor=j.actor, created_at=j.created_at,
-                  started_at=j.started_at, finished_at=j.finished_at)
+                  started_at=j.started_at, finished_at=j.finished_at,
+                  applied_operation=j.applied_operation)
 
 
 class JobQuery(Request):
@@ -102,7 +110,7 @@ def list_jobs(op: Op, req: JobQuery) -> JobList:
 
 
 class JobRef(Request):
-    job_id: str = Field(min_length=1, max_length=36)
+    job_id: JobId
 
 
 @tools.read("get_job", title="Get job", response=JobOut,

@@ -7,11 +7,12 @@ characters, so nothing invisible ends up in an identifier.
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import UTC, date, datetime
 from decimal import Decimal
 from typing import Annotated, Literal
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
@@ -60,7 +61,30 @@ Uom = Annotated[
 Text = Annotated[str, StringConstraints(max_length=2000, pattern=r"^[^\x00]*$")]
 Limit = Annotated[int, Field(ge=1, le=500)]
 Id = Annotated[int, Field(ge=1, le=2**53)]
-Cursor = Annotated[str, StringConstraints(max_length=200)]
+Cursor = Annotated[str, StringConstraints(max_length=200, pattern=r"^[^\x00]*$")]
+RowCursor = Annotated[
+    str,
+    StringConstraints(pattern=r"^[0-9]{1,18}$"),
+    WithJsonSchema({"type": "string", "description": "next_cursor of the previous page"}),
+]
+"""A page cursor over row ids: digits only, bounded, so a forged one is a coded error
+rather than an integer overflow in the database or a silently ignored value."""
+SearchText = Annotated[str, StringConstraints(strip_whitespace=True, max_length=200,
+                                         pattern=r"^[^\x00]*$")]
+JobId = Annotated[str, StringConstraints(min_length=1, max_length=36,
+                                         pattern=r"^[A-Za-z0-9-]+$")]
+
+
+def _as_utc(value: datetime) -> datetime:
+    return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+
+
+Since = Annotated[
+    datetime,
+    AfterValidator(_as_utc),
+    WithJsonSchema({"type": "string", "description": "ISO date or time (UTC if no zone)"}),
+]
+"""A point in time a person types: a date or a time without a zone is read as UTC."""
 Kind = Literal["product", "material", "intermediate"]
 Day = date
 

@@ -24,6 +24,7 @@ from shopfloor.tools.fields import (
     NonNegative,
     Page,
     Quantity,
+    SearchText,
     Uom,
 )
 from shopfloor.tools.views import (
@@ -39,7 +40,7 @@ tools = Toolset()
 
 
 class SearchItems(Request):
-    query: str | None = Field(None, max_length=200, description="matches SKU or name")
+    query: SearchText | None = Field(None, description="matches SKU or name")
     kind: Kind | None = None
     limit: Limit = 50
     cursor: Cursor | None = None

@@ -17,7 +17,7 @@ from shopfloor.registry.errors import Conflict, NotFound, ValidationFailed
 from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
 from shopfloor.store.tables import Job, Location
 from shopfloor.tools.audit import JobOut, JobRef, job_out
-from shopfloor.tools.fields import Key, Out
+from shopfloor.tools.fields import JobId, Key, Out
 
 tools = Toolset()
 
@@ -61,7 +61,7 @@ def get_job_status(op: Op, req: JobRef) -> JobOut:
 
 
 class CancelJob(WriteRequest):
-    job_id: str = Field(min_length=1, max_length=36)
+    job_id: JobId
 
 
 @tools.write("cancel_job", title="Cancel job", response=JobOut,
@@ -77,7 +77,7 @@ def cancel_job(op: Op, req: CancelJob) -> Done[JobOut]:
 
 
 class ApplyMrpPlan(WriteRequest):
-    job_id: str = Field(min_length=1, max_length=36, description="a finished run_mrp job")
+    job_id: JobId = Field(description="a finished run_mrp job")
     only: list[Key] | None = Field(None, max_length=5000, description="only these SKUs")
     location: Key | None = Field(None, description="default: the plan's, else the first")
 
@@ -90,10 +90,16 @@ class PlanApplied(Out):
 @tools.write("apply_mrp_plan", title="Apply MRP plan", response=PlanApplied,
              description="Create the orders an MRP run suggested, all in one transaction.")
 def apply_mrp_plan(op: Op, req: ApplyMrpPlan) -> Done[PlanApplied]:
-    job = _job(op, req.job_id)
+    job = _job(op, req.job_id, lock=True)
     if job.kind != "mrp" or job.status != "succeeded" or not job.result:
         raise Conflict(f"job {job.id} is not a finished MRP run ({job.kind}, {job.status})",
                        field="job_id")
+    if job.applied_operation is not None:
+        raise Conflict(f"the plan of job {job.id} was already applied (operation "
+                       f"{job.applied_operation}); run MRP again for a new plan",
+                       field="job_id", details={"operation_id": job.applied_operation})
+    # Marked in the same transaction as the orders: a plan creates its orders once.
+    job.applied_operation = op.operation_id or "preview"
     plan: dict[str, Any] = job.result
     wanted = set(req.only) if req.only is not None else None
     code = req.location or plan.get("location") or op.session.scalars(

@@ -14,7 +14,7 @@ from shopfloor.domain.context import Op
 from shopfloor.registry.actor import Role
 from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
 from shopfloor.store.tables import PurchaseOrder, SalesOrder
-from shopfloor.tools.fields import Cursor, Key, Limit, Money, Name, Page, Quantity, Text
+from shopfloor.tools.fields import Key, Limit, Money, Name, Page, Quantity, RowCursor, Text
 from shopfloor.tools.views import OrderOut, purchase_order_out, sales_order_out
 
 tools = Toolset()
@@ -69,7 +69,7 @@ class ListPurchaseOrders(Request):
     status: PoStatus | None = None
     supplier: Name | None = None
     limit: Limit = 50
-    cursor: Cursor | None = None
+    cursor: RowCursor | None = None
 
 
 @tools.read("list_purchase_orders", title="List purchase orders", response=OrderPage,
@@ -80,7 +80,7 @@ def list_purchase_orders(op: Op, req: ListPurchaseOrders) -> OrderPage:
         stmt = stmt.where(PurchaseOrder.status == req.status)
     if req.supplier:
         stmt = stmt.where(PurchaseOrder.supplier_id == lookup.supplier(op, req.supplier).id)
-    if req.cursor and req.cursor.isdigit():
+    if req.cursor:
         stmt = stmt.where(PurchaseOrder.id < int(req.cursor))
     return _page(list(op.session.scalars(stmt).unique()), req.limit, purchase_order_out)
 
@@ -164,7 +164,7 @@ class ListSalesOrders(Request):
     status: SoStatus | None = None
     customer: Name | None = None
     limit: Limit = 50
-    cursor: Cursor | None = None
+    cursor: RowCursor | None = None
 
 
 @tools.read("list_sales_orders", title="List sales orders", response=OrderPage,
@@ -175,7 +175,7 @@ def list_sales_orders(op: Op, req: ListSalesOrders) -> OrderPage:
         stmt = stmt.where(SalesOrder.status == req.status)
     if req.customer:
         stmt = stmt.where(SalesOrder.customer_id == lookup.customer(op, req.customer).id)
-    if req.cursor and req.cursor.isdigit():
+    if req.cursor:
         stmt = stmt.where(SalesOrder.id < int(req.cursor))
     return _page(list(op.session.scalars(stmt).unique()), req.limit, sales_order_out)
 

@@ -11,7 +11,7 @@ from shopfloor.domain import catalog
 from shopfloor.domain.context import Op
 from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
 from shopfloor.store.tables import Customer, Location, Supplier
-from shopfloor.tools.fields import Key, Name, Out
+from shopfloor.tools.fields import Key, Name, Out, SearchText
 from shopfloor.tools.views import LocationOut, PartnerOut
 
 tools = Toolset()
@@ -19,7 +19,7 @@ M = TypeVar("M")
 
 
 class Query(Request):
-    query: str | None = Field(None, max_length=200, description="part of the name or code")
+    query: SearchText | None = Field(None, description="part of the name (or location code)")
 
 
 class LocationList(Out):

@@ -14,7 +14,7 @@ from shopfloor.domain.numbers import fmt
 from shopfloor.registry.actor import Role
 from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
 from shopfloor.store.tables import ManufacturingOrder
-from shopfloor.tools.fields import Cursor, Key, Limit, Page, Quantity
+from shopfloor.tools.fields import Key, Limit, Page, Quantity, RowCursor
 from shopfloor.tools.views import ManufacturingOrderOut, manufacturing_order_out
 
 tools = Toolset()
@@ -23,7 +23,7 @@ tools = Toolset()
 class ListManufacturingOrders(Request):
     status: Literal["planned", "in_progress", "done", "cancelled"] | None = None
     limit: Limit = 50
-    cursor: Cursor | None = None
+    cursor: RowCursor | None = None
 
 
 class ManufacturingPage(Page):
@@ -36,7 +36,7 @@ def list_manufacturing_orders(op: Op, req: ListManufacturingOrders) -> Manufactu
     stmt = select(ManufacturingOrder).order_by(ManufacturingOrder.id.desc()).limit(req.limit + 1)
     if req.status:
         stmt = stmt.where(ManufacturingOrder.status == req.status)
-    if req.cursor and req.cursor.isdigit():
+    if req.cursor:
         stmt = stmt.where(ManufacturingOrder.id < int(req.cursor))
     rows = list(op.session.scalars(stmt).unique())
     more = len(rows) > req.limit

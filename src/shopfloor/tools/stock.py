@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from decimal import Decimal
 from typing import Self
 
@@ -14,7 +13,6 @@ from shopfloor.registry.actor import Role
 from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
 from shopfloor.tools.fields import (
     Amount,
-    Cursor,
     Key,
     Limit,
     Money,
@@ -22,7 +20,9 @@ from shopfloor.tools.fields import (
     Out,
     Page,
     Quantity,
+    RowCursor,
     SignedQuantity,
+    Since,
     Text,
 )
 from shopfloor.tools.views import (
@@ -91,9 +91,9 @@ def list_low_stock(op: Op, req: LowStockQuery) -> LowStockList:
 class MovementQuery(Request):
     sku: Key | None = None
     location: Key | None = None
-    since: datetime | None = None
+    since: Since | None = None
     limit: Limit = 50
-    cursor: Cursor | None = None
+    cursor: RowCursor | None = None
 
 
 class MovementPage(Page):
@@ -104,7 +104,7 @@ class MovementPage(Page):
             description="Ledger rows, newest first: every receipt, shipment, production, "
                         "adjustment and transfer.")
 def list_stock_movements(op: Op, req: MovementQuery) -> MovementPage:
-    before = int(req.cursor) if req.cursor and req.cursor.isdigit() else None
+    before = int(req.cursor) if req.cursor else None
     rows = reports.movements(op, req.sku, req.location, req.since, req.limit + 1, before)
     more = len(rows) > req.limit
     rows = rows[: req.limit]
