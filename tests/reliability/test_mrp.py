@@ -69,8 +69,8 @@ def test_three_level_plan_by_hand(registry: Registry) -> None:
     # M: 4 on hand - 3 committed (open MO for I) + 10 on order - 15 for planned I = -4 -> buy 4
     assert (rows["M"]["level"], rows["M"]["committed"], rows["M"]["on_order"]) == (2, "3", "10")
     assert (rows["M"]["projected"], rows["M"]["planned"]) == ("-4", "4")
-    # R: 12 - 4 committed = 8 <= reorder point 10 -> max(10 - 8, 25) = 25
-    assert (rows["R"]["projected"], rows["R"]["planned"]) == ("8", "25")
+    # R: 12 - 4 committed = 8 <= reorder point 10 -> up to 10 + 25 (min/max): 35 - 8 = 27
+    assert (rows["R"]["projected"], rows["R"]["planned"]) == ("8", "27")
 
     mos = {m["sku"]: m for m in plan["manufacturing_orders"]}
     assert (mos["P"]["quantity"], mos["P"]["due_date"], mos["P"]["start_date"]) == \
@@ -86,7 +86,7 @@ def test_three_level_plan_by_hand(registry: Registry) -> None:
         ("4", day(5), day(0))                           # needed when I starts; 5 days
     # R dips below its reorder point when the day-20 order ships: order for then, not late
     assert (lines["R"]["quantity"], lines["R"]["need_date"], lines["R"]["late"]) == \
-        ("25", day(20), False)
+        ("27", day(20), False)
 
 
 def test_apply_plan_creates_every_order_in_one_transaction(registry: Registry) -> None:
@@ -105,7 +105,7 @@ def test_apply_plan_creates_every_order_in_one_transaction(registry: Registry) -
     done = registry.invoke("apply_mrp_plan", preview["apply"]["arguments"], ADMIN)
     assert len(done["purchase_orders"]) == 1 and len(done["manufacturing_orders"]) == 2
     po = registry.invoke("get_purchase_order", {"number": done["purchase_orders"][0]}, ADMIN)
-    assert {(ln["sku"], ln["quantity"]) for ln in po["lines"]} == {("M", "4"), ("R", "25")}
+    assert {(ln["sku"], ln["quantity"]) for ln in po["lines"]} == {("M", "4"), ("R", "27")}
     again = run_job(registry, "run_mrp", today=TODAY.isoformat())["result"]
     assert again["manufacturing_orders"] == [] and again["purchase_orders"] == []
     job_now = registry.invoke("get_job", {"job_id": job["job_id"]}, ADMIN)
@@ -147,3 +147,43 @@ def test_cancel_and_rebuild_jobs(registry: Registry) -> None:
     assert len(job["result"]["corrections"]) == 4
     assert not ledger_matches_balances(registry)
     assert D(registry.invoke("get_stock", {"sku": "P"}, ADMIN)["balances"][0]["committed"]) == 5
+
+
+def test_supply_arriving_after_the_need_is_flagged_to_expedite(registry: Registry) -> None:
+    """Totals net to enough (2 + 10 on order - 6 sold = 6), but the sale ships on day 3
+    and the purchase lands on day 9: no new order, and that purchase to bring forward."""
+    _world(registry)
+    apply(registry, "create_item", sku="X", name="Timed", default_supplier="Acme",
+          lead_time_days=1, purchase_price="1")
+    apply(registry, "create_stock_adjustment", location="MAIN", reason="opening",
+          lines=[{"sku": "X", "quantity_delta": "2"}])
+    apply(registry, "create_sales_order", customer="Bob", location="MAIN", due_date=day(3),
+          lines=[{"sku": "X", "quantity": "6", "unit_price": "3"}])
+    po = apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
+               expected_date=day(9), lines=[{"sku": "X", "quantity": "10"}])
+    plan = run_job(registry, "run_mrp", today=TODAY.isoformat())["result"]
+    assert "X" not in {r["sku"] for r in plan["items"]}  # nothing new to order
+    [flag] = plan["exceptions"]
+    assert flag == {"sku": "X", "action": "expedite", "document": po["number"],
+                    "expected": day(9), "needed_by": day(3), "short": "4",
+                    "reason": "SO-00003 (due " + day(3) + ")"}
+
+
+def test_reorder_point_alone_is_not_late(registry: Registry) -> None:
+    """Stock at its reorder point with no dated demand: order now, due when the lead time
+    allows; a need already past keeps its date and is due after its lead time."""
+    apply(registry, "create_location", code="MAIN", name="Main")
+    apply(registry, "create_supplier", name="Acme")
+    apply(registry, "create_customer", name="Bob")
+    apply(registry, "create_item", sku="R", name="Reorder", reorder_point="5",
+          reorder_quantity="20", lead_time_days=7, default_supplier="Acme")
+    apply(registry, "create_item", sku="L", name="Late", lead_time_days=4,
+          default_supplier="Acme")
+    apply(registry, "create_sales_order", customer="Bob", location="MAIN", due_date=day(-2),
+          lines=[{"sku": "L", "quantity": "3", "unit_price": "1"}])
+    plan = run_job(registry, "run_mrp", today=TODAY.isoformat())["result"]
+    lines = {ln["sku"]: ln for g in plan["purchase_orders"] for ln in g["lines"]}
+    assert (lines["R"]["need_date"], lines["R"]["start_date"], lines["R"]["late"]) == \
+        (day(7), day(0), False)
+    assert (lines["L"]["need_date"], lines["L"]["start_date"], lines["L"]["late"],
+            lines["L"]["needed_by"]) == (day(4), day(0), True, day(-2))

@@ -9,11 +9,15 @@ orders, and on order holds open purchase lines and open manufacturing orders of 
 so every existing demand and supply is counted exactly once. An item is short when its
 projected stock is at or below its reorder point (or below zero); it is then made (it has
 a recipe: a manufacturing order, whose components inherit the demand) or bought (a
-purchase line, grouped by default supplier). The order brings projected stock back to the
-reorder point, at least the reorder quantity. Dates run backwards: a need date is the due
-date of what the order covers (a reorder point alone: as soon as the lead time allows),
-the order starts its lead time earlier; a start before today is flagged late, keeps the
-date it was needed by, and is due when its lead time from today allows.
+purchase line, grouped by default supplier). An item with a reorder point is ordered up
+to its reorder point plus its reorder quantity (min/max: a plan applied and run again
+orders nothing more); a plain shortage orders the net need, at least the reorder quantity.
+
+Dates run backwards: a need date is the due date of what the order covers (a reorder
+point alone: as soon as the lead time allows), the order starts its lead time earlier; a
+start before today is flagged late, keeps the date it was needed by, and is due when its
+lead time from today allows. Totals can net to enough while a dated need comes before an
+order already placed arrives: the plan's exceptions name that order to expedite.
 """
 
 from __future__ import annotations
@@ -49,6 +53,16 @@ class Need:
     quantity: Decimal
     due: date
     reason: str
+    committed: bool = False  # a sales order line: already inside the balance's committed
+
+
+@dataclass
+class Receipt:
+    """Supply already on order: an open purchase line or manufacturing order."""
+
+    quantity: Decimal
+    due: date
+    document: str
 
 
 @dataclass
@@ -114,28 +128,46 @@ def plan(op: Op, *, today: date, location: str | None = None,
         .where(ManufacturingOrder.status.in_(OPEN_MO)).group_by(ManufacturingOrder.item_id))
     for item_id, p in pos.items():
         p.on_order = on_po.get(item_id, ZERO) + on_mo.get(item_id, ZERO)
+    receipts: dict[int, list[Receipt]] = defaultdict(list)
+    for item_id, number, due, qty in op.session.execute(
+            select(PurchaseOrderLine.item_id, PurchaseOrder.number, PurchaseOrder.expected_date,
+                   PurchaseOrderLine.quantity - PurchaseOrderLine.received_quantity)
+            .join(PurchaseOrder).where(PurchaseOrder.status.in_(OPEN_PO))).all():
+        if qty > 0:
+            receipts[item_id].append(Receipt(Decimal(qty), due or today, number))
+    for item_id, number, due, qty in op.session.execute(
+            select(ManufacturingOrder.item_id, ManufacturingOrder.number,
+                   ManufacturingOrder.due_date,
+                   ManufacturingOrder.quantity - ManufacturingOrder.completed_quantity)
+            .where(ManufacturingOrder.status.in_(OPEN_MO))).all():
+        if qty > 0:
+            receipts[item_id].append(Receipt(Decimal(qty), due or today, number))
     for number, due, item_id, outstanding in op.session.execute(
             select(SalesOrder.number, SalesOrder.due_date, SalesOrderLine.item_id,
                    SalesOrderLine.quantity - SalesOrderLine.fulfilled_quantity)
             .join(SalesOrderLine).where(SalesOrder.status.in_(OPEN_SO))).all():
         if item_id in pos and outstanding > 0:
             pos[item_id].needs.append(Need(Decimal(outstanding), due or today,
-                                           f"{number} (due {due or today})"))
+                                           f"{number} (due {due or today})", committed=True))
     report(0.3, "positions read")
 
     manufacture: list[dict[str, Any]] = []
     purchase: dict[str, list[dict[str, Any]]] = defaultdict(list)
     rows: list[dict[str, Any]] = []
+    exceptions: list[dict[str, Any]] = []
     ordered = sorted(pos.values(), key=lambda p: (p.level, p.item.sku))
     depth = max(levels.values(), default=0) + 1
     for n, p in enumerate(ordered):
         item = p.item
         projected = p.projected
-        short = projected <= item.reorder_point if item.reorder_point > 0 else projected < 0
+        rp, rq = item.reorder_point, item.reorder_quantity
         quantity = ZERO
-        if short:
-            gap = item.reorder_point - projected if item.reorder_point > 0 else -projected
-            quantity = max(gap, item.reorder_quantity)
+        if rp > 0 and projected <= rp:
+            # min/max: back up to the reorder point plus the reorder quantity, so the next
+            # run does not find the item sitting on its reorder point and order it again
+            quantity = rp + rq - projected
+        elif projected < 0:  # a plain shortage: the net need, at least the minimum order
+            quantity = max(-projected, rq)
         if quantity > 0:  # the net requirement behind each suggestion (bounded by the plan)
             rows.append({"sku": item.sku, "level": p.level, "on_hand": fmt(p.on_hand),
                          "committed": fmt(p.committed), "on_order": fmt(p.on_order),
@@ -150,10 +182,10 @@ def plan(op: Op, *, today: date, location: str | None = None,
             # A late order still takes its lead time: due no earlier than it can be done.
             due = max(need_by, max(start, today) + lead)
             reasons = [nd.reason for nd in p.needs]
-            if item.reorder_point > 0:
-                reasons.append(f"reorder point {fmt(item.reorder_point)}")
-            if item.reorder_quantity > gap:
-                reasons.append(f"minimum order {fmt(item.reorder_quantity)}")
+            if rp > 0:
+                reasons.append(f"reorder point {fmt(rp)}: up to {fmt(rp + rq)}")
+            elif rq > -projected:
+                reasons.append(f"minimum order {fmt(rq)}")
             suggestion: dict[str, Any] = {
                 "sku": item.sku, "name": item.name, "quantity": fmt(quantity),
                 "start_date": max(start, today).isoformat(), "late": start < today,
@@ -176,6 +208,8 @@ def plan(op: Op, *, today: date, location: str | None = None,
                 suggestion["need_date"] = due.isoformat()
                 suggestion["unit_price"] = fmt(item.purchase_price)
                 purchase[supplier].append(suggestion)
+        planned = Receipt(quantity, due, "planned") if quantity > 0 else None
+        exceptions.extend(_expedite(p, receipts.get(item.id, []), planned, today))
         if n % 200 == 0:
             report(0.3 + 0.65 * n / len(ordered), f"level {p.level + 1} of {depth}: {item.sku}")
     report(0.95, "plan ready")
@@ -187,4 +221,31 @@ def plan(op: Op, *, today: date, location: str | None = None,
                              "warning": None if s else "no default supplier: choose one"}
                             for s, lines in sorted(purchase.items())],
         "items": rows,
+        "exceptions": exceptions,
     }
+
+
+def _expedite(p: Position, receipts: list[Receipt], planned: Receipt | None,
+              today: date) -> list[dict[str, Any]]:
+    """Orders already placed that arrive after the stock runs out: the totals can net to
+    enough while a dated need still comes first. Walks the item's dated demand and supply
+    (supply first on a day) and names each receipt to bring forward, and by when."""
+    dated = sum((nd.quantity for nd in p.needs if nd.committed), ZERO)
+    balance = p.on_hand - max(ZERO, p.committed - dated)  # undated commitments: due now
+    supply = sorted([*receipts, *([planned] if planned else [])], key=lambda r: r.due)
+    out: list[dict[str, Any]] = []
+    flagged: set[str] = set()
+    for need in sorted(p.needs, key=lambda nd: nd.due):
+        while supply and supply[0].due <= need.due:
+            balance += supply.pop(0).quantity
+        balance -= need.quantity
+        if balance >= 0:
+            continue
+        late = [r for r in supply if r.document != "planned" and r.document not in flagged]
+        if late:
+            first = late[0]
+            flagged.add(first.document)
+            out.append({"sku": p.item.sku, "action": "expedite", "document": first.document,
+                        "expected": first.due.isoformat(), "needed_by": need.due.isoformat(),
+                        "short": fmt(-balance), "reason": need.reason})
+    return out
