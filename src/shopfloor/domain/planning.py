@@ -180,7 +180,7 @@ def plan(op: Op, *, today: date, location: str | None = None,
             need_by = min((nd.due for nd in p.needs), default=today + lead)
             start = need_by - lead
             # A late order still takes its lead time: due no earlier than it can be done.
-            due = max(need_by, max(start, today) + lead)
+            finish = max(need_by, max(start, today) + lead)
             reasons = [nd.reason for nd in p.needs]
             if rp > 0:
                 reasons.append(f"reorder point {fmt(rp)}: up to {fmt(rp + rq)}")
@@ -193,7 +193,7 @@ def plan(op: Op, *, today: date, location: str | None = None,
             if start < today:
                 suggestion["needed_by"] = need_by.isoformat()
             if recipes.get(item.id):
-                suggestion["due_date"] = due.isoformat()
+                suggestion["due_date"] = finish.isoformat()
                 manufacture.append(suggestion)
                 for comp in recipes[item.id]:
                     child = pos.get(comp.component_id)
@@ -205,10 +205,10 @@ def plan(op: Op, *, today: date, location: str | None = None,
                                             f"planned MO for {item.sku} ({fmt(quantity)})"))
             else:
                 supplier = item.default_supplier.name if item.default_supplier else ""
-                suggestion["need_date"] = due.isoformat()
+                suggestion["need_date"] = finish.isoformat()
                 suggestion["unit_price"] = fmt(item.purchase_price)
                 purchase[supplier].append(suggestion)
-        planned = Receipt(quantity, due, "planned") if quantity > 0 else None
+        planned = Receipt(quantity, finish, "planned") if quantity > 0 else None
         exceptions.extend(_expedite(p, receipts.get(item.id, []), planned, today))
         if n % 200 == 0:
             report(0.3 + 0.65 * n / len(ordered), f"level {p.level + 1} of {depth}: {item.sku}")
