@@ -4,18 +4,16 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from pydantic import ConfigDict, Field
+from pydantic import Field
 from sqlalchemy import select
 
 from shopfloor.domain import catalog, lookup
 from shopfloor.domain.context import Op
 from shopfloor.registry.actor import Role
-from shopfloor.registry.errors import ValidationFailed
 from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
 from shopfloor.store.tables import Balance, Item
 from shopfloor.tools.fields import (
     Cursor,
-    Id,
     Key,
     Kind,
     Limit,
@@ -27,6 +25,7 @@ from shopfloor.tools.fields import (
     SearchText,
     Uom,
 )
+from shopfloor.tools.refs import SkuOrId, sku_of
 from shopfloor.tools.views import (
     ComponentOut,
     ItemDetailOut,
@@ -61,20 +60,14 @@ def search_items(op: Op, req: SearchItems) -> ItemPage:
                     next_cursor=found[-1].sku if more else None)
 
 
-class ItemRef(Request):
-    model_config = ConfigDict(json_schema_extra={"anyOf": [{"required": ["sku"]},
-                                                           {"required": ["id"]}]})
-
-    sku: Key | None = None
-    id: Id | None = None
+class ItemRef(SkuOrId, Request):
+    pass
 
 
-def _item(op: Op, req: ItemRef) -> Item:
-    if req.sku is not None:
-        return lookup.item(op, req.sku)
-    if req.id is not None:
+def _item(op: Op, req: SkuOrId) -> Item:
+    if req.sku is None and req.id is not None:
         return lookup.item_by_id(op, req.id)
-    raise ValidationFailed("give sku or id", field="sku")
+    return lookup.item(op, sku_of(op, req))
 
 
 @tools.read("get_item", title="Get item", response=ItemDetailOut,
@@ -120,29 +113,28 @@ def create_item(op: Op, req: CreateItem) -> Done[ItemOut]:
     return Done(f"Create {item.kind} {item.sku} ({item.name})", item_out(item))
 
 
-class ModifyItem(ItemFields):
-    sku: Key = Field(description="the item to change")
+class ModifyItem(SkuOrId, ItemFields):
     clear_default_supplier: bool = False
 
 
 @tools.write("modify_item", title="Modify item", response=ItemOut, role=Role.admin,
              description="Change an item's fields; only the fields given change.")
 def modify_item(op: Op, req: ModifyItem) -> Done[ItemOut]:
-    item = catalog.modify_item(op, req.sku, req.values(), req.default_supplier,
+    item = catalog.modify_item(op, sku_of(op, req), req.values(), req.default_supplier,
                                req.clear_default_supplier)
     fields = ", ".join(c.field for c in op.changes) or "nothing"
     return Done(f"Modify {item.sku}: {fields}", item_out(item))
 
 
-class DeleteItem(WriteRequest):
-    sku: Key
+class DeleteItem(SkuOrId, WriteRequest):
+    pass
 
 
 @tools.write("delete_item", title="Delete item", response=ItemOut, role=Role.admin,
              description="Delete an item with no stock, no open documents and no recipe use. "
                          "Its history is kept.")
 def delete_item(op: Op, req: DeleteItem) -> Done[ItemOut]:
-    item = catalog.delete_item(op, req.sku)
+    item = catalog.delete_item(op, sku_of(op, req))
     return Done(f"Delete item {item.sku} ({item.name})", item_out(item))
 
 
@@ -150,14 +142,14 @@ class RecipeOut(ItemOut):
     components: list[ComponentOut]
 
 
-class GetRecipe(Request):
-    sku: Key
+class GetRecipe(SkuOrId, Request):
+    pass
 
 
 @tools.read("get_recipe", title="Get recipe", response=RecipeOut,
             description="The recipe (bill of materials) of an item: components per unit.")
 def get_recipe(op: Op, req: GetRecipe) -> RecipeOut:
-    item = lookup.item(op, req.sku)
+    item = _item(op, req)
     return RecipeOut(**item_out(item).model_dump(), components=recipe_out(item))
 
 
@@ -166,8 +158,7 @@ class ComponentIn(Request):
     quantity: Quantity = Field(description="per unit of the product")
 
 
-class UpdateRecipe(WriteRequest):
-    sku: Key
+class UpdateRecipe(SkuOrId, WriteRequest):
     components: list[ComponentIn] = Field(max_length=200, description="replaces the recipe")
 
 
@@ -175,7 +166,7 @@ class UpdateRecipe(WriteRequest):
              description="Replace an item's recipe with these components (empty: remove it).")
 def update_recipe(op: Op, req: UpdateRecipe) -> Done[RecipeOut]:
     item = catalog.update_recipe(
-        op, req.sku, [catalog.ComponentSpec(c.sku, c.quantity) for c in req.components]
+        op, sku_of(op, req), [catalog.ComponentSpec(c.sku, c.quantity) for c in req.components]
     )
     return Done(f"Set recipe of {item.sku}: {len(req.components)} components",
                 RecipeOut(**item_out(item).model_dump(), components=recipe_out(item)))

@@ -15,6 +15,7 @@ from shopfloor.registry.actor import Role
 from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
 from shopfloor.store.tables import PurchaseOrder, SalesOrder
 from shopfloor.tools.fields import Key, Limit, Money, Name, Page, Quantity, RowCursor, Text
+from shopfloor.tools.refs import NumberOrId, number_of
 from shopfloor.tools.views import OrderOut, purchase_order_out, sales_order_out
 
 tools = Toolset()
@@ -45,12 +46,12 @@ class OrderPage(Page):
     orders: list[OrderOut]
 
 
-class ByNumber(Request):
-    number: Key
+class ByNumber(NumberOrId, Request):
+    pass
 
 
-class ByNumberWrite(WriteRequest):
-    number: Key
+class ByNumberWrite(NumberOrId, WriteRequest):
+    pass
 
 
 def _page(rows: Sequence[D], limit: int, out: Callable[[D], OrderOut]) -> OrderPage:
@@ -58,6 +59,14 @@ def _page(rows: Sequence[D], limit: int, out: Callable[[D], OrderOut]) -> OrderP
     rows = rows[:limit]
     return OrderPage(orders=[out(r) for r in rows],
                      next_cursor=str(rows[-1].id) if more else None)
+
+
+def _po(op: Op, req: NumberOrId) -> str:
+    return number_of(op, PurchaseOrder, req, "purchase order")
+
+
+def _so(op: Op, req: NumberOrId) -> str:
+    return number_of(op, SalesOrder, req, "sales order")
 
 
 def _total(doc: OrderOut) -> str:
@@ -86,9 +95,10 @@ def list_purchase_orders(op: Op, req: ListPurchaseOrders) -> OrderPage:
 
 
 @tools.read("get_purchase_order", title="Get purchase order", response=OrderOut,
-            description="One purchase order by number, with its lines and received quantities.")
+            description="One purchase order by number or id, with its lines and "
+                        "received quantities.")
 def get_purchase_order(op: Op, req: ByNumber) -> OrderOut:
-    return purchase_order_out(lookup.purchase_order(op, req.number))
+    return purchase_order_out(lookup.purchase_order(op, _po(op, req)))
 
 
 class CreatePurchaseOrder(WriteRequest):
@@ -111,8 +121,7 @@ def create_purchase_order(op: Op, req: CreatePurchaseOrder) -> Done[OrderOut]:
     return Done(f"Create purchase order {po.number} from {req.supplier}: {_total(doc)}", doc)
 
 
-class ModifyPurchaseOrder(WriteRequest):
-    number: Key
+class ModifyPurchaseOrder(NumberOrId, WriteRequest):
     supplier: Name | None = None
     location: Key | None = None
     expected_date: date | None = None
@@ -126,7 +135,7 @@ class ModifyPurchaseOrder(WriteRequest):
              role=Role.admin, description="Change an open purchase order; lines replace all.")
 def modify_purchase_order(op: Op, req: ModifyPurchaseOrder) -> Done[OrderOut]:
     po = orders.modify_purchase_order(
-        op, req.number, supplier=req.supplier, location=req.location,
+        op, _po(op, req), supplier=req.supplier, location=req.location,
         expected_date=req.expected_date, notes=req.notes, status=req.status,
         lines=[ln.spec() for ln in req.lines] if req.lines else None)
     return Done(f"Modify purchase order {po.number}", purchase_order_out(po))
@@ -136,12 +145,11 @@ def modify_purchase_order(op: Op, req: ModifyPurchaseOrder) -> Done[OrderOut]:
              role=Role.admin, description="Cancel a purchase order with nothing received yet. "
                                           "It is kept, as cancelled.")
 def delete_purchase_order(op: Op, req: ByNumberWrite) -> Done[OrderOut]:
-    po = orders.cancel_purchase_order(op, req.number)
+    po = orders.cancel_purchase_order(op, _po(op, req))
     return Done(f"Cancel purchase order {po.number}", purchase_order_out(po))
 
 
-class ReceivePurchaseOrder(WriteRequest):
-    number: Key
+class ReceivePurchaseOrder(NumberOrId, WriteRequest):
     lines: list[MoveLineIn] | None = Field(None, min_length=1, max_length=1000,
                                            description="omit to receive all outstanding")
     batch: Key | None = Field(None, description="lot number")
@@ -153,7 +161,7 @@ class ReceivePurchaseOrder(WriteRequest):
                          "order's prices (moving average cost).")
 def receive_purchase_order(op: Op, req: ReceivePurchaseOrder) -> Done[OrderOut]:
     specs = [orders.LineSpec(ln.sku, ln.quantity) for ln in req.lines] if req.lines else None
-    po = orders.receive_purchase_order(op, req.number, specs, req.batch, req.expiry)
+    po = orders.receive_purchase_order(op, _po(op, req), specs, req.batch, req.expiry)
     moved = sum(1 for c in op.changes if c.field.endswith(" received"))
     return Done(f"Receive {moved} line(s) of {po.number}: now {po.status}",
                 purchase_order_out(po))
@@ -181,9 +189,9 @@ def list_sales_orders(op: Op, req: ListSalesOrders) -> OrderPage:
 
 
 @tools.read("get_sales_order", title="Get sales order", response=OrderOut,
-            description="One sales order by number, with its lines and shipped quantities.")
+            description="One sales order by number or id, with its lines and shipped quantities.")
 def get_sales_order(op: Op, req: ByNumber) -> OrderOut:
-    return sales_order_out(lookup.sales_order(op, req.number))
+    return sales_order_out(lookup.sales_order(op, _so(op, req)))
 
 
 class CreateSalesOrder(WriteRequest):
@@ -205,8 +213,7 @@ def create_sales_order(op: Op, req: CreateSalesOrder) -> Done[OrderOut]:
     return Done(f"Create sales order {so.number} for {req.customer}: {_total(doc)}", doc)
 
 
-class ModifySalesOrder(WriteRequest):
-    number: Key
+class ModifySalesOrder(NumberOrId, WriteRequest):
     customer: Name | None = None
     location: Key | None = None
     due_date: date | None = None
@@ -218,7 +225,7 @@ class ModifySalesOrder(WriteRequest):
 @tools.write("modify_sales_order", title="Modify sales order", response=OrderOut,
              role=Role.admin, description="Change an open sales order; lines replace all.")
 def modify_sales_order(op: Op, req: ModifySalesOrder) -> Done[OrderOut]:
-    so = orders.modify_sales_order(op, req.number, customer=req.customer,
+    so = orders.modify_sales_order(op, _so(op, req), customer=req.customer,
                                    location=req.location, due_date=req.due_date, notes=req.notes,
                                    lines=[ln.spec() for ln in req.lines] if req.lines else None)
     return Done(f"Modify sales order {so.number}", sales_order_out(so))
@@ -228,12 +235,11 @@ def modify_sales_order(op: Op, req: ModifySalesOrder) -> Done[OrderOut]:
              role=Role.admin, description="Cancel an open sales order and release its "
                                           "committed stock. It is kept, as cancelled.")
 def delete_sales_order(op: Op, req: ByNumberWrite) -> Done[OrderOut]:
-    so = orders.cancel_sales_order(op, req.number)
+    so = orders.cancel_sales_order(op, _so(op, req))
     return Done(f"Cancel sales order {so.number}", sales_order_out(so))
 
 
-class FulfillOrder(WriteRequest):
-    number: Key = Field(description="sales order number")
+class FulfillOrder(NumberOrId, WriteRequest):
     lines: list[MoveLineIn] | None = Field(None, min_length=1, max_length=1000,
                                            description="omit to ship all outstanding")
 
@@ -242,6 +248,6 @@ class FulfillOrder(WriteRequest):
              description="Ship a sales order, in part or in full, from its location.")
 def fulfill_order(op: Op, req: FulfillOrder) -> Done[OrderOut]:
     specs = [orders.LineSpec(ln.sku, ln.quantity) for ln in req.lines] if req.lines else None
-    so = orders.fulfill_sales_order(op, req.number, specs)
+    so = orders.fulfill_sales_order(op, _so(op, req), specs)
     moved = sum(1 for c in op.changes if c.field.endswith(" shipped"))
     return Done(f"Ship {moved} line(s) of {so.number}: now {so.status}", sales_order_out(so))

@@ -15,6 +15,7 @@ from shopfloor.registry.actor import Role
 from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
 from shopfloor.store.tables import ManufacturingOrder
 from shopfloor.tools.fields import Key, Limit, Page, Quantity, RowCursor
+from shopfloor.tools.refs import NumberOrId, number_of
 from shopfloor.tools.views import ManufacturingOrderOut, manufacturing_order_out
 
 tools = Toolset()
@@ -45,15 +46,20 @@ def list_manufacturing_orders(op: Op, req: ListManufacturingOrders) -> Manufactu
                              next_cursor=str(rows[-1].id) if more else None)
 
 
-class ByNumber(Request):
-    number: Key
+class ByNumber(NumberOrId, Request):
+    pass
+
+
+def _mo(op: Op, req: NumberOrId) -> str:
+    return number_of(op, ManufacturingOrder, req, "manufacturing order")
 
 
 @tools.read("get_manufacturing_order", title="Get manufacturing order",
             response=ManufacturingOrderOut,
-            description="One manufacturing order by number, with its components per unit.")
+            description="One manufacturing order by number or id, with its components per unit.")
 def get_manufacturing_order(op: Op, req: ByNumber) -> ManufacturingOrderOut:
-    return manufacturing_order_out(lookup.manufacturing_order(op, req.number))
+    return manufacturing_order_out(lookup.manufacturing_order(
+        op, _mo(op, req)))
 
 
 class CreateManufacturingOrder(WriteRequest):
@@ -75,8 +81,7 @@ def create_manufacturing_order(op: Op, req: CreateManufacturingOrder
                 manufacturing_order_out(mo))
 
 
-class CompleteManufacturingOrder(WriteRequest):
-    number: Key
+class CompleteManufacturingOrder(NumberOrId, WriteRequest):
     quantity: Quantity | None = Field(None, description="default: all that remains")
 
 
@@ -86,13 +91,13 @@ class CompleteManufacturingOrder(WriteRequest):
                          "the item at the rolled-up cost.")
 def complete_manufacturing_order(op: Op, req: CompleteManufacturingOrder
                                  ) -> Done[ManufacturingOrderOut]:
-    mo = production.complete(op, req.number, req.quantity)
+    mo = production.complete(op, _mo(op, req), req.quantity)
     return Done(f"Complete {mo.number}: {fmt(mo.completed_quantity)} of {fmt(mo.quantity)} "
                 f"{mo.item.sku} made ({mo.status})", manufacturing_order_out(mo))
 
 
-class DeleteManufacturingOrder(WriteRequest):
-    number: Key
+class DeleteManufacturingOrder(NumberOrId, WriteRequest):
+    pass
 
 
 @tools.write("delete_manufacturing_order", title="Cancel manufacturing order",
@@ -100,5 +105,5 @@ class DeleteManufacturingOrder(WriteRequest):
              description="Cancel a planned or running order and release its components.")
 def delete_manufacturing_order(op: Op, req: DeleteManufacturingOrder
                                ) -> Done[ManufacturingOrderOut]:
-    mo = production.cancel(op, req.number)
+    mo = production.cancel(op, _mo(op, req))
     return Done(f"Cancel manufacturing order {mo.number}", manufacturing_order_out(mo))

@@ -11,6 +11,7 @@ from shopfloor.domain import movements, reports
 from shopfloor.domain.context import Op
 from shopfloor.registry.actor import Role
 from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
+from shopfloor.store.tables import StockAdjustment
 from shopfloor.tools.fields import (
     Amount,
     Key,
@@ -25,6 +26,7 @@ from shopfloor.tools.fields import (
     Since,
     Text,
 )
+from shopfloor.tools.refs import NumberOrId, SkuOrId, number_of, sku_of
 from shopfloor.tools.views import (
     AdjustmentOut,
     MovementOut,
@@ -112,8 +114,7 @@ def list_stock_movements(op: Op, req: MovementQuery) -> MovementPage:
                         next_cursor=str(rows[-1].id) if more else None)
 
 
-class AvailabilityQuery(Request):
-    sku: Key
+class AvailabilityQuery(SkuOrId, Request):
     quantity: Quantity
     location: Key | None = None
 
@@ -138,7 +139,7 @@ class AvailabilityOut(Out):
             description="Can this quantity be shipped from stock, or built from components? "
                         "Lists component shortages.")
 def check_availability(op: Op, req: AvailabilityQuery) -> AvailabilityOut:
-    a = reports.availability(op, req.sku, req.quantity, req.location)
+    a = reports.availability(op, sku_of(op, req), req.quantity, req.location)
     return AvailabilityOut(sku=a.sku, quantity=a.quantity, available=a.available,
                            can_ship=a.can_ship, can_build=a.can_build,
                            shortages=[ShortageOut(**s.__dict__) for s in a.shortages])
@@ -185,8 +186,7 @@ def create_stock_adjustment(op: Op, req: CreateAdjustment) -> Done[AdjustmentOut
                 adjustment_out(adj))
 
 
-class UpdateAdjustment(WriteRequest):
-    number: Key
+class UpdateAdjustment(NumberOrId, WriteRequest):
     reason: str | None = Field(None, min_length=1, max_length=500)
     lines: list[AdjustLineIn] | None = Field(None, min_length=1, max_length=1000,
                                              description="replace the lines")
@@ -197,7 +197,8 @@ class UpdateAdjustment(WriteRequest):
              description="Correct an earlier adjustment: its ledger rows are reversed and the "
                          "new lines posted; history is kept.")
 def update_stock_adjustment(op: Op, req: UpdateAdjustment) -> Done[AdjustmentOut]:
-    adj = movements.update_adjustment(op, req.number, req.reason,
+    number = number_of(op, StockAdjustment, req, "stock adjustment")
+    adj = movements.update_adjustment(op, number, req.reason,
                                       [ln.spec() for ln in req.lines] if req.lines else None)
     return Done(_adjust_summary("Update", adj.number, adj.location.code, len(adj.lines)),
                 adjustment_out(adj))
