@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
 
-from sqlalchemy import Select, func, select
+from sqlalchemy import Select, func, select, tuple_
 
 from shopfloor.domain import lookup
 from shopfloor.domain.catalog import OPEN_MO, OPEN_PO
@@ -27,13 +27,19 @@ from shopfloor.store.tables import (
 )
 
 
-def balances(op: Op, sku: str | None, location: str | None) -> list[Balance]:
+def balances(op: Op, sku: str | None, location: str | None, *, limit: int | None = None,
+             after: tuple[str, str] | None = None) -> list[Balance]:
+    """Balances in (sku, location) order; `after` continues past a page's last row."""
     stmt = select(Balance).join(Balance.item).join(Balance.location)
     if sku is not None:
         stmt = stmt.where(Balance.item_id == lookup.item(op, sku).id)
     if location is not None:
         stmt = stmt.where(Balance.location_id == lookup.location(op, location).id)
+    if after is not None:
+        stmt = stmt.where(tuple_(Item.sku, Location.code) > tuple_(*after))
     stmt = stmt.where(Item.archived.is_(False)).order_by(Item.sku, Location.code)
+    if limit is not None:
+        stmt = stmt.limit(limit)
     return list(op.session.scalars(stmt).unique())
 
 
@@ -85,32 +91,38 @@ class LowStock:
     suggested: Decimal
 
 
-def low_stock(op: Op, location: str | None) -> list[LowStock]:
-    """Items whose available stock is at or below their reorder point.
+def low_stock(op: Op, location: str | None, *, limit: int | None = None,
+              after: str | None = None) -> list[LowStock]:
+    """Items whose available stock is at or below their reorder point, in SKU order.
 
-    The suggestion tops the position (available + on order) back above the reorder
-    point, in multiples of nothing fancier than the reorder quantity as a minimum.
+    The suggestion is min/max, as MRP plans it: back up to the reorder point plus the
+    reorder quantity, counting what is already on order, so following it takes the item
+    off this list instead of leaving it on its reorder point.
     """
     loc_id = lookup.location(op, location).id if location else None
+    available = func.coalesce(func.sum(Balance.on_hand), 0) - \
+        func.coalesce(func.sum(Balance.committed), 0)
     stmt = (
-        select(Item, func.coalesce(func.sum(Balance.on_hand), 0),
-               func.coalesce(func.sum(Balance.committed), 0))
+        select(Item, func.coalesce(func.sum(Balance.on_hand), 0), available)
         .outerjoin(Balance, (Balance.item_id == Item.id)
                    & ((Balance.location_id == loc_id) if loc_id else True))
         .where(Item.archived.is_(False), Item.reorder_point > 0)
         .group_by(Item.id)
+        .having(available <= Item.reorder_point)
         .order_by(Item.sku)
     )
-    rows = [(i, Decimal(oh), Decimal(oh) - Decimal(c))
-            for i, oh, c in op.session.execute(stmt).unique().all()]
-    low = [(i, oh, av) for i, oh, av in rows if av <= i.reorder_point]
+    if after is not None:
+        stmt = stmt.where(Item.sku > after)
+    if limit is not None:
+        stmt = stmt.limit(limit)
+    low = [(i, Decimal(oh), Decimal(av)) for i, oh, av in op.session.execute(stmt).unique().all()]
     ordered = on_order(op, [i.id for i, _, _ in low], loc_id)
     out = []
     for item, oh, av in low:
         incoming = ordered.get(item.id, ZERO)
         position = av + incoming
-        gap = item.reorder_point - position
-        suggested = max(item.reorder_quantity, gap) if position <= item.reorder_point else ZERO
+        suggested = item.reorder_point + item.reorder_quantity - position \
+            if position <= item.reorder_point else ZERO
         out.append(LowStock(item, oh, av, incoming, suggested))
     return out
 

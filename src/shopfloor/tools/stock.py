@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import json
 from decimal import Decimal
 from typing import Self
 
@@ -10,10 +12,12 @@ from pydantic import Field, model_validator
 from shopfloor.domain import movements, reports
 from shopfloor.domain.context import Op
 from shopfloor.registry.actor import Role
+from shopfloor.registry.errors import ValidationFailed
 from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
 from shopfloor.store.tables import StockAdjustment
 from shopfloor.tools.fields import (
     Amount,
+    Cursor,
     Key,
     Limit,
     Money,
@@ -44,21 +48,48 @@ tools = Toolset()
 class GetStock(Request):
     sku: Key | None = None
     location: Key | None = Field(None, description="location code")
+    limit: Limit = 200
+    cursor: Cursor | None = None
 
 
-class StockList(Out):
+class StockList(Page):
     balances: list[StockOut]
+
+
+def _stock_cursor(sku: str, location: str) -> str:
+    return base64.urlsafe_b64encode(json.dumps([sku, location]).encode()).decode()
+
+
+def _after(cursor: str | None) -> tuple[str, str] | None:
+    """The (sku, location) a page ended on; anything else is a coded error, not page 1."""
+    if cursor is None:
+        return None
+    try:
+        sku, location = json.loads(base64.urlsafe_b64decode(cursor.encode()))
+        if isinstance(sku, str) and isinstance(location, str):
+            return sku, location
+    except (ValueError, TypeError):
+        pass
+    raise ValidationFailed("not a cursor get_stock returned", field="cursor")
 
 
 @tools.read("get_stock", title="Get stock", response=StockList,
             description="Stock balances per item and location: on hand, committed to open "
                         "orders, available, average cost. Filter by sku and/or location.")
 def get_stock(op: Op, req: GetStock) -> StockList:
-    return StockList(balances=[stock_out(b) for b in reports.balances(op, req.sku, req.location)])
+    rows = reports.balances(op, req.sku, req.location, limit=req.limit + 1,
+                            after=_after(req.cursor))
+    more = len(rows) > req.limit
+    rows = rows[: req.limit]
+    return StockList(balances=[stock_out(b) for b in rows],
+                     next_cursor=_stock_cursor(rows[-1].item.sku, rows[-1].location.code)
+                     if more else None)
 
 
 class LowStockQuery(Request):
     location: Key | None = None
+    limit: Limit = 200
+    cursor: Cursor | None = Field(None, description="next_cursor of the previous page")
 
 
 class LowStockOut(Out):
@@ -72,7 +103,7 @@ class LowStockOut(Out):
     default_supplier: str | None
 
 
-class LowStockList(Out):
+class LowStockList(Page):
     items: list[LowStockOut]
 
 
@@ -80,13 +111,16 @@ class LowStockList(Out):
             description="Items at or below their reorder point, with on-order stock and a "
                         "suggested order quantity.")
 def list_low_stock(op: Op, req: LowStockQuery) -> LowStockList:
-    return LowStockList(items=[
+    rows = reports.low_stock(op, req.location, limit=req.limit + 1, after=req.cursor)
+    more = len(rows) > req.limit
+    rows = rows[: req.limit]
+    return LowStockList(next_cursor=rows[-1].item.sku if more else None, items=[
         LowStockOut(sku=r.item.sku, name=r.item.name, on_hand=r.on_hand, available=r.available,
                     reorder_point=r.item.reorder_point, on_order=r.on_order,
                     suggested_quantity=r.suggested,
                     default_supplier=r.item.default_supplier.name
                     if r.item.default_supplier else None)
-        for r in reports.low_stock(op, req.location)
+        for r in rows
     ])
 
 
