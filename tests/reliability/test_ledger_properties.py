@@ -24,7 +24,7 @@ from shopfloor.registry.registry import Registry
 from shopfloor.settings import Settings
 from shopfloor.store.tables import Balance, StockMovement
 from tests.conftest import _truncate
-from tests.helpers import apply, basic_setup, ledger_matches_balances, quick_snapshot
+from tests.helpers import ADMIN, apply, basic_setup, ledger_matches_balances, quick_snapshot
 
 SKUS = ("M1", "M2", "P1")
 LOCS = ("MAIN", "SHOP")
@@ -108,4 +108,114 @@ def test_random_operations_keep_the_ledger_consistent(
             assert exc.code == "insufficient_stock", exc.to_payload()
             assert quick_snapshot(reg) == before, "a refused operation wrote something"
     _check(reg)
+    reg.store.dispose()
+
+
+# -- orders: receipts, shipments, production, cancellations ---------------------------
+RECIPE = {"M1": Decimal(2), "M2": Decimal(1)}  # per P1
+pick = st.integers(min_value=0, max_value=50)
+part = st.sampled_from([None, Decimal("0.5"), Decimal(1)])  # None: all that is outstanding
+lifecycle = st.lists(st.one_of(
+    st.tuples(st.just("buy"), st.sampled_from(SKUS), st.sampled_from(LOCS), qty, cost),
+    st.tuples(st.just("receive"), pick, part),
+    st.tuples(st.just("sell"), st.sampled_from(SKUS), st.sampled_from(LOCS), qty),
+    st.tuples(st.just("ship"), pick, part),
+    st.tuples(st.just("cancel_sale"), pick),
+    st.tuples(st.just("make"), st.sampled_from(LOCS), qty),
+    st.tuples(st.just("complete"), pick, part),
+    st.tuples(st.just("cancel_make"), pick),
+    adjust,
+), min_size=1, max_size=20)
+
+
+def _nth(reg: Registry, tool: str, key: str, i: int) -> dict[str, Any] | None:
+    rows = reg.invoke(tool, {"limit": 500}, ADMIN)[key]
+    return rows[i % len(rows)] if rows else None
+
+
+def _portion(outstanding: Decimal, fraction: Decimal | None) -> str | None:
+    if fraction is None:
+        return None
+    return str(max(Decimal("0.001"), (outstanding * fraction).quantize(Decimal("0.001"))))
+
+
+def _lines(doc: dict[str, Any], fraction: Decimal | None) -> dict[str, Any]:
+    if fraction is None:
+        return {}
+    lines = [{"sku": ln["sku"], "quantity": _portion(Decimal(ln["quantity"]) -
+                                                     Decimal(ln["done_quantity"]), fraction)}
+             for ln in doc["lines"] if Decimal(ln["quantity"]) > Decimal(ln["done_quantity"])]
+    return {"lines": lines} if lines else {}
+
+
+def _run_order(reg: Registry, op: tuple[Any, ...]) -> None:
+    kind = op[0]
+    if kind == "buy":
+        _, sku, loc, q, c = op
+        apply(reg, "create_purchase_order", supplier="Acme", location=loc,
+              lines=[{"sku": sku, "quantity": str(q), "unit_price": str(c)}])
+    elif kind == "receive" and (po := _nth(reg, "list_purchase_orders", "orders", op[1])):
+        apply(reg, "receive_purchase_order", number=po["number"],
+              **_lines(po, op[2]))
+    elif kind == "sell":
+        _, sku, loc, q = op
+        apply(reg, "create_sales_order", customer="Bob", location=loc,
+              lines=[{"sku": sku, "quantity": str(q), "unit_price": "1"}])
+    elif kind == "ship" and (so := _nth(reg, "list_sales_orders", "orders", op[1])):
+        apply(reg, "fulfill_order", number=so["number"], **_lines(so, op[2]))
+    elif kind == "cancel_sale" and (so := _nth(reg, "list_sales_orders", "orders", op[1])):
+        apply(reg, "delete_sales_order", number=so["number"])
+    elif kind == "make":
+        apply(reg, "create_manufacturing_order", sku="P1", quantity=str(op[2]), location=op[1])
+    elif kind == "complete" and (mo := _nth(reg, "list_manufacturing_orders", "orders", op[1])):
+        left = Decimal(mo["quantity"]) - Decimal(mo["completed_quantity"])
+        quantity = _portion(left, op[2]) if left > 0 else None
+        apply(reg, "complete_manufacturing_order", number=mo["number"],
+              **({"quantity": quantity} if quantity else {}))
+    elif kind == "cancel_make" and (mo := _nth(reg, "list_manufacturing_orders", "orders", op[1])):
+        apply(reg, "delete_manufacturing_order", number=mo["number"])
+    elif kind == "adjust":
+        _run(reg, op)
+
+
+def _open_demand(reg: Registry) -> dict[tuple[str, str], Decimal]:
+    """What committed stock must be: open sales lines still to ship, and the components
+    of open manufacturing orders for what is still to make."""
+    want: dict[tuple[str, str], Decimal] = {}
+    for so in reg.invoke("list_sales_orders", {"limit": 500}, ADMIN)["orders"]:
+        if so["status"] in ("open", "partially_fulfilled"):
+            for ln in so["lines"]:
+                k = (ln["sku"], so["location"])
+                want[k] = want.get(k, Decimal(0)) + Decimal(ln["quantity"]) - \
+                    Decimal(ln["done_quantity"])
+    for mo in reg.invoke("list_manufacturing_orders", {"limit": 500}, ADMIN)["orders"]:
+        if mo["status"] in ("planned", "in_progress"):
+            left = Decimal(mo["quantity"]) - Decimal(mo["completed_quantity"])
+            for sku, per in RECIPE.items():
+                k = (sku, mo["location"])
+                want[k] = want.get(k, Decimal(0)) + per * left
+    return {k: v for k, v in want.items() if v != 0}
+
+
+@settings(max_examples=25, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(ops=lifecycle)
+def test_random_order_lifecycles_keep_ledger_and_commitments_consistent(
+        fresh: Callable[[], Registry], ops: list[Any]) -> None:
+    reg = fresh()
+    apply(reg, "update_recipe", sku="P1",
+          components=[{"sku": s, "quantity": str(q)} for s, q in RECIPE.items()])
+    for op in ops:
+        before = quick_snapshot(reg)
+        try:
+            _run_order(reg, op)
+        except ShopfloorError as exc:
+            # stock short, or a document no longer in a state that allows it
+            assert exc.code in ("insufficient_stock", "conflict"), (op, exc.to_payload())
+            assert quick_snapshot(reg) == before, "a refused operation wrote something"
+    _check(reg)
+    committed = {(b["sku"], b["location"]): Decimal(b["committed"])
+                 for b in reg.invoke("get_stock", {"limit": 500}, ADMIN)["balances"]
+                 if Decimal(b["committed"]) != 0}
+    assert committed == _open_demand(reg)
     reg.store.dispose()
