@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.async_api import Browser, Page, Route, async_playwright
+from playwright.async_api import Browser, Frame, Page, Route, async_playwright
 
 JS = Path(__file__).parent / "js"
 ARTIFACTS = Path(__file__).parents[2] / "artifacts" / "e2e"
@@ -122,9 +122,35 @@ async def card_state(page: Page, state: str) -> None:
     await frame.locator(f"body[data-state='{state}']").wait_for(timeout=15000)
 
 
+async def card_window(page: Page) -> Frame:
+    """The card's own frame, to evaluate in it (its globals, its keyboard events)."""
+    frame = await (await page.locator("#card").element_handle()).content_frame()
+    assert frame is not None
+    return frame
+
+
+class Gate:
+    """The host's tools/call, held until `release()`: the card stays Pending meanwhile."""
+
+    def __init__(self, call_tool: Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]):
+        self.call_tool, self.opened = call_tool, asyncio.Event()
+
+    def release(self) -> None:
+        self.opened.set()
+
+    async def __call__(self, params: dict[str, Any]) -> dict[str, Any]:
+        await self.opened.wait()
+        return await self.call_tool(params)
+
+
 async def host_log(page: Page) -> dict[str, Any]:
     log: dict[str, Any] = await page.evaluate("() => window.hostLog")
     return log
+
+
+async def told(page: Page) -> list[str]:
+    """The texts the card sent the model (ui/update-model-context), in order."""
+    return [m["content"][0]["text"] for m in (await host_log(page))["modelContext"]]
 
 
 async def shot(page: Page, name: str) -> None:

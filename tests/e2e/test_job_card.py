@@ -1,14 +1,17 @@
 """The job dashboard card in headless Chromium, hosted by the official AppBridge, against
 a real server whose in-process worker runs MRP over a 20,000-item company.
 
-Progress advances while the job runs; the plan shows, and its Confirm creates the orders
-through preview -> apply; Cancel stops a running job; nothing is loaded from outside.
+Progress advances while the job runs; the plan shows once (a slow host never gets
+overlapping polls nor duplicate rows); elapsed time is the job's own; the plan's Confirm
+creates the orders through preview -> apply, its Cancel writes nothing, a failing host
+shows Error; Cancel job stops a running job; nothing is loaded from outside.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator
+from datetime import datetime
 from typing import Any
 
 import pytest
@@ -43,6 +46,37 @@ def served(sqlite_url: str) -> Iterator[tuple[str, str, Registry]]:
         yield url, token, reg
 
 
+class Host:
+    """The host's tools/call, instrumented: status polls can be slowed down (and the most
+    in flight at once is counted), and the plan's apply can fail in the host itself."""
+
+    def __init__(self, call_tool: Any, *, slow: float = 0.0, fail_apply: bool = False):
+        self.call_tool, self.slow, self.fail_apply = call_tool, slow, fail_apply
+        self.in_flight = self.most = 0
+
+    async def __call__(self, params: dict[str, Any]) -> dict[str, Any]:
+        args = params.get("arguments") or {}
+        if self.fail_apply and params["name"] == "apply_mrp_plan" and args.get("preview") is False:
+            raise RuntimeError("the host lost its connection")
+        if params["name"] != "get_job_status":
+            result: dict[str, Any] = await self.call_tool(params)
+            return result
+        self.in_flight += 1
+        self.most = max(self.most, self.in_flight)
+        try:
+            await asyncio.sleep(self.slow)
+            result = await self.call_tool(params)
+            return result
+        finally:
+            self.in_flight -= 1
+
+
+def _seconds(shown: str) -> int:
+    """'7 s' or '2 min 5 s' as seconds."""
+    parts = shown.replace(" min ", " ").removesuffix(" s").split()
+    return int(parts[0]) * 60 + int(parts[1]) if len(parts) == 2 else int(parts[0])
+
+
 def _count(reg: Registry, model: Any) -> int:
     with reg.store.reading() as s:
         return int(s.execute(select(func.count()).select_from(model)).scalar_one())
@@ -75,19 +109,24 @@ def test_job_card_end_to_end(served: tuple[str, str, Registry]) -> None:
         async with http_session(url, token) as mcp, harness.browser() as browser:
             html = await harness.card_html(mcp, JOB_URI)
             call_tool = harness.forward(mcp)
+            args = {"today": TODAY.isoformat()}
 
-            async def start(page: Any) -> str:
-                args = {"today": TODAY.isoformat()}
+            async def start(page: Any) -> tuple[str, dict[str, Any]]:
                 started = await mcp.call_tool("run_mrp", args)
                 assert not started.is_error, started
                 await harness.mount(page, html, args, harness.wire(started))
                 job_id: str = started.structured_content["job_id"]  # type: ignore[index]
-                return job_id
+                return job_id, harness.wire(started)
 
-            # 1. Progress advances, then the plan shows and the model is told.
-            page = await harness.open_host(browser, rec, call_tool)
+            def orders() -> tuple[int, int]:
+                return _count(reg, ManufacturingOrder), _count(reg, PurchaseOrder)
+
+            # 1. Progress advances, then the plan shows (once, however long it stays) and
+            #    the model is told.
+            host = Host(call_tool)
+            page = await harness.open_host(browser, rec, host)
             await harness.prove_recorder(page, rec)
-            job_id = await start(page)
+            job_id, started = await start(page)
             seen = await _watch_progress(page, reg, job_id)
             await harness.shot(page, "job-succeeded")
             assert seen[-1] == ("succeeded", 1.0), seen
@@ -100,31 +139,83 @@ def test_job_card_end_to_end(served: tuple[str, str, Registry]) -> None:
             mos = len(plan["manufacturing_orders"])
             po_lines = sum(len(p["lines"]) for p in plan["purchase_orders"])
             assert mos > 0 and po_lines > 0, job["message"]
+            await asyncio.sleep(1.5)  # several poll intervals after the end
             assert await frame.locator("#mos tbody tr").count() == mos
             assert await frame.locator("#pos tbody tr").count() == po_lines
             assert "PRO-0-000001" in await frame.locator("#mos").inner_text()
+            assert host.most == 1
             told = (await harness.host_log(page))["modelContext"]
             assert len(told) == 1 and told[0]["content"][0]["text"].startswith(
                 f"Job mrp {job_id} succeeded: MRP: {mos} manufacturing orders")
 
-            # 2. "Create these orders": a preview first, then Confirm applies it once.
-            before_mo, before_po = _count(reg, ManufacturingOrder), _count(reg, PurchaseOrder)
+            # 2. The same job on a new card behind a slow host (each status reply takes
+            #    longer than the poll interval): one request at a time, rows drawn once,
+            #    elapsed time is the job's run time and stands still.
+            slow = Host(call_tool, slow=0.8)
+            other = await harness.open_host(browser, rec, slow)
+            await harness.mount(other, html, args, started)
+            await harness.card_state(other, "succeeded")
+            await asyncio.sleep(1.5)
+            frame = other.frame_locator("#card")
+            assert await frame.locator("#mos tbody tr").count() == mos
+            assert await frame.locator("#pos tbody tr").count() == po_lines
+            assert slow.most == 1
+            ran = (datetime.fromisoformat(job["finished_at"])
+                   - datetime.fromisoformat(job["started_at"])).total_seconds()
+            shown = await frame.locator("#elapsed").inner_text()
+            assert abs(_seconds(shown) - ran) <= 1, (shown, ran)
+            await asyncio.sleep(1.1)
+            assert await frame.locator("#elapsed").inner_text() == shown
+
+            # 3. The plan's preview, then Cancel: nothing written, model told, locked.
+            before = orders()
+            await frame.locator("#apply").click()
+            await harness.card_state(other, "preview")
+            assert await frame.locator("#apply", has_text="Confirm").is_visible()
+            await frame.locator("#plan-cancel").click()
+            await harness.card_state(other, "cancelled")
+            await harness.shot(other, "job-plan-cancelled")
+            told = await harness.told(other)
+            assert told[1:] == ["User cancelled the MRP plan preview."], told
+            assert await frame.locator("#apply").is_disabled()
+            assert await frame.locator("#plan-cancel").is_disabled()
+            assert orders() == before
+
+            # 4. The host fails the apply: Error, the reason shown and sent to the model.
+            failing = await harness.open_host(browser, rec, Host(call_tool, fail_apply=True))
+            await harness.mount(failing, html, args, started)
+            await harness.card_state(failing, "succeeded")
+            frame = failing.frame_locator("#card")
+            await frame.locator("#apply").click()
+            await harness.card_state(failing, "preview")
+            await frame.locator("#apply").click()
+            await harness.card_state(failing, "error")
+            told = await harness.told(failing)
+            assert told[-1].startswith("Apply failed: ") and "lost its connection" in told[-1]
+            assert "Apply failed: " in await frame.locator("#outcome").inner_text()
+            assert orders() == before
+
+            # 5. "Create these orders" on the first card: a preview first, then Confirm
+            #    (double-clicked) applies it once.
+            frame = page.frame_locator("#card")
             await frame.locator("#apply").click()
             await frame.locator("#apply", has_text="Confirm").wait_for(timeout=30000)
-            assert _count(reg, ManufacturingOrder) == before_mo  # the preview wrote nothing
+            assert orders() == before  # the preview wrote nothing
             assert "Preview: Apply MRP plan" in await frame.locator("#outcome").inner_text()
             await frame.locator("#apply").dblclick()
             await harness.card_state(page, "applied")
             await harness.shot(page, "job-plan-applied")
-            assert _count(reg, ManufacturingOrder) == before_mo + mos
-            assert _count(reg, PurchaseOrder) == before_po + len(plan["purchase_orders"])
-            calls = [c for c in (await harness.host_log(page))["toolCalls"]
-                     if c["name"] == "apply_mrp_plan"]
+            assert orders() == (before[0] + mos, before[1] + len(plan["purchase_orders"]))
+            log = await harness.host_log(page)
+            calls = [c for c in log["toolCalls"] if c["name"] == "apply_mrp_plan"]
             assert [c["arguments"].get("preview", True) for c in calls] == [True, False]
+            assert log["modelContext"][-1]["content"][0]["text"].startswith(
+                "Applied apply_mrp_plan: Apply MRP plan")
 
-            # 3. Cancel stops a running job at its next checkpoint.
-            page = await harness.open_host(browser, rec, call_tool)
-            job_id = await start(page)
+            # 6. Cancel stops a running job at its next checkpoint, however slow the host.
+            host = Host(call_tool, slow=0.8)
+            page = await harness.open_host(browser, rec, host)
+            job_id, _ = await start(page)
             frame = page.frame_locator("#card")
             await frame.locator("body[data-state='running']").wait_for(timeout=30000)
             await frame.locator("#cancel").click()
@@ -137,7 +228,9 @@ def test_job_card_end_to_end(served: tuple[str, str, Registry]) -> None:
             log = await harness.host_log(page)
             cancel = [c for c in log["toolCalls"] if c["name"] == "cancel_job"]
             assert len(cancel) == 1 and cancel[0]["arguments"]["preview"] is False
+            assert cancel[0]["arguments"]["idempotency_key"]
             assert await frame.locator("#apply").is_hidden()
+            assert host.most == 1
 
     asyncio.run(run())
     assert rec.outside() == [], rec.outside()

@@ -11,6 +11,7 @@ import pytest
 
 from shopfloor.app import open_registry
 from shopfloor.settings import Settings
+from shopfloor.ui.cards import JOB_URI, PREVIEW_URI
 from tests.helpers import basic_setup
 
 INSPECTOR = Path(__file__).parents[1] / "e2e" / "js" / "node_modules" / ".bin" / "mcp-inspector"
@@ -49,3 +50,27 @@ def test_inspector_lists_and_calls(sqlite_url: str) -> None:
 
     unknown = inspector(sqlite_url, "--method", "tools/call", "--tool-name", "no_such_tool")
     assert unknown.returncode != 0
+
+
+def test_inspector_app_info(sqlite_url: str) -> None:
+    """The Inspector's own MCP Apps probe (one JSON line per tool, as an Apps host that
+    advertises the extension sees them): every write links the preview card, the status
+    tool is app-only, and no card's CSP allows any outside domain."""
+    reg = open_registry(Settings(database_url=sqlite_url))
+    probed = inspector(sqlite_url, "--method", "tools/list", "--app-info", "--advertise-apps")
+    assert probed.returncode == 0, probed.stderr
+    info = {line["toolName"]: line for line in map(json.loads, probed.stdout.splitlines())}
+    assert set(info) == {t.name for t in reg.tools()}
+    writes = {t.name for t in reg.tools() if t.policy.writes}
+    assert writes >= {"create_item", "cancel_job", "apply_mrp_plan", "import_items"}
+    for name in writes:
+        assert info[name]["resourceUri"] == PREVIEW_URI, info[name]
+    assert info["run_mrp"]["resourceUri"] == JOB_URI
+    assert info["get_job_status"]["resourceUri"] == JOB_URI
+    assert info["get_job_status"]["visibility"] == ["app"]
+    assert info["get_stock"]["hasApp"] is False
+    apps = [i for i in info.values() if i["hasApp"]]
+    assert apps and all(i["resourceMimeType"] == "text/html;profile=mcp-app" for i in apps)
+    for i in apps:
+        domains = {k: v for k, v in i["csp"].items() if k.endswith("Domains")}
+        assert domains and not any(domains.values()), i

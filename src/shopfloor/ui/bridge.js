@@ -55,10 +55,28 @@ const Bridge = (() => {
     const r = document.documentElement.getBoundingClientRect();
     notify("ui/notifications/size-changed", { width: Math.ceil(r.width), height: Math.ceil(r.height) });
   }
+  const callTool = (name, args) => request("tools/call", { name, arguments: args });
+  const tellModel = (text, structured) => request("ui/update-model-context", Object.assign(
+    { content: [{ type: "text", text }] }, structured ? { structuredContent: structured } : {}));
   return {
-    connect, on, request, notify,
-    callTool: (name, args) => request("tools/call", { name, arguments: args }),
-    tellModel: (text, structured) => request("ui/update-model-context", Object.assign(
-      { content: [{ type: "text", text }] }, structured ? { structuredContent: structured } : {})),
+    connect, on, request, notify, callTool, tellModel,
+    // A tools/call the host failed (rejected, lost) reads like a tool error: one path for both.
+    call: (name, args) => callTool(name, args).catch((e) => (
+      { isError: true, content: [{ type: "text", text: String((e && e.message) || e) }] })),
+    // Telling the model is best effort: a host that refuses it must not break the card.
+    tell: (text, structured) => tellModel(text, structured).catch(() => {}),
+    // Why a tool result failed: the coded error if any, else its text.
+    reason(result) {
+      const err = result && result.structuredContent && result.structuredContent.error;
+      if (err) return err.message + (err.field ? " (field: " + err.field + ")" : "");
+      const t = result && result.content && result.content.find((c) => c.type === "text");
+      return t ? t.text : "unknown error";
+    },
+    // A fresh idempotency key (crypto.randomUUID needs a secure context; a sandboxed
+    // srcdoc frame may not be one).
+    newKey() {
+      const b = crypto.getRandomValues(new Uint8Array(16));
+      return "card-" + Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
+    },
   };
 })();
