@@ -12,7 +12,18 @@ from shopfloor.domain.context import Op
 from shopfloor.registry.errors import NotFound
 from shopfloor.registry.tool import Request, Toolset
 from shopfloor.store.tables import Job, OperationLog
-from shopfloor.tools.fields import Amount, JobId, Key, Limit, Name, Out, Page, RowCursor, Since
+from shopfloor.tools.fields import (
+    Amount,
+    JobId,
+    Key,
+    Limit,
+    Name,
+    Out,
+    Page,
+    RowCursor,
+    Since,
+    paged,
+)
 
 tools = Toolset()
 
@@ -56,15 +67,14 @@ def get_operation_log(op: Op, req: LogQuery) -> LogPage:
     if req.cursor:
         stmt = stmt.where(OperationLog.id < int(req.cursor))
     rows = list(op.session.scalars(stmt))
-    more = len(rows) > req.limit
-    rows = rows[: req.limit]
+    rows, next_cursor = paged(rows, req.limit, lambda r: str(r.id))
     return LogPage(entries=[LogEntry(operation_id=r.operation_id, tool=r.tool, actor=r.actor,
                                      summary=str(r.result.get("summary", "")),
                                      arguments=r.arguments, idempotency_key=r.idempotency_key,
                                      created_at=r.created_at,
                                      result=r.result if req.operation_id else None)
                             for r in rows],
-                   next_cursor=str(rows[-1].id) if more else None)
+                   next_cursor=next_cursor)
 
 
 JobStatus = Literal["queued", "running", "succeeded", "failed", "cancelled"]

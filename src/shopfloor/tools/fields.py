@@ -7,9 +7,10 @@ characters, so nothing invisible ends up in an identifier.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from datetime import UTC, date, datetime
 from decimal import Decimal
-from typing import Annotated, Literal
+from typing import Annotated, Literal, TypeVar
 
 from pydantic import (
     AfterValidator,
@@ -100,3 +101,14 @@ class Out(BaseModel):
 
 class Page(Out):
     next_cursor: str | None = None
+
+
+T = TypeVar("T")
+
+
+def paged(rows: Sequence[T], limit: int, cursor_of: Callable[[T], str]
+          ) -> tuple[list[T], str | None]:
+    """One page from `limit + 1` fetched rows: the extra row only says there is more, and
+    the page's last row is where the next one starts."""
+    page = list(rows[:limit])
+    return page, cursor_of(page[-1]) if len(rows) > limit else None

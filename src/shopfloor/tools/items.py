@@ -24,6 +24,7 @@ from shopfloor.tools.fields import (
     Quantity,
     SearchText,
     Uom,
+    paged,
 )
 from shopfloor.tools.refs import SkuOrId, sku_of
 from shopfloor.tools.views import (
@@ -53,11 +54,9 @@ class ItemPage(Page):
             description="Find items by SKU or name, with on-hand and available totals.")
 def search_items(op: Op, req: SearchItems) -> ItemPage:
     found = catalog.search_items(op, req.query, req.kind, req.limit + 1, req.cursor)
-    more = len(found) > req.limit
-    found = found[: req.limit]
+    found, next_cursor = paged(found, req.limit, lambda i: i.sku)
     totals = catalog.totals(op, [i.id for i in found])
-    return ItemPage(items=[item_out(i, totals[i.id]) for i in found],
-                    next_cursor=found[-1].sku if more else None)
+    return ItemPage(items=[item_out(i, totals[i.id]) for i in found], next_cursor=next_cursor)
 
 
 class ItemRef(SkuOrId, Request):

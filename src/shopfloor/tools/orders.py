@@ -14,7 +14,7 @@ from shopfloor.domain.context import Op
 from shopfloor.registry.actor import Role
 from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
 from shopfloor.store.tables import PurchaseOrder, SalesOrder
-from shopfloor.tools.fields import Key, Limit, Money, Name, Page, Quantity, RowCursor, Text
+from shopfloor.tools.fields import Key, Limit, Money, Name, Page, Quantity, RowCursor, Text, paged
 from shopfloor.tools.refs import NumberOrId, number_of
 from shopfloor.tools.views import OrderOut, purchase_order_out, sales_order_out
 
@@ -55,10 +55,8 @@ class ByNumberWrite(NumberOrId, WriteRequest):
 
 
 def _page(rows: Sequence[D], limit: int, out: Callable[[D], OrderOut]) -> OrderPage:
-    more = len(rows) > limit
-    rows = rows[:limit]
-    return OrderPage(orders=[out(r) for r in rows],
-                     next_cursor=str(rows[-1].id) if more else None)
+    page, next_cursor = paged(rows, limit, lambda r: str(r.id))
+    return OrderPage(orders=[out(r) for r in page], next_cursor=next_cursor)
 
 
 def _po(op: Op, req: NumberOrId) -> str:

@@ -14,7 +14,7 @@ from shopfloor.domain.numbers import fmt
 from shopfloor.registry.actor import Role
 from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
 from shopfloor.store.tables import ManufacturingOrder
-from shopfloor.tools.fields import Key, Limit, Page, Quantity, RowCursor
+from shopfloor.tools.fields import Key, Limit, Page, Quantity, RowCursor, paged
 from shopfloor.tools.refs import NumberOrId, number_of
 from shopfloor.tools.views import ManufacturingOrderOut, manufacturing_order_out
 
@@ -40,10 +40,9 @@ def list_manufacturing_orders(op: Op, req: ListManufacturingOrders) -> Manufactu
     if req.cursor:
         stmt = stmt.where(ManufacturingOrder.id < int(req.cursor))
     rows = list(op.session.scalars(stmt).unique())
-    more = len(rows) > req.limit
-    rows = rows[: req.limit]
+    rows, next_cursor = paged(rows, req.limit, lambda r: str(r.id))
     return ManufacturingPage(orders=[manufacturing_order_out(r) for r in rows],
-                             next_cursor=str(rows[-1].id) if more else None)
+                             next_cursor=next_cursor)
 
 
 class ByNumber(NumberOrId, Request):

@@ -29,6 +29,7 @@ from shopfloor.tools.fields import (
     SignedQuantity,
     Since,
     Text,
+    paged,
 )
 from shopfloor.tools.refs import NumberOrId, SkuOrId, number_of, sku_of
 from shopfloor.tools.views import (
@@ -79,11 +80,9 @@ def _after(cursor: str | None) -> tuple[str, str] | None:
 def get_stock(op: Op, req: GetStock) -> StockList:
     rows = reports.balances(op, req.sku, req.location, limit=req.limit + 1,
                             after=_after(req.cursor))
-    more = len(rows) > req.limit
-    rows = rows[: req.limit]
-    return StockList(balances=[stock_out(b) for b in rows],
-                     next_cursor=_stock_cursor(rows[-1].item.sku, rows[-1].location.code)
-                     if more else None)
+    rows, next_cursor = paged(rows, req.limit,
+                              lambda b: _stock_cursor(b.item.sku, b.location.code))
+    return StockList(balances=[stock_out(b) for b in rows], next_cursor=next_cursor)
 
 
 class LowStockQuery(Request):
@@ -112,9 +111,8 @@ class LowStockList(Page):
                         "suggested order quantity.")
 def list_low_stock(op: Op, req: LowStockQuery) -> LowStockList:
     rows = reports.low_stock(op, req.location, limit=req.limit + 1, after=req.cursor)
-    more = len(rows) > req.limit
-    rows = rows[: req.limit]
-    return LowStockList(next_cursor=rows[-1].item.sku if more else None, items=[
+    rows, next_cursor = paged(rows, req.limit, lambda r: r.item.sku)
+    return LowStockList(next_cursor=next_cursor, items=[
         LowStockOut(sku=r.item.sku, name=r.item.name, on_hand=r.on_hand, available=r.available,
                     reorder_point=r.item.reorder_point, on_order=r.on_order,
                     suggested_quantity=r.suggested,
@@ -142,10 +140,8 @@ class MovementPage(Page):
 def list_stock_movements(op: Op, req: MovementQuery) -> MovementPage:
     before = int(req.cursor) if req.cursor else None
     rows = reports.movements(op, req.sku, req.location, req.since, req.limit + 1, before)
-    more = len(rows) > req.limit
-    rows = rows[: req.limit]
-    return MovementPage(movements=[movement_out(m) for m in rows],
-                        next_cursor=str(rows[-1].id) if more else None)
+    rows, next_cursor = paged(rows, req.limit, lambda m: str(m.id))
+    return MovementPage(movements=[movement_out(m) for m in rows], next_cursor=next_cursor)
 
 
 class AvailabilityQuery(SkuOrId, Request):
