@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 PG_CLUSTER = $(shell ls /etc/postgresql 2>/dev/null | head -n1)
 
-.PHONY: install run test lint typecheck pytest bench browsers e2e-deps postgres clean
+.PHONY: install run test test-long lint typecheck pytest bench browsers e2e-deps postgres clean
 
 $(STAMP): pyproject.toml
 	@$(PY) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
@@ -53,6 +53,11 @@ pytest: install postgres e2e-deps
 	$(BIN)/pytest -q
 
 test: lint typecheck pytest
+
+# The long runs `make test` bounds: 16 clients x 200 adjustments, hypothesis over every
+# tool with many more examples, schemathesis with a bigger budget, the CLI on PostgreSQL.
+test-long: install postgres e2e-deps
+	$(BIN)/pytest -q -m long
 
 bench: install postgres
 	$(BIN)/python -m bench

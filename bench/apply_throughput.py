@@ -7,6 +7,8 @@ import os
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from decimal import Decimal
 from pathlib import Path
 
@@ -24,16 +26,22 @@ PG = os.environ.get("SHOPFLOOR_TEST_PG", "postgresql+psycopg://postgres@127.0.0.
 ACTOR = Actor.of("bench", "admin")
 
 
-def fresh_pg_schema() -> str:
+@contextmanager
+def pg_schema(name: str = "") -> Iterator[str]:
+    """A fresh schema on the test PostgreSQL, dropped afterwards (even on failure)."""
     from sqlalchemy import create_engine
 
-    schema = f"bench_{os.getpid()}"
+    schema = f"bench_{name}{os.getpid()}"
     engine = create_engine(PG)
     with engine.begin() as conn:
         conn.execute(text(f"DROP SCHEMA IF EXISTS {schema} CASCADE"))
         conn.execute(text(f"CREATE SCHEMA {schema}"))
-    engine.dispose()
-    return f"{PG}?options=-csearch_path%3D{schema}"
+    try:
+        yield f"{PG}?options=-csearch_path%3D{schema}"
+    finally:
+        with engine.begin() as conn:
+            conn.execute(text(f"DROP SCHEMA IF EXISTS {schema} CASCADE"))
+        engine.dispose()
 
 
 def measure(url: str, label: str) -> None:
@@ -71,7 +79,8 @@ def measure(url: str, label: str) -> None:
 def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         measure(f"sqlite:///{tmp}/bench.db", "sqlite")
-    measure(fresh_pg_schema(), "postgresql")
+    with pg_schema() as url:
+        measure(url, "postgresql")
 
 
 if __name__ == "__main__":

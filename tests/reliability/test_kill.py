@@ -1,26 +1,45 @@
-"""SIGKILL the server in the middle of a 1,000-line apply, restart it: all or nothing."""
+"""SIGKILL the server in the middle of a 1,000-line apply, restart it: all or nothing.
+
+The kill is not timed by a guess: the test waits until the database itself shows the
+apply's write transaction open (PostgreSQL: the server's backend holds the row-exclusive
+lock that only an INSERT into `stock_movements` takes; SQLite: the write lock is held, so
+another connection's BEGIN IMMEDIATE fails at once with `database is locked`, and held
+continuously for longer than any other write this server makes), checks it is still open,
+then kills. After a restart: no movement, no adjustment, no operation-log entry, no
+idempotency key; the same request with the same key then applies exactly once, and the
+operation log and the ledger agree row for row.
+"""
 
 from __future__ import annotations
 
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import httpx
-import pytest
-from sqlalchemy import func, select
+from sqlalchemy import create_engine, func, select, text
+from sqlalchemy.pool import NullPool
 
 from shopfloor.app import open_registry
 from shopfloor.settings import Settings
-from shopfloor.store.tables import OperationLog, StockMovement
+from shopfloor.store.tables import (
+    IdempotencyKey,
+    Item,
+    OperationLog,
+    StockAdjustment,
+    StockMovement,
+)
 from tests.helpers import apply, ledger_matches_balances
 from tests.servers import free_port
 
 LINES = 1000
+KEY = "kill-test-key"
 
 
 def _serve(db_url: str, port: int) -> subprocess.Popen[bytes]:
@@ -28,7 +47,7 @@ def _serve(db_url: str, port: int) -> subprocess.Popen[bytes]:
     proc = subprocess.Popen([sys.executable, "-m", "shopfloor.surfaces.cli", "serve", "--port",
                              str(port)], env=env, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
-    for _ in range(200):
+    for _ in range(400):
         try:
             if httpx.get(f"http://127.0.0.1:{port}/healthz").status_code == 200:
                 return proc
@@ -38,63 +57,171 @@ def _serve(db_url: str, port: int) -> subprocess.Popen[bytes]:
     raise RuntimeError("server did not start")
 
 
-def _counts(db_url: str) -> tuple[int, int]:
+def _state(db_url: str) -> dict[str, object]:
+    """What an apply leaves behind, and whether the log and the ledger agree."""
     reg = open_registry(Settings(database_url=db_url))
-    with reg.store.reading() as s:
-        moves = s.execute(select(func.count()).select_from(StockMovement)).scalar_one()
-        ops = s.execute(select(func.count()).select_from(OperationLog)
-                        .where(OperationLog.tool == "create_stock_adjustment")).scalar_one()
-    assert not ledger_matches_balances(reg)
-    reg.store.dispose()
-    return moves, ops
+    try:
+        with reg.store.reading() as s:
+            moves = s.execute(select(StockMovement.operation_id, func.count())
+                              .group_by(StockMovement.operation_id)).all()
+            ops = s.scalars(select(OperationLog.operation_id)
+                            .where(OperationLog.tool == "create_stock_adjustment")).all()
+            state: dict[str, object] = {
+                "movements": sum(n for _, n in moves),
+                "movements_by_operation": dict(moves),
+                "operations": sorted(ops),
+                "adjustments": s.execute(select(func.count()).select_from(StockAdjustment))
+                .scalar_one(),
+                "keys": s.scalars(select(IdempotencyKey.key)).all(),
+            }
+        state["ledger_vs_balances"] = ledger_matches_balances(reg)
+    finally:
+        reg.store.dispose()
+    return state
+
+
+def _pg_insert_open(db_url: str) -> Callable[[], bool]:
+    """True while another backend holds RowExclusiveLock on our stock_movements: it has
+    inserted ledger rows in a transaction that is still open."""
+    engine = create_engine(db_url, poolclass=NullPool)
+
+    def probe() -> bool:
+        with engine.connect() as conn:
+            return bool(conn.execute(text(
+                "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid "
+                "WHERE l.relation = 'stock_movements'::regclass AND l.mode = 'RowExclusiveLock'"
+                " AND l.granted AND l.pid <> pg_backend_pid() "
+                "AND a.state IN ('active', 'idle in transaction')")).scalar_one())
+
+    return probe
+
+
+def _sqlite_write_open(db_url: str) -> Callable[[], bool]:
+    """True while some connection holds the write lock: BEGIN IMMEDIATE with no busy
+    timeout fails at once with `database is locked`."""
+    path = db_url.removeprefix("sqlite:///")
+
+    def probe() -> bool:
+        conn = sqlite3.connect(path, timeout=0, isolation_level=None)
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            conn.execute("ROLLBACK")
+            return False
+        except sqlite3.OperationalError as exc:
+            assert "locked" in str(exc) or "busy" in str(exc), exc
+            return True
+        finally:
+            conn.close()
+
+    return probe
+
+
+def _held_for(probe: Callable[[], bool], seconds: float, give_up: float) -> bool:
+    """Wait until `probe` has been true on every check for `seconds` in a row."""
+    deadline = time.monotonic() + give_up
+    since: float | None = None
+    while time.monotonic() < deadline:
+        if probe():
+            since = since if since is not None else time.monotonic()
+            if time.monotonic() - since >= seconds:
+                return True
+        else:
+            since = None
+        time.sleep(0.005)
+    return False
+
+
+def _big_apply(port: int, token: str, outcome: list[object]) -> None:
+    try:
+        r = httpx.post(f"http://127.0.0.1:{port}/api/v1/tools/create_stock_adjustment",
+                       headers={"Authorization": f"Bearer {token}"}, timeout=120, json={
+                           "location": "MAIN", "reason": "big", "preview": False,
+                           "idempotency_key": KEY,
+                           "lines": [{"sku": f"K{i:04d}", "quantity_delta": "2"}
+                                     for i in range(LINES)]})
+        outcome.append(r)
+    except httpx.HTTPError as exc:
+        outcome.append(exc)
 
 
 def test_kill_during_a_big_apply_leaves_no_partial_effect(db_url: str, tmp_path: Path) -> None:
     reg = open_registry(Settings(database_url=db_url))
     apply(reg, "create_location", code="MAIN", name="Main")
     with reg.store.writing() as s:  # 1,000 items quickly; their creation is not under test
-        from shopfloor.store.tables import Item
-
         s.add_all(Item(sku=f"K{i:04d}", name=f"Kill {i}", kind="material") for i in range(LINES))
         s.commit()
     from shopfloor.surfaces.auth import Authenticator
 
     token = Authenticator(reg, Settings(database_url=db_url)).mint("killer", ["admin"], 600)
     reg.store.dispose()
+    sqlite = db_url.startswith("sqlite")
+    probe = _sqlite_write_open(db_url) if sqlite else _pg_insert_open(db_url)
+    # SQLite: the job worker's claim holds the write lock for milliseconds; only the apply
+    # holds it for a quarter of a second. PostgreSQL: the lock is the insert itself.
+    hold = 0.25 if sqlite else 0.1
     port = free_port()
     server = _serve(db_url, port)
     outcome: list[object] = []
+    thread = threading.Thread(target=_big_apply, args=(port, token, outcome))
+    try:
+        assert not probe(), "a write transaction was open before the apply was sent"
+        thread.start()
+        assert _held_for(probe, hold, give_up=60), "the apply never opened its write"
+        assert probe() and not outcome, "the write closed before the kill"
+        server.send_signal(signal.SIGKILL)
+    finally:
+        server.kill()
+        server.wait(10)
+        thread.join(60)
+    assert outcome and isinstance(outcome[0], httpx.HTTPError), \
+        f"the apply answered although the server was killed mid-write: {outcome}"
 
-    def big_apply() -> None:
-        try:
-            r = httpx.post(f"http://127.0.0.1:{port}/api/v1/tools/create_stock_adjustment",
-                           headers={"Authorization": f"Bearer {token}"}, timeout=120, json={
-                               "location": "MAIN", "reason": "big", "preview": False,
-                               "lines": [{"sku": f"K{i:04d}", "quantity_delta": "2"}
-                                         for i in range(LINES)]})
-            outcome.append(r.status_code)
-        except httpx.HTTPError as exc:
-            outcome.append(exc)
-
-    thread = threading.Thread(target=big_apply)
-    thread.start()
-    time.sleep(0.4)  # the apply takes seconds: kill it while it runs
-    server.send_signal(signal.SIGKILL)
-    server.wait(10)
-    thread.join(30)
-    if outcome and outcome[0] == 200:
-        pytest.fail("the apply finished before the kill: the test did not test anything")
-    moves, ops = _counts(db_url)
-    assert (moves, ops) == (0, 0), "a killed apply left part of itself behind"
+    deadline = time.monotonic() + 30  # PostgreSQL rolls back once it sees the client gone
+    while probe() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not probe(), "the killed server's transaction is still open"
+    after_kill = _state(db_url)
+    assert after_kill == {"movements": 0, "movements_by_operation": {}, "operations": [],
+                          "adjustments": 0, "keys": [], "ledger_vs_balances": []}, \
+        "a killed apply left part of itself behind"
 
     restarted = _serve(db_url, port)
     try:
-        r = httpx.post(f"http://127.0.0.1:{port}/api/v1/tools/create_stock_adjustment",
-                       headers={"Authorization": f"Bearer {token}"}, timeout=120, json={
-                           "location": "MAIN", "reason": "again", "preview": False,
-                           "lines": [{"sku": "K0001", "quantity_delta": "2"}]})
-        assert r.status_code == 200, r.text
+        again: list[object] = []
+        _big_apply(port, token, again)  # the client retries with the same key: one effect
+        first = again[0]
+        assert isinstance(first, httpx.Response) and first.status_code == 200, first
+        assert first.json()["replayed"] is False
+        _big_apply(port, token, again)
+        second = again[1]
+        assert isinstance(second, httpx.Response) and second.status_code == 200, second
+        assert second.json()["replayed"] is True
+        assert second.json()["operation_id"] == first.json()["operation_id"]
     finally:
         restarted.terminate()
         restarted.wait(10)
-    assert _counts(db_url) == (1, 1)
+    done = _state(db_url)
+    op = first.json()["operation_id"]
+    assert done == {"movements": LINES, "movements_by_operation": {op: LINES},
+                    "operations": [op], "adjustments": 1, "keys": [KEY],
+                    "ledger_vs_balances": []}
+
+
+def test_the_lock_probes_see_an_open_write(db_url: str) -> None:
+    """The probes the kill test relies on: false when idle, true inside a ledger write."""
+    probe = _sqlite_write_open(db_url) if db_url.startswith("sqlite") else _pg_insert_open(db_url)
+    assert not probe()
+    reg = open_registry(Settings(database_url=db_url))
+    try:
+        apply(reg, "create_location", code="MAIN", name="Main")
+        apply(reg, "create_item", sku="P1", name="Probe", kind="material")
+        assert not probe()
+        with reg.store.writing() as s:
+            s.execute(text("INSERT INTO stock_movements (item_id, location_id, quantity, "
+                           "unit_cost, reason, actor, created_at) SELECT i.id, l.id, 1, 0, "
+                           "'probe', 'probe', CURRENT_TIMESTAMP FROM items i, locations l"))
+            assert probe()
+            s.rollback()
+        assert not probe()
+    finally:
+        reg.store.dispose()

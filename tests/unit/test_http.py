@@ -66,7 +66,7 @@ def test_calls_and_error_statuses(server: Any) -> None:
     url, _, auth = server
     admin = _h(auth, "admin", "alice")
     r = httpx.post(f"{url}/api/v1/tools/get_stock", json={"sku": "M1"}, headers=admin)
-    assert r.status_code == 200 and r.json() == {"balances": []}
+    assert r.status_code == 200 and r.json() == {"balances": [], "next_cursor": None}
     r = httpx.post(f"{url}/api/v1/tools/get_item", json={"sku": "NOPE"}, headers=admin)
     assert r.status_code == 404 and r.json()["error"]["field"] == "sku"
     r = httpx.post(f"{url}/api/v1/tools/create_location", json={"code": "X"}, headers=admin)

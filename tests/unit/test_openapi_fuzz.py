@@ -1,7 +1,8 @@
 """schemathesis against the served OpenAPI: no server error, no response off its schema.
 
-Every operation gets a fixed example budget so `make test` stays bounded; set
-SHOPFLOOR_FUZZ_EXAMPLES higher (or run `-m long`) to go further.
+Every operation gets a fixed example budget so `make test` stays bounded (derandomized,
+so it is the same run each time); `-m long` (`make test-long`) runs a randomized
+SHOPFLOOR_FUZZ_LONG_EXAMPLES (150) per operation.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import os
 import shutil
 from pathlib import Path
 
+import pytest
 import schemathesis
 from hypothesis import HealthCheck, given, settings
 from schemathesis.checks import not_a_server_error
@@ -28,6 +30,7 @@ from tests.helpers import apply, basic_setup
 from tests.servers import serving
 
 EXAMPLES = int(os.environ.get("SHOPFLOOR_FUZZ_EXAMPLES", "12"))
+LONG_EXAMPLES = int(os.environ.get("SHOPFLOOR_FUZZ_LONG_EXAMPLES", "150"))
 # Schema-valid input may still break a business rule (receive more than is outstanding):
 # a coded 4xx is the right answer there, so "positive data acceptance" is not asked for.
 CHECKS = [not_a_server_error, response_schema_conformance, status_code_conformance,
@@ -35,6 +38,15 @@ CHECKS = [not_a_server_error, response_schema_conformance, status_code_conforman
 
 
 def test_api_never_errors_and_keeps_to_its_schema(tmp_path: Path, sqlite_template: Path) -> None:
+    _fuzz_api(tmp_path, sqlite_template, EXAMPLES)
+
+
+@pytest.mark.long
+def test_api_fuzz_long(tmp_path: Path, sqlite_template: Path) -> None:
+    _fuzz_api(tmp_path, sqlite_template, LONG_EXAMPLES)
+
+
+def _fuzz_api(tmp_path: Path, sqlite_template: Path, examples: int) -> None:
     path = tmp_path / "fuzz.db"
     shutil.copy(sqlite_template, path)
     conf = Settings(database_url=f"sqlite:///{path}")
@@ -51,7 +63,7 @@ def test_api_never_errors_and_keeps_to_its_schema(tmp_path: Path, sqlite_templat
             operation = result.ok()
 
             @given(case=operation.as_strategy())
-            @settings(max_examples=EXAMPLES, deadline=None, derandomize=True,
+            @settings(max_examples=examples, deadline=None, derandomize=examples == EXAMPLES,
                       suppress_health_check=list(HealthCheck), database=None)
             def fuzz(case: schemathesis.Case) -> None:
                 case.call_and_validate(base_url=url, headers=headers, checks=CHECKS)

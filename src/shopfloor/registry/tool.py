@@ -35,7 +35,8 @@ class WriteRequest(Request):
     preview: Annotated[bool, WithJsonSchema({"type": "boolean", "default": True})] = True
     preview_token: Annotated[str | None, Field(max_length=2000),
                              WithJsonSchema({"type": "string"})] = None
-    idempotency_key: Annotated[str | None, Field(min_length=1, max_length=200),
+    idempotency_key: Annotated[str | None, Field(min_length=1, max_length=200,
+                                                 pattern=r"^[^\x00-\x1f\x7f]+$"),
                                WithJsonSchema({"type": "string"})] = None
 
 

@@ -53,6 +53,9 @@ class Authenticator:
         roles = claims.get("roles", [])
         if not isinstance(subject, str) or not subject:
             raise Unauthenticated("the token has no subject (sub)")
+        if len(subject) > 200 or any(ord(ch) < 32 or ord(ch) == 127 for ch in subject):
+            # the subject is the actor written to the operation log and bound to previews
+            raise Unauthenticated("the token's subject (sub) must be a short printable name")
         if isinstance(roles, str):
             roles = roles.split()
         if not isinstance(roles, list):

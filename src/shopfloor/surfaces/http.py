@@ -60,6 +60,12 @@ class ToolsAPI:
         except ShopfloorError as exc:
             return error_response(exc)
 
+    async def tool(self, request: Request) -> Response:
+        """GET describes the tool, POST calls it (one route, so a 405 lists both)."""
+        if request.method == "POST":
+            return await self.call_tool(request)
+        return await self.get_tool(request)
+
     async def call_tool(self, request: Request) -> Response:
         try:
             actor = self.actor(request)
@@ -83,6 +89,9 @@ class ToolsAPI:
             body = json.loads(raw)
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise ValidationFailed(f"the body is not valid JSON: {exc}",
+                                   details={"body": True}) from None
+        except RecursionError:  # e.g. 100,000 nested '[': refused, not a 500
+            raise ValidationFailed("the body is nested too deeply to be a tool's arguments",
                                    details={"body": True}) from None
         if not isinstance(body, dict):
             raise ValidationFailed("the body must be a JSON object of arguments",
@@ -115,6 +124,20 @@ async def not_found(request: Request, exc: Exception) -> Response:
     return error_response(NotFound(f"no route {request.url.path}"))
 
 
+async def method_not_allowed(request: Request, exc: Exception) -> Response:
+    """405 in the API's error shape (the route exists; this method does not)."""
+    headers = dict(getattr(exc, "headers", None) or {})
+    allowed = sorted(m.strip() for m in headers.get("Allow", "").split(",") if m.strip())
+    named = [m for m in allowed if m != "HEAD"]
+    response = error_response(ValidationFailed(
+        f"{request.method} is not allowed on {request.url.path}"
+        + (f"; use {' or '.join(named)}" if named else ""),
+        details={"method": request.method, "allowed": allowed}), 405)
+    if allowed:
+        response.headers["Allow"] = ", ".join(allowed)
+    return response
+
+
 def create_app(registry: Registry, settings: Settings, *,
                extra_routes: list[BaseRoute] | None = None, lifespan: Any = None) -> Starlette:
     auth = Authenticator(registry, settings)
@@ -124,11 +147,11 @@ def create_app(registry: Registry, settings: Settings, *,
         Route("/healthz", healthz),
         Route("/openapi.json", api.openapi),
         Route("/api/v1/tools", api.list_tools),
-        Route("/api/v1/tools/{name}", api.get_tool, methods=["GET"]),
-        Route("/api/v1/tools/{name}", api.call_tool, methods=["POST"]),
+        Route("/api/v1/tools/{name}", api.tool, methods=["GET", "POST"]),
         *(extra_routes or []),
     ]
-    app = Starlette(routes=routes, exception_handlers={404: not_found}, lifespan=lifespan)
+    app = Starlette(routes=routes, lifespan=lifespan,
+                    exception_handlers={404: not_found, 405: method_not_allowed})
     app.state.registry = registry
     app.state.auth = auth
     return app

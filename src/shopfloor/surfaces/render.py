@@ -2,14 +2,29 @@
 
 The JSON form is the registry's payload untouched (the contract); the others are views
 of it, so no surface ever computes something the registry did not return.
+
+The views are for terminals and chat windows, and they show data anyone could have
+stored (an item name, an adjustment reason): control characters, bidirectional
+overrides and lone surrogates are shown as visible escapes (`\\x1b`, `\\u202e`), so a
+stored string cannot move the cursor, retitle a terminal or reorder what is read; the
+Markdown view also escapes markup. Nested results (a finished job's plan) are shown in
+full: a heading per nested key, a table per list of rows, a group per row that has rows
+of its own (a suggested purchase order per supplier, with its lines).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 FORMATS = ("text", "json", "yaml", "md")
+
+# C0 controls except tab and newline, DEL, C1 controls, bidi embeddings/overrides/isolates,
+# line/paragraph separators, and lone surrogates.
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069"
+                     "\ud800-\udfff]")
+_SKIP = ("apply", "document")  # a preview's apply arguments and its card's document
 
 
 def render(payload: Any, fmt: str) -> str:
@@ -22,57 +37,154 @@ def render(payload: Any, fmt: str) -> str:
     return _human(payload, md=fmt == "md").strip("\n")
 
 
-def _cell(value: Any) -> str:
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+
+
+def safe(text: str, *, keep_newlines: bool = False) -> str:
+    """`text` with every character that could drive a terminal shown as an escape."""
+    if not keep_newlines:
+        text = text.replace("\n", " ").replace("\t", " ")
+    return _UNSAFE.sub(_escape, text)
+
+
+def _md(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _scalar(value: Any) -> bool:
+    return not isinstance(value, list | dict)
+
+
+def _rows(value: Any) -> bool:
+    """A non-empty list of objects: shown as a table or as groups."""
+    return isinstance(value, list) and bool(value) and all(isinstance(v, dict) for v in value)
+
+
+def _cell(value: Any, md: bool = False) -> str:
     if value is None:
         return ""
-    if isinstance(value, dict | list):
-        return json.dumps(value, ensure_ascii=False)
-    return str(value).replace("\n", " ")
+    if isinstance(value, list) and all(_scalar(v) for v in value):
+        text = ", ".join("" if v is None else str(v) for v in value)
+    elif isinstance(value, dict | list):
+        text = json.dumps(value, ensure_ascii=False)
+    else:
+        text = str(value)
+    text = safe(text)
+    return _md(text).replace("|", "\\|") if md else text
+
+
+def _columnar(value: Any) -> bool:
+    """Shown in a table cell: a scalar or a list of scalars (joined)."""
+    return _scalar(value) or (isinstance(value, list) and all(_scalar(v) for v in value))
 
 
 def _table(rows: list[dict[str, Any]], md: bool) -> str:
     cols: list[str] = []
     for row in rows:
-        cols += [k for k in row if k not in cols and not isinstance(row[k], list | dict)]
-    cells = [[_cell(r.get(c)) for c in cols] for r in rows]
+        cols += [k for k in row if k not in cols and _columnar(row[k])]
+    names = [_cell(c, md) for c in cols]
+    cells = [[_cell(r.get(c), md) for c in cols] for r in rows]
     if md:
-        head = "| " + " | ".join(cols) + " |\n|" + "---|" * len(cols)
-        return head + "".join("\n| " + " | ".join(c.replace("|", "\\|") for c in r) + " |"
-                              for r in cells)
-    widths = [max([len(c)] + [len(r[i]) for r in cells]) for i, c in enumerate(cols)]
-    line = "  ".join(c.ljust(w) for c, w in zip(cols, widths, strict=True))
+        head = "| " + " | ".join(names) + " |\n|" + "---|" * len(cols)
+        return head + "".join("\n| " + " | ".join(r) + " |" for r in cells)
+    widths = [max([len(c)] + [len(r[i]) for r in cells]) for i, c in enumerate(names)]
+    line = "  ".join(c.ljust(w) for c, w in zip(names, widths, strict=True))
     body = ["  ".join(v.ljust(w) for v, w in zip(r, widths, strict=True)) for r in cells]
-    return "\n".join([line, "  ".join("-" * w for w in widths), *body])
+    return "\n".join([line.rstrip(), "  ".join("-" * w for w in widths),
+                      *(b.rstrip() for b in body)])
+
+
+def _heading(path: list[str], md: bool, count: int | None = None) -> str:
+    label = " / ".join(_cell(p, md) for p in path) + (f" ({count})" if count is not None else "")
+    if md:
+        return f"\n{'#' * min(2 + len(path), 6)} {label}"
+    return f"\n{label}\n{'=' * len(label)}"
+
+
+def _title(row: dict[str, Any]) -> str:
+    """A group's name: its scalar fields, e.g. `supplier: Acme`."""
+    parts = [f"{k}: {_cell(v)}" for k, v in row.items()
+             if _columnar(v) and v is not None and v != "" and v != []]
+    return ", ".join(parts) or "(row)"
+
+
+def _scalars(payload: dict[str, Any], md: bool, skip: tuple[str, ...] = ()) -> str:
+    scalars = {k: v for k, v in payload.items() if _scalar(v) and k not in skip}
+    if not scalars:
+        return ""
+    if md:
+        return _table([scalars], md)
+    return "\n".join(f"{_cell(k)}: {_cell(v)}" for k, v in scalars.items())
+
+
+def _grouped(rows: list[dict[str, Any]]) -> bool:
+    """Rows that have rows of their own (orders with lines) are shown one group each."""
+    return any(_rows(v) for row in rows for v in row.values())
+
+
+def _group(row: dict[str, Any], md: bool, path: list[str], out: list[str]) -> None:
+    title = _cell(_title(row), md)
+    out.append(f"\n{'#' * min(3 + len(path), 6)} {title}" if md else f"\n* {title}")
+    for key, value in row.items():
+        if _rows(value) and not _grouped(value):
+            label = f"{_cell(key, md)} ({len(value)})"
+            out.append(f"\n**{label}**\n" if md else f"{label}:")
+            out.append(_table(value, md))
+        elif not _columnar(value):
+            _nested({key: value}, md, [*path, _title(row)], out)
+
+
+def _nested(payload: dict[str, Any], md: bool, path: list[str], out: list[str]) -> None:
+    """Every list and object inside `payload`, each under a heading naming where it is."""
+    for key, value in payload.items():
+        if not path and key in _SKIP:
+            continue
+        here = [*path, str(key)]
+        if isinstance(value, dict):
+            if not value:
+                continue
+            out.append(_heading(here, md))
+            text = _scalars(value, md)
+            if text:
+                out.append(text)
+            _nested(value, md, here, out)
+        elif _rows(value):
+            out.append(_heading(here, md, len(value)))
+            if _grouped(value):
+                for row in value:
+                    _group(row, md, here, out)
+            else:
+                out.append(_table(value, md))
+        elif isinstance(value, list) and value:
+            out.append(f"{_cell(key, md)}: " + ", ".join(_cell(v, md) for v in value))
 
 
 def _human(payload: Any, md: bool) -> str:
     if not isinstance(payload, dict):
-        return _cell(payload)
+        if isinstance(payload, list) and _rows(payload):
+            return _table(payload, md)
+        return _cell(payload, md)
     out: list[str] = []
     heading = "## " if md else ""
+    summary = _cell(payload.get("summary"), md)
     if payload.get("preview"):
-        out.append(f"{heading}PREVIEW: {payload.get('summary')}")
+        out.append(f"{heading}PREVIEW: {summary}")
     elif payload.get("applied"):
         tag = "REPLAYED" if payload.get("replayed") else "APPLIED"
-        out.append(f"{heading}{tag}: {payload.get('summary')} "
-                   f"(operation {payload.get('operation_id')})")
-    scalars = {k: v for k, v in payload.items()
-               if not isinstance(v, list | dict) and k not in ("preview", "applied", "summary",
-                                                               "replayed", "preview_token")}
-    if scalars and not payload.get("preview"):
-        out.append(_table([scalars], md) if md else "\n".join(
-            f"{k}: {_cell(v)}" for k, v in scalars.items()))
-    for key, value in payload.items():
-        if key in ("apply", "document") or not isinstance(value, list) or not value:
-            continue
-        if all(isinstance(v, dict) for v in value):
-            out.append(f"\n{'### ' if md else ''}{key}\n" + _table(value, md))
-        else:
-            out.append(f"{key}: " + ", ".join(_cell(v) for v in value))
+        out.append(f"{heading}{tag}: {summary} "
+                   f"(operation {_cell(payload.get('operation_id'), md)})")
+    if not payload.get("preview"):
+        text = _scalars(payload, md, skip=("preview", "applied", "summary", "replayed",
+                                           "preview_token"))
+        if text:
+            out.append(text)
+    _nested(payload, md, [], out)
     if payload.get("preview"):
         if payload.get("preview_token"):
             out.append("\nTo apply: repeat the call with preview=false and "
-                       f"preview_token={payload['preview_token']}")
+                       f"preview_token={_cell(payload['preview_token'], md)}")
         else:
             out.append("\nBlocked: a warning above prevents applying this.")
     return "\n".join(out)

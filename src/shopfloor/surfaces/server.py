@@ -11,8 +11,13 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
-from mcp.server.transport_security import TransportSecuritySettings
+from mcp.server.transport_security import (
+    DEFAULT_MAX_REQUEST_BODY_SIZE,
+    TransportSecuritySettings,
+)
+from mcp_types import INVALID_REQUEST
 from starlette.applications import Starlette
+from starlette.responses import JSONResponse
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
@@ -45,11 +50,37 @@ class AuthenticatedMCP:
             response.headers["WWW-Authenticate"] = 'Bearer realm="shopfloor"'
             await response(scope, receive, send)
             return
+        refusal = _transport_refusal(scope.get("method", ""), headers)
+        if refusal is not None:
+            await refusal(scope, receive, send)
+            return
         token = current_actor.set(actor)
         try:
             await self.manager.handle_request(scope, receive, send)
         finally:
             current_actor.reset(token)
+
+
+def _transport_refusal(method: str, headers: dict[str, str]) -> JSONResponse | None:
+    """The SDK transport refuses a mistyped or oversized POST in plain text; a JSON-RPC
+    client expects an error object, so those two are answered here first, the same way.
+    (A chunked body with no length still meets the transport's own 4 MiB limit.)"""
+    if method != "POST":
+        return None
+    media = headers.get("content-type", "").split(";")[0].strip().lower()
+    if media != "application/json":
+        return _jsonrpc_error(415, INVALID_REQUEST,
+                              "Content-Type must be application/json for JSON-RPC over HTTP")
+    length = headers.get("content-length", "")
+    if length.isdigit() and int(length) > DEFAULT_MAX_REQUEST_BODY_SIZE:
+        return _jsonrpc_error(413, INVALID_REQUEST,
+                              f"request body over {DEFAULT_MAX_REQUEST_BODY_SIZE} bytes")
+    return None
+
+
+def _jsonrpc_error(status: int, code: int, message: str) -> JSONResponse:
+    return JSONResponse({"jsonrpc": "2.0", "id": None,
+                         "error": {"code": code, "message": message}}, status_code=status)
 
 
 def _security(host: str) -> TransportSecuritySettings | None:

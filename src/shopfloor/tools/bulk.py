@@ -117,7 +117,7 @@ def parse_csv(text: str) -> list[imports.ImportRow | imports.Rejected]:
 
 
 class ImportItems(WriteRequest):
-    csv: str = Field(min_length=1, max_length=5_000_000,
+    csv: str = Field(min_length=1, max_length=5_000_000, pattern=r"^[^\x00]*$",
                      description="header: sku, then any of name, kind, uom, purchase_price, "
                                  "sales_price, reorder_point, reorder_quantity, lead_time_days, "
                                  "batch_tracked, default_supplier, unit_cost, and "

@@ -61,7 +61,7 @@ Uom = Annotated[
 ]
 Text = Annotated[str, StringConstraints(max_length=2000, pattern=r"^[^\x00]*$")]
 Limit = Annotated[int, Field(ge=1, le=500)]
-Id = Annotated[int, Field(ge=1, le=2**53)]
+Id = Annotated[int, Field(ge=1, le=2**31 - 1)]  # the id columns are 32-bit on PostgreSQL
 Cursor = Annotated[str, StringConstraints(max_length=200, pattern=r"^[^\x00]*$")]
 RowCursor = Annotated[
     str,

@@ -194,7 +194,8 @@ class AdjustLineIn(Request):
                                     self.unit_cost)
 
 
-Reason = Field(min_length=1, max_length=500, description="why, for the audit trail")
+Reason = Field(min_length=1, max_length=500, pattern=r"^[^\x00]*$",
+               description="why, for the audit trail")
 
 
 class CreateAdjustment(WriteRequest):
@@ -217,7 +218,7 @@ def create_stock_adjustment(op: Op, req: CreateAdjustment) -> Done[AdjustmentOut
 
 
 class UpdateAdjustment(NumberOrId, WriteRequest):
-    reason: str | None = Field(None, min_length=1, max_length=500)
+    reason: str | None = Field(None, min_length=1, max_length=500, pattern=r"^[^\x00]*$")
     lines: list[AdjustLineIn] | None = Field(None, min_length=1, max_length=1000,
                                              description="replace the lines")
 
