@@ -163,6 +163,7 @@ class StockMovement(Base):
     __tablename__ = "stock_movements"
     __table_args__ = (
         Index("ix_movements_item_location_id", "item_id", "location_id", "id"),
+        Index("ix_movements_item_id", "item_id", "id"),
         Index("ix_movements_created", "created_at"),
     )
     id: Mapped[int] = mapped_column(primary_key=True)
