@@ -22,3 +22,16 @@ def test_open_registry_is_idempotent_on_a_migrated_database(db_url: str) -> None
 
     for _ in range(2):
         open_registry(Settings(database_url=db_url)).store.dispose()
+
+
+def test_the_fast_path_head_is_alembics_head() -> None:
+    """open_registry skips Alembic when the database is at HEAD: a stale HEAD would run
+    Alembic on every start, or (worse) skip a migration."""
+    from alembic.config import Config
+    from alembic.script import ScriptDirectory
+
+    from shopfloor.store import migrate
+
+    cfg = Config()
+    cfg.set_main_option("script_location", str(migrate._SCRIPTS))
+    assert ScriptDirectory.from_config(cfg).get_current_head() == migrate.HEAD

@@ -8,8 +8,16 @@ from sqlalchemy import inspect, text
 
 from shopfloor.store.engine import Store
 
-HEAD = "0002"
 _SCRIPTS = Path(__file__).parent / "migrations"
+
+
+def _head() -> str:
+    """The newest revision, from the file names (`NNNN_what.py` holds revision "NNNN"): the
+    up-to-date check needs no Alembic import; a test holds it to Alembic's own head."""
+    return max(p.name.split("_", 1)[0] for p in (_SCRIPTS / "versions").glob("[0-9]*_*.py"))
+
+
+HEAD = _head()
 
 
 def current(store: Store) -> str | None:
