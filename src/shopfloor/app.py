@@ -1,27 +1,32 @@
-"""Wiring: settings -> store -> registry with the whole catalogue. Every surface starts here."""
+"""Wiring: settings -> store -> registry with the whole catalogue. Every surface starts here.
+
+Imports are inside the functions: `shopfloor mcp` lists the catalogue before it touches
+the database, and a command that needs neither should not pay for either.
+"""
 
 from __future__ import annotations
 
-import secrets
-from datetime import timedelta
+import json
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
-
-from sqlalchemy import select
-
-from shopfloor.registry.actor import Actor
-from shopfloor.registry.errors import Unauthenticated
-from shopfloor.registry.registry import Registry
-from shopfloor.settings import Settings
-from shopfloor.store.engine import Store
-from shopfloor.store.migrate import upgrade
-from shopfloor.store.tables import Meta
 
 if TYPE_CHECKING:
     from shopfloor.jobs.worker import Worker
+    from shopfloor.registry.actor import Actor
+    from shopfloor.registry.registry import Registry
+    from shopfloor.registry.tool import Tool
+    from shopfloor.settings import Settings
+    from shopfloor.store.engine import Store
 
 
 def load_secret(store: Store) -> str:
     """The signing secret lives in the database, so every instance sharing it agrees."""
+    import secrets
+
+    from sqlalchemy import select
+
+    from shopfloor.store.tables import Meta
+
     def get_or_create() -> str:
         with store.writing() as session:
             row = session.scalar(select(Meta).where(Meta.key == "secret"))
@@ -36,15 +41,102 @@ def load_secret(store: Store) -> str:
 
 def local_actor(settings: Settings) -> Actor:
     """Who the CLI and MCP stdio act as; unset means nobody, so every call is refused."""
+    from shopfloor.registry.actor import Actor
+    from shopfloor.registry.errors import Unauthenticated
+
     if not settings.local_actor.strip() or not settings.local_role.strip():
         raise Unauthenticated("no local actor: set SHOPFLOOR_LOCAL_ACTOR and "
                               "SHOPFLOOR_LOCAL_ROLE")
     return Actor.of(settings.local_actor, settings.local_role)
 
 
-def open_registry(settings: Settings, *, store: Store | None = None) -> Registry:
+def catalogue_tools() -> list[Tool]:
+    """Every tool, in catalogue order, without a database: what tools/list shows."""
     from shopfloor.tools import catalogue
 
+    return [t for toolset in catalogue() for t in toolset]
+
+
+def describe(t: Tool) -> dict[str, Any]:
+    """What a surface lists of a tool (everything but its handler), JSON-ready."""
+    return {"name": t.name, "title": t.title, "description": t.full_description,
+            "input_schema": t.input_schema, "output_schema": t.output_schema,
+            "writes": t.policy.writes, "job": t.policy.job,
+            "destructive": t.policy.destructive, "app_only": t.app_only}
+
+
+def describe_catalogue() -> list[dict[str, Any]]:
+    return [describe(t) for t in catalogue_tools()]
+
+
+def describe_catalogue_in_child() -> Callable[[], list[dict[str, Any]]]:
+    """Start `describe_catalogue()` in a forked child; return a function that waits for it
+    (thread-safe; the first call reaps the child, later ones return the same list).
+
+    For `shopfloor mcp`: the catalogue (pydantic models, SQLAlchemy tables, schemas) loads
+    on one core while the server loads the MCP SDK on another, so tools/list is ready
+    about as soon as the SDK is. The child only imports and describes (no database, no
+    stdio) and leaves with os._exit. Where fork is unavailable, or the child fails, the
+    description is built in this process instead: same code, same result.
+    """
+    import os
+    import sys
+    import threading
+
+    if sys.platform != "linux":
+        return describe_catalogue
+    read_end, write_end = os.pipe()
+    try:
+        pid = os.fork()
+    except OSError:  # out of processes or memory: do it here, later
+        os.close(read_end)
+        os.close(write_end)
+        return describe_catalogue
+    if pid == 0:  # the child: never returns
+        code = 1
+        try:
+            os.close(read_end)
+            quiet = os.open(os.devnull, os.O_RDWR)
+            os.dup2(quiet, 0)  # stdin and stdout are the parent's MCP channel
+            os.dup2(quiet, 1)
+            with os.fdopen(write_end, "wb") as out:
+                out.write(json.dumps(describe_catalogue()).encode())
+            code = 0
+        except BrokenPipeError:
+            pass  # the server is gone: nobody to tell
+        except BaseException:
+            import traceback
+
+            traceback.print_exc()
+        finally:
+            os._exit(code)
+    os.close(write_end)
+    lock = threading.Lock()
+    described: list[list[dict[str, Any]]] = []
+
+    def result() -> list[dict[str, Any]]:
+        with lock:
+            if not described:
+                with os.fdopen(read_end, "rb") as pipe:
+                    data = pipe.read()
+                _, status = os.waitpid(pid, 0)
+                try:
+                    described.append(json.loads(data) if status == 0 else describe_catalogue())
+                except ValueError:
+                    described.append(describe_catalogue())
+            return described[0]
+
+    return result
+
+
+def open_registry(settings: Settings, *, store: Store | None = None) -> Registry:
+    from datetime import timedelta
+
+    from shopfloor.registry.registry import Registry
+    from shopfloor.store.engine import Store
+    from shopfloor.store.migrate import upgrade
+
+    tools = catalogue_tools()
     store = store or Store(settings.database_url)
     upgrade(store)
     secret = settings.secret or load_secret(store)
@@ -54,13 +146,14 @@ def open_registry(settings: Settings, *, store: Store | None = None) -> Registry
         preview_ttl=timedelta(minutes=settings.preview_ttl_minutes),
         require_preview_token=settings.require_preview_token,
     )
-    for toolset in catalogue():
-        registry.add(toolset)
+    registry.add(tools)
     return registry
 
 
 def worker_for(registry: Registry, settings: Settings | None = None, **options: Any) -> Worker:
     """A worker for every job kind: MRP, and each write-job tool of the registry."""
+    from datetime import timedelta
+
     from shopfloor.jobs.kinds import KINDS
     from shopfloor.jobs.worker import Worker
 

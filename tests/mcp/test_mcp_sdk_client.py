@@ -1,13 +1,22 @@
-"""The official SDK client drives Shopfloor over stdio and streamable HTTP."""
+"""The official SDK client drives Shopfloor over stdio and streamable HTTP.
+
+Over stdio every test runs in both protocol modes: the 2025-11-25 initialize handshake
+(`mode="legacy"`, what most hosts speak today) and 2026-07-28 (`server/discover`).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import os
+import sys
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
 import httpx
 import pytest
+from mcp import Client, StdioServerParameters
+from mcp.server.apps import EXTENSION_ID
 
 from shopfloor.app import open_registry
 from shopfloor.registry.policy import COACHING
@@ -17,10 +26,22 @@ from shopfloor.surfaces.auth import Authenticator
 from shopfloor.surfaces.server import build_app
 from shopfloor.ui.cards import JOB_URI, PREVIEW_URI
 from tests.helpers import ADMIN, basic_setup
-from tests.mcp.clients import http_session, stdio_session
+from tests.mcp.clients import http_session
 from tests.servers import serving
 
 ADJ = {"location": "MAIN", "reason": "found", "lines": [{"sku": "M1", "quantity_delta": "4"}]}
+MODES = {"legacy": "2025-11-25", "auto": "2026-07-28"}  # client mode -> negotiated protocol
+
+
+@asynccontextmanager
+async def stdio_client(db_url: str, mode: str) -> AsyncIterator[Client]:
+    """`shopfloor mcp` spawned by the SDK's high-level client in the given mode."""
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "shopfloor.surfaces.cli", "mcp"],
+        env={**os.environ, "SHOPFLOOR_DATABASE_URL": db_url})
+    async with Client(params, mode=mode) as client:  # type: ignore[arg-type]
+        assert client.protocol_version == MODES[mode]
+        yield client
 
 
 @pytest.fixture
@@ -30,10 +51,11 @@ def reg(sqlite_url: str) -> Registry:
     return r
 
 
-def test_stdio_lists_annotated_tools_and_reads_previews_applies(reg: Registry,
-                                                                sqlite_url: str) -> None:
+@pytest.mark.parametrize("mode", MODES)
+def test_stdio_lists_annotated_tools_and_reads_previews_applies(reg: Registry, sqlite_url: str,
+                                                                mode: str) -> None:
     async def run() -> None:
-        async with stdio_session(sqlite_url) as s:
+        async with stdio_client(sqlite_url, mode) as s:
             listed = {t.name: t for t in (await s.list_tools()).tools}
             assert set(listed) == {t.name for t in reg.tools()}
             for t in reg.tools():
@@ -90,6 +112,23 @@ def test_stdio_lists_annotated_tools_and_reads_previews_applies(reg: Registry,
     assert stock[0]["on_hand"] == "4"
 
 
+@pytest.mark.parametrize("mode", MODES)
+def test_mcp_apps_extension_is_declared_in_both_protocol_modes(reg: Registry, sqlite_url: str,
+                                                               mode: str) -> None:
+    """2026-07-28 declares extensions under capabilities.extensions; a 2025-11-25 result
+    has no such field (the SDK strips it), so there it is an experimental capability."""
+    async def run() -> None:
+        async with stdio_client(sqlite_url, mode) as s:
+            caps = s.server_capabilities
+            if mode == "legacy":
+                assert caps.experimental is not None and EXTENSION_ID in caps.experimental
+            else:
+                assert caps.extensions is not None and EXTENSION_ID in caps.extensions
+            assert (await s.call_tool("list_locations", {})).is_error is False
+
+    anyio.run(run)
+
+
 @pytest.fixture
 def served(reg: Registry, sqlite_url: str) -> Iterator[tuple[str, Authenticator]]:
     settings = Settings(database_url=sqlite_url)
@@ -104,6 +143,9 @@ def test_streamable_http_behind_jwt(reg: Registry, served: tuple[str, Authentica
 
     async def run() -> None:
         async with http_session(url, auth.mint("viewer-vic", ["viewer"], 300)) as s:
+            caps = s.server_capabilities
+            assert caps is not None and caps.experimental is not None
+            assert EXTENSION_ID in caps.experimental  # a 2025-11-25 session, as over stdio
             assert len((await s.list_tools()).tools) == len(reg.tools())
             ok = await s.call_tool("get_stock", {})
             assert not ok.is_error
@@ -154,9 +196,11 @@ async def _follow_jobs(s: Any) -> None:
     assert seen and seen[-1][0] == 1.0
 
 
-def test_job_progress_notifications_over_stdio(reg: Registry, sqlite_url: str) -> None:
+@pytest.mark.parametrize("mode", MODES)
+def test_job_progress_notifications_over_stdio(reg: Registry, sqlite_url: str,
+                                               mode: str) -> None:
     async def run() -> None:
-        async with stdio_session(sqlite_url) as s:
+        async with stdio_client(sqlite_url, mode) as s:
             await _follow_jobs(s)
 
     anyio.run(run)

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
+from jsonschema import Draft202012Validator
 
 from shopfloor.registry.actor import Actor
 from shopfloor.registry.errors import ShopfloorError
 from shopfloor.registry.policy import COACHING
 from shopfloor.registry.registry import Registry
+from shopfloor.registry.schema import compact
 
 READS = {
     "search_items", "get_item", "get_stock", "list_low_stock", "list_stock_movements",
@@ -103,3 +107,76 @@ def test_validation_errors_name_the_field(reg: Registry, args: dict[str, object]
     assert info.value.code == "validation_error"
     assert info.value.field == field
     assert field in info.value.message
+
+
+def _walk(node: Any) -> Iterator[dict[str, Any]]:
+    if isinstance(node, dict):
+        yield node
+        for v in node.values():
+            yield from _walk(v)
+    elif isinstance(node, list):
+        for v in node:
+            yield from _walk(v)
+
+
+def test_schemas_are_valid_and_compact(reg: Registry) -> None:
+    """Every schema is valid JSON Schema 2020-12 and says nothing twice: no titles, no
+    `anyOf` pair where a type list does, no `$defs` entry used once, no default
+    `additionalProperties`, no defaults in results, and it is its own compact form."""
+    for t in reg.tools():
+        for schema, output in ((t.input_schema, False), (t.output_schema, True)):
+            Draft202012Validator.check_schema(schema)
+            assert compact(schema, output=output) == schema, t.name
+            text = json.dumps(schema)
+            for node in _walk(schema):
+                assert "title" not in node or not isinstance(node["title"], str), t.name
+                assert node.get("additionalProperties") is not True, t.name
+                if output and "properties" in node:
+                    assert not any("default" in p for p in node["properties"].values()), t.name
+                pair = node.get("anyOf")
+                if isinstance(pair, list) and {"type": "null"} in pair and len(pair) == 2:
+                    other = pair[0] if pair[1] == {"type": "null"} else pair[1]
+                    assert "type" not in other or "enum" in other or "const" in other, t.name
+            for name in schema.get("$defs", {}):
+                assert text.count(f'"#/$defs/{name}"') > 1, (t.name, name)
+
+
+def test_compact_keeps_what_a_schema_accepts() -> None:
+    raw = {
+        "$defs": {
+            "Once": {"type": "object", "properties": {"a": {"type": "integer"}},
+                     "required": ["a"], "additionalProperties": True},
+            "Twice": {"type": "object", "properties": {"b": {"type": "string"}}},
+            "Tree": {"type": "object", "properties": {"kids": {
+                "type": "array", "items": {"$ref": "#/$defs/Tree"}}}},
+        },
+        "type": "object",
+        "properties": {
+            "once": {"$ref": "#/$defs/Once", "description": "used once"},
+            "x": {"$ref": "#/$defs/Twice"}, "y": {"$ref": "#/$defs/Twice"},
+            "tree": {"$ref": "#/$defs/Tree"},
+            "when": {"anyOf": [{"type": "string", "format": "date"}, {"type": "null"}],
+                     "default": None},
+            "kind": {"anyOf": [{"enum": ["a", "b"], "type": "string"}, {"type": "null"}]},
+            "count": {"type": "integer", "default": 3},
+            "default": {"type": "string"},
+        },
+        "required": ["once"],
+    }
+    small = compact(raw, output=False)
+    assert set(small["$defs"]) == {"Twice", "Tree"}
+    assert small["properties"]["once"] == {
+        "type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a"],
+        "description": "used once"}
+    assert small["properties"]["when"] == {"type": ["string", "null"], "format": "date"}
+    assert "anyOf" in small["properties"]["kind"]  # an enum does not take null by widening
+    assert small["properties"]["count"]["default"] == 3  # inputs keep real defaults
+    assert small["properties"]["default"] == {"type": "string"}  # a property named default
+    assert "default" not in compact(raw, output=True)["properties"]["count"]
+    cases = [{"once": {"a": 1}}, {"once": {"a": "1"}}, {"once": {}}, {"x": {"b": 1}},
+             {"once": {"a": 1}, "when": None}, {"once": {"a": 1}, "when": 3},
+             {"once": {"a": 1}, "kind": None}, {"once": {"a": 1}, "kind": "c"},
+             {"once": {"a": 1}, "tree": {"kids": [{"kids": [{"kids": 1}]}]}}]
+    for case in cases:
+        assert Draft202012Validator(raw).is_valid(case) == \
+            Draft202012Validator(small).is_valid(case), case

@@ -12,7 +12,7 @@ import pytest
 
 from shopfloor.app import open_registry
 from shopfloor.settings import Settings
-from shopfloor.surfaces.cli import EXIT_CODES
+from shopfloor.surfaces.cli import EXIT_CODES, parse_args
 from tests.helpers import ADMIN, basic_setup
 
 LOCAL = Settings().local_actor
@@ -108,3 +108,56 @@ def test_call_wait_runs_a_job_when_no_worker_is_there(sqlite_url: str) -> None:
     job = json.loads(out.stdout)
     assert job["status"] == "succeeded" and job["result"]["created"] == 1, job
     assert reg.invoke("get_item", {"sku": "CLI-1"}, ADMIN)["name"] == "From the CLI"
+
+
+def test_arg_keeps_text_for_text_fields(sqlite_url: str) -> None:
+    """sku=1001 is the SKU "1001" (a text field), while limit=2 and preview=false are JSON."""
+    open_registry(Settings(database_url=sqlite_url))
+    out = cli(sqlite_url, "call", "create_item", "--arg", "sku=1001", "--arg", "name=Widget",
+              "--arg", "preview=false")
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["applied"] is True
+    item = json.loads(cli(sqlite_url, "call", "get_item", "--arg", "sku=1001").stdout)
+    assert item["sku"] == "1001" and item["name"] == "Widget"
+    found = json.loads(cli(sqlite_url, "call", "search_items", "--arg", "query=1001",
+                           "--arg", "limit=2").stdout)
+    assert [i["sku"] for i in found["items"]] == ["1001"]
+
+
+def test_parse_args_follows_the_input_schema() -> None:
+    schema = {"properties": {
+        "sku": {"type": "string"}, "note": {"type": ["string", "null"]},
+        "quantity": {"type": ["number", "string"]}, "limit": {"type": "integer"},
+        "lines": {"type": "array", "items": {"type": "object"}},
+        "ref": {"anyOf": [{"type": "string"}, {"type": "null"}]}}}
+    pairs = ["sku=1001", "note=true", "quantity=2.5", "limit=3", 'lines=[{"sku": "A"}]',
+             "ref=007", "other=12", "plain=not json"]
+    assert parse_args(None, pairs, schema) == {
+        "sku": "1001", "note": "true", "quantity": 2.5, "limit": 3, "lines": [{"sku": "A"}],
+        "ref": "007", "other": 12, "plain": "not json"}
+    assert parse_args(None, ["sku=1001"]) == {"sku": 1001}  # no schema: JSON if it parses
+
+
+def test_mcp_help_prints_a_host_configuration_intact() -> None:
+    env = {**os.environ, "COLUMNS": "40", "TERM": "xterm-256color"}
+    out = subprocess.run([sys.executable, "-m", "shopfloor.surfaces.cli", "mcp", "--help"],
+                         capture_output=True, text=True, env=env, timeout=60)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.strip().startswith('{"mcpServers"'))
+    end = next(i for i in range(start, len(lines)) if lines[i].rstrip().endswith("}}}}"))
+    config = json.loads("\n".join(lines[start:end + 1]))
+    server = config["mcpServers"]["shopfloor"]
+    assert server["args"] == ["mcp"] and server["command"].endswith("shopfloor")
+    assert "SHOPFLOOR_DATABASE_URL" in server["env"]
+    assert any(line.strip() == "http://127.0.0.1:8765/mcp" for line in lines)
+
+
+@pytest.mark.parametrize("ttl", ["0", "-5"])
+def test_token_create_refuses_a_lifetime_that_is_not_positive(sqlite_url: str,
+                                                              ttl: str) -> None:
+    out = cli(sqlite_url, "token", "create", "--role", "viewer", "--ttl", ttl)
+    assert out.returncode == 2 and not out.stdout
+    assert "--ttl" in out.stderr and "at least 1" in out.stderr
+    ok = cli(sqlite_url, "token", "create", "--role", "viewer", "--ttl", "60")
+    assert ok.returncode == 0 and ok.stdout.count(".") == 2  # a JWT

@@ -32,7 +32,9 @@ EXIT_CODES = {
     "unauthenticated": 8,
 }
 
-app = typer.Typer(no_args_is_help=True, add_completion=False,
+# Plain help (no Rich): Rich re-wraps every line at the terminal width, which breaks the
+# host configuration `shopfloor mcp --help` prints for copying.
+app = typer.Typer(no_args_is_help=True, add_completion=False, rich_markup_mode=None,
                   help="Shopfloor: inventory and manufacturing, safe for people and agents.")
 tools_app = typer.Typer(no_args_is_help=True, help="The tool catalogue.")
 app.add_typer(tools_app, name="tools")
@@ -199,9 +201,25 @@ def tools_schema(ctx: typer.Context, name: str) -> None:
                else render(payload, c.fmt))
 
 
-def parse_args(raw_json: str | None, pairs: list[str]) -> dict[str, Any]:
+def _is_text(prop: Any) -> bool:
+    """Whether an input-schema property takes text only (a string, perhaps null)."""
+    if not isinstance(prop, dict):
+        return False
+    kinds = prop.get("type")
+    if kinds is None and isinstance(prop.get("anyOf"), list):
+        kinds = [v.get("type") for v in prop["anyOf"] if isinstance(v, dict)]
+    found = {kinds} if isinstance(kinds, str) else set(kinds or ())
+    return "string" in found and found <= {"string", "null"}
+
+
+def parse_args(raw_json: str | None, pairs: list[str],
+               schema: dict[str, Any] | None = None) -> dict[str, Any]:
+    """--json, then each --arg key=value. A value is JSON if it parses, except for a field
+    the tool's input schema types as text: that gets the raw text (sku=1001 is the SKU
+    "1001", not the number 1001)."""
     from shopfloor.registry.errors import ValidationFailed
 
+    properties = (schema or {}).get("properties") or {}
     args: dict[str, Any] = {}
     if raw_json is not None:
         text = sys.stdin.read() if raw_json == "-" else raw_json
@@ -216,6 +234,9 @@ def parse_args(raw_json: str | None, pairs: list[str]) -> dict[str, Any]:
         key, sep, value = pair.partition("=")
         if not sep or not key:
             raise ValidationFailed(f"--arg {pair!r} is not key=value", field=key or None)
+        if _is_text(properties.get(key)):
+            args[key] = value
+            continue
         try:
             args[key] = json.loads(value)
         except json.JSONDecodeError:
@@ -229,8 +250,8 @@ def call(
     name: str,
     json_args: Annotated[str | None, typer.Option("--json", help="arguments as a JSON object "
                                                                  "(- reads stdin)")] = None,
-    arg: Annotated[list[str] | None, typer.Option("--arg", help="key=value (JSON if it parses)"
-                                                  )] = None,
+    arg: Annotated[list[str] | None, typer.Option(
+        "--arg", help="key=value: text for a text field, else JSON if it parses")] = None,
     wait: Annotated[bool, typer.Option(
         "--wait", help="for a job: wait for it (run it here if no worker takes it)")] = False,
 ) -> None:
@@ -240,9 +261,11 @@ def call(
 
     c = _ctx(ctx)
     try:
-        args = parse_args(json_args, arg or [])
         settings = c.settings()
         registry = c.registry()
+        known = {t.name: t for t in registry.tools()}
+        schema = known[name].input_schema if name in known else None
+        args = parse_args(json_args, arg or [], schema)
         actor = local_actor(settings)
         result = registry.invoke(name, args, actor)
         if wait and isinstance(result.get("job_id"), str):
@@ -304,6 +327,9 @@ def token_create(
     """Mint a bearer token signed with this deployment's secret."""
     from shopfloor.surfaces.auth import Authenticator
 
+    if ttl <= 0:
+        raise typer.BadParameter(f"{ttl} is not a lifetime: give a number of seconds, at "
+                                 "least 1", param_hint="--ttl")
     c = _ctx(ctx)
     try:
         token = Authenticator(c.registry(), c.settings()).mint(subject, [role], ttl)
@@ -330,31 +356,50 @@ def serve(
                 log_level="info")
 
 
-MCP_HELP = """Serve MCP over stdio, acting as the configured local actor.
+def _mcp_help() -> str:
+    """`shopfloor mcp --help`: a host configuration to copy as it stands. The JSON block
+    is a `\\b` paragraph (never re-wrapped) and help is printed without Rich (which wraps
+    at the terminal width), so what is copied is valid JSON."""
+    from pathlib import Path
 
-Add Shopfloor to an MCP host (Claude Desktop, VS Code, the Inspector...):
+    command = json.dumps(str(Path(sys.executable).with_name("shopfloor")))
+    host = ('{"mcpServers": {"shopfloor": {\n'
+            f'  "command": {command}, "args": ["mcp"],\n'
+            '  "env": {"SHOPFLOOR_DATABASE_URL": "sqlite:////path/to/shopfloor.db"}}}}')
+    return (
+        "Serve MCP over stdio, acting as the configured local actor.\n\n"
+        "Add Shopfloor to an MCP host (Claude Desktop, VS Code, the Inspector...) over "
+        "stdio with this configuration:\n\n"
+        f"\b\n{host}\n\n"
+        "Or over streamable HTTP: run `shopfloor serve`, then point the host at this URL, "
+        "with the header shown:\n\n"
+        "\b\n"
+        "http://127.0.0.1:8765/mcp\n"
+        "Authorization: Bearer $(shopfloor token create --role operator)\n\n"
+        'The local actor is SHOPFLOOR_LOCAL_ACTOR (default "local") with role '
+        "SHOPFLOOR_LOCAL_ROLE (default admin). Write tools return a preview card (MCP Apps) "
+        "whose Confirm applies."
+    )
 
-\b
-  stdio:  {"mcpServers": {"shopfloor": {"command": "/path/to/.venv/bin/shopfloor",
-           "args": ["mcp"], "env": {"SHOPFLOOR_DATABASE_URL": "sqlite:////path/shopfloor.db"}}}}
-  HTTP:   run `shopfloor serve`, then point the host at http://127.0.0.1:8765/mcp
-          with the header  Authorization: Bearer $(shopfloor token create --role operator)
 
-The local actor is SHOPFLOOR_LOCAL_ACTOR (default "local") with role SHOPFLOOR_LOCAL_ROLE
-(default admin). Write tools return a preview card (MCP Apps) whose Confirm applies.
-"""
-
-
-@app.command(help=MCP_HELP)
+@app.command(help=_mcp_help())
 def mcp(ctx: typer.Context) -> None:
+    # A host waits for tools/list before anything else. The catalogue is described in a
+    # child process (forked before anything heavy is imported) while this one loads the
+    # SDK; the database opens once the session is serving. Start-up builds long-lived
+    # objects only, so the collector is paused until serve_stdio has built the server.
+    import gc
+
+    gc.disable()
+    settings = _ctx(ctx).settings()
+    from shopfloor.app import describe_catalogue_in_child
+
+    catalogue = describe_catalogue_in_child()
     import anyio
 
     from shopfloor.surfaces.mcp import serve_stdio
 
-    c = _ctx(ctx)
-    settings = c.settings()
-    registry = c.registry()
-    anyio.run(serve_stdio, registry, settings)
+    anyio.run(serve_stdio, settings, catalogue)
 
 
 def main() -> None:

@@ -1,33 +1,38 @@
 """The MCP surface: the official SDK's low-level server dispatching to the registry.
 
-tools/list and tools/call are answered from the registry (no tool is declared twice);
-every result carries structured content and a short text; errors are `isError` results
-with the coded error as structured content. Write tools link the preview card through
-`_meta.ui.resourceUri` (MCP Apps); hosts without apps get the same information as text.
+tools/list is answered from the catalogue and tools/call from the registry (no tool is
+declared twice); every result carries structured content and a short text; errors are
+`isError` results with the coded error as structured content. Write tools link the preview
+card through `_meta.ui.resourceUri` (MCP Apps); hosts without apps get the same
+information as text.
 """
 
 from __future__ import annotations
 
 import contextvars
-from collections.abc import Callable
-from typing import Any
+import logging
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import anyio.to_thread
 import mcp_types as types
 from mcp.server.apps import APP_MIME_TYPE, EXTENSION_ID
 from mcp.server.context import ServerRequestContext
-from mcp.server.lowlevel import Server
+from mcp.server.lowlevel import NotificationOptions, Server
+from mcp.server.models import InitializationOptions
 
 from shopfloor import __version__
-from shopfloor.app import local_actor
-from shopfloor.registry.actor import Actor
-from shopfloor.registry.errors import ShopfloorError
-from shopfloor.registry.registry import Registry
-from shopfloor.registry.tool import Tool
-from shopfloor.settings import Settings
+from shopfloor.registry.errors import Internal, ShopfloorError
 from shopfloor.surfaces.render import render
 from shopfloor.ui import cards
+
+if TYPE_CHECKING:
+    from shopfloor.registry.actor import Actor
+    from shopfloor.registry.registry import Registry
+    from shopfloor.settings import Settings
+
+log = logging.getLogger("shopfloor.mcp")
 
 TERMINAL = ("succeeded", "failed", "cancelled")
 
@@ -42,26 +47,27 @@ current_actor: contextvars.ContextVar[Actor | None] = contextvars.ContextVar(
     "shopfloor_actor", default=None)
 
 
-def mcp_tool(t: Tool, *, output_schemas: bool = True) -> types.Tool:
-    """The MCP face of a tool. `output_schemas=False` leaves outputSchema out of tools/list
-    (it is optional in MCP) for hosts where every byte of context counts."""
-    read = not t.policy.writes and not t.policy.job
+def mcp_tool(t: Mapping[str, Any], *, output_schemas: bool = True) -> types.Tool:
+    """The MCP face of a tool, from its description (`shopfloor.app.describe`).
+    `output_schemas=False` leaves outputSchema out of tools/list (it is optional in MCP)
+    for hosts where every byte of context counts."""
+    read = not t["writes"] and not t["job"]
     meta: dict[str, Any] | None = None
-    if t.policy.writes:
+    if t["writes"]:
         meta = {"ui": {"resourceUri": cards.PREVIEW_URI}}
-    elif t.policy.job:
+    elif t["job"]:
         meta = {"ui": {"resourceUri": cards.JOB_URI}}
-    elif t.app_only:
+    elif t["app_only"]:
         meta = {"ui": {"resourceUri": cards.JOB_URI, "visibility": ["app"]}}
     return types.Tool(
-        name=t.name,
-        title=t.title,
-        description=t.full_description,
-        input_schema=t.input_schema,
-        output_schema=t.output_schema if output_schemas else None,
+        name=t["name"],
+        title=t["title"],
+        description=t["description"],
+        input_schema=t["input_schema"],
+        output_schema=t["output_schema"] if output_schemas else None,
         annotations=types.ToolAnnotations(
             read_only_hint=read,
-            destructive_hint=t.policy.destructive if not read else False,
+            destructive_hint=t["destructive"] if not read else False,
             idempotent_hint=read,
             open_world_hint=False,
         ),
@@ -120,19 +126,112 @@ async def follow_job(ctx: ServerRequestContext[Any], registry: Registry, actor: 
         await anyio.sleep(0.25)
 
 
+class ShopfloorServer(Server[Any]):
+    """The SDK's low-level server, declaring MCP Apps where every client can see it.
+
+    `capabilities.extensions` exists only from protocol 2026-07-28 on: the SDK strips it
+    from a handshake-era (2025-11-25) initialize result. Those clients find the extension
+    under `capabilities.experimental` instead, on stdio and streamable HTTP alike.
+    """
+
+    def create_initialization_options(
+        self,
+        notification_options: NotificationOptions | None = None,
+        experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+        extensions: dict[str, dict[str, Any]] | None = None,
+    ) -> InitializationOptions:
+        declared = self.extensions if extensions is None else extensions
+        experimental = {**declared, **(experimental_capabilities or {})}
+        return super().create_initialization_options(
+            notification_options, experimental or None, extensions)
+
+
+class RegistrySource:
+    """Where a server gets its registry: at hand, or opened once the session is serving.
+
+    `shopfloor mcp` answers initialize and tools/list without the database; opening it
+    (imports, migration check, signing secret) runs in a thread once tools/list has been
+    answered, at once when a call needs it, or `after` seconds into the session; the
+    calls wait for it.
+    """
+
+    def __init__(self, registry: Registry | None = None, *,
+                 opener: Callable[[], Registry] | None = None, after: float = 1.0) -> None:
+        if (registry is None) == (opener is None):
+            raise ValueError("give a registry or an opener")
+        self.registry = registry
+        self._opener = opener
+        self._after = after
+        self._wanted = anyio.Event()
+        self._urgent = False
+        self._ready = anyio.Event()
+        self._error: Exception | None = None
+        if registry is not None:
+            self._ready.set()
+
+    def want(self, *, urgent: bool) -> None:
+        self._urgent = self._urgent or urgent
+        self._wanted.set()
+
+    async def open(self) -> Registry | None:
+        """Run by the session's task group: open the registry (once), never raise."""
+        if self._opener is None or self._ready.is_set():
+            return self.registry
+        with anyio.move_on_after(self._after):
+            await self._wanted.wait()
+        if not self._urgent:
+            await anyio.sleep(0.02)  # let the tools/list reply leave before the imports
+        try:
+            self.registry = await anyio.to_thread.run_sync(self._opener)
+        except Exception as exc:
+            log.exception("could not open the database")
+            self._error = exc
+        finally:
+            self._ready.set()
+        return self.registry
+
+    async def get(self) -> Registry:
+        if self.registry is not None:
+            return self.registry
+        self.want(urgent=True)
+        await self._ready.wait()
+        if self.registry is None:
+            raise Internal(f"the database could not be opened: {self._error}")
+        return self.registry
+
+
 def build_server(registry: Registry, actor_for: Callable[[], Actor], *,
                  output_schemas: bool = True, progress_wait: float = 300.0) -> Server[Any]:
-    listed = [mcp_tool(t, output_schemas=output_schemas) for t in registry.tools()]
-    by_uri = {c.uri: c for c in cards.resources()}
+    from shopfloor.app import describe
+
+    described = [describe(t) for t in registry.tools()]
+    return server_for(lambda: described, RegistrySource(registry), actor_for,
+                      output_schemas=output_schemas, progress_wait=progress_wait)
+
+
+def server_for(catalogue: Callable[[], list[dict[str, Any]]], source: RegistrySource,
+               actor_for: Callable[[], Actor], *, output_schemas: bool = True,
+               progress_wait: float = 300.0) -> Server[Any]:
+    """One dispatcher over the registry. tools/list needs only the catalogue's
+    description (`catalogue()`, called once, in a thread: it may wait for a child
+    process); tools/call waits for the registry."""
+    listed: list[types.ListToolsResult] = []
 
     async def list_tools(ctx: ServerRequestContext[Any],
                          params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=listed)
+        if not listed:
+            described = await anyio.to_thread.run_sync(catalogue)
+            if not listed:  # (two first lists at once describe the same tools)
+                listed.append(types.ListToolsResult(tools=[
+                    mcp_tool(t, output_schemas=output_schemas) for t in described]))
+        source.want(urgent=False)
+        return listed[0]
 
     async def call_tool(ctx: ServerRequestContext[Any],
                         params: types.CallToolRequestParams) -> types.CallToolResult:
         try:
             actor = actor_for()
+            registry = source.registry or await source.get()
             result = await anyio.to_thread.run_sync(
                 registry.invoke, params.name, params.arguments or {}, actor)
             if isinstance(result.get("job_id"), str) and _wants_progress(ctx):
@@ -150,17 +249,17 @@ def build_server(registry: Registry, actor_for: Callable[[], Actor], *,
                              ) -> types.ListResourcesResult:
         return types.ListResourcesResult(resources=[types.Resource(
             uri=c.uri, name=c.name, title=c.title, description=c.description,
-            mime_type=APP_MIME_TYPE, meta=c.meta) for c in by_uri.values()])
+            mime_type=APP_MIME_TYPE, meta=c.meta) for c in cards.resources()])
 
     async def read_resource(ctx: ServerRequestContext[Any],
                             params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
-        card = by_uri.get(str(params.uri))
+        card = next((c for c in cards.resources() if c.uri == str(params.uri)), None)
         if card is None:
             raise ValueError(f"no resource {params.uri}")
         return types.ReadResourceResult(contents=[types.TextResourceContents(
             uri=card.uri, mime_type=APP_MIME_TYPE, text=card.html, meta=card.meta)])
 
-    server: Server[Any] = Server(
+    server = ShopfloorServer(
         "shopfloor",
         version=__version__,
         title="Shopfloor",
@@ -176,6 +275,8 @@ def build_server(registry: Registry, actor_for: Callable[[], Actor], *,
 
 def settings_actor(settings: Settings) -> Callable[[], Actor]:
     """The stdio actor: checked per call, so a missing one is a coded error, not a crash."""
+    from shopfloor.app import local_actor
+
     return lambda: local_actor(settings)
 
 
@@ -188,23 +289,47 @@ def request_actor() -> Actor:
     return actor
 
 
-async def serve_stdio(registry: Registry, settings: Settings) -> None:
+async def serve_stdio(settings: Settings,
+                      catalogue: Callable[[], list[dict[str, Any]]] | None = None) -> None:
     """stdio, where a line that is not JSON-RPC gets a JSON-RPC error, not silence.
 
     The SDK's transport hands unparseable lines to the server as exceptions, which it
     drops; a client then waits forever. Here they are answered (-32700 / -32600, id null)
     and the session goes on.
+
+    Start-up does only what tools/list needs: `catalogue` describes the tools (by default
+    here and now; `shopfloor mcp` has a child process describe them while this one loads
+    the SDK). The database is opened and the job worker started once the session serves.
     """
+    import gc
+
     from mcp.server.stdio import stdio_server
     from mcp.shared.message import SessionMessage
     from pydantic import ValidationError
 
-    from shopfloor.app import worker_for
-    from shopfloor.jobs.worker import start_in_thread
+    from shopfloor.app import describe_catalogue, open_registry, worker_for
 
-    server = build_server(registry, settings_actor(settings),
-                          output_schemas=settings.mcp_output_schemas,
-                          progress_wait=settings.mcp_progress_wait_seconds)
+    catalogue = catalogue or describe_catalogue
+    source = RegistrySource(opener=lambda: open_registry(settings))
+    server = server_for(catalogue, source, settings_actor(settings),
+                        output_schemas=settings.mcp_output_schemas,
+                        progress_wait=settings.mcp_progress_wait_seconds)
+    # What start-up built lives as long as the process: keep the collector off it
+    # (`shopfloor mcp` starts with the collector paused; see cli.mcp).
+    gc.freeze()
+    gc.enable()
+    halts: list[Callable[[], None]] = []
+
+    async def open_then_work() -> None:
+        registry = await source.open()
+        if registry is not None:
+            from shopfloor.jobs.worker import start_in_thread
+
+            worker = await anyio.to_thread.run_sync(worker_for, registry, settings)
+            halts.append(start_in_thread(worker))
+            if catalogue is not describe_catalogue:  # reap the child, listed or not
+                await anyio.to_thread.run_sync(catalogue)
+
     async with stdio_server() as (read, write):
         inbox_send, inbox = anyio.create_memory_object_stream[SessionMessage | Exception](16)
 
@@ -221,11 +346,12 @@ async def serve_stdio(registry: Registry, settings: Settings) -> None:
                     await write.send(SessionMessage(types.JSONRPCError(
                         jsonrpc="2.0", id=None, error=types.ErrorData(code=code, message=text))))
 
-        halt = start_in_thread(worker_for(registry, settings))
         try:
             async with anyio.create_task_group() as tg:
                 tg.start_soon(screen)
+                tg.start_soon(open_then_work)
                 await server.run(inbox, write, server.create_initialization_options())
                 tg.cancel_scope.cancel()
         finally:
-            halt()
+            for halt in halts:
+                halt()
