@@ -1,8 +1,9 @@
 """The result shape every surface returns for writes (DESIGN section 3).
 
-One compact envelope for every write tool: a preview or an apply. The apply also carries
-the document's own fields beside these (additional properties); its full typed schema is
-the tool's `response` model, served by `shopfloor tools schema` and the OpenAPI document.
+One compact envelope for every write tool, as MCP lists it (its bytes are context an agent
+pays on every turn): a preview or an apply. The apply also carries the document's own
+fields beside these (additional properties); the OpenAPI document types them fully from
+the tool's `response` model (surfaces/openapi.py).
 """
 
 from __future__ import annotations

@@ -7,6 +7,7 @@ from typing import Any
 
 from shopfloor import __version__
 from shopfloor.registry.errors import ERROR_CODES
+from shopfloor.registry.schema import output_schema
 from shopfloor.registry.tool import Tool
 
 ERROR_SCHEMA = {
@@ -47,6 +48,28 @@ def _hoist(schema: dict[str, Any], prefix: str, components: dict[str, Any]) -> d
     return fix(schema)  # type: ignore[no-any-return]
 
 
+def _result_schema(t: Tool) -> dict[str, Any]:
+    """A read's result; for a write, typed past the envelope MCP lists (where every byte is
+    context): the preview carries the document, and an apply the document's own fields
+    (a write job's apply: the queued job). Code generators get real types here."""
+    if not t.policy.writes:
+        return t.output_schema
+    doc = output_schema(t.response)
+    defs = doc.pop("$defs", {})
+    envelope = t.output_schema
+    preview = {**envelope, "required": ["preview", "summary", "changes", "warnings"],
+               "properties": {**envelope["properties"], "preview": {"const": True},
+                              "document": doc}}
+    if t.policy.job:
+        applied: dict[str, Any] = {**envelope, "required": ["applied", "summary", "job_id"],
+                                   "properties": {**envelope["properties"],
+                                                  "job_id": {"type": "string"}}}
+    else:
+        applied = {"allOf": [{**envelope, "required": ["applied", "summary", "operation_id"]},
+                             doc]}
+    return {"anyOf": [preview, applied], **({"$defs": defs} if defs else {})}
+
+
 def document(tools: list[Tool]) -> dict[str, Any]:
     components: dict[str, Any] = {"Error": ERROR_SCHEMA}
     paths: dict[str, Any] = {}
@@ -55,7 +78,7 @@ def document(tools: list[Tool]) -> dict[str, Any]:
     for t in tools:
         prefix = "".join(p.title() for p in t.name.split("_"))
         components[f"{prefix}Input"] = _hoist(t.input_schema, prefix, components)
-        components[f"{prefix}Output"] = _hoist(t.output_schema, prefix, components)
+        components[f"{prefix}Output"] = _hoist(_result_schema(t), prefix, components)
         codes = sorted({STATUS[c] for c in ERROR_CODES})
         paths[f"/api/v1/tools/{t.name}"] = {"post": {
             "operationId": t.name,
