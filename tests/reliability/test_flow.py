@@ -38,7 +38,12 @@ def test_purchase_receive_manufacture_fulfil(registry: Registry) -> None:
                lines=[{"sku": "M1", "quantity": "40"}])
     assert r1["status"] == "partially_received"
     assert stock(reg, "M1")["on_hand"] == D(40) and stock(reg, "M1")["average_cost"] == D(2)
-    r2 = apply(reg, "receive_purchase_order", number=po1["number"])  # all outstanding
+    r1b = apply(reg, "receive_purchase_order", number=po1["number"],
+                lines=[{"sku": "M1", "quantity": "35"}, {"sku": "M2", "quantity": "20"}])
+    assert r1b["status"] == "partially_received"
+    assert {ln["sku"]: D(ln["done_quantity"]) for ln in r1b["lines"]} == {"M1": 75, "M2": 20}
+    assert stock(reg, "M1")["on_hand"] == D(75) and stock(reg, "M2")["on_hand"] == D(20)
+    r2 = apply(reg, "receive_purchase_order", number=po1["number"])  # the rest: 25 M1, 30 M2
     assert r2["status"] == "received"
     assert stock(reg, "M1")["on_hand"] == D(100) and stock(reg, "M2")["on_hand"] == D(50)
 
