@@ -45,6 +45,10 @@ def test_no_expired_or_forged_token_is_401(server: Any) -> None:
                        headers={"Authorization": f"Bearer {token}"})
         assert r.status_code == 401
         assert r.json()["error"]["code"] == "unauthenticated"
+        r = httpx.post(f"{url}/mcp", headers={"Authorization": f"Bearer {token}"},
+                       json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+        assert r.status_code == 401 and r.headers["www-authenticate"].startswith("Bearer")
+        assert r.json()["error"]["code"] == "unauthenticated"
 
 
 def test_viewer_is_refused_every_write_and_operator_every_admin_tool(server: Any) -> None:
