@@ -102,6 +102,8 @@ def test_apply_plan_creates_every_order_in_one_transaction(registry: Registry) -
     assert preview["preview"] is True
     created = [c for c in preview["changes"] if c["field"] == "status" and c["before"] is None]
     assert len(created) == 3  # 1 purchase order (M, R) + 2 manufacturing orders
+    makes = sorted(c["after"] for c in preview["changes"] if c["field"] == "make")
+    assert makes == ["4 P at MAIN", "5 I at MAIN"]  # the card shows what each order makes
     done = registry.invoke("apply_mrp_plan", preview["apply"]["arguments"], ADMIN)
     assert len(done["purchase_orders"]) == 1 and len(done["manufacturing_orders"]) == 2
     po = registry.invoke("get_purchase_order", {"number": done["purchase_orders"][0]}, ADMIN)

@@ -14,7 +14,7 @@ from decimal import Decimal
 from shopfloor.domain import lookup, stock
 from shopfloor.domain.catalog import OPEN_MO, touch
 from shopfloor.domain.context import Op
-from shopfloor.domain.numbers import ZERO
+from shopfloor.domain.numbers import ZERO, fmt
 from shopfloor.domain.sequences import claim_number
 from shopfloor.domain.stock import Posting
 from shopfloor.registry.errors import Conflict, ValidationFailed
@@ -49,6 +49,11 @@ def create(op: Op, sku: str, quantity: Decimal, location: str, *, number: str | 
     op.session.add(mo)
     op.session.flush()
     op.change("manufacturing_order", mo.number, "status", None, "planned")
+    # what a preview (one order, or every order of an MRP plan) shows a person to confirm
+    op.change("manufacturing_order", mo.number, "make", None,
+              f"{fmt(quantity)} {item.sku} at {loc.code}")
+    if due_date is not None:
+        op.change("manufacturing_order", mo.number, "due_date", None, due_date)
     for c in mo.components:
         bal = stock.balance(op, c.item, loc)
         need = c.quantity_per_unit * quantity
