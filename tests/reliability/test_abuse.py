@@ -136,6 +136,14 @@ def test_every_tool_is_fuzzed(sqlite_url: str) -> None:
     reg.store.dispose()
 
 
+def spawn_stdio(db_url: str) -> subprocess.Popen[bytes]:
+    """`shopfloor mcp` over pipes, on this database, for raw JSON-RPC lines."""
+    return subprocess.Popen([sys.executable, "-m", "shopfloor.surfaces.cli", "mcp"],
+                            env={**os.environ, "SHOPFLOOR_DATABASE_URL": db_url},
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL)
+
+
 def _init_stdio(proc: subprocess.Popen[bytes]) -> None:
     assert proc.stdin is not None and proc.stdout is not None
     init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
@@ -198,10 +206,7 @@ def test_stdio_answers_each_malformed_line_once(sqlite_url: str, line: bytes,
                                                 code: int) -> None:
     """Exactly one JSON-RPC error (id null, the right code) per bad line; the next request
     is answered."""
-    env = {**os.environ, "SHOPFLOOR_DATABASE_URL": sqlite_url}
-    proc = subprocess.Popen([sys.executable, "-m", "shopfloor.surfaces.cli", "mcp"], env=env,
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL)
+    proc = spawn_stdio(sqlite_url)
     try:
         _init_stdio(proc)
         replies = _stdio_exchange(proc, line, 100)
@@ -215,10 +220,7 @@ def test_stdio_answers_each_malformed_line_once(sqlite_url: str, line: bytes,
 
 
 def test_stdio_survives_a_stream_of_abuse(sqlite_url: str) -> None:
-    env = {**os.environ, "SHOPFLOOR_DATABASE_URL": sqlite_url}
-    proc = subprocess.Popen([sys.executable, "-m", "shopfloor.surfaces.cli", "mcp"], env=env,
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL)
+    proc = spawn_stdio(sqlite_url)
     assert proc.stdin is not None and proc.stdout is not None
     try:
         _init_stdio(proc)

@@ -274,10 +274,9 @@ def test_mcp_refuses_lone_surrogates_and_keeps_answering(sqlite_url: str) -> Non
                                              "preview": False}}}
     line = json.dumps(call).encode()  # ASCII: the surrogate travels as the escape \ud800
     assert b"\\ud800" in line
-    env = {**os.environ, "SHOPFLOOR_DATABASE_URL": sqlite_url}
-    proc = subprocess.Popen([sys.executable, "-m", "shopfloor.surfaces.cli", "mcp"], env=env,
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL)
+    from tests.reliability.test_abuse import spawn_stdio
+
+    proc = spawn_stdio(sqlite_url)
     try:
         from tests.reliability.test_abuse import _init_stdio, _stdio_exchange
 
