@@ -46,13 +46,6 @@ def item(op: Op, sku: str, *, fld: str = "sku", lock: bool = False,
     return found
 
 
-def item_by_id(op: Op, item_id: int, *, fld: str = "id", lock: bool = False) -> Item:
-    found = _by(op, Item, Item.id, item_id, what="item with id", fld=fld, lock=lock)
-    if found.archived:
-        raise NotFound(f"item {item_id} is deleted", field=fld)
-    return found
-
-
 def location(op: Op, code: str, *, fld: str = "location") -> Location:
     return _by(op, Location, Location.code, code, what="location", fld=fld, lock=False)
 

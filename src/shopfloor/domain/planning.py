@@ -95,10 +95,6 @@ def _low_level_codes(items: dict[int, Item],
     return level
 
 
-def _sum_by_item(op: Op, stmt: Any) -> dict[int, Decimal]:
-    return {item_id: Decimal(qty) for item_id, qty in op.session.execute(stmt).all()}
-
-
 def plan(op: Op, *, today: date, location: str | None = None,
          progress: Progress | None = None) -> dict[str, Any]:
     report = progress or (lambda fraction, message: None)
@@ -119,29 +115,24 @@ def plan(op: Op, *, today: date, location: str | None = None,
             .group_by(Balance.item_id)).all():
         if item_id in pos:
             pos[item_id].on_hand, pos[item_id].committed = Decimal(on_hand), Decimal(committed)
-    on_po = _sum_by_item(op, select(PurchaseOrderLine.item_id, func.sum(
-        PurchaseOrderLine.quantity - PurchaseOrderLine.received_quantity))
-        .join(PurchaseOrder).where(PurchaseOrder.status.in_(OPEN_PO))
-        .group_by(PurchaseOrderLine.item_id))
-    on_mo = _sum_by_item(op, select(ManufacturingOrder.item_id, func.sum(
-        ManufacturingOrder.quantity - ManufacturingOrder.completed_quantity))
-        .where(ManufacturingOrder.status.in_(OPEN_MO)).group_by(ManufacturingOrder.item_id))
-    for item_id, p in pos.items():
-        p.on_order = on_po.get(item_id, ZERO) + on_mo.get(item_id, ZERO)
+    # Supply already on order, per document (its date matters for expediting); on order
+    # is their sum.
     receipts: dict[int, list[Receipt]] = defaultdict(list)
-    for item_id, number, due, qty in op.session.execute(
+    for item_id, number, due, qty in [
+        *op.session.execute(
             select(PurchaseOrderLine.item_id, PurchaseOrder.number, PurchaseOrder.expected_date,
                    PurchaseOrderLine.quantity - PurchaseOrderLine.received_quantity)
-            .join(PurchaseOrder).where(PurchaseOrder.status.in_(OPEN_PO))).all():
-        if qty > 0:
-            receipts[item_id].append(Receipt(Decimal(qty), due or today, number))
-    for item_id, number, due, qty in op.session.execute(
+            .join(PurchaseOrder).where(PurchaseOrder.status.in_(OPEN_PO))).all(),
+        *op.session.execute(
             select(ManufacturingOrder.item_id, ManufacturingOrder.number,
                    ManufacturingOrder.due_date,
                    ManufacturingOrder.quantity - ManufacturingOrder.completed_quantity)
-            .where(ManufacturingOrder.status.in_(OPEN_MO))).all():
+            .where(ManufacturingOrder.status.in_(OPEN_MO))).all(),
+    ]:
         if qty > 0:
             receipts[item_id].append(Receipt(Decimal(qty), due or today, number))
+    for item_id, p in pos.items():
+        p.on_order = sum((r.quantity for r in receipts.get(item_id, [])), ZERO)
     for number, due, item_id, outstanding in op.session.execute(
             select(SalesOrder.number, SalesOrder.due_date, SalesOrderLine.item_id,
                    SalesOrderLine.quantity - SalesOrderLine.fulfilled_quantity)
@@ -233,15 +224,18 @@ def _expedite(p: Position, receipts: list[Receipt], planned: Receipt | None,
     dated = sum((nd.quantity for nd in p.needs if nd.committed), ZERO)
     balance = p.on_hand - max(ZERO, p.committed - dated)  # undated commitments: due now
     supply = sorted([*receipts, *([planned] if planned else [])], key=lambda r: r.due)
+    arrived = 0
     out: list[dict[str, Any]] = []
     flagged: set[str] = set()
     for need in sorted(p.needs, key=lambda nd: nd.due):
-        while supply and supply[0].due <= need.due:
-            balance += supply.pop(0).quantity
+        while arrived < len(supply) and supply[arrived].due <= need.due:
+            balance += supply[arrived].quantity
+            arrived += 1
         balance -= need.quantity
         if balance >= 0:
             continue
-        late = [r for r in supply if r.document != "planned" and r.document not in flagged]
+        late = [r for r in supply[arrived:]
+                if r.document != "planned" and r.document not in flagged]
         if late:
             first = late[0]
             flagged.add(first.document)

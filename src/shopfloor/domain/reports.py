@@ -100,10 +100,10 @@ def low_stock(op: Op, location: str | None, *, limit: int | None = None,
     off this list instead of leaving it on its reorder point.
     """
     loc_id = lookup.location(op, location).id if location else None
-    available = func.coalesce(func.sum(Balance.on_hand), 0) - \
-        func.coalesce(func.sum(Balance.committed), 0)
+    on_hand = func.coalesce(func.sum(Balance.on_hand), 0)
+    available = on_hand - func.coalesce(func.sum(Balance.committed), 0)
     stmt = (
-        select(Item, func.coalesce(func.sum(Balance.on_hand), 0), available)
+        select(Item, on_hand, available)
         .outerjoin(Balance, (Balance.item_id == Item.id)
                    & ((Balance.location_id == loc_id) if loc_id else True))
         .where(Item.archived.is_(False), Item.reorder_point > 0)

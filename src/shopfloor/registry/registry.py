@@ -168,45 +168,27 @@ class Registry:
         digest = tokens.args_hash(args)
         if req.preview:
             return self.preview(tool, req, actor, args, digest)
-        if req.idempotency_key:
-            replay = self._replayed(tool, req.idempotency_key, actor, digest)
-            if replay is not None:
-                return replay
         claims = None
         if req.preview_token:
             claims = tokens.read(self._preview_key, req.preview_token)
-            self._check_claims(claims, tool, req, actor, args, digest)
         elif tool.policy.destructive and self.require_preview_token:
             raise ValidationFailed(
                 f"{tool.name} is destructive and this deployment requires a preview_token: "
                 "preview first, then apply with its token",
                 field="preview_token",
             )
-        if tool.policy.job and claims is None:
-            self._dry_run(tool, req, actor)
         return self.store.retrying(lambda: self._apply_once(tool, req, actor, args, digest, claims))
 
-    def _replayed(self, tool: Tool, key: str, actor: Actor, digest: str
-                  ) -> dict[str, Any] | None:
-        """An apply repeated with its key gets the first result before anything else is
-        checked: its preview token may have expired or been spent by that first apply, and
-        a retry must never be told to preview (and so apply) again."""
-        with self.store.reading() as session:
-            row = session.get(IdempotencyKey, key)
-            if row is None or row.result is None:
-                return None
-            return self._replay(row, tool, actor, digest)
-
-    def _dry_run(self, tool: Tool, req: WriteRequest, actor: Actor) -> None:
+    def _dry_run(self, session: Any, tool: Tool, req: WriteRequest, actor: Actor) -> None:
         """A write job applied without a preview still refuses bad input now, with its
-        coded error, instead of queueing a job that can only fail."""
-        def run() -> None:
-            with self.store.writing() as session:
-                tool.handler(self._op(session, actor), req)
-                session.flush()
-                session.rollback()
-
-        self.store.retrying(run)
+        coded error, instead of queueing a job that can only fail: the handler runs in a
+        savepoint that is always rolled back."""
+        savepoint = session.begin_nested()
+        try:
+            tool.handler(self._op(session, actor), req)
+            session.flush()
+        finally:
+            savepoint.rollback()
 
     def preview(self, tool: Tool, req: WriteRequest, actor: Actor, args: dict[str, Any],
                 digest: str) -> dict[str, Any]:
@@ -259,22 +241,23 @@ class Registry:
         return StalePreview(f"{reason}; nothing was written. Review the fresh preview.",
                             field="preview_token", details=details)
 
-    def _check_claims(self, claims: tokens.Claims, tool: Tool, req: WriteRequest, actor: Actor,
-                      args: dict[str, Any], digest: str) -> None:
-        reason = None
+    def _claims_problem(self, claims: tokens.Claims, tool: Tool, actor: Actor,
+                        digest: str) -> str | None:
         if claims.tool != tool.name:
-            reason = f"the preview_token was issued for {claims.tool}, not {tool.name}"
-        elif claims.actor != actor.subject:
-            reason = "the preview_token was issued to another actor"
-        elif claims.args != digest:
-            reason = "the arguments differ from the previewed ones"
-        elif claims.exp < self.clock().timestamp():
-            reason = "the preview_token has expired"
-        if reason is not None:
-            raise self._stale(reason, tool, req, actor, args, digest)
+            return f"the preview_token was issued for {claims.tool}, not {tool.name}"
+        if claims.actor != actor.subject:
+            return "the preview_token was issued to another actor"
+        if claims.args != digest:
+            return "the arguments differ from the previewed ones"
+        if claims.exp < self.clock().timestamp():
+            return "the preview_token has expired"
+        return None
 
     def _apply_once(self, tool: Tool, req: WriteRequest, actor: Actor, args: dict[str, Any],
                     digest: str, claims: tokens.Claims | None) -> dict[str, Any]:
+        """One transaction. The idempotency key is looked at first: a retry gets the first
+        result even when its token has since expired or been spent by that first apply
+        (told to preview again, it could apply twice)."""
         with self.store.writing() as session:
             key_row = None
             if req.idempotency_key:
@@ -290,6 +273,10 @@ class Registry:
                 except IntegrityError:
                     raise RetryTransaction from None  # a racing twin won: replay its result
             if claims is not None:
+                reason = self._claims_problem(claims, tool, actor, digest)
+                if reason is not None:
+                    session.rollback()
+                    raise self._stale(reason, tool, req, actor, args, digest)
                 session.add(SpentPreviewToken(nonce=claims.nonce, spent_at=self.clock()))
                 try:
                     session.flush()
@@ -298,6 +285,8 @@ class Registry:
                     raise self._stale("the preview_token was already used", tool, req, actor,
                                       args, digest) from None
             if tool.policy.job:
+                if claims is None:
+                    self._dry_run(session, tool, req, actor)
                 result = self._enqueue(session, tool, actor, args, claims, req.idempotency_key)
                 if key_row is not None:
                     key_row.result = result

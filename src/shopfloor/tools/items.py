@@ -64,8 +64,6 @@ class ItemRef(SkuOrId, Request):
 
 
 def _item(op: Op, req: SkuOrId) -> Item:
-    if req.sku is None and req.id is not None:
-        return lookup.item_by_id(op, req.id)
     return lookup.item(op, sku_of(op, req))
 
 
