@@ -31,6 +31,7 @@ from shopfloor.registry.errors import (
     ShopfloorError,
     StalePreview,
     ValidationFailed,
+    unique_violation,
 )
 from shopfloor.registry.tool import CONTROL_FIELDS, Done, Tool, WriteRequest
 from shopfloor.store.engine import RetryTransaction, Store, is_transient
@@ -121,6 +122,12 @@ class Registry:
             return self._write(tool, req, actor)
         except ShopfloorError:
             raise
+        except IntegrityError as exc:
+            conflict = unique_violation(exc, args if isinstance(args, Mapping) else {})
+            if conflict is None:
+                log.exception("integrity error in %s", name)
+                raise Internal("internal database error; nothing was written") from exc
+            raise conflict from exc
         except SQLAlchemyError as exc:
             if is_transient(exc):
                 raise Conflict("the database stayed busy; nothing was written, try again") from exc
