@@ -4,11 +4,17 @@ HS256 with a key derived from the deployment secret (HMAC-SHA256 of the secret a
 so the raw secret signs nothing; `shopfloor token create` mints them), or RS256/ES256
 from an external identity provider's JWKS when configured. The subject becomes the actor
 recorded in the operation log and bound to preview tokens. Tokens are never logged.
+
+A verified token's actor is kept (bounded, least recently used out first) until the
+token's own `exp`, so a client sending the same token on every request pays for one
+signature check, not one per request; expiry is still checked on every use.
 """
 
 from __future__ import annotations
 
+import threading
 import time
+from collections import OrderedDict
 from typing import Any
 
 import jwt
@@ -19,6 +25,9 @@ from shopfloor.registry.registry import Registry
 from shopfloor.settings import Settings
 
 ALGORITHMS = ["HS256"]
+CACHE_SIZE = 1024
+CACHE_TOKEN_CHARS = 8192
+"""Longer tokens are verified each time: the cache's memory stays bounded by both."""
 
 
 class Authenticator:
@@ -26,6 +35,12 @@ class Authenticator:
         self._key = registry.key("jwt")
         self._issuer = settings.jwt_issuer
         self._jwks = jwt.PyJWKClient(settings.jwks_url) if settings.jwks_url else None
+        self._verified: OrderedDict[str, tuple[float, Actor]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    @property
+    def cached_tokens(self) -> int:
+        return len(self._verified)
 
     def mint(self, subject: str, roles: list[str], ttl_seconds: int) -> str:
         for r in roles:
@@ -43,8 +58,12 @@ class Authenticator:
         scheme, _, token = authorization.partition(" ")
         if scheme.lower() != "bearer" or not token.strip():
             raise Unauthenticated("use the Bearer scheme: Authorization: Bearer <jwt>")
+        token = token.strip()
+        known = self._cached(token)
+        if known is not None:
+            return known
         try:
-            claims = self._decode(token.strip())
+            claims = self._decode(token)
         except jwt.ExpiredSignatureError:
             raise Unauthenticated("the token has expired") from None
         except jwt.PyJWTError as exc:
@@ -61,9 +80,33 @@ class Authenticator:
         if not isinstance(roles, list):
             raise Unauthenticated("invalid roles claim: expected a list of role names")
         try:
-            return Actor.of(subject, *[str(r) for r in roles])
+            actor = Actor.of(subject, *[str(r) for r in roles])
         except ValueError as exc:
             raise Unauthenticated(f"invalid roles claim: {exc}") from None
+        self._keep(token, int(claims["exp"]), actor)
+        return actor
+
+    def _cached(self, token: str) -> Actor | None:
+        """The actor of an already verified token, while it is unexpired (the same rule as
+        PyJWT's: refused from its `exp` second on)."""
+        with self._lock:
+            hit = self._verified.get(token)
+            if hit is None:
+                return None
+            if hit[0] <= time.time():
+                del self._verified[token]
+                raise Unauthenticated("the token has expired")
+            self._verified.move_to_end(token)
+            return hit[1]
+
+    def _keep(self, token: str, exp: float, actor: Actor) -> None:
+        if len(token) > CACHE_TOKEN_CHARS:
+            return
+        with self._lock:
+            self._verified[token] = (exp, actor)
+            self._verified.move_to_end(token)
+            while len(self._verified) > CACHE_SIZE:
+                self._verified.popitem(last=False)
 
     def _decode(self, token: str) -> dict[str, Any]:
         options: Any = {"require": ["exp", "sub"]}

@@ -139,8 +139,9 @@ async def method_not_allowed(request: Request, exc: Exception) -> Response:
 
 
 def create_app(registry: Registry, settings: Settings, *,
-               extra_routes: list[BaseRoute] | None = None, lifespan: Any = None) -> Starlette:
-    auth = Authenticator(registry, settings)
+               extra_routes: list[BaseRoute] | None = None, lifespan: Any = None,
+               auth: Authenticator | None = None) -> Starlette:
+    auth = auth or Authenticator(registry, settings)
     api = ToolsAPI(registry, auth)
     routes: list[BaseRoute] = [
         Route("/", admin),

@@ -2,7 +2,8 @@
 
 /mcp runs stateless, so any number of instances behind a load balancer answer any
 request; it sits behind the same bearer-JWT check as the tools API, and the token's
-subject is the actor of every tool call made through it.
+subject is the actor of every tool call made through it. Stateless means POST only: there
+is no session for a GET stream to belong to, nor for a DELETE to end.
 """
 
 from __future__ import annotations
@@ -64,9 +65,17 @@ class AuthenticatedMCP:
 def _transport_refusal(method: str, headers: dict[str, str]) -> JSONResponse | None:
     """The SDK transport refuses a mistyped or oversized POST in plain text; a JSON-RPC
     client expects an error object, so those two are answered here first, the same way.
-    (A chunked body with no length still meets the transport's own 4 MiB limit.)"""
+    (A chunked body with no length still meets the transport's own 4 MiB limit.)
+
+    A GET would open the SDK's stateless event stream, which never sends and never ends
+    (nothing can be pushed without a session): each one held a connection for ever. It is
+    refused at once, like DELETE, which has no session to end."""
     if method != "POST":
-        return None
+        refusal = _jsonrpc_error(405, INVALID_REQUEST,
+                                 f"{method} is not allowed on /mcp: this server is stateless "
+                                 "(no event stream, no session); send JSON-RPC with POST")
+        refusal.headers["Allow"] = "POST"
+        return refusal
     media = headers.get("content-type", "").split(";")[0].strip().lower()
     if media != "application/json":
         return _jsonrpc_error(415, INVALID_REQUEST,
@@ -112,7 +121,8 @@ def build_app(registry: Registry, settings: Settings, *, run_worker: bool = True
             if halt is not None:
                 halt()
 
-    auth = Authenticator(registry, settings)
-    mcp_route = Route("/mcp", endpoint=AuthenticatedMCP(manager, auth),
-                      methods=["GET", "POST", "DELETE"])
-    return create_app(registry, settings, extra_routes=[mcp_route], lifespan=lifespan)
+    auth = Authenticator(registry, settings)  # one, so /mcp and the API share its cache
+    # every method reaches the wrapper: 401 without a token first, then 405 but for POST
+    mcp_route = Route("/mcp", endpoint=AuthenticatedMCP(manager, auth))
+    return create_app(registry, settings, extra_routes=[mcp_route], lifespan=lifespan,
+                      auth=auth)
