@@ -78,12 +78,20 @@ class Op:
     _index: dict[tuple[str, str, str], Change] = field(default_factory=dict)
     cache: dict[Any, Any] = field(default_factory=dict)
     checkpoint: Callable[[float, str], None] | None = None
+    flushers: list[Callable[[], None]] = field(default_factory=list)
 
     def progress(self, fraction: float, message: str) -> None:
         """Long operations report here; inside a job this is a checkpoint that may stop the
         work (cancel), anywhere else it does nothing."""
         if self.checkpoint is not None:
             self.checkpoint(fraction, message)
+
+    def flush(self) -> None:
+        """Write what the operation kept in memory (its ledger rows and balances), then the
+        ORM's pending rows: once, at the end of a handler."""
+        for write in self.flushers:
+            write()
+        self.session.flush()
 
     def lock(self, stmt: S) -> S:
         """FOR UPDATE OF the selected table on PostgreSQL (not its eagerly joined

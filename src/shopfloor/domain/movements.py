@@ -1,25 +1,39 @@
-"""Stock adjustments and transfers: the documents that move stock without an order."""
+"""Stock adjustments and transfers: the documents that move stock without an order.
+
+Written the batched way: the items and balances a document names are read in one query
+each, and its header, lines, ledger rows and balances are written in one statement each.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import datetime
 from decimal import Decimal
+from typing import Any
 
-from shopfloor.domain import lookup, stock
+from sqlalchemy import delete, insert
+
+from shopfloor.domain import lookup, resolve, stock
 from shopfloor.domain.catalog import touch
 from shopfloor.domain.context import Op
 from shopfloor.domain.sequences import claim_number
-from shopfloor.domain.stock import Posting
+from shopfloor.domain.stock import Posting, Stocked
 from shopfloor.registry.errors import ValidationFailed
 from shopfloor.store.tables import (
-    Item,
-    Location,
     StockAdjustment,
     StockAdjustmentLine,
     StockTransfer,
     StockTransferLine,
+    table,
 )
+
+ADJUSTMENTS = table(StockAdjustment)
+ADJUSTMENT_LINES = table(StockAdjustmentLine)
+TRANSFERS = table(StockTransfer)
+TRANSFER_LINES = table(StockTransferLine)
+_NEW_ADJUSTMENT = insert(ADJUSTMENTS).returning(ADJUSTMENTS.c.id)
+_NEW_TRANSFER = insert(TRANSFERS).returning(TRANSFERS.c.id)
 
 
 @dataclass(frozen=True)
@@ -30,23 +44,42 @@ class AdjustLine:
     unit_cost: Decimal | None = None
 
 
-def _incoming_cost(item: Item, bal_avg: Decimal, given: Decimal | None) -> Decimal:
+@dataclass(frozen=True)
+class DocLine:
+    sku: str
+    quantity: Decimal
+    unit_cost: Decimal
+    counted_quantity: Decimal | None = None
+
+
+@dataclass
+class Document:
+    """What an adjustment or transfer wrote, for its result: no ORM round trip back."""
+
+    id: int
+    number: str
+    created_at: datetime
+    reason: str = ""
+    location: str = ""
+    to_location: str = ""
+    lines: list[DocLine] = field(default_factory=list)
+
+
+def _incoming_cost(item: Any, bal_avg: Decimal, given: Decimal | None) -> Decimal:
     """Found stock is valued at the given cost, else the current average, else list price."""
     if given is not None:
         return given
-    return bal_avg if bal_avg > 0 else item.purchase_price
+    return bal_avg if bal_avg > 0 else Decimal(item.purchase_price)
 
 
-def _post_lines(op: Op, adj: StockAdjustment, location: Location,
-                lines: Sequence[AdjustLine], known: Mapping[str, Item] | None = None) -> None:
-    seen: set[str] = set()
+def _post_lines(op: Op, number: str, location: stock.Place, lines: Sequence[AdjustLine],
+                items: Mapping[str, Stocked]) -> list[dict[str, Any]]:
+    """The ledger rows of an adjustment's lines; returns the line rows to insert."""
+    stock.prefetch(op, [items[spec.sku] for spec in lines], location)
+    rows: list[dict[str, Any]] = []
     for i, spec in enumerate(lines):
         fld = f"lines[{i}]"
-        if spec.sku in seen:
-            raise ValidationFailed(f"{spec.sku} appears twice; use one line per item",
-                                   field=f"{fld}.sku")
-        seen.add(spec.sku)
-        item = known[spec.sku] if known else lookup.item(op, spec.sku, fld=f"{fld}.sku")
+        item = items[spec.sku]
         bal = stock.balance(op, item, location)
         if spec.counted_quantity is not None:
             delta = spec.counted_quantity - bal.on_hand
@@ -56,71 +89,110 @@ def _post_lines(op: Op, adj: StockAdjustment, location: Location,
         if delta == 0:
             op.warn("no_change", f"{item.sku}: counted quantity equals on hand", fld=fld)
         cost = _incoming_cost(item, bal.average_cost, spec.unit_cost)
-        adj.lines.append(StockAdjustmentLine(
-            item_id=item.id, item=item, position=i, quantity_delta=delta,
-            counted_quantity=spec.counted_quantity, unit_cost=cost,
-        ))
+        rows.append({"item_id": item.id, "position": i, "quantity_delta": delta,
+                     "counted_quantity": spec.counted_quantity, "unit_cost": cost,
+                     "sku": item.sku})
         if delta != 0:
             stock.post(op, Posting(item, location, delta, "adjustment", "stock_adjustment",
-                                   adj.number, unit_cost=cost if delta > 0 else None,
+                                   number, unit_cost=cost if delta > 0 else None,
                                    field=f"{fld}.quantity_delta"))
+    return rows
+
+
+_INSERT_LINES = {ADJUSTMENT_LINES.name: insert(ADJUSTMENT_LINES),
+                 TRANSFER_LINES.name: insert(TRANSFER_LINES)}
+
+
+def _insert_lines(op: Op, table: Any, parent: str, parent_id: int,
+                  rows: list[dict[str, Any]]) -> None:
+    for r in rows:
+        r[parent] = parent_id
+    op.session.connection().execute(_INSERT_LINES[table.name], rows)
+
+
+def _adjust_lines(rows: list[dict[str, Any]]) -> list[DocLine]:
+    return [DocLine(r["sku"], r["quantity_delta"], r["unit_cost"], r["counted_quantity"])
+            for r in rows]
 
 
 def create_adjustment(op: Op, location_code: str, reason: str, lines: Sequence[AdjustLine],
-                      number: str | None = None, known: Mapping[str, Item] | None = None
-                      ) -> StockAdjustment:
-    """`known`: items already resolved by SKU (bulk callers), saving a lookup per line."""
-    location = lookup.location(op, location_code)
-    adj = StockAdjustment(number=claim_number(op, StockAdjustment, number, "ADJ"),
-                          location=location, location_id=location.id, reason=reason,
-                          created_at=op.now)
-    op.session.add(adj)
-    op.session.flush()
-    _post_lines(op, adj, location, lines, known)
-    return adj
+                      number: str | None = None, known: Mapping[str, Stocked] | None = None
+                      ) -> Document:
+    """`known`: items already resolved by SKU (bulk callers), saving their lookup."""
+    location = resolve.location(op, location_code)
+    wanted = [(spec.sku, f"lines[{i}].sku") for i, spec in enumerate(lines)]
+    items: Mapping[str, Stocked] = known if known is not None else resolve.items(op, wanted)
+    if known is not None:
+        _unique(wanted)
+    number = claim_number(op, StockAdjustment, number, "ADJ")
+    adj_id = op.session.connection().execute(_NEW_ADJUSTMENT, {
+        "number": number, "location_id": location.id, "reason": reason, "created_at": op.now,
+        "version": 1}).scalar_one()
+    rows = _post_lines(op, number, location, lines, items)
+    _insert_lines(op, ADJUSTMENT_LINES, "adjustment_id", adj_id, rows)
+    return Document(adj_id, number, op.now, reason=reason, location=location.code,
+                    lines=_adjust_lines(rows))
+
+
+def _unique(wanted: Sequence[tuple[str, str]]) -> None:
+    seen: set[str] = set()
+    for sku, fld in wanted:
+        if sku in seen:
+            raise ValidationFailed(f"{sku} appears twice; use one line per item", field=fld)
+        seen.add(sku)
 
 
 def update_adjustment(op: Op, number: str, reason: str | None,
-                      lines: Sequence[AdjustLine] | None) -> StockAdjustment:
+                      lines: Sequence[AdjustLine] | None) -> Document:
     """Correct an adjustment by reversing its ledger rows and posting the new lines."""
     adj = lookup.stock_adjustment(op, number, lock=True)
     if reason is not None and reason != adj.reason:
         op.change("stock_adjustment", number, "reason", adj.reason, reason)
         adj.reason = reason
+    rows = [{"sku": ln.item.sku, "quantity_delta": ln.quantity_delta,
+             "counted_quantity": ln.counted_quantity, "unit_cost": ln.unit_cost}
+            for ln in adj.lines]
     if lines is not None:
+        stock.prefetch(op, [old.item for old in adj.lines], adj.location)
         for old in adj.lines:
             if old.quantity_delta != 0:
                 stock.post(op, Posting(old.item, adj.location, -old.quantity_delta, "correction",
                                        "stock_adjustment", adj.number,
                                        unit_cost=old.unit_cost if old.quantity_delta < 0 else None))
-        adj.lines.clear()
-        op.session.flush()
-        _post_lines(op, adj, adj.location, lines)
+        wanted = [(spec.sku, f"lines[{i}].sku") for i, spec in enumerate(lines)]
+        items = resolve.items(op, wanted)
+        rows = _post_lines(op, adj.number, adj.location, lines, items)
+        op.session.connection().execute(
+            delete(ADJUSTMENT_LINES).where(ADJUSTMENT_LINES.c.adjustment_id == adj.id))
+        op.session.expire(adj, ["lines"])
+        _insert_lines(op, ADJUSTMENT_LINES, "adjustment_id", adj.id, rows)
     touch(adj)
-    return adj
+    return Document(adj.id, adj.number, adj.created_at, reason=adj.reason,
+                    location=adj.location.code, lines=_adjust_lines(rows))
 
 
 def create_transfer(op: Op, from_code: str, to_code: str,
-                    lines: Sequence[tuple[str, Decimal]]) -> StockTransfer:
-    source = lookup.location(op, from_code, fld="from_location")
-    target = lookup.location(op, to_code, fld="to_location")
+                    lines: Sequence[tuple[str, Decimal]]) -> Document:
+    source = resolve.location(op, from_code, fld="from_location")
+    target = resolve.location(op, to_code, fld="to_location")
     if source.id == target.id:
         raise ValidationFailed("from_location and to_location are the same", field="to_location")
-    tr = StockTransfer(number=claim_number(op, StockTransfer, None, "TR"),
-                       from_location=source, from_location_id=source.id,
-                       to_location=target, to_location_id=target.id, created_at=op.now)
-    op.session.add(tr)
-    op.session.flush()
-    seen: set[str] = set()
+    items = resolve.items(op, [(sku, f"lines[{i}].sku") for i, (sku, _) in enumerate(lines)])
+    number = claim_number(op, StockTransfer, None, "TR")
+    tr_id = op.session.connection().execute(_NEW_TRANSFER, {
+        "number": number, "from_location_id": source.id, "to_location_id": target.id,
+        "created_at": op.now, "version": 1}).scalar_one()
+    stock.prefetch(op, items.values(), source)
+    stock.prefetch(op, items.values(), target)
+    rows: list[dict[str, Any]] = []
     for i, (sku, qty) in enumerate(lines):
-        if sku in seen:
-            raise ValidationFailed(f"{sku} appears twice", field=f"lines[{i}].sku")
-        seen.add(sku)
-        item = lookup.item(op, sku, fld=f"lines[{i}].sku")
-        out = stock.post(op, Posting(item, source, -qty, "transfer_out", "stock_transfer",
-                                     tr.number, field=f"lines[{i}].quantity"))
-        stock.post(op, Posting(item, target, qty, "transfer_in", "stock_transfer", tr.number,
-                               unit_cost=out.unit_cost))
-        tr.lines.append(StockTransferLine(item_id=item.id, item=item, position=i, quantity=qty,
-                                          unit_cost=out.unit_cost))
-    return tr
+        item = items[sku]
+        cost = stock.post(op, Posting(item, source, -qty, "transfer_out", "stock_transfer",
+                                      number, field=f"lines[{i}].quantity"))
+        stock.post(op, Posting(item, target, qty, "transfer_in", "stock_transfer", number,
+                               unit_cost=cost))
+        rows.append({"item_id": item.id, "position": i, "quantity": qty, "unit_cost": cost,
+                     "sku": sku})
+    _insert_lines(op, TRANSFER_LINES, "transfer_id", tr_id, rows)
+    return Document(tr_id, number, op.now, location=source.code, to_location=target.code,
+                    lines=[DocLine(str(r["sku"]), r["quantity"], r["unit_cost"]) for r in rows])

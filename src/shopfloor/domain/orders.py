@@ -187,10 +187,12 @@ def receive_purchase_order(op: Op, number: str, lines: Sequence[LineSpec] | None
     todo = _outstanding(po.lines, "received_quantity", lines, number, "receiving")
     if lines is None and not todo:
         raise Conflict(f"{number} has nothing outstanding", field="number")
+    stock.prefetch(op, [line.item for line, _, _ in todo], po.location)
+    lots = stock.batches(op, [line.item for line, _, _ in todo], lot, expiry)
     for line, qty, fld in todo:
-        batch = stock.batch(op, line.item, lot, expiry)
         stock.post(op, Posting(line.item, po.location, qty, "receipt", "purchase_order",
-                               po.number, unit_cost=line.unit_price, batch=batch, field=fld))
+                               po.number, unit_cost=line.unit_price,
+                               batch_id=lots.get(line.item.id), field=fld))
         op.change("purchase_order", number, f"line {line.item.sku} received",
                   line.received_quantity, line.received_quantity + qty)
         line.received_quantity += qty
@@ -202,6 +204,7 @@ def receive_purchase_order(op: Op, number: str, lines: Sequence[LineSpec] | None
 
 # -- sales -----------------------------------------------------------------------------
 def _commit_lines(op: Op, so: SalesOrder, sign: int) -> None:
+    stock.prefetch(op, [ln.item for ln in so.lines], so.location)
     for ln in so.lines:
         outstanding = ln.quantity - ln.fulfilled_quantity
         if outstanding > 0:
@@ -306,6 +309,7 @@ def fulfill_sales_order(op: Op, number: str, lines: Sequence[LineSpec] | None) -
     so = lookup.sales_order(op, number, lock=True)
     _open(so, "sales order", OPEN_SO)
     todo = _outstanding(so.lines, "fulfilled_quantity", lines, number, "shipping")
+    stock.prefetch(op, [line.item for line, _, _ in todo], so.location)
     for line, qty, fld in todo:
         stock.post(op, Posting(line.item, so.location, -qty, "shipment", "sales_order",
                                so.number, field=fld))

@@ -14,6 +14,7 @@ from decimal import Decimal
 from shopfloor.domain import lookup, stock
 from shopfloor.domain.catalog import OPEN_MO, touch
 from shopfloor.domain.context import Op
+from shopfloor.domain.limits import storable
 from shopfloor.domain.numbers import ZERO, fmt
 from shopfloor.domain.sequences import claim_number
 from shopfloor.domain.stock import Posting
@@ -28,13 +29,18 @@ def _open(mo: ManufacturingOrder) -> None:
 
 
 def _commit(op: Op, mo: ManufacturingOrder, quantity: Decimal) -> None:
+    stock.prefetch(op, [c.item for c in mo.components], mo.location)
     for c in mo.components:
-        stock.commit(op, c.item, mo.location, c.quantity_per_unit * quantity)
+        stock.commit(op, c.item, mo.location,
+                     storable(c.quantity_per_unit * quantity, "quantity"))
 
 
 def create(op: Op, sku: str, quantity: Decimal, location: str, *, number: str | None,
            due_date: date | None) -> ManufacturingOrder:
     item = lookup.item(op, sku)
+    if item.kind == "material":
+        raise ValidationFailed(f"{sku} is a material: materials are bought, not made",
+                               field="sku")
     if not item.recipe_lines:
         raise ValidationFailed(f"{sku} has no recipe; set one with update_recipe", field="sku")
     loc = lookup.location(op, location)
@@ -54,9 +60,10 @@ def create(op: Op, sku: str, quantity: Decimal, location: str, *, number: str | 
               f"{fmt(quantity)} {item.sku} at {loc.code}")
     if due_date is not None:
         op.change("manufacturing_order", mo.number, "due_date", None, due_date)
+    stock.prefetch(op, [c.item for c in mo.components], loc)
     for c in mo.components:
         bal = stock.balance(op, c.item, loc)
-        need = c.quantity_per_unit * quantity
+        need = storable(c.quantity_per_unit * quantity, "quantity")
         if bal.on_hand - bal.committed < need:
             op.warn("short", f"{c.item.sku}: needs {need}, {bal.on_hand - bal.committed} "
                     f"available at {loc.code}", fld="quantity")
@@ -72,12 +79,13 @@ def complete(op: Op, number: str, quantity: Decimal | None) -> ManufacturingOrde
     if q > remaining:
         raise ValidationFailed(f"completing {q} but only {remaining} remain", field="quantity")
     unit_cost = ZERO
+    stock.prefetch(op, [mo.item, *(c.item for c in mo.components)], mo.location)
     for c in mo.components:
-        used = c.quantity_per_unit * q
+        used = storable(c.quantity_per_unit * q, "quantity")
         moved = stock.post(op, Posting(c.item, mo.location, -used, "consumption",
                                        "manufacturing_order", mo.number, field="quantity"))
         stock.commit(op, c.item, mo.location, -used)
-        unit_cost += c.quantity_per_unit * moved.unit_cost
+        unit_cost += c.quantity_per_unit * moved
     stock.post(op, Posting(mo.item, mo.location, q, "production", "manufacturing_order",
                            mo.number, unit_cost=unit_cost))
     op.change("manufacturing_order", number, "completed_quantity", mo.completed_quantity,

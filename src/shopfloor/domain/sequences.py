@@ -2,36 +2,49 @@
 
 from __future__ import annotations
 
-from sqlalchemy import select, update
+import re
+
+from sqlalchemy import bindparam, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
 from shopfloor.domain.context import Op
 from shopfloor.registry.errors import Conflict
-from shopfloor.store.tables import Base, Sequence
+from shopfloor.store.tables import Base, Sequence, table
+
+SEQUENCES = table(Sequence)
+_NEXT = (update(SEQUENCES).where(SEQUENCES.c.name == bindparam("prefix"))
+         .values(value=SEQUENCES.c.value + 1).returning(SEQUENCES.c.value))
 
 
 def next_number(op: Op, prefix: str) -> str:
     """One atomic UPDATE ... RETURNING: concurrent writers queue on the row, never collide."""
-    stmt = (update(Sequence).where(Sequence.name == prefix)
-            .values(value=Sequence.value + 1).returning(Sequence.value))
-    value = op.session.execute(stmt).scalar_one_or_none()
+    conn = op.session.connection()
+    value = conn.execute(_NEXT, {"prefix": prefix}).scalar_one_or_none()
     if value is None:
         insert = pg_insert if op.dialect == "postgresql" else sqlite_insert
-        op.session.execute(insert(Sequence).values(name=prefix, value=0)
-                           .on_conflict_do_nothing(index_elements=["name"]))
-        value = op.session.execute(stmt).scalar_one()
+        conn.execute(insert(SEQUENCES).values(name=prefix, value=0)
+                     .on_conflict_do_nothing(index_elements=["name"]))
+        value = conn.execute(_NEXT, {"prefix": prefix}).scalar_one()
     return f"{prefix}-{value:05d}"
 
 
 def claim_number(op: Op, model: type[Base], number: str | None, prefix: str) -> str:
-    """A caller-chosen number must be unused; otherwise the next free one is generated."""
-    column = model.__table__.c.number
+    """A generated number is the sequence's next, unchecked: a caller-chosen number that
+    looks like a generated one moves the sequence past it, so the two never meet. Only a
+    chosen number is looked up."""
     if number is None:
-        while True:
-            candidate = next_number(op, prefix)
-            if op.session.execute(select(column).where(column == candidate)).first() is None:
-                return candidate
+        return next_number(op, prefix)
+    column = model.__table__.c.number
     if op.session.execute(select(column).where(column == number)).first() is not None:
         raise Conflict(f"number {number!r} is already used", field="number")
+    generated = re.fullmatch(rf"{re.escape(prefix)}-0*(\d{{1,9}})", number)
+    if generated:
+        insert = pg_insert if op.dialect == "postgresql" else sqlite_insert
+        value = int(generated.group(1))
+        conn = op.session.connection()
+        conn.execute(insert(SEQUENCES).values(name=prefix, value=0)
+                     .on_conflict_do_nothing(index_elements=["name"]))
+        conn.execute(update(SEQUENCES).where(SEQUENCES.c.name == prefix,
+                                             SEQUENCES.c.value < value).values(value=value))
     return number

@@ -1,167 +1,311 @@
-"""The stock ledger and its balances.
+"""The stock ledger and its balances, batched per operation.
 
-Every change of stock is one ledger row plus one balance update in the same transaction.
+Every change of stock is one ledger row plus a balance update in the same transaction.
 Costing is moving average per item and location: a receipt re-averages, an issue leaves
 at the current average and does not change it, a transfer carries its cost along.
+
+An operation reads the balances it touches in one query (locked on PostgreSQL), moves
+them in memory, and writes them back at its end: the ledger rows as one executemany, the
+balance updates as another (each checked against the version it read), new balances as a
+third. The rules below run the same for a preview and an apply; only the apply's writes
+are kept.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import functools
+from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import date
 from decimal import Decimal
+from typing import Any, Protocol
 
-from sqlalchemy import select
-from sqlalchemy.dialects.postgresql import insert as pg_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy import Select, bindparam, event, insert, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import ORMExecuteState, Session
 
 from shopfloor.domain.context import Op
+from shopfloor.domain.limits import storable
 from shopfloor.domain.numbers import ZERO, cost, fmt
+from shopfloor.domain.resolve import keyed
 from shopfloor.registry.errors import InsufficientStock
-from shopfloor.store.tables import Balance, Batch, Item, Location, StockMovement
-from shopfloor.store.tracking import created_here
+from shopfloor.store.engine import RetryTransaction
+from shopfloor.store.tables import Balance, Batch, StockMovement, table
+from shopfloor.store.tracking import read
+
+BALANCES = table(Balance)
+MOVEMENTS = table(StockMovement)
+BATCHES = table(Batch)
+
+# Built once: constructing a statement costs more than running it on SQLite.
+_UPDATE = (update(BALANCES)
+           .where(BALANCES.c.id == bindparam("b_id"), BALANCES.c.version == bindparam("b_version"))
+           .values(on_hand=bindparam("b_on_hand"), committed=bindparam("b_committed"),
+                   average_cost=bindparam("b_average_cost"), version=bindparam("b_next")))
+_INSERT = insert(BALANCES).returning(BALANCES.c.id, BALANCES.c.item_id, BALANCES.c.location_id)
+_MOVE = insert(MOVEMENTS)
 
 
-def balance(op: Op, item: Item, location: Location) -> Balance:
-    """The balance row, created on first use and locked for the rest of the transaction
-    (so it is read once per operation: the lock keeps it current)."""
-    cached: Balance | None = op.cache.get(("balance", item.id, location.id))
-    if cached is not None:
-        return cached
-    found = _balance(op, item, location)
-    op.cache[("balance", item.id, location.id)] = found
-    return found
+@functools.cache
+def _load(n: int, locked: bool) -> Select[Any]:
+    stmt = select(BALANCES.c.id, BALANCES.c.item_id, BALANCES.c.on_hand, BALANCES.c.committed,
+                  BALANCES.c.average_cost, BALANCES.c.version
+                  ).where(BALANCES.c.location_id == bindparam("location_id"),
+                          keyed(BALANCES.c.item_id, range(n))[0])
+    return stmt.with_for_update() if locked else stmt
 
 
-def prefetch(op: Op, items: Sequence[Item], location: Location) -> None:
-    """Load (and lock) many balances in a few queries, creating the missing ones, for bulk
-    operations: `balance` then serves them from the cache as it would have one by one."""
-    wanted = sorted({i.id: i for i in items
-                     if ("balance", i.id, location.id) not in op.cache}.items())
-    for start in range(0, len(wanted), 500):
-        chunk = dict(wanted[start:start + 500])
-        stmt = op.lock(select(Balance).where(Balance.location_id == location.id,
-                                             Balance.item_id.in_(list(chunk))))
-        found = {b.item_id: b for b in op.session.scalars(stmt).unique()}
-        missing = [i for i in chunk if i not in found]
-        if missing:
-            insert = pg_insert if op.dialect == "postgresql" else sqlite_insert
-            op.session.execute(insert(Balance).values([
-                {"item_id": i, "location_id": location.id, "on_hand": ZERO, "committed": ZERO,
-                 "average_cost": ZERO, "version": 1} for i in missing
-            ]).on_conflict_do_nothing(index_elements=["item_id", "location_id"]))
-            for bal in op.session.scalars(stmt.where(Balance.item_id.in_(missing))).unique():
-                created_here(op.session, bal, key(chunk[bal.item_id], location))
-                found[bal.item_id] = bal
-        for item_id, bal in found.items():
-            op.cache[("balance", item_id, location.id)] = bal
+@functools.cache
+def _lots(n: int) -> Select[Any]:
+    return select(BATCHES.c.item_id, BATCHES.c.id).where(
+        keyed(BATCHES.c.item_id, range(n))[0], BATCHES.c.lot_number == bindparam("lot_number"))
+_NEW_LOTS = insert(BATCHES).returning(BATCHES.c.item_id, BATCHES.c.id)
 
 
-def _balance(op: Op, item: Item, location: Location) -> Balance:
-    stmt = op.lock(
-        select(Balance).where(Balance.item_id == item.id, Balance.location_id == location.id)
-    )
-    found = op.session.scalars(stmt).unique().one_or_none()
-    if found is not None:
-        return found
-    insert = pg_insert if op.dialect == "postgresql" else sqlite_insert
-    op.session.execute(
-        insert(Balance)
-        .values(item_id=item.id, location_id=location.id, on_hand=ZERO, committed=ZERO,
-                average_cost=ZERO, version=1)
-        .on_conflict_do_nothing(index_elements=["item_id", "location_id"])
-    )
-    created = op.session.scalars(stmt).unique().one()
-    created_here(op.session, created, key(item, location))
-    return created
+class Stocked(Protocol):
+    """What the ledger needs of an item: an ORM `Item` or a row from `lookup.items`."""
+
+    @property
+    def id(self) -> int: ...
+    @property
+    def sku(self) -> str: ...
 
 
-def key(item: Item, location: Location) -> str:
-    return f"{item.sku}@{location.code}"
+class Place(Protocol):
+    @property
+    def id(self) -> int: ...
+    @property
+    def code(self) -> str: ...
+    @property
+    def allow_negative(self) -> bool: ...
+
+
+@dataclass
+class Slot:
+    """One balance as this operation sees it: read once, moved in memory, written once."""
+
+    id: int | None
+    item_id: int
+    location_id: int
+    key: str
+    on_hand: Decimal
+    committed: Decimal
+    average_cost: Decimal
+    version: int
+    dirty: bool = False
 
 
 @dataclass(frozen=True)
 class Posting:
-    item: Item
-    location: Location
+    item: Stocked
+    location: Place
     quantity: Decimal
     reason: str
     document_type: str | None
     document_number: str | None
     unit_cost: Decimal | None = None
-    batch: Batch | None = None
+    batch_id: int | None = None
     field: str | None = None
 
 
-def post(op: Op, p: Posting) -> StockMovement:
-    """Write one ledger row and move the balance with it.
+class Ledger:
+    """The balances and ledger rows of one operation."""
 
-    `unit_cost` applies to incoming stock (None: at the current average). Outgoing stock
-    always leaves at the current average. Taking stock below zero is refused unless the
-    location allows it.
-    """
-    bal = balance(op, p.item, p.location)
-    before_qty, before_avg = bal.on_hand, bal.average_cost
-    after_qty = before_qty + p.quantity
-    where = key(p.item, p.location)
-    if p.quantity < 0 and after_qty < 0 and not p.location.allow_negative:
-        op.refuse(InsufficientStock(
-            f"{p.item.sku} at {p.location.code}: on hand {fmt(before_qty)}, "
-            f"needs {fmt(-p.quantity)}",
-            field=p.field,
-            details={"sku": p.item.sku, "location": p.location.code,
-                     "on_hand": fmt(before_qty), "requested": fmt(-p.quantity)},
-        ))
-    if p.quantity > 0:
-        in_cost = before_avg if p.unit_cost is None else p.unit_cost
-        if before_qty <= 0 or after_qty == 0:
-            new_avg = cost(in_cost)
+    def __init__(self, op: Op) -> None:
+        self.op = op
+        self.slots: dict[tuple[int, int], Slot] = {}
+        self.moves: list[dict[str, Any]] = []
+        self.flushing = False
+        op.session.info["ledger"] = self
+        op.flushers.append(self.flush)
+
+    @property
+    def pending(self) -> bool:
+        return bool(self.moves) or any(s.dirty for s in self.slots.values())
+
+    def load(self, items: Iterable[Stocked], location: Place) -> None:
+        """Read (and lock) the balances of many items at one location in one query; the
+        ones that do not exist yet start at zero and are inserted at the end."""
+        wanted = {i.id: i for i in items if (i.id, location.id) not in self.slots}
+        ids = sorted(wanted)
+        for start in range(0, len(ids), 500):
+            chunk = ids[start:start + 500]
+            found = {r.item_id: r for r in self.op.session.connection().execute(
+                _load(len(chunk), self.op.locks_rows),
+                {"location_id": location.id, **keyed(BALANCES.c.item_id, chunk)[1]})}
+            for item_id in chunk:
+                item = wanted[item_id]
+                where = key(item, location)
+                row = found.get(item_id)
+                if row is None:
+                    read(self.op.session, "balances", f"new:{where}", None)
+                    slot = Slot(None, item_id, location.id, where, ZERO, ZERO, ZERO, 1)
+                else:
+                    read(self.op.session, "balances", str(row.id), row.version)
+                    slot = Slot(row.id, item_id, location.id, where, row.on_hand,
+                                row.committed, row.average_cost, row.version)
+                self.slots[(item_id, location.id)] = slot
+
+    def slot(self, item: Stocked, location: Place) -> Slot:
+        found = self.slots.get((item.id, location.id))
+        if found is None:
+            self.load([item], location)
+            found = self.slots[(item.id, location.id)]
+        return found
+
+    def post(self, p: Posting) -> Decimal:
+        """Move stock and write its ledger row; returns the unit cost it moved at.
+
+        `unit_cost` applies to incoming stock (None: at the current average). Outgoing
+        stock always leaves at the current average. Taking stock below zero is refused
+        unless the location allows it.
+        """
+        op = self.op
+        bal = self.slot(p.item, p.location)
+        before_qty, before_avg = bal.on_hand, bal.average_cost
+        after_qty = storable(before_qty + p.quantity, p.field)
+        if p.quantity < 0 and after_qty < 0 and not p.location.allow_negative:
+            op.refuse(InsufficientStock(
+                f"{p.item.sku} at {p.location.code}: on hand {fmt(before_qty)}, "
+                f"needs {fmt(-p.quantity)}",
+                field=p.field,
+                details={"sku": p.item.sku, "location": p.location.code,
+                         "on_hand": fmt(before_qty), "requested": fmt(-p.quantity)},
+            ))
+        if p.quantity > 0:
+            in_cost = before_avg if p.unit_cost is None else p.unit_cost
+            if before_qty <= 0 or after_qty == 0:
+                new_avg = cost(in_cost)
+            else:
+                new_avg = cost((before_qty * before_avg + p.quantity * in_cost) / after_qty)
+            move_cost = cost(in_cost)
         else:
-            new_avg = cost((before_qty * before_avg + p.quantity * in_cost) / after_qty)
-        move_cost = in_cost
-    else:
-        new_avg = before_avg
-        move_cost = before_avg
-    bal.on_hand = after_qty
-    bal.average_cost = new_avg
-    op.change("stock", where, "on_hand", before_qty, after_qty)
-    op.change("stock", where, "average_cost", before_avg, new_avg)
-    movement = StockMovement(
-        item_id=p.item.id,
-        location_id=p.location.id,
-        batch_id=p.batch.id if p.batch else None,
-        quantity=p.quantity,
-        unit_cost=cost(move_cost),
-        reason=p.reason,
-        document_type=p.document_type,
-        document_number=p.document_number,
-        actor=op.actor,
-        operation_id=op.operation_id,
-        created_at=op.now,
-    )
-    op.session.add(movement)
-    return movement
+            new_avg = before_avg
+            move_cost = before_avg
+        storable(new_avg, p.field)
+        storable(move_cost, p.field)
+        bal.on_hand, bal.average_cost, bal.dirty = after_qty, new_avg, True
+        op.change("stock", bal.key, "on_hand", before_qty, after_qty)
+        op.change("stock", bal.key, "average_cost", before_avg, new_avg)
+        self.moves.append({
+            "item_id": p.item.id, "location_id": p.location.id, "batch_id": p.batch_id,
+            "quantity": p.quantity, "unit_cost": move_cost, "reason": p.reason,
+            "document_type": p.document_type, "document_number": p.document_number,
+            "actor": op.actor, "operation_id": op.operation_id, "created_at": op.now,
+        })
+        return move_cost
+
+    def commit(self, item: Stocked, location: Place, delta: Decimal,
+               fld: str | None = "quantity") -> None:
+        """Reserve (or release) stock for open demand: available = on hand - committed."""
+        if delta == 0:
+            return
+        bal = self.slot(item, location)
+        before = bal.committed
+        bal.committed = storable(max(ZERO, before + delta), fld)
+        bal.dirty = True
+        self.op.change("stock", bal.key, "committed", before, bal.committed)
+
+    def flush(self) -> None:
+        """Write what this operation moved: a few executemany statements, whatever the
+        number of lines."""
+        if not self.pending or self.flushing:
+            return
+        self.flushing = True
+        try:
+            session = self.op.session
+            dirty = [s for s in self.slots.values() if s.dirty]
+            new = [s for s in dirty if s.id is None]
+            old = [s for s in dirty if s.id is not None]
+            if old:
+                _update_balances(session, old)
+            if new:
+                _insert_balances(session, new)
+            if self.moves:
+                session.connection().execute(_MOVE, self.moves)
+            for s in dirty:
+                s.dirty = False
+            self.moves = []
+        finally:
+            self.flushing = False
 
 
-def commit(op: Op, item: Item, location: Location, delta: Decimal) -> None:
-    """Reserve (or release) stock for open demand: available = on hand - committed."""
-    if delta == 0:
-        return
-    bal = balance(op, item, location)
-    before = bal.committed
-    bal.committed = max(ZERO, before + delta)
-    op.change("stock", key(item, location), "committed", before, bal.committed)
+def _update_balances(session: Session, slots: list[Slot]) -> None:
+    """Absolute values, each row only if it still has the version this operation read
+    (on PostgreSQL the rows are locked besides; on SQLite the write lock is held)."""
+    params = [{"b_id": s.id, "b_version": s.version, "b_on_hand": s.on_hand,
+               "b_committed": s.committed, "b_average_cost": s.average_cost,
+               "b_next": s.version + 1} for s in slots]
+    result = session.connection().execute(_UPDATE, params)
+    if result.rowcount not in (-1, len(params)):
+        raise RetryTransaction  # a balance moved under us: run the whole operation again
+    for s in slots:
+        s.version += 1
 
 
-def batch(op: Op, item: Item, lot_number: str | None, expiry: object = None,
-          *, fld: str = "batch") -> Batch | None:
+def _insert_balances(session: Session, slots: list[Slot]) -> None:
+    rows = [{"item_id": s.item_id, "location_id": s.location_id, "on_hand": s.on_hand,
+             "committed": s.committed, "average_cost": s.average_cost, "version": 1}
+            for s in slots]
+    try:
+        created = session.connection().execute(_INSERT, rows).all()
+    except IntegrityError:
+        raise RetryTransaction from None  # another writer created it first: start over
+    ids = {(r.item_id, r.location_id): r.id for r in created}
+    for s in slots:
+        s.id = ids[(s.item_id, s.location_id)]
+
+
+@event.listens_for(Session, "do_orm_execute")
+def _ledger_first(state: ORMExecuteState) -> None:
+    """Like autoflush: a query in the middle of an operation sees the stock it moved."""
+    ledger: Ledger | None = state.session.info.get("ledger")
+    if ledger is not None and not ledger.flushing and ledger.pending:
+        ledger.flush()
+
+
+def ledger(op: Op) -> Ledger:
+    found = op.session.info.get("ledger")
+    if isinstance(found, Ledger) and found.op is op:
+        return found
+    return Ledger(op)
+
+
+def key(item: Stocked, location: Place) -> str:
+    return f"{item.sku}@{location.code}"
+
+
+def balance(op: Op, item: Stocked, location: Place) -> Slot:
+    return ledger(op).slot(item, location)
+
+
+def prefetch(op: Op, items: Iterable[Stocked], location: Place) -> None:
+    ledger(op).load(items, location)
+
+
+def post(op: Op, p: Posting) -> Decimal:
+    return ledger(op).post(p)
+
+
+def commit(op: Op, item: Stocked, location: Place, delta: Decimal,
+           fld: str | None = "quantity") -> None:
+    ledger(op).commit(item, location, delta, fld)
+
+
+def batches(op: Op, items: Iterable[Stocked], lot_number: str | None,
+            expiry: date | None = None) -> dict[int, int]:
+    """The batch id of one lot number for each item, created where missing: two
+    statements for a whole receipt."""
     if lot_number is None:
-        return None
-    found = op.session.scalars(
-        select(Batch).where(Batch.item_id == item.id, Batch.lot_number == lot_number)
-    ).one_or_none()
-    if found is None:
-        found = Batch(item_id=item.id, lot_number=lot_number, expiry=expiry)
-        op.session.add(found)
-        op.session.flush()
+        return {}
+    ids = sorted({i.id for i in items})
+    conn = op.session.connection()
+    found: dict[int, int] = dict(conn.execute(_lots(len(ids)), {"lot_number": lot_number,
+                                                **keyed(BATCHES.c.item_id, ids)[1]}).tuples().all())
+    missing = [i for i in ids if i not in found]
+    if missing:
+        created = conn.execute(
+            _NEW_LOTS, [{"item_id": i, "lot_number": lot_number, "expiry": expiry}
+                        for i in missing])
+        found.update(created.tuples().all())
     return found

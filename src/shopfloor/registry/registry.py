@@ -17,6 +17,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ValidationError
+from sqlalchemy import bindparam, insert, select
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
 from shopfloor.domain.context import Op
@@ -35,13 +36,23 @@ from shopfloor.registry.errors import (
 )
 from shopfloor.registry.tool import CONTROL_FIELDS, Done, Tool, WriteRequest
 from shopfloor.store.engine import RetryTransaction, Store, is_transient
-from shopfloor.store.tables import IdempotencyKey, OperationLog, SpentPreviewToken
+from shopfloor.store.tables import IdempotencyKey, OperationLog, SpentPreviewToken, table
 from shopfloor.store.tracking import fingerprint, start_tracking
 
 if TYPE_CHECKING:
     from shopfloor.jobs.worker import JobContext
 
 log = logging.getLogger("shopfloor.registry")
+
+IDEMPOTENCY = table(IdempotencyKey)
+OPERATIONS = table(OperationLog)
+SPENT_TOKENS = table(SpentPreviewToken)
+# Built once: on the hot path, constructing a statement costs more than running it.
+_KEY = select(IDEMPOTENCY.c.tool, IDEMPOTENCY.c.actor, IDEMPOTENCY.c.request_hash,
+              IDEMPOTENCY.c.result).where(IDEMPOTENCY.c.key == bindparam("key"))
+_SPEND = insert(SPENT_TOKENS)
+_REMEMBER = insert(IDEMPOTENCY)
+_LOG = insert(OPERATIONS)
 
 
 def utcnow() -> datetime:
@@ -204,7 +215,7 @@ class Registry:
                 reads = start_tracking(session)
                 op = self._op(session, actor, preview=True)
                 done = tool.handler(op, req)
-                session.flush()
+                op.flush()
                 document = done.document.model_dump(mode="json")
                 session.rollback()
                 return Done(done.summary, document), op, fingerprint(reads)
@@ -264,49 +275,46 @@ class Registry:
                     digest: str, claims: tokens.Claims | None) -> dict[str, Any]:
         """One transaction. The idempotency key is looked at first: a retry gets the first
         result even when its token has since expired or been spent by that first apply
-        (told to preview again, it could apply twice)."""
+        (told to preview again, it could apply twice). The key's row is written once, at
+        the end, with the result: a racing twin fails on its unique index, rolls back and
+        replays the winner's result."""
         with self.store.writing() as session:
-            key_row = None
-            if req.idempotency_key:
-                existing = session.get(IdempotencyKey, req.idempotency_key)
+            key = req.idempotency_key
+            if key is not None:
+                existing = _key_row(session, key)
                 if existing is not None:
                     return self._replay(existing, tool, actor, digest)
-                key_row = IdempotencyKey(key=req.idempotency_key, actor=actor.subject,
-                                         tool=tool.name, request_hash=digest, result=None,
-                                         created_at=self.clock())
-                session.add(key_row)
-                try:
-                    session.flush()
-                except IntegrityError:
-                    raise RetryTransaction from None  # a racing twin won: replay its result
             if claims is not None:
                 reason = self._claims_problem(claims, tool, actor, digest)
                 if reason is not None:
                     session.rollback()
                     raise self._stale(reason, tool, req, actor, args, digest)
-                session.add(SpentPreviewToken(nonce=claims.nonce, spent_at=self.clock()))
                 try:
-                    session.flush()
+                    session.connection().execute(
+                        _SPEND, {"nonce": claims.nonce, "spent_at": self.clock()})
                 except IntegrityError:
                     session.rollback()
+                    if key is not None and _key_row(session, key) is not None:
+                        raise RetryTransaction from None  # our twin spent it: replay
                     raise self._stale("the preview_token was already used", tool, req, actor,
                                       args, digest) from None
             if tool.policy.job:
                 if claims is None:
                     self._dry_run(session, tool, req, actor)
-                result = self._enqueue(session, tool, actor, args, claims, req.idempotency_key)
-                if key_row is not None:
-                    key_row.result = result
+                result = self._enqueue(session, tool, actor, args, claims, key)
+                self._remember(session, key, tool, actor, digest, result)
                 session.commit()
                 return result
             reads = start_tracking(session)
             op = self._op(session, actor, operation_id=str(uuid.uuid4()))
             try:
                 done = tool.handler(op, req)
-                session.flush()
-            except ShopfloorError as exc:
+                op.flush()
+            except (ShopfloorError, IntegrityError) as exc:
                 session.rollback()
-                if claims is None:
+                if key is not None and _key_row(session, key) is not None:
+                    raise RetryTransaction from None  # a twin with our key won: replay it
+                if claims is None or not isinstance(exc, ShopfloorError):
                     raise
                 raise self._stale(f"changed since the preview: {exc.message}", tool, req, actor,
                                   args, digest, cause=exc) from None
@@ -314,11 +322,21 @@ class Registry:
                 session.rollback()
                 raise self._stale("something this preview read has changed since", tool, req,
                                   actor, args, digest)
-            result = self._record(session, tool, op, done, args, req.idempotency_key)
-            if key_row is not None:
-                key_row.result = result
+            result = self._record(session, tool, op, done, args, key)
+            self._remember(session, key, tool, actor, digest, result)
             session.commit()
             return result
+
+    def _remember(self, session: Any, key: str | None, tool: Tool, actor: Actor, digest: str,
+                  result: dict[str, Any]) -> None:
+        if key is None:
+            return
+        try:
+            session.connection().execute(_REMEMBER, {
+                "key": key, "actor": actor.subject, "tool": tool.name, "request_hash": digest,
+                "result": result, "created_at": self.clock()})
+        except IntegrityError:
+            raise RetryTransaction from None  # a racing twin won: replay its result
 
     @staticmethod
     def _record(session: Any, tool: Tool, op: Op, done: Done[Any], args: dict[str, Any],
@@ -334,10 +352,10 @@ class Registry:
             "changes": op.final_changes(),
             "warnings": [w.as_dict() for w in op.warnings],
         }
-        session.add(OperationLog(
-            operation_id=op.operation_id, tool=tool.name, actor=op.actor, arguments=args,
-            result=result, idempotency_key=idempotency_key, created_at=op.now,
-        ))
+        session.connection().execute(_LOG, {
+            "operation_id": op.operation_id, "tool": tool.name, "actor": op.actor,
+            "arguments": args, "result": result, "idempotency_key": idempotency_key,
+            "created_at": op.now})
         return result
 
     # -- write jobs ------------------------------------------------------------------
@@ -373,7 +391,7 @@ class Registry:
                         checkpoint=ctx.progress)
                 try:
                     done = tool.handler(op, req)
-                    session.flush()
+                    op.flush()
                 except ShopfloorError as exc:
                     if expected is None:
                         raise
@@ -398,8 +416,7 @@ class Registry:
         finally:
             ctx.defer = False
 
-    def _replay(self, row: IdempotencyKey, tool: Tool, actor: Actor, digest: str
-                ) -> dict[str, Any]:
+    def _replay(self, row: Any, tool: Tool, actor: Actor, digest: str) -> dict[str, Any]:
         if row.tool != tool.name or row.actor != actor.subject or row.request_hash != digest:
             raise Conflict(
                 "this idempotency_key was already used for a different request",
@@ -408,6 +425,10 @@ class Registry:
         if row.result is None:
             raise RetryTransaction
         return {**row.result, "replayed": True}
+
+
+def _key_row(session: Any, key: str) -> Any:
+    return session.connection().execute(_KEY, {"key": key}).one_or_none()
 
 
 def _present(value: Any) -> Any:

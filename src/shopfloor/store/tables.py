@@ -19,6 +19,7 @@ from sqlalchemy import (
     Integer,
     MetaData,
     String,
+    Table,
     Text,
     UniqueConstraint,
 )
@@ -380,3 +381,10 @@ class Job(Base):
     started_at: Mapped[datetime | None]
     finished_at: Mapped[datetime | None]
     applied_operation: Mapped[str | None] = mapped_column(String(36))
+
+
+def table(model: type[Base]) -> Table:
+    """A mapped class's table, for the batched write path's plain INSERT/UPDATE statements."""
+    found = model.__table__
+    assert isinstance(found, Table)
+    return found

@@ -54,3 +54,11 @@ def created_here(session: Session, row: Any, natural_key: str) -> None:
     state = inspect(row)
     reads.pop((state.mapper.local_table.name, ",".join(map(str, state.identity or ()))), None)
     reads[(state.mapper.local_table.name, f"new:{natural_key}")] = None
+
+
+def read(session: Session, table: str, ident: str, version: int | None) -> None:
+    """A row read outside the ORM (the batched write path reads plain rows): remember its
+    version exactly as a loaded entity would be remembered."""
+    reads: ReadSet | None = session.info.get("reads")
+    if reads is not None:
+        reads.setdefault((table, ident), version)

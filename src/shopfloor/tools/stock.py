@@ -231,7 +231,7 @@ def update_stock_adjustment(op: Op, req: UpdateAdjustment) -> Done[AdjustmentOut
     number = number_of(op, StockAdjustment, req, "stock adjustment")
     adj = movements.update_adjustment(op, number, req.reason,
                                       [ln.spec() for ln in req.lines] if req.lines else None)
-    return Done(_adjust_summary("Update", adj.number, adj.location.code, len(adj.lines)),
+    return Done(_adjust_summary("Update", adj.number, adj.location, len(adj.lines)),
                 adjustment_out(adj))
 
 

@@ -7,15 +7,14 @@ from decimal import Decimal
 
 from pydantic import Field
 
+from shopfloor.domain.movements import Document
 from shopfloor.store.tables import (
     Balance,
     Item,
     ManufacturingOrder,
     PurchaseOrder,
     SalesOrder,
-    StockAdjustment,
     StockMovement,
-    StockTransfer,
 )
 from shopfloor.tools.fields import Amount, Out
 
@@ -209,17 +208,16 @@ def movement_out(m: StockMovement) -> MovementOut:
                        actor=m.actor, created_at=m.created_at)
 
 
-def adjustment_out(a: StockAdjustment) -> AdjustmentOut:
-    return AdjustmentOut(id=a.id, number=a.number, location=a.location.code, reason=a.reason,
+def adjustment_out(a: Document) -> AdjustmentOut:
+    return AdjustmentOut(id=a.id, number=a.number, location=a.location, reason=a.reason,
                          created_at=a.created_at,
-                         lines=[AdjustmentLineOut(sku=ln.item.sku,
-                                                  quantity_delta=ln.quantity_delta,
+                         lines=[AdjustmentLineOut(sku=ln.sku, quantity_delta=ln.quantity,
                                                   counted_quantity=ln.counted_quantity)
                                 for ln in a.lines])
 
 
-def transfer_out(t: StockTransfer) -> TransferOut:
-    return TransferOut(id=t.id, number=t.number, from_location=t.from_location.code,
-                       to_location=t.to_location.code, created_at=t.created_at,
-                       lines=[TransferLineOut(sku=ln.item.sku, quantity=ln.quantity,
+def transfer_out(t: Document) -> TransferOut:
+    return TransferOut(id=t.id, number=t.number, from_location=t.location,
+                       to_location=t.to_location, created_at=t.created_at,
+                       lines=[TransferLineOut(sku=ln.sku, quantity=ln.quantity,
                                               unit_cost=ln.unit_cost) for ln in t.lines])
