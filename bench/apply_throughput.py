@@ -144,8 +144,14 @@ class HandWritten:
             c.execute(self.lines, lines)
             c.execute(self.moves, moves)
             c.execute(self.update, updates)
-            c.execute(self.log, {"o": str(uuid.uuid4()), "args": json.dumps({"skus": skus}),
-                       "res": json.dumps({"number": number, "lines": len(skus)}), "at": stamp})
+            # the log row carries what ours carries: the arguments, and the document
+            args = {"location": "MAIN", "reason": "bench", "lines": [
+                {"sku": sku, "quantity_delta": str(delta), "unit_cost": str(unit_cost)}
+                for sku in skus]}
+            result = {"number": number, "location": "MAIN", "reason": "bench",
+                      "lines": [{"sku": sku, "quantity_delta": str(delta)} for sku in skus]}
+            c.execute(self.log, {"o": str(uuid.uuid4()), "args": json.dumps(args),
+                                 "res": json.dumps(result), "at": stamp})
             s.commit()
 
 

@@ -26,20 +26,24 @@ LOCATIONS = table(Location)
 
 
 
-def keyed(column: ColumnElement[Any], values: Sequence[Any]) -> tuple[ColumnElement[bool],
-                                                                      dict[str, Any]]:
-    """`column IN (...)` with one plain parameter per value, and those parameters: an
-    expanding parameter costs more to render than a small document's whole query."""
-    names = [f"{column.key}_{i}" for i in range(len(values))]
-    return column.in_([bindparam(n) for n in names]), dict(zip(names, values, strict=True))
+def keyed(column: ColumnElement[Any], n: int) -> ColumnElement[bool]:
+    """`column IN (...)` with one plain parameter per value (see `values`): an expanding
+    parameter costs more to render than a small document's whole query. Build it once per
+    size (`functools.cache`), never per call."""
+    return column.in_([bindparam(f"{column.key}_{i}") for i in range(n)])
+
+
+def values(column: ColumnElement[Any], given: Sequence[Any]) -> dict[str, Any]:
+    """The parameters of `keyed(column, len(given))`."""
+    name = column.key
+    return {f"{name}_{i}": v for i, v in enumerate(given)}
 
 
 @functools.cache
 def _items(n: int) -> Select[Any]:
-    where, _ = keyed(ITEMS.c.sku, range(n))
     return select(ITEMS.c.id, ITEMS.c.sku, ITEMS.c.name, ITEMS.c.kind, ITEMS.c.uom,
                   ITEMS.c.purchase_price, ITEMS.c.sales_price, ITEMS.c.batch_tracked,
-                  ITEMS.c.archived, ITEMS.c.version).where(where)
+                  ITEMS.c.archived, ITEMS.c.version).where(keyed(ITEMS.c.sku, n))
 
 
 _LOCATION = select(LOCATIONS.c.id, LOCATIONS.c.code, LOCATIONS.c.name,
@@ -83,7 +87,7 @@ def items(op: Op, wanted: Sequence[tuple[str, str]], *, unique: bool = True
     conn = op.session.connection()
     for start in range(0, len(skus), 500):
         chunk = skus[start:start + 500]
-        for r in conn.execute(_items(len(chunk)), keyed(ITEMS.c.sku, chunk)[1]):
+        for r in conn.execute(_items(len(chunk)), values(ITEMS.c.sku, chunk)):
             read(op.session, "items", str(r.id), r.version)
             if r.archived:
                 archived.add(r.sku)

@@ -27,7 +27,7 @@ from sqlalchemy.orm import ORMExecuteState, Session
 from shopfloor.domain.context import Op
 from shopfloor.domain.limits import storable
 from shopfloor.domain.numbers import ZERO, cost, fmt
-from shopfloor.domain.resolve import keyed
+from shopfloor.domain.resolve import keyed, values
 from shopfloor.registry.errors import InsufficientStock
 from shopfloor.store.engine import RetryTransaction
 from shopfloor.store.tables import Balance, Batch, StockMovement, table
@@ -51,14 +51,14 @@ def _load(n: int, locked: bool) -> Select[Any]:
     stmt = select(BALANCES.c.id, BALANCES.c.item_id, BALANCES.c.on_hand, BALANCES.c.committed,
                   BALANCES.c.average_cost, BALANCES.c.version
                   ).where(BALANCES.c.location_id == bindparam("location_id"),
-                          keyed(BALANCES.c.item_id, range(n))[0])
+                          keyed(BALANCES.c.item_id, n))
     return stmt.with_for_update() if locked else stmt
 
 
 @functools.cache
 def _lots(n: int) -> Select[Any]:
     return select(BATCHES.c.item_id, BATCHES.c.id).where(
-        keyed(BATCHES.c.item_id, range(n))[0], BATCHES.c.lot_number == bindparam("lot_number"))
+        keyed(BATCHES.c.item_id, n), BATCHES.c.lot_number == bindparam("lot_number"))
 _NEW_LOTS = insert(BATCHES).returning(BATCHES.c.item_id, BATCHES.c.id)
 
 
@@ -132,7 +132,7 @@ class Ledger:
             chunk = ids[start:start + 500]
             found = {r.item_id: r for r in self.op.session.connection().execute(
                 _load(len(chunk), self.op.locks_rows),
-                {"location_id": location.id, **keyed(BALANCES.c.item_id, chunk)[1]})}
+                {"location_id": location.id, **values(BALANCES.c.item_id, chunk)})}
             for item_id in chunk:
                 item = wanted[item_id]
                 where = key(item, location)
@@ -300,12 +300,12 @@ def batches(op: Op, items: Iterable[Stocked], lot_number: str | None,
         return {}
     ids = sorted({i.id for i in items})
     conn = op.session.connection()
-    found: dict[int, int] = dict(conn.execute(_lots(len(ids)), {"lot_number": lot_number,
-                                                **keyed(BATCHES.c.item_id, ids)[1]}).tuples().all())
+    found: dict[int, int] = {r.item_id: r.id for r in conn.execute(
+        _lots(len(ids)), {"lot_number": lot_number, **values(BATCHES.c.item_id, ids)})}
     missing = [i for i in ids if i not in found]
     if missing:
         created = conn.execute(
             _NEW_LOTS, [{"item_id": i, "lot_number": lot_number, "expiry": expiry}
                         for i in missing])
-        found.update(created.tuples().all())
+        found.update((r.item_id, r.id) for r in created)
     return found

@@ -1,0 +1,151 @@
+"""The batched write path: statements per document, derived quantities that cannot be
+stored, generated numbers that never meet chosen ones, balances created by racing writers.
+
+Statement counts are exact properties of the code (not timings): a document's rows are
+read in one query per table and written in one statement per table, so a hundred-line
+adjustment runs as many statements as a one-line one.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from decimal import Decimal
+from typing import Any
+
+import pytest
+from sqlalchemy import event
+
+from shopfloor.registry.errors import ShopfloorError
+from shopfloor.registry.registry import Registry
+from tests.helpers import ADMIN, apply, basic_setup, ledger_matches_balances, on_hand, snapshot
+
+
+@contextmanager
+def counted(registry: Registry) -> Iterator[list[str]]:
+    seen: list[str] = []
+
+    def count(_c: Any, _cur: Any, statement: str, *_: Any) -> None:
+        seen.append(statement.split()[0].upper())
+
+    event.listen(registry.store.engine, "before_cursor_execute", count)
+    try:
+        yield seen
+    finally:
+        event.remove(registry.store.engine, "before_cursor_execute", count)
+
+
+def _items(registry: Registry, n: int) -> None:
+    for i in range(n):
+        apply(registry, "create_item", sku=f"B{i}", name=f"Bulk {i}", purchase_price="2")
+
+
+def _adjust(lines: int) -> dict[str, Any]:
+    return {"location": "MAIN", "reason": "count",
+            "lines": [{"sku": f"B{i}", "quantity_delta": "1", "unit_cost": "2"}
+                      for i in range(lines)]}
+
+
+def test_statements_do_not_grow_with_lines(registry: Registry) -> None:
+    basic_setup(registry)
+    _items(registry, 100)
+    apply(registry, "create_stock_adjustment", **_adjust(100))  # balances and sequence exist
+    counts = {}
+    for lines in (1, 100):
+        with counted(registry) as seen:
+            apply(registry, "create_stock_adjustment", **_adjust(lines))
+        counts[lines] = seen
+    # BEGIN (SQLite) + location, items, sequence, document, balances, lines, ledger rows,
+    # balance updates, operation log
+    assert len(counts[1]) <= 10, counts[1]
+    assert len(counts[100]) == len(counts[1]), (counts[1], counts[100])
+
+    preview = registry.invoke("create_stock_adjustment", _adjust(100), ADMIN)
+    with counted(registry) as seen:
+        registry.invoke("create_stock_adjustment", preview["apply"]["arguments"], ADMIN)
+    # + the key's lookup, the spent token and the key's one row with its result
+    assert len(seen) == len(counts[100]) + 3, seen
+    assert ledger_matches_balances(registry) == []
+
+
+def test_a_200_line_receipt_stays_within_two_statements_per_line(registry: Registry) -> None:
+    basic_setup(registry)
+    _items(registry, 200)
+    po = apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
+               lines=[{"sku": f"B{i}", "quantity": "5", "unit_price": "3"} for i in range(200)])
+    with counted(registry) as seen:
+        done = apply(registry, "receive_purchase_order", number=po["number"], batch="LOT-1")
+    assert done["status"] == "received"
+    assert len(seen) <= 20, seen  # constant: two per line would be 400
+    assert on_hand(registry, "B199") == Decimal(5)
+    assert ledger_matches_balances(registry) == []
+
+
+def test_a_derived_quantity_beyond_storage_is_refused(registry: Registry) -> None:
+    """A recipe of 999,999,999 per unit, built 9,300 times, needs 9.3e12 of a component:
+    more than a column holds on SQLite, and more than Shopfloor promises to store."""
+    basic_setup(registry)
+    apply(registry, "update_recipe", sku="P1", components=[{"sku": "M1", "quantity": "999999999"}])
+    before = snapshot(registry)
+    for quantity in ("9300", "999999999"):
+        with pytest.raises(ShopfloorError) as refused:
+            apply(registry, "create_manufacturing_order", sku="P1", quantity=quantity,
+                  location="MAIN")
+        assert refused.value.code == "validation_error"
+        assert refused.value.field == "quantity"
+    with pytest.raises(ShopfloorError) as previewed:
+        registry.invoke("create_manufacturing_order",
+                        {"sku": "P1", "quantity": "9300", "location": "MAIN"}, ADMIN)
+    assert (previewed.value.code, previewed.value.field) == ("validation_error", "quantity")
+    assert snapshot(registry) == before
+    ok = apply(registry, "create_manufacturing_order", sku="P1", quantity="1", location="MAIN")
+    assert ok["applied"] is True
+
+
+def test_a_stored_cost_beyond_storage_is_refused(registry: Registry) -> None:
+    basic_setup(registry)
+    apply(registry, "create_stock_adjustment", location="MAIN", reason="found",
+          lines=[{"sku": "M1", "quantity_delta": "999999999", "unit_cost": "999999999"}])
+    apply(registry, "update_recipe", sku="P1", components=[{"sku": "M1", "quantity": "999999"}])
+    mo = apply(registry, "create_manufacturing_order", sku="P1", quantity="1", location="MAIN")
+    before = snapshot(registry)
+    with pytest.raises(ShopfloorError) as refused:  # unit cost 999,999 x 999,999,999
+        apply(registry, "complete_manufacturing_order", number=mo["number"])
+    assert refused.value.code == "validation_error"
+    assert snapshot(registry) == before
+
+
+def test_generated_numbers_step_past_chosen_ones(registry: Registry) -> None:
+    """Generated numbers are never looked up, so a chosen number that looks generated
+    moves the counter past it."""
+    basic_setup(registry)
+    line = [{"sku": "M1", "quantity": "1", "unit_price": "1"}]
+    apply(registry, "create_purchase_order", supplier="Acme", location="MAIN", lines=line,
+          number="PO-00003")
+    numbers = [apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
+                     lines=line)["number"] for _ in range(3)]
+    assert numbers == ["PO-00004", "PO-00005", "PO-00006"]
+    with pytest.raises(ShopfloorError) as taken:
+        apply(registry, "create_purchase_order", supplier="Acme", location="MAIN", lines=line,
+              number="PO-00005")
+    assert (taken.value.code, taken.value.field) == ("conflict", "number")
+
+
+def test_racing_first_postings_create_one_balance(registry: Registry) -> None:
+    """Eight writers post to a balance that does not exist yet: one creates it, the others
+    start over and add to it; nothing is lost."""
+    basic_setup(registry)
+    gate = threading.Barrier(8)
+
+    def one(_: int) -> dict[str, Any]:
+        gate.wait(30)
+        return apply(registry, "create_stock_adjustment", location="SHOP", reason="race",
+                     lines=[{"sku": "M2", "quantity_delta": "1.5", "unit_cost": "2"}])
+
+    with ThreadPoolExecutor(8) as pool:
+        done = list(pool.map(one, range(8)))
+    assert all(d["applied"] for d in done)
+    assert on_hand(registry, "M2", "SHOP") == Decimal(12)
+    assert ledger_matches_balances(registry) == []
