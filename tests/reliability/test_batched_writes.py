@@ -149,3 +149,18 @@ def test_racing_first_postings_create_one_balance(registry: Registry) -> None:
     assert all(d["applied"] for d in done)
     assert on_hand(registry, "M2", "SHOP") == Decimal(12)
     assert ledger_matches_balances(registry) == []
+
+
+def test_mrp_never_plans_an_order_beyond_storage(registry: Registry) -> None:
+    """A sales order of 900 million, a recipe of 999,999,999 per unit: the component's
+    need cannot be stored, so the plan names it for review instead of ordering it."""
+    from tests.reliability.test_mrp import run_job
+
+    basic_setup(registry)
+    apply(registry, "update_recipe", sku="P1", components=[{"sku": "M1", "quantity": "999999999"}])
+    apply(registry, "create_sales_order", customer="Bob", location="MAIN",
+          lines=[{"sku": "P1", "quantity": "900000000", "unit_price": "1"}])
+    plan = run_job(registry, "run_mrp")["result"]
+    bought = [ln["sku"] for po in plan["purchase_orders"] for ln in po["lines"]]
+    assert "M1" not in bought
+    assert [e["sku"] for e in plan["exceptions"] if e["action"] == "review"] == ["M1"]

@@ -16,6 +16,7 @@ from typing import TypeVar
 from shopfloor.domain import lookup, stock
 from shopfloor.domain.catalog import OPEN_PO, OPEN_SO, touch
 from shopfloor.domain.context import Op
+from shopfloor.domain.limits import storable
 from shopfloor.domain.numbers import ZERO
 from shopfloor.domain.sequences import claim_number
 from shopfloor.domain.stock import Posting
@@ -73,7 +74,9 @@ def create_purchase_order(op: Op, supplier: str, location: str, lines: Sequence[
     for i, (ln, item) in enumerate(zip(lines, items, strict=True)):
         price = item.purchase_price if ln.unit_price is None else ln.unit_price
         po.lines.append(PurchaseOrderLine(item_id=item.id, item=item, position=i,
-                                          quantity=ln.quantity, unit_price=price))
+                                          quantity=storable(ln.quantity,
+                                                            f"lines[{i}].quantity"),
+                                          unit_price=price))
         op.change("purchase_order", po.number, f"line {item.sku}", None,
                   f"{ln.quantity} @ {price}")
     op.session.flush()

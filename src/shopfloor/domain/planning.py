@@ -33,6 +33,7 @@ from sqlalchemy import func, select
 
 from shopfloor.domain.catalog import OPEN_MO, OPEN_PO, OPEN_SO
 from shopfloor.domain.context import Op
+from shopfloor.domain.limits import LIMIT
 from shopfloor.domain.numbers import ZERO, fmt
 from shopfloor.store.tables import (
     Balance,
@@ -159,6 +160,11 @@ def plan(op: Op, *, today: date, location: str | None = None,
             quantity = rp + rq - projected
         elif projected < 0:  # a plain shortage: the net need, at least the minimum order
             quantity = max(-projected, rq)
+        if quantity >= LIMIT:  # no order Shopfloor could store: a planner must look
+            exceptions.append({"sku": item.sku, "action": "review", "document": None,
+                               "short": fmt(quantity), "reason": "the need is beyond what "
+                               "Shopfloor stores (10^12); check the recipe and order sizes"})
+            quantity = ZERO
         if quantity > 0:  # the net requirement behind each suggestion (bounded by the plan)
             rows.append({"sku": item.sku, "level": p.level, "on_hand": fmt(p.on_hand),
                          "committed": fmt(p.committed), "on_order": fmt(p.on_order),
