@@ -164,3 +164,29 @@ def test_mrp_never_plans_an_order_beyond_storage(registry: Registry) -> None:
     bought = [ln["sku"] for po in plan["purchase_orders"] for ln in po["lines"]]
     assert "M1" not in bought
     assert [e["sku"] for e in plan["exceptions"] if e["action"] == "review"] == ["M1"]
+
+
+def test_stock_moved_in_a_rolled_back_savepoint_is_forgotten(registry: Registry) -> None:
+    """A write job's check runs its handler in a savepoint and rolls it back: what that
+    run moved in memory must not reach a later query's flush in the same transaction."""
+    from datetime import UTC, datetime
+
+    from sqlalchemy import func, select
+
+    from shopfloor.domain import resolve, stock
+    from shopfloor.domain.context import Op
+    from shopfloor.store.tables import StockMovement
+
+    basic_setup(registry)
+    with registry.store.writing() as session:
+        savepoint = session.begin_nested()
+        op = Op(session, "alice", datetime.now(UTC), dialect=registry.store.dialect)
+        item = resolve.items(op, [("M1", "sku")])["M1"]
+        stock.post(op, stock.Posting(item, resolve.location(op, "MAIN"), Decimal(5),
+                                     "adjustment", None, None, unit_cost=Decimal(1)))
+        savepoint.rollback()
+        # an ORM query would flush a ledger still pending
+        assert session.scalar(select(func.count()).select_from(StockMovement)) == 0
+        session.commit()
+    assert on_hand(registry, "M1") == Decimal(0)
+    assert ledger_matches_balances(registry) == []

@@ -22,7 +22,7 @@ from typing import Any, Protocol
 
 from sqlalchemy import Select, bindparam, event, insert, select, update
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import ORMExecuteState, Session
+from sqlalchemy.orm import ORMExecuteState, Session, SessionTransaction
 
 from shopfloor.domain.context import Op
 from shopfloor.domain.limits import storable
@@ -116,6 +116,8 @@ class Ledger:
         self.slots: dict[tuple[int, int], Slot] = {}
         self.moves: list[dict[str, Any]] = []
         self.flushing = False
+        op.session.connection()  # begin, so the transaction (or savepoint) is known
+        self.scope = op.session.get_nested_transaction() or op.session.get_transaction()
         op.session.info["ledger"] = self
         op.flushers.append(self.flush)
 
@@ -262,6 +264,15 @@ def _ledger_first(state: ORMExecuteState) -> None:
     ledger: Ledger | None = state.session.info.get("ledger")
     if ledger is not None and not ledger.flushing and ledger.pending:
         ledger.flush()
+
+
+@event.listens_for(Session, "after_transaction_end")
+def _forget(session: Session, transaction: SessionTransaction) -> None:
+    """A rolled-back savepoint (a write job's dry run) takes its unwritten stock with it:
+    nothing it moved in memory may reach a later flush."""
+    ledger: Ledger | None = session.info.get("ledger")
+    if ledger is not None and ledger.scope is transaction:
+        del session.info["ledger"]
 
 
 def ledger(op: Op) -> Ledger:
