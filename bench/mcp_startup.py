@@ -4,7 +4,8 @@ bytes of tools/list per tool (the context an agent pays on every turn).
 Runs alternate (ours, echo, ours, echo...) so drift on a shared machine hits both; prints
 the medians and their ratio. The server is the installed `shopfloor` console script, as
 an MCP host spawns it. The bytes are those of the JSON-RPC response line the server
-writes (compact JSON, as on the wire), not a re-serialisation by the client.
+writes (compact JSON, as on the wire), not a re-serialisation by the client; a second
+line splits them by part (schemas, description, annotations...) to show where they go.
 """
 
 from __future__ import annotations
@@ -43,8 +44,8 @@ async def spawn_to_list(command: list[str], env: dict[str, str],
     return to_list, to_call
 
 
-def wire_bytes(command: list[str], env: dict[str, str]) -> tuple[int, int]:
-    """The tools/list response line as written by the server, and its tool count."""
+def wire_bytes(command: list[str], env: dict[str, str]) -> tuple[int, list[dict[str, Any]]]:
+    """The size of the tools/list response line as written by the server, and its tools."""
     messages = [
         {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
             "protocolVersion": "2025-11-25", "capabilities": {},
@@ -62,8 +63,20 @@ def wire_bytes(command: list[str], env: dict[str, str]) -> tuple[int, int]:
             if reply.get("id") == 2:
                 proc.stdin.close()
                 proc.wait(10)
-                return len(line.rstrip(b"\n")), len(reply["result"]["tools"])
+                return len(line.rstrip(b"\n")), reply["result"]["tools"]
     raise RuntimeError("no tools/list reply")
+
+
+def parts(tools: list[dict[str, Any]]) -> str:
+    """Where the bytes go: each member of a listed tool, summed over the catalogue, per
+    tool (its key, quotes and separators included)."""
+    sizes: dict[str, int] = {}
+    for t in tools:
+        for key, value in t.items():
+            size = len(json.dumps({key: value}, separators=(",", ":"), ensure_ascii=False)) - 1
+            sizes[key] = sizes.get(key, 0) + size
+    return ", ".join(f"{k} {v / len(tools):.0f}"
+                     for k, v in sorted(sizes.items(), key=lambda kv: -kv[1]))
 
 
 def main() -> None:
@@ -79,7 +92,8 @@ def main() -> None:
         for _ in range(RUNS):
             for name, command in commands.items():
                 times[name].append(anyio.run(spawn_to_list, command, env, calls[name]))
-        size, count = wire_bytes(commands["ours"], env)
+        size, tools = wire_bytes(commands["ours"], env)
+    count = len(tools)
     ours, echo = (statistics.median(t for t, _ in times[n]) for n in ("ours", "echo"))
     ours_call, echo_call = (statistics.median(c for _, c in times[n]) for n in ("ours", "echo"))
     print(f"cold_start  shopfloor mcp spawn->tools/list median of {RUNS}: {ours * 1000:.0f} ms")
@@ -89,6 +103,7 @@ def main() -> None:
           f"{echo_call * 1000:.0f} ms, ratio {ours_call / echo_call:.2f}  (for information)")
     print(f"context_bytes  tools/list {size} bytes on the wire for {count} tools = "
           f"{size / count:.0f} bytes/tool (target <= 1000; best-known peer ~4090)")
+    print(f"context_bytes  per tool by part: {parts(tools)}")
 
 
 if __name__ == "__main__":

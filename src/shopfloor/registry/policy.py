@@ -22,9 +22,12 @@ DESTRUCTIVE_NAMES = frozenset({
 })
 
 COACHING = (
-    "Previews first (preview=true). After a preview, end your turn; apply (preview=false with "
-    "its preview_token) only after the user confirms on the card or in chat."
+    "Preview first and end your turn; once the user confirms (card or chat), apply with "
+    "preview=false, preview_token, idempotency_key."
 )
+"""DESIGN section 3: one short text shared by every write's description. It is paid for
+in context once per write tool on every turn, so each word must carry the protocol: a
+preview is the default; the user confirms before anything applies; what the apply sends."""
 
 
 # What a write acts on, as the card names it to the agent ("User cancelled the stock

@@ -1,13 +1,23 @@
 """JSON Schema from the pydantic models, generated once and served by every surface.
 
-Compact, because an agent reads every byte of tools/list on every turn, but exact: what is
-dropped carries no meaning for validation, or is said in a shorter equivalent form.
+Compact, because an agent reads every byte of tools/list on every turn. Two kinds of cut:
+
+Said shorter, meaning kept (`compact`, exact: a schema accepts what it accepted before):
 - titles (the property name says it);
 - `"additionalProperties": true` (the default);
 - `X | None` written as `"type": [X, "null"]` instead of an `anyOf` pair;
 - a `$defs` entry used once is written in place (shared ones stay in `$defs`);
 - in outputs, `default` (an annotation that describes inputs, not results); in inputs,
   `"default": null` on an optional field (absent is the same as null there).
+
+Enforced, not advertised (`_strip`): limits no sensible call comes near, which the
+registry still refuses with a coded error naming the field. An agent needs the names,
+types, required fields, enums, defaults and the limits it could meet; not these:
+- control characters and NULs in strings (the patterns that refuse them);
+- `minLength: 1`, and `maxLength` on keys and names (up to 200; free text keeps its cap);
+- the 32-bit bounds of an `id` (ids come from results);
+- `"additionalProperties": false` (an unknown argument is refused by name);
+- in outputs, `required`: a result is dumped whole, so every field listed is present.
 """
 
 from __future__ import annotations
@@ -23,39 +33,62 @@ from pydantic_core import CoreSchema
 class _Compact(GenerateJsonSchema):
     def generate(self, schema: CoreSchema, mode: JsonSchemaMode = "validation") -> JsonSchemaValue:
         out = super().generate(schema, mode=mode)
-        stripped = _strip(out, optional_as_absent=mode == "validation")
-        return compact(stripped, output=mode == "serialization")
+        output = mode == "serialization"
+        return compact(_strip(out, output=output), output=output)
 
 
 NO_CONTROL_CHARS = r"^[^\x00-\x1f\x7f]+$"
+NO_NUL = r"^[^\x00]*$"
+KEY_LENGTH = 200
+"""The longest key or name (SKU, code, partner name, cursor) whose cap goes unadvertised."""
+ID_MAX = 2**31 - 1
 
 
-def _strip(node: Any, *, optional_as_absent: bool, in_properties: bool = False) -> Any:
-    """Drop titles and the no-control-characters pattern (still enforced, just not
-    advertised); for inputs, show `X | None = None` as plain optional X (outputs keep
-    their nulls: clients validate results against them)."""
-    def again(v: Any, props: bool = False) -> Any:
-        return _strip(v, optional_as_absent=optional_as_absent, in_properties=props)
+def _unadvertised(node: dict[str, Any], *, output: bool) -> set[str]:
+    """The keywords of one schema node that are enforced but not listed (module docstring)."""
+    drop = {"title"}
+    if node.get("pattern") in (NO_CONTROL_CHARS, NO_NUL):
+        drop.add("pattern")
+    if output:
+        drop.add("required")
+        return drop
+    if node.get("minLength") == 1:
+        drop.add("minLength")
+    if isinstance(node.get("maxLength"), int) and node["maxLength"] <= KEY_LENGTH:
+        drop.add("maxLength")
+    if node.get("additionalProperties") is False:
+        drop.add("additionalProperties")
+    if node.get("maximum") == ID_MAX:
+        drop.add("maximum")
+        if node.get("minimum") == 1:
+            drop.add("minimum")
+    return drop
+
+
+def _strip(node: Any, *, output: bool, names: bool = False) -> Any:
+    """Drop what is not advertised; for inputs, show `X | None = None` as plain optional
+    X (outputs keep their nulls: clients validate results against them). `names`: `node`
+    maps property or definition names to schemas (a property may be called `required`)."""
+    def again(v: Any, keyed: bool = False) -> Any:
+        return _strip(v, output=output, names=keyed)
 
     if isinstance(node, list):
         return [again(v) for v in node]
     if not isinstance(node, dict):
         return node
-    if in_properties:
+    if names:
         return {k: again(v) for k, v in node.items()}
     variants = node.get("anyOf")
-    if (optional_as_absent and variants and node.get("default", 0) is None
+    if (not output and variants and node.get("default", 0) is None
             and {"type": "null"} in variants):
         rest = [v for v in variants if v != {"type": "null"}]
         if len(rest) == 1:
             merged = {**rest[0], **{k: v for k, v in node.items()
                                     if k not in ("anyOf", "default")}}
             return again(merged)
-    return {
-        k: again(v, props=(k == "properties"))
-        for k, v in node.items()
-        if k != "title" and not (k == "pattern" and v == NO_CONTROL_CHARS)
-    }
+    drop = _unadvertised(node, output=output)
+    return {k: again(v, keyed=k in ("properties", "$defs"))
+            for k, v in node.items() if k not in drop}
 
 
 _NULL = {"type": "null"}

@@ -65,14 +65,24 @@ def mcp_tool(t: Mapping[str, Any], *, output_schemas: bool = True) -> types.Tool
         description=t["description"],
         input_schema=t["input_schema"],
         output_schema=t["output_schema"] if output_schemas else None,
-        annotations=types.ToolAnnotations(
-            read_only_hint=read,
-            destructive_hint=t["destructive"] if not read else False,
-            idempotent_hint=read,
-            open_world_hint=False,
-        ),
+        annotations=hints(read=read, destructive=t["destructive"]),
         meta=meta,
     )
+
+
+_READ_HINTS = types.ToolAnnotations(read_only_hint=True, idempotent_hint=True,
+                                    open_world_hint=False)
+
+
+def hints(*, read: bool, destructive: bool) -> types.ToolAnnotations:
+    """The policy's hints, less what MCP's defaults already say (readOnly false,
+    idempotent false, openWorld true, destructive true), since every tool pays for them
+    in context on every turn. A read needs no destructiveHint (meaningful only when not
+    read-only); a tool that changes something always states its destructiveHint, so a
+    host that warns on it need not know the default."""
+    if read:
+        return _READ_HINTS
+    return types.ToolAnnotations(destructive_hint=destructive, open_world_hint=False)
 
 
 TEXT_LIMIT = 64_000
