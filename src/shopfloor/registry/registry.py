@@ -293,8 +293,7 @@ class Registry:
                     session.connection().execute(
                         _SPEND, {"nonce": claims.nonce, "spent_at": self.clock()})
                 except IntegrityError:
-                    session.rollback()
-                    if key is not None and _key_row(session, key) is not None:
+                    if _twin_won(session, key):
                         raise RetryTransaction from None  # our twin spent it: replay
                     raise self._stale("the preview_token was already used", tool, req, actor,
                                       args, digest) from None
@@ -311,8 +310,7 @@ class Registry:
                 done = tool.handler(op, req)
                 op.flush()
             except (ShopfloorError, IntegrityError) as exc:
-                session.rollback()
-                if key is not None and _key_row(session, key) is not None:
+                if _twin_won(session, key):
                     raise RetryTransaction from None  # a twin with our key won: replay it
                 if claims is None or not isinstance(exc, ShopfloorError):
                     raise
@@ -429,6 +427,19 @@ class Registry:
 
 def _key_row(session: Any, key: str) -> Any:
     return session.connection().execute(_KEY, {"key": key}).one_or_none()
+
+
+def _twin_won(session: Any, key: str | None) -> bool:
+    """After a failed apply: did a racing repeat with the same key commit first? Read in a
+    transaction of its own, then let go of it (on SQLite it holds the write lock, and a
+    fresh preview comes next)."""
+    session.rollback()
+    if key is None:
+        return False
+    try:
+        return _key_row(session, key) is not None
+    finally:
+        session.rollback()
 
 
 def _present(value: Any) -> Any:
