@@ -23,7 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import httpx
-from sqlalchemy import create_engine, func, select, text
+from sqlalchemy import Connection, create_engine, func, select, text
 from sqlalchemy.pool import NullPool
 
 from shopfloor.app import open_registry
@@ -80,16 +80,16 @@ def _state(db_url: str) -> dict[str, object]:
     return state
 
 
-def _pg_insert_open(db_url: str) -> Callable[[], bool]:
-    """True while another backend holds RowExclusiveLock on our stock_movements: it has
-    inserted ledger rows in a transaction that is still open."""
+def _pg_insert_open(db_url: str, table: str = "stock_movements") -> Callable[[], bool]:
+    """True while another backend holds RowExclusiveLock on our `table`: it has inserted
+    rows in a transaction that is still open."""
     engine = create_engine(db_url, poolclass=NullPool)
 
     def probe() -> bool:
         with engine.connect() as conn:
             return bool(conn.execute(text(
                 "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid "
-                "WHERE l.relation = 'stock_movements'::regclass AND l.mode = 'RowExclusiveLock'"
+                f"WHERE l.relation = '{table}'::regclass AND l.mode = 'RowExclusiveLock'"
                 " AND l.granted AND l.pid <> pg_backend_pid() "
                 "AND a.state IN ('active', 'idle in transaction')")).scalar_one())
 
@@ -144,6 +144,18 @@ def _big_apply(port: int, token: str, outcome: list[object]) -> None:
         outcome.append(exc)
 
 
+def _lock_balances(db_url: str) -> Connection:
+    """Zero balances for every item, then held FOR UPDATE by an open transaction: the
+    batched apply reads its balances after writing its document, and waits here."""
+    conn = create_engine(db_url, poolclass=NullPool).connect()
+    conn.execute(text("INSERT INTO balances (item_id, location_id, on_hand, committed, "
+                      "average_cost, version) SELECT i.id, l.id, 0, 0, 0, 1 "
+                      "FROM items i, locations l"))
+    conn.commit()
+    conn.execute(text("SELECT id FROM balances FOR UPDATE"))
+    return conn
+
+
 def test_kill_during_a_big_apply_leaves_no_partial_effect(db_url: str, tmp_path: Path) -> None:
     reg = open_registry(Settings(database_url=db_url))
     apply(reg, "create_location", code="MAIN", name="Main")
@@ -155,10 +167,12 @@ def test_kill_during_a_big_apply_leaves_no_partial_effect(db_url: str, tmp_path:
     token = Authenticator(reg, Settings(database_url=db_url)).mint("killer", ["admin"], 600)
     reg.store.dispose()
     sqlite = db_url.startswith("sqlite")
-    probe = _sqlite_write_open(db_url) if sqlite else _pg_insert_open(db_url)
+    probe = _sqlite_write_open(db_url) if sqlite else _pg_insert_open(db_url, "stock_adjustments")
     # SQLite: the job worker's claim holds the write lock for milliseconds; only the apply
-    # holds it for a quarter of a second. PostgreSQL: the lock is the insert itself.
+    # holds it for a quarter of a second. PostgreSQL: the apply writes its document, then
+    # waits for the balances this test holds locked: killed there, with its write open.
     hold = 0.25 if sqlite else 0.1
+    blocker = None if sqlite else _lock_balances(db_url)
     port = free_port()
     server = _serve(db_url, port)
     outcome: list[object] = []
@@ -172,6 +186,9 @@ def test_kill_during_a_big_apply_leaves_no_partial_effect(db_url: str, tmp_path:
     finally:
         server.kill()
         server.wait(10)
+        if blocker is not None:
+            blocker.rollback()
+            blocker.close()
         thread.join(60)
     assert outcome and isinstance(outcome[0], httpx.HTTPError), \
         f"the apply answered although the server was killed mid-write: {outcome}"
