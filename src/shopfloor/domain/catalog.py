@@ -58,6 +58,8 @@ def create_item(op: Op, sku: str, fields: dict[str, Any], default_supplier: str 
 def modify_item(op: Op, sku: str, fields: dict[str, Any], default_supplier: str | None,
                 clear_supplier: bool) -> Item:
     item = lookup.item(op, sku, lock=True)
+    if fields.get("kind") == "material" and item.kind != "material" and item.recipe_lines:
+        raise ValidationFailed(material_with_recipe(sku), field="kind")
     for name, value in fields.items():
         before = getattr(item, name)
         if before != value:
@@ -72,6 +74,13 @@ def modify_item(op: Op, sku: str, fields: dict[str, Any], default_supplier: str 
     if not op.changes:
         op.warn("no_change", f"{sku} already has these values")
     return item
+
+
+def material_with_recipe(sku: str) -> str:
+    """Why an item with a recipe cannot become a material: a material is bought, so its
+    recipe would be dead data that planning and manufacturing orders still follow."""
+    return (f"{sku} has a recipe and a material cannot: remove the recipe first "
+            "(update_recipe with no components), then make it a material")
 
 
 def delete_item(op: Op, sku: str) -> Item:
@@ -121,7 +130,7 @@ class ComponentSpec:
 def update_recipe(op: Op, sku: str, components: Sequence[ComponentSpec]) -> Item:
     """Replace the recipe; refuse a component that (directly or not) contains the product."""
     product = lookup.item(op, sku, lock=True)
-    if product.kind == "material":
+    if product.kind == "material" and components:  # emptying one is how a material sheds it
         raise ValidationFailed(f"{sku} is a material; only products and intermediates have "
                                "recipes", field="sku")
     seen: set[str] = set()

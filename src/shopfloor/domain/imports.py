@@ -16,10 +16,11 @@ from typing import Any
 from sqlalchemy import select
 
 from shopfloor.domain import movements, stock
+from shopfloor.domain.catalog import material_with_recipe
 from shopfloor.domain.context import Op
 from shopfloor.domain.numbers import fmt
 from shopfloor.registry.errors import ValidationFailed
-from shopfloor.store.tables import Item, Location, Supplier
+from shopfloor.store.tables import Item, Location, RecipeLine, Supplier
 
 CHUNK = 500
 
@@ -65,14 +66,30 @@ def _by_key(op: Op, column: Any, keys: Iterable[str], *, lock: bool = False) -> 
     return found
 
 
+def _with_recipe(op: Op, rows: Sequence[ImportRow], items: dict[str, Item]) -> set[int]:
+    """The items these rows would turn into materials that have a recipe: one query for
+    the few rows that change kind, not a recipe load per row."""
+    ids = sorted({items[r.sku].id for r in rows if r.fields.get("kind") == "material"
+                  and r.sku in items and items[r.sku].kind != "material"})
+    found: set[int] = set()
+    for start in range(0, len(ids), CHUNK):
+        found.update(op.session.scalars(select(RecipeLine.product_id).distinct().where(
+            RecipeLine.product_id.in_(ids[start:start + CHUNK]))))
+    return found
+
+
 def _check(row: ImportRow, first_line: dict[str, int], items: dict[str, Item],
-           suppliers: dict[str, Supplier], locations: dict[str, Location]) -> Rejected | None:
+           suppliers: dict[str, Supplier], locations: dict[str, Location],
+           with_recipe: set[int]) -> Rejected | None:
     if first_line.setdefault(row.sku, row.line) != row.line:
         return Rejected(row.line, row.sku, f"{row.sku} is also on line {first_line[row.sku]}",
                         "sku")
     existing = items.get(row.sku)
     if existing is not None and existing.archived:
         return Rejected(row.line, row.sku, f"{row.sku} is a deleted item", "sku")
+    if existing is not None and existing.id in with_recipe and \
+            row.fields.get("kind") == "material":
+        return Rejected(row.line, row.sku, material_with_recipe(row.sku), "kind")
     if existing is None and "name" not in row.fields:
         return Rejected(row.line, row.sku, "a new item needs a name", "name")
     if row.supplier is not None and row.supplier not in suppliers:
@@ -109,6 +126,7 @@ def import_items(op: Op, rows: Sequence[ImportRow | Rejected], *,
     items = _by_key(op, Item.sku, (r.sku for r in valid), lock=True)
     suppliers = _by_key(op, Supplier.name, (r.supplier for r in valid if r.supplier))
     locations = _by_key(op, Location.code, (c for r in valid for c in r.stock))
+    with_recipe = _with_recipe(op, valid, items)
     outcomes: list[Outcome] = []
     first_line: dict[str, int] = {}
     counts: list[tuple[ImportRow, Outcome]] = []
@@ -116,7 +134,7 @@ def import_items(op: Op, rows: Sequence[ImportRow | Rejected], *,
         if n % CHUNK == 0:
             op.progress(0.8 * n / len(rows), f"row {n + 1} of {len(rows)}")
         problem = row if isinstance(row, Rejected) else _check(
-            row, first_line, items, suppliers, locations)
+            row, first_line, items, suppliers, locations, with_recipe)
         if problem is not None:
             outcomes.append(Outcome(problem.line, problem.sku, "reject", problem.reason,
                                     problem.field))

@@ -60,6 +60,10 @@ def batch_update(op: Op, component: str, replace_with: str | None, scale: Decima
 
 def _change(op: Op, product: Item, old: Item, new: Item | None, scale: Decimal | None,
             inside_new: set[int]) -> dict[str, Any]:
+    if product.kind == "material":  # a recipe kept from before materials were refused one
+        return _outcome(product.sku, "reject",
+                        f"{product.sku} is a material and a material has no recipe: make it "
+                        "a product or intermediate, or empty its recipe")
     line = next(ln for ln in product.recipe_lines if ln.component_id == old.id)
     if new is not None:
         if product.id in inside_new:
