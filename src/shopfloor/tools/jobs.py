@@ -1,10 +1,16 @@
 """Background jobs: MRP, watching and cancelling jobs, and applying an MRP plan (all its
-orders in one transaction)."""
+orders in one transaction).
+
+Stopping a job is as strong as starting it: cancelling takes the role of the tool that
+started the job (its kind), unless the one cancelling is the one who started it.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import date
 from decimal import Decimal
+from functools import cache
 from typing import Any
 
 from pydantic import Field
@@ -13,13 +19,18 @@ from sqlalchemy import select
 from shopfloor.domain import lookup, orders, production
 from shopfloor.domain.context import Op
 from shopfloor.jobs import queue
-from shopfloor.registry.errors import Conflict, NotFound, ValidationFailed
+from shopfloor.registry.actor import Role
+from shopfloor.registry.errors import Conflict, Forbidden, NotFound, ValidationFailed
 from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
 from shopfloor.store.tables import Job, Location
 from shopfloor.tools.audit import JobOut, JobRef, job_out
 from shopfloor.tools.fields import JobId, Key, Out
 
 tools = Toolset()
+CANCEL_ROLE = Role.operator
+MRP_KIND = "mrp"
+TOOL_OF_KIND = {MRP_KIND: "run_mrp"}
+"""A job's kind is the name of the tool that queued it, but for MRP's older name."""
 
 
 class Started(Out):
@@ -41,7 +52,7 @@ def run_mrp(op: Op, req: RunMrp) -> Started:
     if req.location:
         lookup.location(op, req.location)
     args = {"location": req.location, "today": req.today.isoformat() if req.today else None}
-    job = queue.enqueue(op.session, "mrp", args, op.actor)
+    job = queue.enqueue(op.session, MRP_KIND, args, op.actor)
     return Started(job_id=job.id, status=job.status, kind=job.kind,
                    summary=f"MRP queued as job {job.id}")
 
@@ -68,12 +79,46 @@ class CancelJob(WriteRequest):
              description="Cancel a queued job, or stop a running one at its next checkpoint.")
 def cancel_job(op: Op, req: CancelJob) -> Done[JobOut]:
     job = _job(op, req.job_id, lock=True)
+    _may_cancel(op, job)
     if job.status in queue.TERMINAL:
         raise Conflict(f"job {job.id} is already {job.status}", field="job_id")
     before = job.status
     outcome = queue.request_cancel(op.session, job)
     op.change("job", job.id, "status", before, outcome)
     return Done(f"Cancel job {job.id} ({job.kind}): {outcome}", job_out(job))
+
+
+@cache
+def _roles_by_tool() -> dict[str, Role]:
+    from shopfloor.tools import catalogue  # the catalogue imports this module
+
+    return {t.name: t.policy.role for toolset in catalogue() for t in toolset}
+
+
+def role_to_cancel(kind: str) -> tuple[str, Role]:
+    """The tool that started a job of this kind, and its role; an unknown kind needs
+    admin (nothing in the catalogue vouches for it)."""
+    tool = TOOL_OF_KIND.get(kind, kind)
+    return tool, _roles_by_tool().get(tool, Role.admin)
+
+
+def _held(op: Op) -> Role:
+    """The highest role of the one cancelling: the registry has checked cancel_job's own
+    role, so at least that; an Op that carries the actor's roles tells the rest."""
+    roles: Iterable[Role] = getattr(op, "roles", None) or ()
+    return max((*roles, CANCEL_ROLE))
+
+
+def _may_cancel(op: Op, job: Job) -> None:
+    """Forbidden, in a preview too: who may stop a job does not depend on its state."""
+    if job.actor == op.actor:
+        return
+    tool, needed = role_to_cancel(job.kind)
+    if _held(op) >= needed:
+        return
+    raise Forbidden(f"cancelling job {job.id} ({job.kind}) needs the {needed.name} role, as "
+                    f"{tool} does, or being the one who started it ({job.actor}); "
+                    f"{op.actor} is neither", field="job_id")
 
 
 class ApplyMrpPlan(WriteRequest):
@@ -91,7 +136,7 @@ class PlanApplied(Out):
              description="Create the orders an MRP run suggested, all in one transaction.")
 def apply_mrp_plan(op: Op, req: ApplyMrpPlan) -> Done[PlanApplied]:
     job = _job(op, req.job_id, lock=True)
-    if job.kind != "mrp" or job.status != "succeeded" or not job.result:
+    if job.kind != MRP_KIND or job.status != "succeeded" or not job.result:
         raise Conflict(f"job {job.id} is not a finished MRP run ({job.kind}, {job.status})",
                        field="job_id")
     if job.applied_operation is not None:
