@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any, TypeVar
 
-from sqlalchemy import select
+from sqlalchemy import Row, Select, bindparam, select
 from sqlalchemy.orm import InstrumentedAttribute
 
 from shopfloor.domain.context import Op
@@ -27,22 +27,64 @@ from shopfloor.store.tables import (
 M = TypeVar("M", bound=Base)
 
 
+_STATEMENTS: dict[tuple[type[Base], str], Select[Any]] = {}
+
+
+def _statement(model: type[M], column: InstrumentedAttribute[Any]) -> Select[M]:
+    """`select(model) where column = :value`, built once per model and column. SQLAlchemy
+    keeps a statement's cache key on the statement object, so reusing one skips building
+    and keying it again: on SQLite that cost more than running the query."""
+    key = (model, column.key)
+    found = _STATEMENTS.get(key)
+    if found is None:
+        found = _STATEMENTS.setdefault(key, select(model).where(column == bindparam("value")))
+    return found
+
+
+def _missing(what: str, value: Any, fld: str) -> NotFound:
+    return NotFound(f"no {what} {value!r}", field=fld)
+
+
 def _by(op: Op, model: type[M], column: InstrumentedAttribute[Any], value: Any, *,
         what: str, fld: str, lock: bool) -> M:
-    stmt = select(model).where(column == value)
+    stmt = _statement(model, column)
     if lock:
         stmt = op.lock(stmt)
-    found = op.session.scalars(stmt).unique().one_or_none()
+    found = op.session.scalars(stmt, {"value": value}).unique().one_or_none()
     if found is None:
-        raise NotFound(f"no {what} {value!r}", field=fld)
+        raise _missing(what, value, fld)
     return found
+
+
+def _deleted(sku: str, fld: str) -> NotFound:
+    return NotFound(f"item {sku!r} is deleted", field=fld)
 
 
 def item(op: Op, sku: str, *, fld: str = "sku", lock: bool = False,
          include_archived: bool = False) -> Item:
     found = _by(op, Item, Item.sku, sku, what="item with SKU", fld=fld, lock=lock)
     if found.archived and not include_archived:
-        raise NotFound(f"item {sku!r} is deleted", field=fld)
+        raise _deleted(sku, fld)
+    return found
+
+
+_ITEMS, _SUPPLIERS = Item.__table__, Supplier.__table__
+_ITEM_ROW = (
+    select(_ITEMS, _SUPPLIERS.c.name.label("supplier"))
+    .outerjoin(_SUPPLIERS, _SUPPLIERS.c.id == _ITEMS.c.default_supplier_id)
+    .where(_ITEMS.c.sku == bindparam("sku"))
+)
+
+
+def item_row(op: Op, sku: str, *, fld: str = "sku") -> Row[Any]:
+    """An item's columns and its default supplier's name (`supplier`) as one plain row,
+    for reads that only show it: the same refusals as `item`, without the ORM's cost of
+    building, tracking and eagerly joining an `Item`."""
+    found = op.session.execute(_ITEM_ROW, {"sku": sku}).one_or_none()
+    if found is None:
+        raise _missing("item with SKU", sku, fld)
+    if found.archived:
+        raise _deleted(sku, fld)
     return found
 
 

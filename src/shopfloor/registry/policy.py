@@ -62,6 +62,13 @@ class Policy:
     destructive: bool
     job: bool = False
 
+    @property
+    def plain_read(self) -> bool:
+        """Reads the database and nothing else, within a page: short enough to run on a
+        single-client event loop (MCP stdio) instead of paying for a thread hop. Writes,
+        job starts and anything that waits keep to a worker thread."""
+        return not self.writes and not self.job
+
     @classmethod
     def read(cls) -> Policy:
         return cls(writes=False, role=Role.viewer, destructive=False)

@@ -6,7 +6,10 @@ from datetime import date, datetime
 from decimal import Decimal
 
 from pydantic import Field
+from sqlalchemy import inspect
+from sqlalchemy.orm import object_session
 
+from shopfloor.domain import reports
 from shopfloor.domain.movements import Document
 from shopfloor.store.tables import (
     Balance,
@@ -161,8 +164,35 @@ def item_out(item: Item, totals: tuple[Decimal, Decimal] | None = None) -> ItemO
 
 
 def recipe_out(item: Item) -> list[ComponentOut]:
-    return [ComponentOut(sku=r.component.sku, name=r.component.name, quantity=r.quantity)
-            for r in item.recipe_lines]
+    """The lines at hand when they are loaded (a write that just set them); otherwise one
+    plain query, unless the session holds unflushed changes (then the ORM's load, which
+    flushes them first)."""
+    session = object_session(item)
+    if (session is None or "recipe_lines" not in inspect(item).unloaded
+            or session.new or session.dirty or session.deleted):
+        return [ComponentOut(sku=r.component.sku, name=r.component.name, quantity=r.quantity)
+                for r in item.recipe_lines]
+    return [ComponentOut(sku=r.sku, name=r.name, quantity=r.quantity)
+            for r in reports.recipe_rows(session, item.id)]
+
+
+def item_detail_out(d: reports.ItemDetail) -> ItemDetailOut:
+    """`get_item`'s result from `reports.item_detail`: totals over the locations, the
+    stock per location and the recipe."""
+    i = d.item
+    on_hand = sum((s.quantity for s in d.stock), Decimal(0))
+    available = on_hand - sum((s.committed for s in d.stock), Decimal(0))
+    return ItemDetailOut(
+        id=i.id, sku=i.sku, name=i.name, kind=i.kind, uom=i.uom,
+        purchase_price=i.purchase_price, sales_price=i.sales_price,
+        reorder_point=i.reorder_point, reorder_quantity=i.reorder_quantity,
+        lead_time_days=i.lead_time_days, default_supplier=i.supplier,
+        batch_tracked=i.batch_tracked, on_hand=on_hand, available=available,
+        recipe=[ComponentOut(sku=r.key, name=r.name, quantity=r.quantity) for r in d.recipe],
+        stock=[StockOut(sku=i.sku, location=s.key, on_hand=s.quantity, committed=s.committed,
+                        available=s.quantity - s.committed, average_cost=s.average_cost)
+               for s in d.stock],
+    )
 
 
 def stock_out(b: Balance) -> StockOut:

@@ -1,0 +1,112 @@
+"""The fast read views (plain queries built once) show exactly what the ORM shows, on
+SQLite and PostgreSQL: the ORM objects are the reference here, loaded the long way."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+from sqlalchemy import inspect, select
+
+from shopfloor.domain import lookup, reports
+from shopfloor.domain.context import Op
+from shopfloor.registry.errors import NotFound
+from shopfloor.registry.registry import Registry
+from shopfloor.store.tables import Balance
+from shopfloor.tools.views import (
+    ComponentOut,
+    ItemDetailOut,
+    item_detail_out,
+    item_out,
+    recipe_out,
+    stock_out,
+)
+from tests.helpers import ADMIN, apply, basic_setup
+
+
+@contextmanager
+def reading(registry: Registry) -> Iterator[Op]:
+    with registry.store.reading() as session:
+        yield Op(session, ADMIN.subject, datetime.now(UTC), dialect=registry.store.dialect)
+
+
+def _orm_detail(op: Op, sku: str) -> dict[str, Any]:
+    """get_item as the ORM builds it: the item, its balances, its lazily loaded recipe."""
+    item = lookup.item(op, sku)
+    balances = op.session.scalars(select(Balance).where(Balance.item_id == item.id)
+                                  .order_by(Balance.location_id)).unique().all()
+    on_hand = sum(b.on_hand for b in balances)
+    committed = sum(b.committed for b in balances)
+    base = item_out(item, (on_hand, on_hand - committed)).model_dump()
+    return ItemDetailOut(**base, stock=[stock_out(b) for b in balances],
+                         recipe=[ComponentOut(sku=r.component.sku, name=r.component.name,
+                                              quantity=r.quantity)
+                                 for r in item.recipe_lines]).model_dump(mode="json")
+
+
+@pytest.fixture
+def world(registry: Registry) -> Registry:
+    basic_setup(registry)
+    apply(registry, "create_item", sku="P2", name="Second", kind="product",
+          default_supplier="Acme", purchase_price="2.5", reorder_point="3")
+    apply(registry, "create_stock_adjustment", location="SHOP", reason="seed",
+          lines=[{"sku": "M1", "quantity_delta": "7.25", "unit_cost": "1.5"},
+                 {"sku": "M2", "quantity_delta": "2", "unit_cost": "3"}])
+    apply(registry, "create_stock_adjustment", location="MAIN", reason="seed",
+          lines=[{"sku": "M1", "quantity_delta": "5", "unit_cost": "1"},
+                 {"sku": "P1", "quantity_delta": "1", "unit_cost": "9"}])
+    apply(registry, "update_recipe", sku="P1", components=[
+        {"sku": "M2", "quantity": "3"}, {"sku": "M1", "quantity": "0.5"}])
+    apply(registry, "create_sales_order", customer="Bob", location="MAIN",
+          lines=[{"sku": "M1", "quantity": "2"}])
+    apply(registry, "create_item", sku="GONE", name="Gone")
+    apply(registry, "delete_item", sku="GONE")
+    return registry
+
+
+@pytest.mark.parametrize("sku", ["M1", "M2", "P1", "P2"])
+def test_item_detail_matches_the_orm(world: Registry, sku: str) -> None:
+    with reading(world) as op:
+        fast = item_detail_out(reports.item_detail(op, sku)).model_dump(mode="json")
+        assert fast == _orm_detail(op, sku)
+    assert fast == world.invoke("get_item", {"sku": sku}, ADMIN)
+
+
+def test_item_detail_has_what_the_world_holds(world: Registry) -> None:
+    """Not only equal to the ORM: right (two locations, commitments, recipe order)."""
+    with reading(world) as op:
+        m1 = item_detail_out(reports.item_detail(op, "M1")).model_dump(mode="json")
+        p1 = item_detail_out(reports.item_detail(op, "P1")).model_dump(mode="json")
+        p2 = item_detail_out(reports.item_detail(op, "P2")).model_dump(mode="json")
+    assert [(s["location"], s["on_hand"], s["committed"]) for s in m1["stock"]] == [
+        ("MAIN", "5", "2"), ("SHOP", "7.25", "0")]
+    assert (m1["on_hand"], m1["available"]) == ("12.25", "10.25")
+    assert [(c["sku"], c["quantity"]) for c in p1["recipe"]] == [("M2", "3"), ("M1", "0.5")]
+    assert (p2["default_supplier"], p2["stock"], p2["on_hand"]) == ("Acme", [], "0")
+
+
+@pytest.mark.parametrize(("sku", "message"), [
+    ("NOPE", "no item with SKU 'NOPE'"), ("GONE", "item 'GONE' is deleted")])
+def test_item_detail_refuses_as_lookup_does(world: Registry, sku: str, message: str) -> None:
+    with reading(world) as op:
+        with pytest.raises(NotFound) as fast:
+            reports.item_detail(op, sku)
+        with pytest.raises(NotFound) as orm:
+            lookup.item(op, sku)
+    assert (fast.value.message, fast.value.field) == (orm.value.message, orm.value.field)
+    assert fast.value.message == message and fast.value.field == "sku"
+
+
+def test_recipe_out_reads_plain_rows_or_the_loaded_lines_alike(world: Registry) -> None:
+    with reading(world) as op:
+        item = lookup.item(op, "P1")
+        plain = recipe_out(item)
+        assert "recipe_lines" in inspect(item).unloaded  # it was the plain query
+        loaded = [ComponentOut(sku=r.component.sku, name=r.component.name,
+                               quantity=r.quantity) for r in item.recipe_lines]
+        assert "recipe_lines" not in inspect(item).unloaded
+        assert plain == loaded == recipe_out(item)  # now loaded: the lines at hand
+        assert [c.sku for c in plain] == ["M2", "M1"]
