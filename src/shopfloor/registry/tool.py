@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Annotated, Any, Generic, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
+from pydantic import BaseModel, BeforeValidator, ConfigDict, StringConstraints, WithJsonSchema
 
 from shopfloor.domain.context import Op
 from shopfloor.registry.actor import Role
@@ -28,16 +28,31 @@ class Request(BaseModel):
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
 
+def _unpadded(value: object) -> object:
+    """An idempotency key is matched byte for byte: trimming " abc " to "abc" would replay
+    another request's result, so a padded key is refused rather than changed."""
+    if isinstance(value, str) and value != value.strip():
+        raise ValueError("must not start or end with whitespace (keys are used exactly "
+                         "as sent)")
+    return value
+
+
+IdempotencyKey = Annotated[
+    str,
+    StringConstraints(strip_whitespace=False, min_length=1, max_length=200,
+                      pattern=r"^[^\x00-\x1f\x7f]+$"),
+    BeforeValidator(_unpadded),
+]
+
+
 class WriteRequest(Request):
     """The three control arguments every write shares; the coaching text explains them once,
     so their schemas stay bare (an agent reads them on every turn, for every write tool)."""
 
     preview: Annotated[bool, WithJsonSchema({"type": "boolean", "default": True})] = True
-    preview_token: Annotated[str | None, Field(max_length=2000),
+    preview_token: Annotated[str | None, StringConstraints(max_length=2000),
                              WithJsonSchema({"type": "string"})] = None
-    idempotency_key: Annotated[str | None, Field(min_length=1, max_length=200,
-                                                 pattern=r"^[^\x00-\x1f\x7f]+$"),
-                               WithJsonSchema({"type": "string"})] = None
+    idempotency_key: Annotated[IdempotencyKey | None, WithJsonSchema({"type": "string"})] = None
 
 
 CONTROL_FIELDS = frozenset({"preview", "preview_token", "idempotency_key"})

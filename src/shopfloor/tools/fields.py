@@ -1,8 +1,8 @@
 """Argument and result field types shared by the catalogue.
 
-Quantities and money are `Decimal` in and out: accepted as numbers or decimal strings,
-returned as plain decimal strings. Keys people type (SKU, codes, names) refuse control
-characters, so nothing invisible ends up in an identifier.
+Quantities and money are `Decimal` in and out: accepted as numbers or decimal strings
+written with ASCII digits, returned as plain decimal strings. Keys people type (SKU,
+codes, names) refuse control characters, so nothing invisible ends up in an identifier.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from typing import Annotated, Literal, TypeVar
 from pydantic import (
     AfterValidator,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     PlainSerializer,
@@ -27,19 +28,34 @@ from shopfloor.domain.numbers import fmt
 MAX_AMOUNT = Decimal("1000000000")
 _NUM = {"type": ["number", "string"]}
 
+
+def _ascii_digits(value: object) -> object:
+    """Python's Decimal reads any Unicode digit (Arabic-Indic or fullwidth 10 is 10): a
+    number someone cannot read back as typed is refused, not guessed. (Pydantic's integers
+    already refuse them.)"""
+    if isinstance(value, str) and not value.isascii():
+        raise ValueError("write the number with ASCII digits 0-9, e.g. 10 or 2.5")
+    return value
+
+
+_ASCII = BeforeValidator(_ascii_digits)
+
 Quantity = Annotated[
     Decimal,
     Field(gt=0, lt=MAX_AMOUNT, decimal_places=6, allow_inf_nan=False),
+    _ASCII,
     WithJsonSchema({**_NUM, "description": "> 0"}),
 ]
 SignedQuantity = Annotated[
     Decimal,
     Field(gt=-MAX_AMOUNT, lt=MAX_AMOUNT, decimal_places=6, allow_inf_nan=False),
+    _ASCII,
     WithJsonSchema(_NUM),
 ]
 NonNegative = Annotated[
     Decimal,
     Field(ge=0, lt=MAX_AMOUNT, decimal_places=6, allow_inf_nan=False),
+    _ASCII,
     WithJsonSchema({**_NUM, "description": ">= 0"}),
 ]
 Money = NonNegative
