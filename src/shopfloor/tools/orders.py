@@ -11,6 +11,7 @@ from sqlalchemy import select
 
 from shopfloor.domain import lookup, orders
 from shopfloor.domain.context import Op
+from shopfloor.domain.numbers import fmt
 from shopfloor.registry.actor import Role
 from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
 from shopfloor.store.tables import PurchaseOrder, SalesOrder
@@ -68,7 +69,7 @@ def _so(op: Op, req: NumberOrId) -> str:
 
 
 def _total(doc: OrderOut) -> str:
-    return f"{len(doc.lines)} line{'s' * (len(doc.lines) != 1)}, total {doc.total}"
+    return f"{len(doc.lines)} line{'s' * (len(doc.lines) != 1)}, total {fmt(doc.total)}"
 
 
 # -- purchasing ------------------------------------------------------------------------

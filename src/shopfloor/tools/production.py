@@ -76,7 +76,7 @@ def create_manufacturing_order(op: Op, req: CreateManufacturingOrder
                                ) -> Done[ManufacturingOrderOut]:
     mo = production.create(op, req.sku, req.quantity, req.location, number=req.number,
                            due_date=req.due_date)
-    return Done(f"Plan {mo.number}: make {req.quantity} {req.sku} at {req.location}",
+    return Done(f"Plan {mo.number}: make {fmt(req.quantity)} {req.sku} at {req.location}",
                 manufacturing_order_out(mo))
 
 

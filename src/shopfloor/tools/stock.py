@@ -11,6 +11,7 @@ from pydantic import Field, model_validator
 
 from shopfloor.domain import movements, reports
 from shopfloor.domain.context import Op
+from shopfloor.domain.numbers import fmt
 from shopfloor.registry.actor import Role
 from shopfloor.registry.errors import ValidationFailed
 from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
@@ -252,7 +253,7 @@ def create_stock_transfer(op: Op, req: CreateTransfer) -> Done[TransferOut]:
     tr = movements.create_transfer(op, req.from_location, req.to_location,
                                    [(ln.sku, ln.quantity) for ln in req.lines])
     total = sum((ln.quantity for ln in req.lines), Decimal(0))
-    return Done(f"Transfer {len(req.lines)} item(s), {total} units, "
+    return Done(f"Transfer {len(req.lines)} item(s), {fmt(total)} units, "
                 f"{req.from_location} -> {req.to_location} ({tr.number})", transfer_out(tr))
 
 
