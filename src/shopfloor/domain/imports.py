@@ -8,12 +8,13 @@ than none.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import String, any_, bindparam, select
+from sqlalchemy.dialects.postgresql import ARRAY
 
 from shopfloor.domain import movements, stock
 from shopfloor.domain.catalog import material_with_recipe
@@ -66,11 +67,47 @@ def _by_key(op: Op, column: Any, keys: Iterable[str], *, lock: bool = False) -> 
     return found
 
 
-def _with_recipe(op: Op, rows: Sequence[ImportRow], items: dict[str, Item]) -> set[int]:
+@dataclass(frozen=True)
+class Known:
+    """What the row checks need of an existing item, so they can run on a key read."""
+
+    id: int
+    archived: bool
+    kind: str
+
+
+def _among(op: Op, column: Any, keys: Iterable[str]) -> Iterator[Any]:
+    """`column` in `keys`: on PostgreSQL one query with the keys as one array (a 30k-row
+    import's keys cost one round trip, not sixty), on SQLite in chunks of its limit."""
+    wanted = sorted(set(keys))
+    if op.dialect == "postgresql":
+        yield column == any_(bindparam("keys", wanted, type_=ARRAY(String)))
+        return
+    for start in range(0, len(wanted), CHUNK):
+        yield column.in_(wanted[start:start + CHUNK])
+
+
+def _known(op: Op, skus: Iterable[str]) -> dict[str, Known]:
+    found: dict[str, Known] = {}
+    for where in _among(op, Item.sku, skus):
+        for sku, id_, archived, kind in op.session.execute(
+                select(Item.sku, Item.id, Item.archived, Item.kind).where(where)):
+            found[sku] = Known(id_, archived, kind)
+    return found
+
+
+def _keys(op: Op, column: Any, keys: Iterable[str]) -> set[str]:
+    found: set[str] = set()
+    for where in _among(op, column, keys):
+        found.update(op.session.scalars(select(column).where(where)))
+    return found
+
+
+def _with_recipe(op: Op, rows: Sequence[ImportRow], known: dict[str, Known]) -> set[int]:
     """The items these rows would turn into materials that have a recipe: one query for
     the few rows that change kind, not a recipe load per row."""
-    ids = sorted({items[r.sku].id for r in rows if r.fields.get("kind") == "material"
-                  and r.sku in items and items[r.sku].kind != "material"})
+    ids = sorted({known[r.sku].id for r in rows if r.fields.get("kind") == "material"
+                  and r.sku in known and known[r.sku].kind != "material"})
     found: set[int] = set()
     for start in range(0, len(ids), CHUNK):
         found.update(op.session.scalars(select(RecipeLine.product_id).distinct().where(
@@ -78,8 +115,8 @@ def _with_recipe(op: Op, rows: Sequence[ImportRow], items: dict[str, Item]) -> s
     return found
 
 
-def _check(row: ImportRow, first_line: dict[str, int], items: dict[str, Item],
-           suppliers: dict[str, Supplier], locations: dict[str, Location],
+def _check(row: ImportRow, first_line: dict[str, int], items: Mapping[str, Known],
+           suppliers: Container[str], locations: Container[str],
            with_recipe: set[int]) -> Rejected | None:
     if first_line.setdefault(row.sku, row.line) != row.line:
         return Rejected(row.line, row.sku, f"{row.sku} is also on line {first_line[row.sku]}",
@@ -120,24 +157,64 @@ def _text(value: Any) -> str:
     return fmt(value) if isinstance(value, Decimal) else str(value)
 
 
+def _reject(row: ImportRow | Rejected, first_line: dict[str, int], known: Mapping[str, Known],
+            suppliers: Container[str], locations: Container[str],
+            with_recipe: set[int]) -> Outcome | None:
+    problem = row if isinstance(row, Rejected) else _check(
+        row, first_line, known, suppliers, locations, with_recipe)
+    if problem is None:
+        return None
+    return Outcome(problem.line, problem.sku, "reject", problem.reason, problem.field)
+
+
+def _refusal(rejected: Sequence[Outcome], total: int,
+             rows: Sequence[Outcome] | None = None) -> ValidationFailed:
+    """One refusal for an import with rejects, listing each, and with every row's outcome
+    when they were all decided: what the preview shows, for a job's failed result."""
+    first = rejected[0]
+    details: dict[str, Any] = {"rejected": [o.as_dict() for o in rejected]}
+    if rows is not None:
+        details["rows"] = [o.as_dict() for o in rows]
+    return ValidationFailed(
+        f"{len(rejected)} of {total} rows rejected (line {first.line}: {first.detail}); "
+        "fix them, or import the rest with skip_rejects=true", field="csv", details=details)
+
+
+def check(op: Op, rows: Sequence[ImportRow | Rejected], *, skip_rejects: bool) -> None:
+    """The import's rejects found by key reads alone (no item loaded, nothing written), so
+    an apply without a preview refuses them before it queues instead of after a dry run
+    as long as the job. The job decides every row again, as the preview does."""
+    if skip_rejects:
+        return
+    valid = [r for r in rows if isinstance(r, ImportRow)]
+    known = _known(op, (r.sku for r in valid))
+    suppliers = _keys(op, Supplier.name, (r.supplier for r in valid if r.supplier))
+    locations = _keys(op, Location.code, (c for r in valid for c in r.stock))
+    with_recipe = _with_recipe(op, valid, known)
+    first_line: dict[str, int] = {}
+    rejected = [o for o in (_reject(r, first_line, known, suppliers, locations, with_recipe)
+                            for r in rows) if o is not None]
+    if rejected:
+        raise _refusal(rejected, len(rows))
+
+
 def import_items(op: Op, rows: Sequence[ImportRow | Rejected], *,
                  skip_rejects: bool) -> list[Outcome]:
     valid = [r for r in rows if isinstance(r, ImportRow)]
     items = _by_key(op, Item.sku, (r.sku for r in valid), lock=True)
     suppliers = _by_key(op, Supplier.name, (r.supplier for r in valid if r.supplier))
     locations = _by_key(op, Location.code, (c for r in valid for c in r.stock))
-    with_recipe = _with_recipe(op, valid, items)
+    known = {sku: Known(i.id, i.archived, i.kind) for sku, i in items.items()}
+    with_recipe = _with_recipe(op, valid, known)
     outcomes: list[Outcome] = []
     first_line: dict[str, int] = {}
     counts: list[tuple[ImportRow, Outcome]] = []
     for n, row in enumerate(rows):
         if n % CHUNK == 0:
             op.progress(0.8 * n / len(rows), f"row {n + 1} of {len(rows)}")
-        problem = row if isinstance(row, Rejected) else _check(
-            row, first_line, items, suppliers, locations, with_recipe)
-        if problem is not None:
-            outcomes.append(Outcome(problem.line, problem.sku, "reject", problem.reason,
-                                    problem.field))
+        rejected = _reject(row, first_line, known, suppliers, locations, with_recipe)
+        if rejected is not None:
+            outcomes.append(rejected)
             continue
         assert isinstance(row, ImportRow)
         supplier = suppliers.get(row.supplier) if row.supplier else None
@@ -157,16 +234,12 @@ def import_items(op: Op, rows: Sequence[ImportRow | Rejected], *,
         outcomes.append(outcome)
         if row.stock:
             counts.append((row, outcome))
-    rejected = [o for o in outcomes if o.action == "reject"]
-    if rejected and not skip_rejects:
-        first = rejected[0]
-        op.refuse(ValidationFailed(
-            f"{len(rejected)} of {len(rows)} rows rejected (line {first.line}: {first.detail}); "
-            "fix them, or import the rest with skip_rejects=true", field="csv",
-            details={"rejected": [o.as_dict() for o in rejected[:50]]}))
     op.session.flush()
     op.progress(0.85, "counting opening stock")
     _count_stock(op, counts, items, locations)
+    rejects = [o for o in outcomes if o.action == "reject"]
+    if rejects and not skip_rejects:  # refused once all is decided: every row as previewed
+        op.refuse(_refusal(rejects, len(rows), outcomes))
     return outcomes
 
 

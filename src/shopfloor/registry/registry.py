@@ -198,13 +198,19 @@ class Registry:
         return self.store.retrying(lambda: self._apply_once(tool, req, actor, args, digest, claims))
 
     def _dry_run(self, session: Any, tool: Tool, req: WriteRequest, actor: Actor) -> None:
-        """A write job applied without a preview still refuses bad input now, with its
-        coded error, instead of queueing a job that can only fail: the handler runs in a
-        savepoint that is always rolled back."""
+        """A write job applied without a preview refuses what it cheaply can now, with its
+        coded error, and queues the rest: its request's `precheck(op)`, if it has one
+        (a file's shape and cells, the keys it names: reads only, nothing decided that
+        needs the rows written), in a savepoint that is always rolled back. Running the
+        whole handler here held the caller, and on SQLite the write lock, as long as the
+        job itself; the job decides every row again and reports its rejects as the
+        preview does."""
+        precheck = getattr(req, "precheck", None)
+        if precheck is None:
+            return
         savepoint = session.begin_nested()
         try:
-            tool.handler(self._op(session, actor), req)
-            session.flush()
+            precheck(self._op(session, actor, preview=True))
         finally:
             savepoint.rollback()
 

@@ -6,17 +6,18 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Sequence
-from decimal import Decimal
-from typing import Any
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Annotated, Any, Required
 
-from pydantic import Field, TypeAdapter, ValidationError
+from pydantic import ConfigDict, Field, TypeAdapter, ValidationError, with_config
+from typing_extensions import TypedDict  # pydantic reads TypedDicts from here before 3.12
 
 from shopfloor.domain import imports, rebuild, recipe_changes
 from shopfloor.domain.context import Op
 from shopfloor.registry.actor import Role
 from shopfloor.registry.errors import ValidationFailed
-from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
+from shopfloor.registry.tool import Done, Toolset, WriteRequest
 from shopfloor.tools.fields import Key, Kind, Money, Name, NonNegative, Out, Quantity, Uom
 
 tools = Toolset()
@@ -25,25 +26,36 @@ MAX_ROWS = 50_000
 STOCK_PREFIX = "on_hand:"
 
 
-class ItemRow(Request):
+@with_config(ConfigDict(extra="forbid", str_strip_whitespace=True))
+class ItemRow(TypedDict, total=False):
     """One CSV row: every cell optional except sku; an empty cell leaves the field alone."""
 
-    sku: Key
-    name: Name | None = None
-    kind: Kind | None = None
-    uom: Uom | None = None
-    purchase_price: Money | None = None
-    sales_price: Money | None = None
-    reorder_point: NonNegative | None = None
-    reorder_quantity: NonNegative | None = None
-    lead_time_days: int | None = Field(None, ge=0, le=3650)
-    batch_tracked: bool | None = None
-    default_supplier: Name | None = None
-    unit_cost: Money | None = None
+    sku: Required[Key]
+    name: Name
+    kind: Kind
+    uom: Uom
+    purchase_price: Money
+    sales_price: Money
+    reorder_point: NonNegative
+    reorder_quantity: NonNegative
+    lead_time_days: Annotated[int, Field(ge=0, le=3650)]
+    batch_tracked: bool
+    default_supplier: Name
+    unit_cost: Money
 
 
-COLUMNS = tuple(ItemRow.model_fields)
-_count = TypeAdapter(NonNegative)
+class _Cells(TypedDict):
+    """One row as it is validated: its counted stock per location, then its item cells
+    (so a bad count is the reason given first, as it always was)."""
+
+    stock: dict[str, NonNegative]
+    row: ItemRow
+
+
+COLUMNS = tuple(ItemRow.__annotations__)
+NOT_FIELDS = ("sku", "default_supplier", "unit_cost")
+_ROWS = TypeAdapter(list[_Cells])
+_ONE = TypeAdapter(_Cells)
 
 
 def _header(names: Sequence[str] | None) -> list[str]:
@@ -71,49 +83,86 @@ def _column(name: str) -> str:
     return name.lower()
 
 
-def _row(line: int, cells: dict[str, str]) -> imports.ImportRow | imports.Rejected:
-    given = {k: v.strip() for k, v in cells.items() if k is not None and v and v.strip()}
-    sku = given.get("sku")
-    stock: dict[str, Decimal] = {}
+@dataclass(frozen=True)
+class _Record:
+    line: int
+    cells: dict[str, Any]  # a _Cells, before validation
+    sku: str | None
+    extra: bool  # more cells than the header has columns
+
+
+def _records(text: str) -> Iterator[_Record]:
+    """The CSV's non-blank records, under a checked header. What makes the file unreadable
+    as a whole (header, row limit, CSV syntax) is refused here, as it is met; a bad cell
+    only rejects its row."""
+    reader = csv.reader(io.StringIO(text.lstrip("\ufeff")))
+    count = 0
     try:
-        for column in [c for c in given if c.startswith(STOCK_PREFIX)]:
-            code = column[len(STOCK_PREFIX):]
-            try:
-                stock[code] = _count.validate_python(given.pop(column))
-            except ValidationError as exc:
-                msg = exc.errors(include_url=False)[0]["msg"]
-                return imports.Rejected(line, sku, f"{column}: {msg}", column)
-        row = ItemRow.model_validate(given)
+        header = _header(next(reader, None))
+        stock = [(i, c[len(STOCK_PREFIX):]) for i, c in enumerate(header)
+                 if c.startswith(STOCK_PREFIX)]
+        item = [(i, c) for i, c in enumerate(header) if not c.startswith(STOCK_PREFIX)]
+        width, at_sku = len(header), header.index("sku")
+        for cells in reader:
+            given = [c.strip() for c in cells[:width]]
+            if not any(given):
+                continue
+            count += 1
+            if count > MAX_ROWS:
+                raise ValidationFailed(f"more than {MAX_ROWS} rows: split the file",
+                                       field="csv")
+            given += [""] * (width - len(given))
+            yield _Record(reader.line_num,
+                          {"stock": {code: given[i] for i, code in stock if given[i]},
+                           "row": {name: given[i] for i, name in item if given[i]}},
+                          given[at_sku] or None, len(cells) > width)
+    except csv.Error as exc:
+        raise ValidationFailed(f"line {reader.line_num}: {exc}", field="csv") from None
+    if count == 0:
+        raise ValidationFailed("the CSV has a header but no rows", field="csv")
+
+
+def _rejected(record: _Record, error: Any) -> imports.Rejected:
+    """A row's first bad cell, named by its column."""
+    path = [str(p) for p in error["loc"] if not isinstance(p, int)]  # "stock"|"row", column
+    where = None if len(path) < 2 else \
+        f"{STOCK_PREFIX}{path[1]}" if path[0] == "stock" else path[1]
+    return imports.Rejected(record.line, record.sku,
+                            f"{where}: {error['msg']}" if where else error["msg"], where)
+
+
+def _parsed(record: _Record, cells: _Cells) -> imports.ImportRow:
+    row = cells["row"]
+    fields = {k: v for k, v in row.items() if k not in NOT_FIELDS}
+    return imports.ImportRow(record.line, row["sku"], fields, row.get("default_supplier"),
+                             dict(cells["stock"]), row.get("unit_cost"))
+
+
+def _chunk(records: Sequence[_Record]) -> list[imports.ImportRow | imports.Rejected]:
+    """A chunk of rows validated in one call (the cost of a large import is per call, not
+    per cell); a chunk with a bad row is done again row by row, to reject just that one."""
+    fine = [r for r in records if not r.extra]
+    try:
+        valid = iter(_ROWS.validate_python([r.cells for r in fine]))
+    except ValidationError:
+        return [_one(r) for r in records]
+    return [imports.Rejected(r.line, r.sku, "more cells than columns") if r.extra
+            else _parsed(r, next(valid)) for r in records]
+
+
+def _one(record: _Record) -> imports.ImportRow | imports.Rejected:
+    if record.extra:
+        return imports.Rejected(record.line, record.sku, "more cells than columns")
+    try:
+        return _parsed(record, _ONE.validate_python(record.cells))
     except ValidationError as exc:
-        err = exc.errors(include_url=False)[0]
-        where = str(err["loc"][0]) if err["loc"] else None
-        return imports.Rejected(line, sku, f"{where}: {err['msg']}" if where else err["msg"],
-                                where)
-    fields = row.model_dump(exclude_none=True, exclude={"sku", "default_supplier", "unit_cost"})
-    return imports.ImportRow(line, row.sku, fields, row.default_supplier, stock, row.unit_cost)
+        return _rejected(record, exc.errors(include_url=False)[0])
 
 
 def parse_csv(text: str) -> list[imports.ImportRow | imports.Rejected]:
-    reader = csv.DictReader(io.StringIO(text.lstrip("\ufeff")), restkey="\0extra")
-    try:
-        reader.fieldnames = _header(reader.fieldnames)
-        rows: list[imports.ImportRow | imports.Rejected] = []
-        for cells in reader:
-            if not any((v or "").strip() for k, v in cells.items() if k != "\0extra"):
-                continue
-            line = reader.line_num
-            if "\0extra" in cells:
-                rows.append(imports.Rejected(line, cells.get("sku"), "more cells than columns"))
-            else:
-                rows.append(_row(line, cells))
-            if len(rows) > MAX_ROWS:
-                raise ValidationFailed(f"more than {MAX_ROWS} rows: split the file",
-                                       field="csv")
-    except csv.Error as exc:
-        raise ValidationFailed(f"line {reader.line_num}: {exc}", field="csv") from None
-    if not rows:
-        raise ValidationFailed("the CSV has a header but no rows", field="csv")
-    return rows
+    records = list(_records(text))
+    return [row for start in range(0, len(records), imports.CHUNK)
+            for row in _chunk(records[start:start + imports.CHUNK])]
 
 
 class ImportItems(WriteRequest):
@@ -123,6 +172,11 @@ class ImportItems(WriteRequest):
                                  "batch_tracked, default_supplier, unit_cost, and "
                                  "on_hand:<LOCATION> (counted opening stock)")
     skip_rejects: bool = Field(False, description="import the valid rows if some are rejected")
+
+    def precheck(self, op: Op) -> None:
+        """Before an apply without a preview queues: the file's shape and every row's
+        reject that key reads can find, refused at once; the job decides again."""
+        imports.check(op, parse_csv(self.csv), skip_rejects=self.skip_rejects)
 
 
 class RowOut(Out):
@@ -164,6 +218,17 @@ class BatchUpdateRecipes(WriteRequest):
                                        description="only these products' recipes")
     skip_rejects: bool = Field(False, description="change the others if some are refused")
 
+    def precheck(self, op: Op) -> None:
+        """Before an apply without a preview queues: every refusal, decided on a read of
+        the recipes using the component, nothing changed; the job decides again."""
+        self.require_a_change()
+        recipe_changes.check(op, self.component, self.replace_with, self.scale, self.products,
+                             skip_rejects=self.skip_rejects)
+
+    def require_a_change(self) -> None:
+        if self.replace_with is None and self.scale is None:
+            raise ValidationFailed("give replace_with, scale, or both", field="replace_with")
+
 
 class RecipeRowOut(Out):
     product: str
@@ -182,8 +247,7 @@ class RecipeReport(Out):
                  description="Replace a component with another, or rescale it, in every "
                              "recipe using it. The preview lists each recipe; apply is a job.")
 def batch_update_recipes(op: Op, req: BatchUpdateRecipes) -> Done[RecipeReport]:
-    if req.replace_with is None and req.scale is None:
-        raise ValidationFailed("give replace_with, scale, or both", field="replace_with")
+    req.require_a_change()
     rows = recipe_changes.batch_update(op, req.component, req.replace_with, req.scale,
                                        req.products, skip_rejects=req.skip_rejects)
     updated = sum(r["action"] == "update" for r in rows)
