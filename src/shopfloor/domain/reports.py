@@ -214,8 +214,10 @@ _RECIPE = (
 
 def recipe_rows(session: Session, item_id: int) -> Sequence[Row[Any, Any, Any]]:
     """An item's recipe as (sku, name, quantity) rows, by position: plain rows where the
-    ORM's lazy load of the lines and their components would cost several times more."""
-    return session.execute(_RECIPE, {"item_id": item_id}).all()
+    ORM's lazy load of the lines and their components would cost several times more. On
+    the session's connection: it does not flush, so only for a session with nothing
+    pending (see views.recipe_out)."""
+    return session.connection().execute(_RECIPE, {"item_id": item_id}).all()
 
 
 @dataclass(frozen=True)
@@ -227,6 +229,6 @@ class ItemDetail:
 
 def item_detail(op: Op, sku: str) -> ItemDetail:
     item = lookup.item_row(op, sku)
-    parts = op.session.execute(_PARTS, {"item_id": item.id}).all()
+    parts = op.session.connection().execute(_PARTS, {"item_id": item.id}).all()
     return ItemDetail(item, [p for p in parts if p.part == "stock"],
                       [p for p in parts if p.part == "recipe"])
