@@ -14,6 +14,7 @@ import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
+from datetime import UTC, datetime
 from typing import Any
 
 import httpx
@@ -25,7 +26,16 @@ from shopfloor.app import open_registry
 from shopfloor.registry.errors import ShopfloorError, unique_violation
 from shopfloor.registry.registry import Registry
 from shopfloor.settings import Settings
-from shopfloor.store.tables import Base, Customer, Item, Location, PurchaseOrder, Supplier
+from shopfloor.store.tables import (
+    Balance,
+    Base,
+    Customer,
+    IdempotencyKey,
+    Item,
+    Location,
+    PurchaseOrder,
+    Supplier,
+)
 from shopfloor.surfaces.auth import Authenticator
 from shopfloor.surfaces.server import build_app
 from tests.conftest import _truncate
@@ -145,6 +155,35 @@ def test_a_unique_violation_maps_to_conflict_naming_the_key(registry: Registry) 
     assert (error.field, error.message) == ("sku", "item sku 'DUP-1' already exists")
     unnamed = unique_violation(caught.value, {})
     assert unnamed is not None and unnamed.field is None and "sku" in unnamed.message
+
+
+def test_a_two_column_key_and_bookkeeping_tables(registry: Registry) -> None:
+    """A key over two columns names both and no single argument; a violation in the
+    registry's own tables (the idempotency race is settled where it happens) is no
+    conflict to report."""
+    basic_setup(registry)
+    apply(registry, "create_stock_adjustment", location="MAIN", reason="seed",
+          lines=[{"sku": "M1", "quantity_delta": "1"}])
+    with registry.store.reading() as s:
+        first = s.scalars(select(Balance)).unique().one()
+        item_id, location_id = first.item_id, first.location_id
+    with pytest.raises(IntegrityError) as caught, registry.store.writing() as s:
+        s.add(Balance(item_id=item_id, location_id=location_id))
+        s.flush()
+    error = unique_violation(caught.value, {"sku": "M1", "location": "MAIN"})
+    assert error is not None and error.field is None, error
+    assert "balance" in error.message and "item_id, location_id" in error.message, error
+    assert error.details["columns"] == ["item_id", "location_id"]
+
+    row = {"actor": "alice", "tool": "create_item", "request_hash": "h", "result": None,
+           "created_at": datetime.now(UTC)}
+    with registry.store.writing() as s:
+        s.add(IdempotencyKey(key="k-1", **row))
+        s.commit()
+    with pytest.raises(IntegrityError) as caught, registry.store.writing() as s:
+        s.add(IdempotencyKey(key="k-1", **row))
+        s.flush()
+    assert unique_violation(caught.value, {"idempotency_key": "k-1"}) is None
 
 
 def test_the_idempotency_key_race_still_replays(registry: Registry) -> None:

@@ -111,7 +111,7 @@ def unique_violation(exc: BaseException, args: Mapping[str, Any]) -> Conflict | 
     field = given[0] if len(given) == 1 else None
     noun = _IRREGULAR.get(table, table.removesuffix("s")).replace("_", " ")
     what = ", ".join(columns)
-    value = args.get(field) if field is not None else None
+    value = args.get(field) if field is not None and len(columns) == 1 else None
     shown = repr(value) if isinstance(value, str) else values
     if shown:
         message = f"{noun} {what} {shown} already exists"
@@ -131,9 +131,10 @@ def _violated(orig: Any) -> tuple[str, list[str], str | None] | None:
         columns = _constraint_columns(table, diag.constraint_name)
         if columns is None and detail is not None:
             columns = [c.strip().strip('"') for c in detail["columns"].split(",")]
-        values = detail["values"] if detail is not None else None
-        if len(columns or ()) == 1 and values is not None:
-            values = repr(values)
+        values = None
+        if detail is not None:
+            one = len(columns or ()) == 1
+            values = repr(detail["values"]) if one else f"({detail['values']})"
         return table, columns or [], values
     if getattr(orig, "sqlite_errorname", None) in ("SQLITE_CONSTRAINT_UNIQUE",
                                                    "SQLITE_CONSTRAINT_PRIMARYKEY"):
