@@ -8,7 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-SCRIPTS = ["mcp_startup", "mcp_overhead", "apply_throughput", "ledger_scale", "memory", "mrp_scale"]
+SCRIPTS = ["mcp_startup", "mcp_overhead", "apply_throughput", "ledger_scale", "read_latency",
+           "memory", "mrp_scale"]
 
 
 def _cpu_model() -> str:

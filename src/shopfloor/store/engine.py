@@ -7,18 +7,23 @@ Writes are serialised where they must be and retried where the database says to:
   domain; serialization failures, deadlocks and optimistic-lock misses are retried.
 A user never sees `database is locked`: it is waited out or retried, or it becomes a
 coded error after the last attempt.
+
+PostgreSQL connections are not pinged on checkout (a round trip before every
+transaction); a connection the server has closed is noticed locally instead, see
+`_configure_postgresql`.
 """
 
 from __future__ import annotations
 
 import random
+import select
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
 from sqlalchemy import Engine, create_engine, event
-from sqlalchemy.exc import DBAPIError, OperationalError
+from sqlalchemy.exc import DBAPIError, DisconnectionError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.orm.exc import StaleDataError
 
@@ -62,6 +67,40 @@ def _configure_sqlite(engine: Engine) -> None:
         conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
 
 
+PG_POOL: dict[str, Any] = {
+    "pool_size": 10,
+    "max_overflow": 20,
+    "pool_recycle": 1800,  # a connection a firewall may have forgotten is not reused
+    "pool_use_lifo": True,  # idle ones age out and close; the warm ones stay warm
+    "connect_args": {"keepalives": 1, "keepalives_idle": 60, "keepalives_interval": 10,
+                     "keepalives_count": 3},  # a dead peer ends up as a closed socket
+}
+
+
+def _hung_up(dbapi_conn: Any) -> bool:
+    """Has the server closed (or spoken on) this idle connection? A socket poll, no round
+    trip: an idle connection has nothing to read, so a readable one carries the server's
+    goodbye (a restart, pg_terminate_backend, an idle timeout) or end of file."""
+    if dbapi_conn.closed or dbapi_conn.broken:
+        return True
+    fd = dbapi_conn.fileno()
+    if hasattr(select, "poll"):
+        poller = select.poll()
+        poller.register(fd, select.POLLIN | select.POLLPRI)
+        return bool(poller.poll(0))
+    return bool(select.select([fd], [], [fd], 0)[0])
+
+
+def _configure_postgresql(engine: Engine) -> None:
+    @event.listens_for(engine, "checkout")
+    def _checkout(dbapi_conn: Any, _record: Any, _proxy: Any) -> None:
+        """The pool reconnects (and retries the checkout) on DisconnectionError. A drop
+        after this look is a disconnect error on the first statement: SQLAlchemy then
+        invalidates the pool, so one transaction fails, not every pooled connection."""
+        if _hung_up(dbapi_conn):
+            raise DisconnectionError("the server closed this pooled connection")
+
+
 class Store:
     """One database: an engine and the two kinds of transaction Shopfloor uses."""
 
@@ -71,13 +110,13 @@ class Store:
         if url.startswith("sqlite"):
             kwargs["connect_args"] = {"check_same_thread": False, "timeout": 30}
         else:
-            kwargs["pool_pre_ping"] = True
-            kwargs["pool_size"] = 10
-            kwargs["max_overflow"] = 20
+            kwargs.update(PG_POOL)
         self.engine: Engine = create_engine(url, **kwargs)
         self.dialect = self.engine.dialect.name
         if self.dialect == "sqlite":
             _configure_sqlite(self.engine)
+        elif self.dialect == "postgresql":
+            _configure_postgresql(self.engine)
         self._read = sessionmaker(self.engine, expire_on_commit=False, autoflush=True)
         self._write = sessionmaker(
             self.engine.execution_options(shopfloor_write=True),

@@ -1,0 +1,111 @@
+"""PostgreSQL connections: a read sends no liveness ping first (a round trip per checkout),
+yet a pooled connection the server has dropped is still replaced before it is used."""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import create_engine, event, text
+
+from shopfloor.app import open_registry
+from shopfloor.registry.registry import Registry
+from shopfloor.settings import Settings
+from tests.conftest import PG_URL
+from tests.helpers import ADMIN, apply, basic_setup, on_hand
+
+
+@pytest.fixture
+def pg_registry(pg_schema_url: str) -> Iterator[tuple[Registry, str]]:
+    from tests.conftest import _truncate
+
+    _truncate(pg_schema_url)
+    name = f"edges_pool_{uuid.uuid4().hex[:8]}"
+    reg = open_registry(Settings(database_url=f"{pg_schema_url}&application_name={name}"))
+    try:
+        yield reg, name
+    finally:
+        reg.store.dispose()
+
+
+@contextmanager
+def _traced(reg: Registry, path: Path) -> Iterator[None]:
+    """libpq's protocol trace of the connections the registry opens from now on."""
+    from psycopg import pq
+
+    reg.store.engine.dispose()
+
+    def trace(dbapi_conn: Any, _record: Any) -> None:
+        dbapi_conn.pgconn.trace(handle.fileno())
+        dbapi_conn.pgconn.set_trace_flags(pq.Trace.SUPPRESS_TIMESTAMPS | pq.Trace.REGRESS_MODE)
+
+    with path.open("w") as handle:
+        event.listen(reg.store.engine, "connect", trace)
+        try:
+            yield
+        finally:
+            event.remove(reg.store.engine, "connect", trace)
+            reg.store.engine.dispose()
+
+
+def _simple_queries(path: Path, start: int) -> list[str]:
+    with path.open() as handle:
+        handle.seek(start)
+        sent = [ln.rstrip("\n").split("\t") for ln in handle if ln.startswith("F\t")]
+    return [f[3].strip().strip('"') for f in sent if f[2] == "Query"]
+
+
+def test_a_read_on_a_pooled_connection_sends_no_ping(pg_registry: Any, tmp_path: Path) -> None:
+    reg, _ = pg_registry
+    path = tmp_path / "trace.log"
+    with _traced(reg, path):
+        reg.invoke("list_locations", {}, ADMIN)  # opens the connection
+        start = path.stat().st_size
+        for _ in range(3):
+            reg.invoke("list_locations", {}, ADMIN)
+        queries = _simple_queries(path, start)
+    others = [q for q in queries if not q.startswith("SELECT locations.")]
+    assert others == ["BEGIN", "ROLLBACK"] * 3, queries
+
+
+def _terminate(name: str) -> int:
+    engine = create_engine(PG_URL)
+    try:
+        with engine.connect() as conn:
+            return len(conn.execute(text(
+                "SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity "
+                "WHERE application_name = :name"), {"name": name}).all())
+    finally:
+        engine.dispose()
+
+
+def test_connections_the_server_dropped_are_replaced_unseen(pg_registry: Any) -> None:
+    reg, name = pg_registry
+    basic_setup(reg)
+    barrier = threading.Barrier(4)
+
+    def hold() -> None:  # four connections in the pool at once
+        with reg.store.reading() as s:
+            s.execute(text("SELECT 1"))
+            barrier.wait(10)
+
+    threads = [threading.Thread(target=hold) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(20)
+    assert _terminate(name) >= 4
+    for _ in range(6):
+        assert reg.invoke("list_locations", {}, ADMIN)["locations"]
+    apply(reg, "create_stock_adjustment", location="MAIN", reason="after the drop",
+          lines=[{"sku": "M1", "quantity_delta": "3"}])
+    assert on_hand(reg, "M1") == 3
+    assert _terminate(name) >= 1
+    apply(reg, "create_stock_adjustment", location="MAIN", reason="a write first",
+          lines=[{"sku": "M1", "quantity_delta": "2"}])
+    assert on_hand(reg, "M1") == 5
