@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Engine, create_engine, event, make_url
 from sqlalchemy.exc import DBAPIError, DisconnectionError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.orm.exc import StaleDataError
@@ -72,16 +72,18 @@ PG_POOL: dict[str, Any] = {
     "max_overflow": 20,
     "pool_recycle": 1800,  # a connection a firewall may have forgotten is not reused
     "pool_use_lifo": True,  # idle ones age out and close; the warm ones stay warm
-    "connect_args": {"keepalives": 1, "keepalives_idle": 60, "keepalives_interval": 10,
-                     "keepalives_count": 3},  # a dead peer ends up as a closed socket
 }
+PG_KEEPALIVES = {"keepalives": 1, "keepalives_idle": 60, "keepalives_interval": 10,
+                 "keepalives_count": 3}
+"""A peer gone without a word (a dropped network path) ends as a closed socket, which
+the checkout's poll then sees; the database URL may set its own."""
 
 
 def _hung_up(dbapi_conn: Any) -> bool:
     """Has the server closed (or spoken on) this idle connection? A socket poll, no round
     trip: an idle connection has nothing to read, so a readable one carries the server's
     goodbye (a restart, pg_terminate_backend, an idle timeout) or end of file."""
-    if dbapi_conn.closed or dbapi_conn.broken:
+    if dbapi_conn.closed or getattr(dbapi_conn, "broken", False):  # psycopg 3, or psycopg2
         return True
     fd = dbapi_conn.fileno()
     if hasattr(select, "poll"):
@@ -110,7 +112,9 @@ class Store:
         if url.startswith("sqlite"):
             kwargs["connect_args"] = {"check_same_thread": False, "timeout": 30}
         else:
-            kwargs.update(PG_POOL)
+            given = make_url(url).query
+            kwargs.update(PG_POOL, connect_args={k: v for k, v in PG_KEEPALIVES.items()
+                                                 if k not in given})
         self.engine: Engine = create_engine(url, **kwargs)
         self.dialect = self.engine.dialect.name
         if self.dialect == "sqlite":
