@@ -189,7 +189,7 @@ def plan(op: Op, *, today: date, location: str | None = None,
                 "reasons": reasons}
             if start < today:
                 suggestion["needed_by"] = need_by.isoformat()
-            if recipes.get(item.id):
+            if recipes.get(item.id) and item.kind != "material":  # old data: bought
                 suggestion["due_date"] = finish.isoformat()
                 manufacture.append(suggestion)
                 for comp in recipes[item.id]:

@@ -396,6 +396,11 @@ class Registry:
                 try:
                     done = tool.handler(op, req)
                     op.flush()
+                except IntegrityError as exc:  # a racing create of the same key
+                    conflict = unique_violation(exc, spec["arguments"])
+                    if conflict is None:
+                        raise
+                    raise conflict from exc
                 except ShopfloorError as exc:
                     if expected is None:
                         raise
