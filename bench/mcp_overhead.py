@@ -92,7 +92,7 @@ def main() -> None:
         echo_cmd = [sys.executable, str(Path(echo_server.__file__))]
         report("stdio", *alternate(
             lambda: anyio.run(over_stdio, [SHOPFLOOR, "mcp"], env, *GET_ITEM),
-            lambda: anyio.run(over_stdio, echo_cmd, env, *ECHO)), 0.7)
+            lambda: anyio.run(over_stdio, echo_cmd, env, *ECHO)), 0.6)
         token = Authenticator(reg, settings).mint("bench", ["admin"], 600)
         echo_app = echo_server.server().streamable_http_app(stateless_http=True)
         with serving(build_app(reg, settings)) as ours_url, serving(echo_app) as echo_url:
