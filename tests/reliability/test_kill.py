@@ -169,9 +169,9 @@ def test_kill_during_a_big_apply_leaves_no_partial_effect(db_url: str, tmp_path:
     sqlite = db_url.startswith("sqlite")
     probe = _sqlite_write_open(db_url) if sqlite else _pg_insert_open(db_url, "stock_adjustments")
     # SQLite: the job worker's claim holds the write lock for milliseconds; only the apply
-    # holds it for a quarter of a second. PostgreSQL: the apply writes its document, then
-    # waits for the balances this test holds locked: killed there, with its write open.
-    hold = 0.25 if sqlite else 0.1
+    # holds it for tens of milliseconds (1,000 lines). PostgreSQL: the apply writes its
+    # document, then waits for the balances this test holds locked: killed mid-write.
+    hold = 0.05 if sqlite else 0.1
     blocker = None if sqlite else _lock_balances(db_url)
     port = free_port()
     server = _serve(db_url, port)
