@@ -6,6 +6,7 @@ import copy
 from typing import Any
 
 from shopfloor import __version__
+from shopfloor.registry import results
 from shopfloor.registry.errors import ERROR_CODES
 from shopfloor.registry.schema import output_schema
 from shopfloor.registry.tool import Tool
@@ -56,7 +57,7 @@ def _result_schema(t: Tool) -> dict[str, Any]:
         return t.output_schema
     doc = output_schema(t.response)
     defs = doc.pop("$defs", {})
-    envelope = t.output_schema
+    envelope = results.result_envelope()
     preview = {**envelope, "required": ["preview", "summary", "changes", "warnings"],
                "properties": {**envelope["properties"], "preview": {"const": True},
                               "document": doc}}

@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-from decimal import Decimal
-
 from pydantic import Field
-from sqlalchemy import select
 
-from shopfloor.domain import catalog, lookup
+from shopfloor.domain import catalog, lookup, reports
 from shopfloor.domain.context import Op
 from shopfloor.registry.actor import Role
 from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
-from shopfloor.store.tables import Balance, Item
+from shopfloor.store.tables import Item
 from shopfloor.tools.fields import (
     Cursor,
     Key,
@@ -31,9 +28,9 @@ from shopfloor.tools.views import (
     ComponentOut,
     ItemDetailOut,
     ItemOut,
+    item_detail_out,
     item_out,
     recipe_out,
-    stock_out,
 )
 
 tools = Toolset()
@@ -70,15 +67,7 @@ def _item(op: Op, req: SkuOrId) -> Item:
 @tools.read("get_item", title="Get item", response=ItemDetailOut,
             description="One item by sku or id: its details, recipe and stock per location.")
 def get_item(op: Op, req: ItemRef) -> ItemDetailOut:
-    item = _item(op, req)
-    balances = op.session.scalars(
-        select(Balance).where(Balance.item_id == item.id).order_by(Balance.location_id)
-    ).unique().all()
-    on_hand = sum((b.on_hand for b in balances), Decimal(0))
-    committed = sum((b.committed for b in balances), Decimal(0))
-    base = item_out(item, (on_hand, on_hand - committed))
-    return ItemDetailOut(**base.model_dump(), recipe=recipe_out(item),
-                         stock=[stock_out(b) for b in balances])
+    return item_detail_out(reports.item_detail(op, sku_of(op, req)))
 
 
 class ItemFields(WriteRequest):
