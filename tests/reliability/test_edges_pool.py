@@ -6,13 +6,13 @@ from __future__ import annotations
 import threading
 import uuid
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import create_engine, event, text
+from sqlalchemy import create_engine, text
 
+from bench.read_latency import traced
 from shopfloor.app import open_registry
 from shopfloor.registry.registry import Registry
 from shopfloor.settings import Settings
@@ -33,26 +33,6 @@ def pg_registry(pg_schema_url: str) -> Iterator[tuple[Registry, str]]:
         reg.store.dispose()
 
 
-@contextmanager
-def _traced(reg: Registry, path: Path) -> Iterator[None]:
-    """libpq's protocol trace of the connections the registry opens from now on."""
-    from psycopg import pq
-
-    reg.store.engine.dispose()
-
-    def trace(dbapi_conn: Any, _record: Any) -> None:
-        dbapi_conn.pgconn.trace(handle.fileno())
-        dbapi_conn.pgconn.set_trace_flags(pq.Trace.SUPPRESS_TIMESTAMPS | pq.Trace.REGRESS_MODE)
-
-    with path.open("w") as handle:
-        event.listen(reg.store.engine, "connect", trace)
-        try:
-            yield
-        finally:
-            event.remove(reg.store.engine, "connect", trace)
-            reg.store.engine.dispose()
-
-
 def _simple_queries(path: Path, start: int) -> list[str]:
     with path.open() as handle:
         handle.seek(start)
@@ -63,7 +43,7 @@ def _simple_queries(path: Path, start: int) -> list[str]:
 def test_a_read_on_a_pooled_connection_sends_no_ping(pg_registry: Any, tmp_path: Path) -> None:
     reg, _ = pg_registry
     path = tmp_path / "trace.log"
-    with _traced(reg, path):
+    with traced(reg, path):
         reg.invoke("list_locations", {}, ADMIN)  # opens the connection
         start = path.stat().st_size
         for _ in range(3):

@@ -123,7 +123,7 @@ def create_adjustment(op: Op, location_code: str, reason: str, lines: Sequence[A
     wanted = [(spec.sku, f"lines[{i}].sku") for i, spec in enumerate(lines)]
     items: Mapping[str, Stocked] = known if known is not None else resolve.items(op, wanted)
     if known is not None:
-        _unique(wanted)
+        resolve.once(wanted)
     number = claim_number(op, StockAdjustment, number, "ADJ")
     adj_id = op.session.connection().execute(_NEW_ADJUSTMENT, {
         "number": number, "location_id": location.id, "reason": reason, "created_at": op.now,
@@ -132,14 +132,6 @@ def create_adjustment(op: Op, location_code: str, reason: str, lines: Sequence[A
     _insert_lines(op, ADJUSTMENT_LINES, "adjustment_id", adj_id, rows)
     return Document(adj_id, number, op.now, reason=reason, location=location.code,
                     lines=_adjust_lines(rows))
-
-
-def _unique(wanted: Sequence[tuple[str, str]]) -> None:
-    seen: set[str] = set()
-    for sku, fld in wanted:
-        if sku in seen:
-            raise ValidationFailed(f"{sku} appears twice; use one line per item", field=fld)
-        seen.add(sku)
 
 
 def update_adjustment(op: Op, number: str, reason: str | None,

@@ -71,16 +71,10 @@ class LocationRow:
     allow_negative: bool
 
 
-def items(op: Op, wanted: Sequence[tuple[str, str]], *, unique: bool = True
-          ) -> dict[str, ItemRow]:
-    """`wanted`: (sku, field) pairs in document order. A SKU named twice (when `unique`),
-    unknown or deleted is refused naming the first field it appears in."""
-    if unique:
-        seen: set[str] = set()
-        for sku, fld in wanted:
-            if sku in seen:
-                raise ValidationFailed(f"{sku} appears twice; use one line per item", field=fld)
-            seen.add(sku)
+def items(op: Op, wanted: Sequence[tuple[str, str]]) -> dict[str, ItemRow]:
+    """`wanted`: (sku, field) pairs in document order. A SKU named twice, unknown or
+    deleted is refused naming the field it appears in."""
+    once(wanted)
     skus = sorted({sku for sku, _ in wanted})
     found: dict[str, ItemRow] = {}
     archived: set[str] = set()
@@ -99,6 +93,15 @@ def items(op: Op, wanted: Sequence[tuple[str, str]], *, unique: bool = True
         if sku in archived:
             raise NotFound(f"item {sku!r} is deleted", field=fld)
     return found
+
+
+def once(wanted: Sequence[tuple[str, str]]) -> None:
+    """One line per item: a SKU named twice is refused at its second field."""
+    seen: set[str] = set()
+    for sku, fld in wanted:
+        if sku in seen:
+            raise ValidationFailed(f"{sku} appears twice; use one line per item", field=fld)
+        seen.add(sku)
 
 
 def location(op: Op, code: str, *, fld: str = "location") -> LocationRow:

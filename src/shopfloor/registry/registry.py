@@ -17,12 +17,11 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ValidationError
-from sqlalchemy import bindparam, insert, select
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
 from shopfloor.domain.context import Op
 from shopfloor.jobs import queue
-from shopfloor.registry import tokens
+from shopfloor.registry import records, tokens
 from shopfloor.registry.actor import Actor
 from shopfloor.registry.errors import (
     Conflict,
@@ -36,7 +35,6 @@ from shopfloor.registry.errors import (
 )
 from shopfloor.registry.tool import CONTROL_FIELDS, Done, Tool, WriteRequest
 from shopfloor.store.engine import RetryTransaction, Store, is_transient
-from shopfloor.store.tables import IdempotencyKey, OperationLog, SpentPreviewToken, table
 from shopfloor.store.tracking import fingerprint, start_tracking
 
 if TYPE_CHECKING:
@@ -44,15 +42,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("shopfloor.registry")
 
-IDEMPOTENCY = table(IdempotencyKey)
-OPERATIONS = table(OperationLog)
-SPENT_TOKENS = table(SpentPreviewToken)
-# Built once: on the hot path, constructing a statement costs more than running it.
-_KEY = select(IDEMPOTENCY.c.tool, IDEMPOTENCY.c.actor, IDEMPOTENCY.c.request_hash,
-              IDEMPOTENCY.c.result).where(IDEMPOTENCY.c.key == bindparam("key"))
-_SPEND = insert(SPENT_TOKENS)
-_REMEMBER = insert(IDEMPOTENCY)
-_LOG = insert(OPERATIONS)
 
 
 def utcnow() -> datetime:
@@ -287,19 +276,18 @@ class Registry:
         with self.store.writing() as session:
             key = req.idempotency_key
             if key is not None:
-                existing = _key_row(session, key)
+                existing = records.key_row(session, key)
                 if existing is not None:
-                    return self._replay(existing, tool, actor, digest)
+                    return records.replay(existing, tool.name, actor.subject, digest)
             if claims is not None:
                 reason = self._claims_problem(claims, tool, actor, digest)
                 if reason is not None:
                     session.rollback()
                     raise self._stale(reason, tool, req, actor, args, digest)
                 try:
-                    session.connection().execute(
-                        _SPEND, {"nonce": claims.nonce, "spent_at": self.clock()})
+                    records.spend(session, claims.nonce, self.clock())
                 except IntegrityError:
-                    if _twin_won(session, key):
+                    if records.twin_won(session, key):
                         raise RetryTransaction from None  # our twin spent it: replay
                     raise self._stale("the preview_token was already used", tool, req, actor,
                                       args, digest) from None
@@ -307,7 +295,8 @@ class Registry:
                 if claims is None:
                     self._dry_run(session, tool, req, actor)
                 result = self._enqueue(session, tool, actor, args, claims, key)
-                self._remember(session, key, tool, actor, digest, result)
+                records.remember(session, key, tool.name, actor.subject, digest, result,
+                                 self.clock())
                 session.commit()
                 return result
             reads = start_tracking(session)
@@ -316,7 +305,7 @@ class Registry:
                 done = tool.handler(op, req)
                 op.flush()
             except (ShopfloorError, IntegrityError) as exc:
-                if _twin_won(session, key):
+                if records.twin_won(session, key):
                     raise RetryTransaction from None  # a twin with our key won: replay it
                 if claims is None or not isinstance(exc, ShopfloorError):
                     raise
@@ -326,41 +315,11 @@ class Registry:
                 session.rollback()
                 raise self._stale("something this preview read has changed since", tool, req,
                                   actor, args, digest)
-            result = self._record(session, tool, op, done, args, key)
-            self._remember(session, key, tool, actor, digest, result)
+            result = records.record(session, tool.name, op, done, args, key)
+            records.remember(session, key, tool.name, actor.subject, digest, result,
+                             self.clock())
             session.commit()
             return result
-
-    def _remember(self, session: Any, key: str | None, tool: Tool, actor: Actor, digest: str,
-                  result: dict[str, Any]) -> None:
-        if key is None:
-            return
-        try:
-            session.connection().execute(_REMEMBER, {
-                "key": key, "actor": actor.subject, "tool": tool.name, "request_hash": digest,
-                "result": result, "created_at": self.clock()})
-        except IntegrityError:
-            raise RetryTransaction from None  # a racing twin won: replay its result
-
-    @staticmethod
-    def _record(session: Any, tool: Tool, op: Op, done: Done[Any], args: dict[str, Any],
-                idempotency_key: str | None) -> dict[str, Any]:
-        """The apply's result, and its one operation-log row in the same transaction."""
-        assert op.operation_id is not None
-        result = {
-            "applied": True,
-            "replayed": False,
-            "summary": done.summary,
-            "operation_id": op.operation_id,
-            **done.document.model_dump(mode="json"),
-            "changes": op.final_changes(),
-            "warnings": [w.as_dict() for w in op.warnings],
-        }
-        session.connection().execute(_LOG, {
-            "operation_id": op.operation_id, "tool": tool.name, "actor": op.actor,
-            "arguments": args, "result": result, "idempotency_key": idempotency_key,
-            "created_at": op.now})
-        return result
 
     # -- write jobs ------------------------------------------------------------------
     def _enqueue(self, session: Any, tool: Tool, actor: Actor, args: dict[str, Any],
@@ -412,7 +371,7 @@ class Registry:
                     raise StalePreview("something this preview read has changed since; "
                                        "nothing was written. Preview again.",
                                        field="preview_token")
-                result = self._record(session, tool, op, done, spec["arguments"],
+                result = records.record(session, tool.name, op, done, spec["arguments"],
                                       spec.get("idempotency_key"))
                 queue.complete(session, ctx.job_id, ctx.worker, done.summary, result,
                                lock=self.store.locks_rows)
@@ -424,33 +383,6 @@ class Registry:
             return self.store.retrying(attempt)
         finally:
             ctx.defer = False
-
-    def _replay(self, row: Any, tool: Tool, actor: Actor, digest: str) -> dict[str, Any]:
-        if row.tool != tool.name or row.actor != actor.subject or row.request_hash != digest:
-            raise Conflict(
-                "this idempotency_key was already used for a different request",
-                field="idempotency_key",
-            )
-        if row.result is None:
-            raise RetryTransaction
-        return {**row.result, "replayed": True}
-
-
-def _key_row(session: Any, key: str) -> Any:
-    return session.connection().execute(_KEY, {"key": key}).one_or_none()
-
-
-def _twin_won(session: Any, key: str | None) -> bool:
-    """After a failed apply: did a racing repeat with the same key commit first? Read in a
-    transaction of its own, then let go of it (on SQLite it holds the write lock, and a
-    fresh preview comes next)."""
-    session.rollback()
-    if key is None:
-        return False
-    try:
-        return _key_row(session, key) is not None
-    finally:
-        session.rollback()
 
 
 def _present(value: Any) -> Any:
