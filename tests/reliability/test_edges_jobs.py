@@ -65,8 +65,6 @@ def test_the_actor_of_a_job_may_cancel_it_even_without_the_role_now(
     assert apply(registry, "cancel_job", demoted, job_id=job_id)["status"] == "cancelled"
 
 
-@pytest.mark.xfail(strict=True, reason="needs the actor's roles on the Op: Op.roles in "
-                   "domain/context.py, passed by Registry._op (roles=actor.roles)")
 def test_an_admin_cancels_anything(registry: Registry) -> None:
     basic_setup(registry)
     mine = _queued(registry, "rebuild_balances", ADMIN)

@@ -17,6 +17,7 @@ from sqlalchemy import Select
 from sqlalchemy.orm import Session
 
 from shopfloor.domain.numbers import fmt
+from shopfloor.registry.actor import Role
 from shopfloor.registry.errors import ShopfloorError
 
 S = TypeVar("S", bound=Select[Any])
@@ -79,6 +80,7 @@ class Op:
     cache: dict[Any, Any] = field(default_factory=dict)
     checkpoint: Callable[[float, str], None] | None = None
     flushers: list[Callable[[], None]] = field(default_factory=list)
+    roles: frozenset[Role] = frozenset()
 
     def progress(self, fraction: float, message: str) -> None:
         """Long operations report here; inside a job this is a checkpoint that may stop the

@@ -151,7 +151,7 @@ class Registry:
             operation_id: str | None = None) -> Op:
         return Op(session, actor.subject, self.clock(), dialect=self.store.dialect,
                   preview=preview, locks_rows=self.store.locks_rows and not preview,
-                  operation_id=operation_id)
+                  operation_id=operation_id, roles=actor.roles)
 
     def _read(self, tool: Tool, req: BaseModel, actor: Actor) -> dict[str, Any]:
         with self.store.reading() as session:

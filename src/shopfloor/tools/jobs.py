@@ -7,7 +7,6 @@ started the job (its kind), unless the one cancelling is the one who started it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from datetime import date
 from decimal import Decimal
 from functools import cache
@@ -104,9 +103,8 @@ def role_to_cancel(kind: str) -> tuple[str, Role]:
 
 def _held(op: Op) -> Role:
     """The highest role of the one cancelling: the registry has checked cancel_job's own
-    role, so at least that; an Op that carries the actor's roles tells the rest."""
-    roles: Iterable[Role] = getattr(op, "roles", None) or ()
-    return max((*roles, CANCEL_ROLE))
+    role, so at least that."""
+    return max((*op.roles, CANCEL_ROLE))
 
 
 def _may_cancel(op: Op, job: Job) -> None:
