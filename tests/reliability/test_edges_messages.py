@@ -76,9 +76,6 @@ def test_summaries_carry_plain_numbers(registry: Registry) -> None:
     assert not bad, "\n".join(bad)
 
 
-@pytest.mark.xfail(strict=True, reason="the domain builds these with raw Decimals: "
-                   "domain/orders.py, domain/production.py, domain/catalog.py and "
-                   "tools/bulk.py (see issue 10)")
 def test_warnings_changes_and_errors_carry_plain_numbers(registry: Registry) -> None:
     bad = [t for t in _story(registry, details=True) if TRAILING_ZERO.search(t)]
     assert not bad, "\n".join(bad)

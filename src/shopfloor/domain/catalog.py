@@ -12,7 +12,7 @@ from sqlalchemy.orm.attributes import flag_modified
 
 from shopfloor.domain import lookup
 from shopfloor.domain.context import Op
-from shopfloor.domain.numbers import ZERO
+from shopfloor.domain.numbers import ZERO, fmt
 from shopfloor.registry.errors import Conflict, ValidationFailed
 from shopfloor.store.tables import (
     Balance,
@@ -90,7 +90,8 @@ def delete_item(op: Op, sku: str) -> Item:
         select(func.coalesce(func.sum(Balance.on_hand), 0)).where(Balance.item_id == item.id)
     ) or ZERO
     if on_hand != 0:
-        raise Conflict(f"{sku} still has {on_hand} on hand; adjust it to zero first", field="sku")
+        raise Conflict(f"{sku} still has {fmt(on_hand)} on hand; adjust it to zero first",
+                       field="sku")
     open_refs = _open_documents(op, item)
     if open_refs:
         raise Conflict(f"{sku} is on open documents: {', '.join(open_refs[:5])}", field="sku",

@@ -17,7 +17,7 @@ from shopfloor.domain import lookup, stock
 from shopfloor.domain.catalog import OPEN_PO, OPEN_SO, touch
 from shopfloor.domain.context import Op
 from shopfloor.domain.limits import storable
-from shopfloor.domain.numbers import ZERO
+from shopfloor.domain.numbers import ZERO, fmt
 from shopfloor.domain.sequences import claim_number
 from shopfloor.domain.stock import Posting
 from shopfloor.registry.errors import Conflict, ValidationFailed
@@ -78,7 +78,7 @@ def create_purchase_order(op: Op, supplier: str, location: str, lines: Sequence[
                                                             f"lines[{i}].quantity"),
                                           unit_price=price))
         op.change("purchase_order", po.number, f"line {item.sku}", None,
-                  f"{ln.quantity} @ {price}")
+                  f"{fmt(ln.quantity)} @ {fmt(price)}")
     op.session.flush()
     op.change("purchase_order", po.number, "status", None, status)
     return po
@@ -110,10 +110,10 @@ def modify_purchase_order(op: Op, number: str, *, supplier: str | None, location
     if lines is not None:
         items = _items(op, lines)
         got = {ln.item_id: ln.received_quantity for ln in po.lines}
-        old = {ln.item.sku: f"{ln.quantity} @ {ln.unit_price}" for ln in po.lines}
+        old = {ln.item.sku: f"{fmt(ln.quantity)} @ {fmt(ln.unit_price)}" for ln in po.lines}
         for i, (ln, item) in enumerate(zip(lines, items, strict=True)):
             if ln.quantity < got.get(item.id, ZERO):
-                raise ValidationFailed(f"{item.sku}: {got[item.id]} already received",
+                raise ValidationFailed(f"{item.sku}: {fmt(got[item.id])} already received",
                                        field=f"lines[{i}].quantity")
         dropped = [sku for sku, q in ((ln.item.sku, ln.received_quantity) for ln in po.lines)
                    if q > 0 and sku not in {x.sku for x in lines}]
@@ -128,7 +128,7 @@ def modify_purchase_order(op: Op, number: str, *, supplier: str | None, location
                                               quantity=ln.quantity, unit_price=price,
                                               received_quantity=got.get(item.id, ZERO)))
             op.change("purchase_order", number, f"line {item.sku}", old.pop(item.sku, None),
-                      f"{ln.quantity} @ {price}")
+                      f"{fmt(ln.quantity)} @ {fmt(price)}")
         for sku, was in old.items():
             op.change("purchase_order", number, f"line {sku}", was, None)
     if status is not None and status != po.status:
@@ -175,7 +175,7 @@ def _outstanding(order_lines: Sequence[OrderLine], done: str, lines: Sequence[Li
         outstanding = line.quantity - getattr(line, done)
         if spec.quantity > outstanding:
             raise ValidationFailed(
-                f"{spec.sku}: {verb} {spec.quantity} but only {outstanding} outstanding",
+                f"{spec.sku}: {verb} {fmt(spec.quantity)} but only {fmt(outstanding)} outstanding",
                 field=f"lines[{i}].quantity")
         todo.append((line, spec.quantity, f"lines[{i}].quantity"))
     return todo
@@ -219,8 +219,8 @@ def _warn_short(op: Op, so: SalesOrder) -> None:
         bal = stock.balance(op, ln.item, so.location)
         available = bal.on_hand - bal.committed
         if available < 0:
-            op.warn("short", f"{ln.item.sku}: only {bal.on_hand} on hand for "
-                    f"{bal.committed} committed at {so.location.code}; this order will wait "
+            op.warn("short", f"{ln.item.sku}: only {fmt(bal.on_hand)} on hand for "
+                    f"{fmt(bal.committed)} committed at {so.location.code}; this order will wait "
                     "for stock", fld=f"lines[{i}].quantity")
 
 
@@ -238,7 +238,8 @@ def create_sales_order(op: Op, customer: str, location: str, lines: Sequence[Lin
         price = item.sales_price if ln.unit_price is None else ln.unit_price
         so.lines.append(SalesOrderLine(item_id=item.id, item=item, position=i,
                                        quantity=ln.quantity, unit_price=price))
-        op.change("sales_order", so.number, f"line {item.sku}", None, f"{ln.quantity} @ {price}")
+        op.change("sales_order", so.number, f"line {item.sku}", None,
+                  f"{fmt(ln.quantity)} @ {fmt(price)}")
     op.session.flush()
     op.change("sales_order", so.number, "status", None, "open")
     _commit_lines(op, so, +1)
@@ -272,10 +273,10 @@ def modify_sales_order(op: Op, number: str, *, customer: str | None, location: s
         so.notes = notes
     if lines is not None:
         items = _items(op, lines)
-        old = {ln.item.sku: f"{ln.quantity} @ {ln.unit_price}" for ln in so.lines}
+        old = {ln.item.sku: f"{fmt(ln.quantity)} @ {fmt(ln.unit_price)}" for ln in so.lines}
         for i, (ln, item) in enumerate(zip(lines, items, strict=True)):
             if ln.quantity < shipped.get(item.id, ZERO):
-                raise ValidationFailed(f"{item.sku}: {shipped[item.id]} already shipped",
+                raise ValidationFailed(f"{item.sku}: {fmt(shipped[item.id])} already shipped",
                                        field=f"lines[{i}].quantity")
         kept = {item.id for item in items}
         if any(q > 0 and item_id not in kept for item_id, q in shipped.items()):
@@ -289,7 +290,7 @@ def modify_sales_order(op: Op, number: str, *, customer: str | None, location: s
                                            quantity=ln.quantity, unit_price=price,
                                            fulfilled_quantity=shipped.get(item.id, ZERO)))
             op.change("sales_order", number, f"line {item.sku}", old.pop(item.sku, None),
-                      f"{ln.quantity} @ {price}")
+                      f"{fmt(ln.quantity)} @ {fmt(price)}")
         for sku, was in old.items():
             op.change("sales_order", number, f"line {sku}", was, None)
     _commit_lines(op, so, +1)

@@ -65,7 +65,7 @@ def create(op: Op, sku: str, quantity: Decimal, location: str, *, number: str | 
         bal = stock.balance(op, c.item, loc)
         need = storable(c.quantity_per_unit * quantity, "quantity")
         if bal.on_hand - bal.committed < need:
-            op.warn("short", f"{c.item.sku}: needs {need}, {bal.on_hand - bal.committed} "
+            op.warn("short", f"{c.item.sku}: needs {fmt(need)}, {fmt(bal.on_hand - bal.committed)} "
                     f"available at {loc.code}", fld="quantity")
     _commit(op, mo, quantity)
     return mo
@@ -77,7 +77,8 @@ def complete(op: Op, number: str, quantity: Decimal | None) -> ManufacturingOrde
     remaining = mo.quantity - mo.completed_quantity
     q = remaining if quantity is None else quantity
     if q > remaining:
-        raise ValidationFailed(f"completing {q} but only {remaining} remain", field="quantity")
+        raise ValidationFailed(f"completing {fmt(q)} but only {fmt(remaining)} remain",
+                               field="quantity")
     unit_cost = ZERO
     stock.prefetch(op, [mo.item, *(c.item for c in mo.components)], mo.location)
     for c in mo.components:

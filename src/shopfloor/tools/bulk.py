@@ -15,6 +15,7 @@ from typing_extensions import TypedDict  # pydantic reads TypedDicts from here b
 
 from shopfloor.domain import imports, rebuild, recipe_changes
 from shopfloor.domain.context import Op
+from shopfloor.domain.numbers import fmt
 from shopfloor.registry.actor import Role
 from shopfloor.registry.errors import ValidationFailed
 from shopfloor.registry.tool import Done, Toolset, WriteRequest
@@ -252,7 +253,7 @@ def batch_update_recipes(op: Op, req: BatchUpdateRecipes) -> Done[RecipeReport]:
                                        req.products, skip_rejects=req.skip_rejects)
     updated = sum(r["action"] == "update" for r in rows)
     what = f"-> {req.replace_with}" if req.replace_with else ""
-    what += f" x {req.scale}" if req.scale is not None else ""
+    what += f" x {fmt(req.scale)}" if req.scale is not None else ""
     return Done(f"Change {req.component} {what.strip()} in {updated} recipes"
                 f"{f', {len(rows) - updated} refused' if updated < len(rows) else ''}",
                 RecipeReport(updated=updated, rejected=len(rows) - updated,
