@@ -110,6 +110,9 @@ class Item(Versioned, Base):
     lead_time_days: Mapped[int] = mapped_column(Integer, default=0)
     default_supplier_id: Mapped[int | None] = mapped_column(ForeignKey("suppliers.id"))
     batch_tracked: Mapped[bool] = mapped_column(Boolean, default=False)
+    serial_tracked: Mapped[bool] = mapped_column(Boolean, default=False)
+    lot_numbering: Mapped[str | None] = mapped_column(String(64))
+    shelf_life_days: Mapped[int | None] = mapped_column(Integer)
     archived: Mapped[bool] = mapped_column(Boolean, default=False)
 
     default_supplier: Mapped[Supplier | None] = relationship(lazy="joined")
@@ -133,7 +136,10 @@ class RecipeLine(Base):
     component: Mapped[Item] = relationship(foreign_keys=[component_id], lazy="joined")
 
 
-class Batch(Base):
+class Batch(Versioned, Base):
+    """A lot of an item, or one serial number (a lot of one unit). Versioned: a hold makes
+    every preview that picked from the lot stale."""
+
     __tablename__ = "batches"
     __table_args__ = (UniqueConstraint("item_id", "lot_number"),)
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -169,6 +175,8 @@ class StockMovement(Base):
     )
     id: Mapped[int] = mapped_column(primary_key=True)
     item_id: Mapped[int] = mapped_column(ForeignKey("items.id"))
+        Index("ix_movements_batch", "batch_id", "id"),
+        Index("ix_movements_document", "document_number", "document_type"),
     location_id: Mapped[int] = mapped_column(ForeignKey("locations.id"))
     batch_id: Mapped[int | None] = mapped_column(ForeignKey("batches.id"))
     quantity: Mapped[Decimal]
@@ -388,3 +396,10 @@ def table(model: type[Base]) -> Table:
     found = model.__table__
     assert isinstance(found, Table)
     return found
+
+
+from shopfloor.store import lot_tables as _lots  # noqa: E402,F401
+
+
+from shopfloor.store import corrections_tables as _corrections  # noqa: E402,F401
+from shopfloor.store import accounts_tables as _accounts  # noqa: E402,F401
