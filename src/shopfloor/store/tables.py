@@ -108,6 +108,8 @@ class Item(Versioned, Base):
     reorder_point: Mapped[Decimal] = mapped_column(default=ZERO)
     reorder_quantity: Mapped[Decimal] = mapped_column(default=ZERO)
     lead_time_days: Mapped[int] = mapped_column(Integer, default=0)
+    order_multiple: Mapped[Decimal | None]  # planning: order in packs of this (None: any)
+    supply_period_days: Mapped[int] = mapped_column(Integer, default=0)  # 0: lot for lot
     default_supplier_id: Mapped[int | None] = mapped_column(ForeignKey("suppliers.id"))
     batch_tracked: Mapped[bool] = mapped_column(Boolean, default=False)
     serial_tracked: Mapped[bool] = mapped_column(Boolean, default=False)
@@ -223,6 +225,7 @@ class PurchaseOrderLine(_OrderLine, Base):
     __tablename__ = "purchase_order_lines"
     order_id: Mapped[int] = mapped_column(ForeignKey("purchase_orders.id"), index=True)
     received_quantity: Mapped[Decimal] = mapped_column(default=ZERO)
+    expected_date: Mapped[date | None] = mapped_column(Date)  # None: the order's date
     item: Mapped[Item] = relationship(lazy="joined")
 
 
@@ -403,3 +406,4 @@ from shopfloor.store import lot_tables as _lots  # noqa: E402,F401
 
 from shopfloor.store import corrections_tables as _corrections  # noqa: E402,F401
 from shopfloor.store import accounts_tables as _accounts  # noqa: E402,F401
+from shopfloor.store import planning_tables as _planning  # noqa: E402,F401
