@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from shopfloor.registry.actor import Role
 
-DESTRUCTIVE_PREFIXES = ("delete_", "modify_", "correct_", "rebuild_")
+DESTRUCTIVE_PREFIXES = ("delete_", "modify_", "correct_", "rebuild_", "revert_", "close_")
 DESTRUCTIVE_NAMES = frozenset({
     "update_stock_adjustment",
     "update_recipe",
@@ -35,7 +35,7 @@ preview is the default; the user confirms before anything applies; what the appl
 _VERB_NOUNS = {"modify": "changes", "delete": "deletion", "update": "update",
                "receive": "receipt", "fulfill": "fulfilment", "complete": "completion",
                "cancel": "cancellation", "rebuild": "rebuild", "import": "import",
-               "correct": "correction"}
+               "correct": "correction", "close": "close", "revert": "revert"}
 _SUBJECTS = {"apply_mrp_plan": "the MRP plan", "fulfill_order": "the sales order fulfilment",
              "batch_update_recipes": "the batch recipe update",
              "update_stock_adjustment": "the stock adjustment changes",

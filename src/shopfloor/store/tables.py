@@ -226,6 +226,7 @@ class PurchaseOrderLine(_OrderLine, Base):
     order_id: Mapped[int] = mapped_column(ForeignKey("purchase_orders.id"), index=True)
     received_quantity: Mapped[Decimal] = mapped_column(default=ZERO)
     expected_date: Mapped[date | None] = mapped_column(Date)  # None: the order's date
+    returned_quantity: Mapped[Decimal] = mapped_column(default=ZERO)
     item: Mapped[Item] = relationship(lazy="joined")
 
 
@@ -251,6 +252,7 @@ class SalesOrderLine(_OrderLine, Base):
     __tablename__ = "sales_order_lines"
     order_id: Mapped[int] = mapped_column(ForeignKey("sales_orders.id"), index=True)
     fulfilled_quantity: Mapped[Decimal] = mapped_column(default=ZERO)
+    returned_quantity: Mapped[Decimal] = mapped_column(default=ZERO)
     item: Mapped[Item] = relationship(lazy="joined")
 
 
@@ -307,6 +309,7 @@ class StockAdjustmentLine(Base):
     position: Mapped[int] = mapped_column(Integer, default=0)
     quantity_delta: Mapped[Decimal]
     counted_quantity: Mapped[Decimal | None]
+    counted_at: Mapped[datetime | None]
     unit_cost: Mapped[Decimal] = mapped_column(default=ZERO)
     item: Mapped[Item] = relationship(lazy="joined")
 
@@ -401,9 +404,7 @@ def table(model: type[Base]) -> Table:
     return found
 
 
-from shopfloor.store import lot_tables as _lots  # noqa: E402,F401
-
-
-from shopfloor.store import corrections_tables as _corrections  # noqa: E402,F401
 from shopfloor.store import accounts_tables as _accounts  # noqa: E402,F401
+from shopfloor.store import corrections_tables as _corrections  # noqa: E402,F401
+from shopfloor.store import lot_tables as _lots  # noqa: E402,F401
 from shopfloor.store import planning_tables as _planning  # noqa: E402,F401

@@ -6,7 +6,8 @@ from importlib import import_module
 
 from shopfloor.registry.tool import Toolset
 
-MODULES = ("items", "partners", "stock", "orders", "production", "audit", "jobs", "bulk")
+MODULES = ("items", "partners", "stock", "orders", "production", "audit", "jobs", "bulk",
+           "corrections")
 
 
 def catalogue() -> list[Toolset]:

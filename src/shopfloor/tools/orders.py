@@ -22,8 +22,8 @@ from shopfloor.tools.views import OrderOut, purchase_order_out, sales_order_out
 tools = Toolset()
 D = TypeVar("D", PurchaseOrder, SalesOrder)
 
-PoStatus = Literal["draft", "open", "partially_received", "received", "cancelled"]
-SoStatus = Literal["open", "partially_fulfilled", "fulfilled", "cancelled"]
+PoStatus = Literal["draft", "open", "partially_received", "received", "closed", "cancelled"]
+SoStatus = Literal["open", "partially_fulfilled", "fulfilled", "closed", "cancelled"]
 
 
 class OrderLineIn(Request):

@@ -78,6 +78,8 @@ class LineOut(Out):
     quantity: Amount
     unit_price: Amount
     done_quantity: Amount = Field(description="received or fulfilled so far")
+    returned_quantity: Amount = Field(description="sent back to the supplier or returned "
+                                                  "by the customer")
 
 
 class OrderOut(Out):
@@ -203,7 +205,8 @@ def stock_out(b: Balance) -> StockOut:
 
 def purchase_order_out(po: PurchaseOrder) -> OrderOut:
     lines = [LineOut(sku=ln.item.sku, quantity=ln.quantity, unit_price=ln.unit_price,
-                     done_quantity=ln.received_quantity) for ln in po.lines]
+                     done_quantity=ln.received_quantity,
+                     returned_quantity=ln.returned_quantity) for ln in po.lines]
     return OrderOut(id=po.id, number=po.number, status=po.status, partner=po.supplier.name,
                     location=po.location.code, due_date=po.expected_date, created_at=po.created_at,
                     total=sum((ln.quantity * ln.unit_price for ln in po.lines), Decimal(0)),
@@ -212,7 +215,8 @@ def purchase_order_out(po: PurchaseOrder) -> OrderOut:
 
 def sales_order_out(so: SalesOrder) -> OrderOut:
     lines = [LineOut(sku=ln.item.sku, quantity=ln.quantity, unit_price=ln.unit_price,
-                     done_quantity=ln.fulfilled_quantity) for ln in so.lines]
+                     done_quantity=ln.fulfilled_quantity,
+                     returned_quantity=ln.returned_quantity) for ln in so.lines]
     return OrderOut(id=so.id, number=so.number, status=so.status, partner=so.customer.name,
                     location=so.location.code, due_date=so.due_date, created_at=so.created_at,
                     total=sum((ln.quantity * ln.unit_price for ln in so.lines), Decimal(0)),
