@@ -14,9 +14,10 @@ from typing import Any
 
 from sqlalchemy import delete, insert
 
-from shopfloor.domain import lookup, resolve, stock
+from shopfloor.domain import lookup, resolve, stock, stocktakes
 from shopfloor.domain.catalog import touch
 from shopfloor.domain.context import Op
+from shopfloor.domain.numbers import ZERO
 from shopfloor.domain.sequences import claim_number
 from shopfloor.domain.stock import Posting, Stocked
 from shopfloor.registry.errors import ValidationFailed
@@ -42,6 +43,7 @@ class AdjustLine:
     quantity_delta: Decimal | None = None
     counted_quantity: Decimal | None = None
     unit_cost: Decimal | None = None
+    counted_at: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -50,6 +52,7 @@ class DocLine:
     quantity: Decimal
     unit_cost: Decimal
     counted_quantity: Decimal | None = None
+    counted_at: datetime | None = None
 
 
 @dataclass
@@ -76,13 +79,19 @@ def _post_lines(op: Op, number: str, location: stock.Place, lines: Sequence[Adju
                 items: Mapping[str, Stocked]) -> list[dict[str, Any]]:
     """The ledger rows of an adjustment's lines; returns the line rows to insert."""
     stock.prefetch(op, [items[spec.sku] for spec in lines], location)
+    since = stocktakes.moved_since(op, location.id, (
+        (i, items[spec.sku].id, spec.counted_at) for i, spec in enumerate(lines)
+        if spec.counted_quantity is not None))
     rows: list[dict[str, Any]] = []
     for i, spec in enumerate(lines):
         fld = f"lines[{i}]"
         item = items[spec.sku]
         bal = stock.balance(op, item, location)
+        counted_at = None
         if spec.counted_quantity is not None:
-            delta = spec.counted_quantity - bal.on_hand
+            # as of the moment counted: what moved since then is kept, not erased
+            counted_at = spec.counted_at or op.now
+            delta = spec.counted_quantity - (bal.on_hand - since.get(i, ZERO))
         else:
             assert spec.quantity_delta is not None
             delta = spec.quantity_delta
@@ -91,7 +100,7 @@ def _post_lines(op: Op, number: str, location: stock.Place, lines: Sequence[Adju
         cost = _incoming_cost(item, bal.average_cost, spec.unit_cost)
         rows.append({"item_id": item.id, "position": i, "quantity_delta": delta,
                      "counted_quantity": spec.counted_quantity, "unit_cost": cost,
-                     "sku": item.sku})
+                     "counted_at": counted_at, "sku": item.sku})
         if delta != 0:
             stock.post(op, Posting(item, location, delta, "adjustment", "stock_adjustment",
                                    number, unit_cost=cost if delta > 0 else None,
@@ -111,8 +120,8 @@ def _insert_lines(op: Op, table: Any, parent: str, parent_id: int,
 
 
 def _adjust_lines(rows: list[dict[str, Any]]) -> list[DocLine]:
-    return [DocLine(r["sku"], r["quantity_delta"], r["unit_cost"], r["counted_quantity"])
-            for r in rows]
+    return [DocLine(r["sku"], r["quantity_delta"], r["unit_cost"], r["counted_quantity"],
+                    r.get("counted_at")) for r in rows]
 
 
 def create_adjustment(op: Op, location_code: str, reason: str, lines: Sequence[AdjustLine],
@@ -142,7 +151,8 @@ def update_adjustment(op: Op, number: str, reason: str | None,
         op.change("stock_adjustment", number, "reason", adj.reason, reason)
         adj.reason = reason
     rows = [{"sku": ln.item.sku, "quantity_delta": ln.quantity_delta,
-             "counted_quantity": ln.counted_quantity, "unit_cost": ln.unit_cost}
+             "counted_quantity": ln.counted_quantity, "unit_cost": ln.unit_cost,
+             "counted_at": ln.counted_at}
             for ln in adj.lines]
     if lines is not None:
         stock.prefetch(op, [old.item for old in adj.lines], adj.location)

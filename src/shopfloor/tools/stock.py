@@ -181,6 +181,8 @@ class AdjustLineIn(Request):
     quantity_delta: SignedQuantity | None = Field(None, description="+ found, - lost")
     counted_quantity: NonNegative | None = Field(None, description="or: the counted total")
     unit_cost: Money | None = Field(None, description="cost of found stock")
+    counted_at: Since | None = Field(None, description="when counted (default now); what "
+                                                       "moved since is kept")
 
     @model_validator(mode="after")
     def _one_quantity(self) -> Self:
@@ -188,11 +190,13 @@ class AdjustLineIn(Request):
             raise ValueError("give exactly one of quantity_delta or counted_quantity")
         if self.quantity_delta is not None and self.quantity_delta == 0:
             raise ValueError("quantity_delta must not be 0")
+        if self.counted_at is not None and self.counted_quantity is None:
+            raise ValueError("counted_at goes with counted_quantity")
         return self
 
     def spec(self) -> movements.AdjustLine:
         return movements.AdjustLine(self.sku, self.quantity_delta, self.counted_quantity,
-                                    self.unit_cost)
+                                    self.unit_cost, self.counted_at)
 
 
 Reason = Field(min_length=1, max_length=500, pattern=r"^[^\x00]*$",
@@ -210,7 +214,8 @@ def _adjust_summary(verb: str, adj_number: str, location: str, n: int) -> str:
 
 
 @tools.write("create_stock_adjustment", title="Adjust stock", response=AdjustmentOut,
-             description="Correct stock at a location by a delta or to a counted quantity.")
+             description="Correct stock at a location by a delta or to a counted quantity "
+                         "as of when it was counted.")
 def create_stock_adjustment(op: Op, req: CreateAdjustment) -> Done[AdjustmentOut]:
     adj = movements.create_adjustment(op, req.location, req.reason,
                                       [ln.spec() for ln in req.lines])

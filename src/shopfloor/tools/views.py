@@ -125,6 +125,7 @@ class AdjustmentLineOut(Out):
     sku: str
     quantity_delta: Amount
     counted_quantity: Amount | None
+    counted_at: datetime | None = None
 
 
 class AdjustmentOut(Out):
@@ -246,7 +247,8 @@ def adjustment_out(a: Document) -> AdjustmentOut:
     return AdjustmentOut(id=a.id, number=a.number, location=a.location, reason=a.reason,
                          created_at=a.created_at,
                          lines=[AdjustmentLineOut(sku=ln.sku, quantity_delta=ln.quantity,
-                                                  counted_quantity=ln.counted_quantity)
+                                                  counted_quantity=ln.counted_quantity,
+                                                  counted_at=ln.counted_at)
                                 for ln in a.lines])
 
 
