@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from shopfloor.domain import closing
+from shopfloor.domain import closing, reverts
 from shopfloor.domain.context import Op
 from shopfloor.registry.actor import Role
 from shopfloor.registry.tool import Done, Toolset, WriteRequest
 from shopfloor.store.tables import PurchaseOrder, SalesOrder
-from shopfloor.tools.fields import Text
+from shopfloor.tools.fields import Amount, Key, Out, Text
 from shopfloor.tools.refs import NumberOrId, number_of
 from shopfloor.tools.views import OrderOut, purchase_order_out, sales_order_out
 
@@ -45,3 +45,37 @@ def close_sales_order(op: Op, req: CloseOrder) -> Done[OrderOut]:
     number = number_of(op, SalesOrder, req, "sales order")
     so = closing.close_sales_order(op, number, req.reason)
     return Done(closing.describe("sales order", number, _dropped(op)), sales_order_out(so))
+
+
+class LedgerRowOut(Out):
+    sku: str
+    location: str
+    quantity: Amount
+    unit_cost: Amount
+    reason: str
+    document_type: str | None
+    document_number: str | None
+    reverses_movement: int | None = None
+
+
+class RevertOut(Out):
+    reverted_operation_id: str
+    reverted_tool: str
+    reverted_summary: str
+    rows: list[LedgerRowOut] = Field(description="the reversing ledger rows")
+
+
+class RevertOperation(WriteRequest):
+    operation_id: Key = Field(description="an applied operation, from get_operation_log")
+
+
+@tools.write("revert_operation", title="Revert operation", response=RevertOut, role=Role.admin,
+             description="Undo an applied write by reversing its ledger rows and restoring its "
+                         "documents; refused, listing each blocker, if anything depends on it.")
+def revert_operation(op: Op, req: RevertOperation) -> Done[RevertOut]:
+    o = reverts.revert(op, req.operation_id)
+    n = len(o.rows)
+    return Done(f"Revert {o.tool} {o.operation_id}: {n} ledger row{'s' * (n != 1)} reversed",
+                RevertOut(reverted_operation_id=o.operation_id, reverted_tool=o.tool,
+                          reverted_summary=str(o.result.get("summary", "")),
+                          rows=[LedgerRowOut(**r) for r in o.rows]))
