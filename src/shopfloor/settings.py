@@ -32,6 +32,12 @@ class Settings:
     job_heartbeat_seconds: float = 2.0
     job_stale_seconds: float = 20.0
     mcp_progress_wait_seconds: float = 300.0
+    session_minutes: float = 480.0
+    """How long a password sign-in lasts (a working day); sign-out ends it sooner."""
+    currency: str = "EUR"
+    """ISO 4217 code the admin and cards show money in (prices are stored without one)."""
+    time_zone: str = ""
+    """IANA zone for dates in the admin; empty: the reader's own (the browser's)."""
 
     @classmethod
     def load(cls, config: str | Path | None = None, **overrides: Any) -> Settings:

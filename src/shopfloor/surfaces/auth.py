@@ -8,6 +8,9 @@ recorded in the operation log and bound to preview tokens. Tokens are never logg
 A verified token's actor is kept (bounded, least recently used out first) until the
 token's own `exp`, so a client sending the same token on every request pays for one
 signature check, not one per request; expiry is still checked on every use.
+
+A token minted by a password sign-in names its session (`sid`): that one is checked
+against the session row on every use, so a sign-out or a disabled account ends it at once.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import OrderedDict
+from datetime import timedelta
 from typing import Any
 
 import jwt
@@ -23,6 +27,7 @@ from shopfloor.registry.actor import Actor, Role
 from shopfloor.registry.errors import Unauthenticated
 from shopfloor.registry.registry import Registry
 from shopfloor.settings import Settings
+from shopfloor.surfaces.accounts import Accounts, SignedIn
 
 ALGORITHMS = ["HS256"]
 CACHE_SIZE = 1024
@@ -35,22 +40,45 @@ class Authenticator:
         self._key = registry.key("jwt")
         self._issuer = settings.jwt_issuer
         self._jwks = jwt.PyJWKClient(settings.jwks_url) if settings.jwks_url else None
-        self._verified: OrderedDict[str, tuple[float, Actor]] = OrderedDict()
+        self._verified: OrderedDict[str, tuple[float, Actor, str | None]] = OrderedDict()
         self._lock = threading.Lock()
+        self.accounts = Accounts(registry.store)
+        self.session_ttl = timedelta(minutes=settings.session_minutes)
 
     @property
     def cached_tokens(self) -> int:
         return len(self._verified)
 
-    def mint(self, subject: str, roles: list[str], ttl_seconds: int) -> str:
+    def mint(self, subject: str, roles: list[str], ttl_seconds: int,
+             session_id: str | None = None) -> str:
         for r in roles:
             Role.parse(r)
         now = int(time.time())
         claims: dict[str, Any] = {"sub": subject, "roles": roles, "iat": now,
                                   "exp": now + ttl_seconds}
+        if session_id is not None:
+            claims["sid"] = session_id
         if self._issuer:
             claims["iss"] = self._issuer
         return jwt.encode(claims, self._key, algorithm="HS256")
+
+    def sign_in(self, username: str, password: str) -> tuple[str, int, SignedIn]:
+        """The OAuth2 password flow's work: check the password, open a session, mint a
+        token that lives exactly as long as it. Returns (token, expires_in, session)."""
+        signed = self.accounts.sign_in(username, password, self.session_ttl)
+        ttl = max(1, int(self.session_ttl.total_seconds()))
+        return self.mint(signed.username, [signed.role], ttl, signed.session_id), ttl, signed
+
+    def session_of(self, authorization: str | None) -> str | None:
+        """The session id a (valid) token names, if it came from a sign-in."""
+        self.actor(authorization)
+        token = (authorization or "").partition(" ")[2].strip()
+        with self._lock:
+            hit = self._verified.get(token)
+        if hit is not None:
+            return hit[2]
+        sid = self._decode(token).get("sid")
+        return sid if isinstance(sid, str) else None
 
     def actor(self, authorization: str | None) -> Actor:
         if not authorization:
@@ -61,11 +89,15 @@ class Authenticator:
         token = token.strip()
         known = self._cached(token)
         if known is not None:
-            return known
+            actor, sid = known
+            if sid is not None:
+                self.accounts.check(sid)
+            return actor
         try:
             claims = self._decode(token)
         except jwt.ExpiredSignatureError:
-            raise Unauthenticated("the token has expired") from None
+            raise Unauthenticated("the token has expired",
+                                  details={"reason": "expired"}) from None
         except jwt.PyJWTError as exc:
             raise Unauthenticated(f"invalid token: {type(exc).__name__}") from None
         subject = claims.get("sub")
@@ -83,10 +115,15 @@ class Authenticator:
             actor = Actor.of(subject, *[str(r) for r in roles])
         except ValueError as exc:
             raise Unauthenticated(f"invalid roles claim: {exc}") from None
-        self._keep(token, int(claims["exp"]), actor)
+        sid = claims.get("sid")
+        if sid is not None and not isinstance(sid, str):
+            raise Unauthenticated("invalid session claim (sid)")
+        if sid is not None:
+            self.accounts.check(sid)
+        self._keep(token, int(claims["exp"]), actor, sid)
         return actor
 
-    def _cached(self, token: str) -> Actor | None:
+    def _cached(self, token: str) -> tuple[Actor, str | None] | None:
         """The actor of an already verified token, while it is unexpired (the same rule as
         PyJWT's: refused from its `exp` second on)."""
         with self._lock:
@@ -95,15 +132,15 @@ class Authenticator:
                 return None
             if hit[0] <= time.time():
                 del self._verified[token]
-                raise Unauthenticated("the token has expired")
+                raise Unauthenticated("the token has expired", details={"reason": "expired"})
             self._verified.move_to_end(token)
-            return hit[1]
+            return hit[1], hit[2]
 
-    def _keep(self, token: str, exp: float, actor: Actor) -> None:
+    def _keep(self, token: str, exp: float, actor: Actor, sid: str | None) -> None:
         if len(token) > CACHE_TOKEN_CHARS:
             return
         with self._lock:
-            self._verified[token] = (exp, actor)
+            self._verified[token] = (exp, actor, sid)
             self._verified.move_to_end(token)
             while len(self._verified) > CACHE_SIZE:
                 self._verified.popitem(last=False)

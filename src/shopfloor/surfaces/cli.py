@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 
+from shopfloor.surfaces.cli_users import user_app
 from shopfloor.surfaces.render import FORMATS, render
 
 if TYPE_CHECKING:
@@ -40,6 +41,7 @@ tools_app = typer.Typer(no_args_is_help=True, help="The tool catalogue.")
 app.add_typer(tools_app, name="tools")
 token_app = typer.Typer(no_args_is_help=True, help="API tokens (JWT) for the HTTP surface.")
 app.add_typer(token_app, name="token")
+app.add_typer(user_app, name="user")
 
 
 @dataclass

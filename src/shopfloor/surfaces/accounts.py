@@ -1,0 +1,184 @@
+"""Local accounts and their sessions: who may sign in, and whether a session still holds.
+
+This is a surface's concern (who is calling), not a tool's: the registry never sees a
+password. Hashes are argon2id (argon2-cffi's defaults, rehashed when those move on). An
+unknown user costs the same hash check as a wrong password, so timing does not tell
+which names exist. A session is a row, so signing out, disabling an account or changing
+its password ends its sessions on every instance sharing the database.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError
+from sqlalchemy import select, update
+from sqlalchemy.exc import IntegrityError
+
+from shopfloor.registry.actor import Role
+from shopfloor.registry.errors import Conflict, NotFound, Unauthenticated, ValidationFailed
+from shopfloor.store.accounts_tables import Account, AccountSession
+from shopfloor.store.engine import Store
+
+MIN_PASSWORD = 8
+MAX_PASSWORD = 1024
+_hasher = PasswordHasher()
+_DUMMY = _hasher.hash("not a real password, only spends the same time")
+
+REASONS = {
+    "expired": "Your session expired. Sign in again.",
+    "signed_out": "You signed out.",
+    "revoked": "Your session was ended (account disabled or password changed). Sign in again.",
+    "unauthenticated": "Sign in to continue.",
+}
+"""Why a browser is back at the sign-in page: fixed texts, chosen by code, never echoed."""
+
+
+class SessionEnded(Unauthenticated):
+    """A session that no longer holds; `reason` is one of REASONS' keys."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(REASONS[reason], details={"reason": reason})
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class SignedIn:
+    session_id: str
+    username: str
+    role: str
+    expires_at: datetime
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def _check_name(username: str) -> str:
+    name = username.strip()
+    if not name or len(name) > 200 or any(ord(c) < 32 or ord(c) == 127 for c in name):
+        raise ValidationFailed("username must be 1-200 printable characters", field="username")
+    return name
+
+
+def _check_password(password: str) -> str:
+    if not MIN_PASSWORD <= len(password) <= MAX_PASSWORD:
+        raise ValidationFailed(f"password must be {MIN_PASSWORD} to {MAX_PASSWORD} characters",
+                               field="password")
+    return password
+
+
+class Accounts:
+    def __init__(self, store: Store, clock: Callable[[], datetime] = utcnow) -> None:
+        self.store = store
+        self.clock = clock
+
+    def create(self, username: str, password: str, role: str) -> None:
+        name = _check_name(username)
+        try:
+            Role.parse(role)
+        except ValueError as exc:
+            raise ValidationFailed(str(exc), field="role") from None
+        digest = _hasher.hash(_check_password(password))
+        now = self.clock()
+        try:
+            with self.store.writing() as session:
+                session.add(Account(username=name, password_hash=digest,
+                                    role=role.strip().lower(), disabled=False,
+                                    created_at=now, password_changed_at=now))
+                session.commit()
+        except IntegrityError:
+            raise Conflict(f"an account named {name!r} exists", field="username") from None
+
+    def set_password(self, username: str, password: str) -> None:
+        digest = _hasher.hash(_check_password(password))
+        self._change(username, password_hash=digest, password_changed_at=self.clock())
+
+    def set_disabled(self, username: str, disabled: bool) -> None:
+        self._change(username, disabled=disabled)
+
+    def set_role(self, username: str, role: str) -> None:
+        try:
+            Role.parse(role)
+        except ValueError as exc:
+            raise ValidationFailed(str(exc), field="role") from None
+        self._change(username, role=role.strip().lower())
+
+    def _change(self, username: str, **values: object) -> None:
+        """Any change to an account ends its open sessions: a new role or password
+        takes effect at once, not when a token runs out."""
+        with self.store.writing() as session:
+            account = session.scalar(select(Account).where(Account.username == username))
+            if account is None:
+                raise NotFound(f"no account named {username!r}", field="username")
+            for key, value in values.items():
+                setattr(account, key, value)
+            session.execute(update(AccountSession)
+                            .where(AccountSession.account_id == account.id,
+                                   AccountSession.revoked_at.is_(None))
+                            .values(revoked_at=self.clock(), revoked_reason="revoked"))
+            session.commit()
+
+    def list(self) -> list[dict[str, object]]:
+        with self.store.reading() as session:
+            rows = session.scalars(select(Account).order_by(Account.username)).all()
+            return [{"username": a.username, "role": a.role, "disabled": a.disabled,
+                     "created_at": a.created_at.isoformat()} for a in rows]
+
+    def sign_in(self, username: str, password: str, ttl: timedelta) -> SignedIn:
+        wrong = Unauthenticated("wrong username or password")
+        with self.store.reading() as session:
+            account = session.scalar(select(Account).where(Account.username == username.strip()))
+            if account is not None:
+                session.expunge(account)
+        if account is None or not password or len(password) > MAX_PASSWORD:
+            with contextlib.suppress(VerificationError):
+                _hasher.verify(_DUMMY, password or "-")
+            raise wrong
+        try:
+            _hasher.verify(account.password_hash, password)
+        except (VerificationError, InvalidHashError):
+            raise wrong from None
+        if account.disabled:
+            raise Unauthenticated("this account is disabled")
+        now = self.clock()
+        sid = secrets.token_urlsafe(24)
+        with self.store.writing() as session:
+            if _hasher.check_needs_rehash(account.password_hash):
+                session.execute(update(Account).where(Account.id == account.id)
+                                .values(password_hash=_hasher.hash(password)))
+            session.add(AccountSession(id=sid, account_id=account.id, created_at=now,
+                                       expires_at=now + ttl))
+            session.commit()
+        return SignedIn(sid, account.username, account.role, now + ttl)
+
+    def sign_out(self, session_id: str) -> None:
+        with self.store.writing() as session:
+            session.execute(update(AccountSession)
+                            .where(AccountSession.id == session_id,
+                                   AccountSession.revoked_at.is_(None))
+                            .values(revoked_at=self.clock(), revoked_reason="signed_out"))
+            session.commit()
+
+    def check(self, session_id: str) -> None:
+        """Raise SessionEnded unless the session is open and its account enabled."""
+        with self.store.reading() as session:
+            row = session.execute(
+                select(AccountSession.expires_at, AccountSession.revoked_reason,
+                       Account.disabled)
+                .join(Account, Account.id == AccountSession.account_id)
+                .where(AccountSession.id == session_id)).first()
+        if row is None:
+            raise SessionEnded("revoked")
+        expires_at, revoked, disabled = row
+        if revoked is not None:
+            raise SessionEnded(revoked if revoked in REASONS else "revoked")
+        if disabled:
+            raise SessionEnded("revoked")
+        if expires_at <= self.clock():
+            raise SessionEnded("expired")
