@@ -8,15 +8,16 @@ from __future__ import annotations
 
 import json
 from typing import Any
+from urllib.parse import parse_qs
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from shopfloor.registry.actor import Actor
-from shopfloor.registry.errors import NotFound, ShopfloorError, ValidationFailed
+from shopfloor.registry.errors import NotFound, ShopfloorError, Unauthenticated, ValidationFailed
 from shopfloor.registry.registry import Registry
 from shopfloor.registry.tool import Tool
 from shopfloor.settings import Settings
@@ -101,19 +102,48 @@ class ToolsAPI:
     async def openapi(self, request: Request) -> Response:
         return JSONResponse(self._openapi)
 
+    async def token(self, request: Request) -> Response:
+        """OAuth2 password flow (RFC 6749 4.3): form fields `username` and `password`;
+        the answer is a bearer token living as long as the session it opens."""
+        raw = await request.body()
+        if len(raw) > 64 * 1024:
+            return error_response(ValidationFailed("request body too large"), 400)
+        media = request.headers.get("content-type", "").split(";")[0].strip().lower()
+        if media != "application/x-www-form-urlencoded":
+            return error_response(ValidationFailed(
+                "send the form as application/x-www-form-urlencoded (username, password)",
+                details={"body": True}), 400)
+        form = {k: v[0] for k, v in parse_qs(raw.decode("utf-8", "replace"),
+                                             keep_blank_values=True).items()}
+        grant = form.get("grant_type", "password")
+        if grant != "password":
+            return error_response(ValidationFailed(
+                f"grant_type {grant!r} is not supported; use password", field="grant_type"), 400)
+        for name in ("username", "password"):
+            if not form.get(name):
+                return error_response(ValidationFailed(f"{name} is required", field=name), 400)
+        try:
+            token, ttl, _ = await run_in_threadpool(self.auth.sign_in, form["username"],
+                                                    form["password"])
+        except Unauthenticated as exc:
+            response = error_response(exc)
+            response.headers["WWW-Authenticate"] = 'Bearer realm="shopfloor"'
+            return response
+        except ShopfloorError as exc:
+            return error_response(exc)
+        return JSONResponse({"access_token": token, "token_type": "bearer", "expires_in": ttl},
+                            headers={"Cache-Control": "no-store", "Pragma": "no-cache"})
 
-ADMIN_CSP = ("default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
-             "connect-src 'self'; img-src data:; base-uri 'none'; form-action 'self'; "
-             "frame-ancestors 'none'")
-
-
-async def admin(request: Request) -> Response:
-    """The web admin: static, self-contained; it signs in with a token and uses the API."""
-    from shopfloor.ui.cards import admin_page
-
-    return HTMLResponse(admin_page(), headers={
-        "Content-Security-Policy": ADMIN_CSP, "X-Content-Type-Options": "nosniff",
-        "Referrer-Policy": "no-referrer", "Cache-Control": "no-store"})
+    async def sign_out(self, request: Request) -> Response:
+        """End the session a signed-in token names (a minted API token has none to end)."""
+        try:
+            sid = await run_in_threadpool(self.auth.session_of,
+                                          request.headers.get("authorization"))
+            if sid is not None:
+                await run_in_threadpool(self.auth.accounts.sign_out, sid)
+        except ShopfloorError as exc:
+            return error_response(exc)
+        return JSONResponse({"signed_out": sid is not None})
 
 
 async def healthz(request: Request) -> Response:
@@ -143,12 +173,16 @@ def create_app(registry: Registry, settings: Settings, *,
                auth: Authenticator | None = None) -> Starlette:
     auth = auth or Authenticator(registry, settings)
     api = ToolsAPI(registry, auth)
+    from shopfloor.surfaces.admin import admin_routes
+
     routes: list[BaseRoute] = [
-        Route("/", admin),
+        *admin_routes(registry, settings, auth),
         Route("/healthz", healthz),
         Route("/openapi.json", api.openapi),
         Route("/api/v1/tools", api.list_tools),
         Route("/api/v1/tools/{name}", api.tool, methods=["GET", "POST"]),
+        Route("/api/v1/auth/token", api.token, methods=["POST"]),
+        Route("/api/v1/auth/sign-out", api.sign_out, methods=["POST"]),
         *(extra_routes or []),
     ]
     app = Starlette(routes=routes, lifespan=lifespan,

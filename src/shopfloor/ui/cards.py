@@ -36,23 +36,27 @@ def _read(name: str) -> str:
 
 @cache
 def _html(name: str) -> str:
-    """A card with the shared bridge and stylesheet inlined: one file, nothing to fetch."""
+    """A card with the shared bridge, renderer and stylesheet inlined: one file, nothing
+    to fetch. The renderer is the one the web admin draws its previews with."""
     return (_read(name).replace("/*BRIDGE_JS*/", _read("bridge.js"))
+            .replace("/*RENDER_JS*/", _read("render.js"))
             .replace("/*CARD_CSS*/", _read("card.css")))
+
+
+def _with_currency(html: str) -> str:
+    """Money in the deployment's currency (SHOPFLOOR_CURRENCY), read when cards are served."""
+    from shopfloor.settings import Settings
+
+    code = "".join(ch for ch in Settings.load().currency.upper() if ch.isalpha())[:3]
+    return html.replace('data-currency=""', f'data-currency="{code}"', 1)
 
 
 def resources() -> list[Card]:
     return [
         Card(PREVIEW_URI, "preview", "Shopfloor preview",
-             "Shows a write's preview; Confirm applies it exactly once.", _html("preview.html")),
+             "Shows a write's preview; Confirm applies it exactly once.",
+             _with_currency(_html("preview.html"))),
         Card(JOB_URI, "job", "Shopfloor job",
              "Live progress of a job, then its result (an MRP plan can be applied from it).",
              _html("job.html")),
     ]
-
-
-@cache
-def admin_page() -> str:
-    """The web admin: one page, its script and style inlined."""
-    return (_read("admin/index.html").replace("/*ADMIN_JS*/", _read("admin/admin.js"))
-            .replace("/*ADMIN_CSS*/", _read("admin/admin.css")))

@@ -1,0 +1,391 @@
+"""The web admin: server-rendered pages (Jinja2) with htmx, over the registry.
+
+Like every surface it only lists tools, reads their schemas and invokes them through
+`Registry.invoke` as the signed-in actor; the role check is the registry's, so a page
+that hides a button is a courtesy, never the guard. Every tool has a page whose form
+is generated from its JSON Schema (surfaces/admin_forms.py); a write previews first,
+the preview is drawn by the cards' own renderer (ui/render.js), and Confirm sends the
+form as it now stands with the preview's token, so a form edited after its preview
+cannot apply the old one (the token binds the arguments). Everything the pages load is
+served from the package: htmx is vendored, nothing comes from elsewhere.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from collections.abc import Awaitable, Callable
+from functools import cached_property
+from importlib import resources as package_files
+from typing import Any
+from urllib.parse import parse_qs, urlencode
+
+from jinja2 import Environment, PackageLoader, select_autoescape
+from markupsafe import Markup
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.routing import BaseRoute, Route
+
+from shopfloor.registry.actor import Actor, Role
+from shopfloor.registry.errors import ShopfloorError, Unauthenticated
+from shopfloor.registry.registry import Registry
+from shopfloor.registry.tool import Tool
+from shopfloor.settings import Settings
+from shopfloor.surfaces import admin_forms as forms
+from shopfloor.surfaces import admin_session as sessions
+from shopfloor.surfaces.accounts import REASONS
+from shopfloor.surfaces.admin_display import Shower, label, words
+from shopfloor.surfaces.auth import Authenticator
+
+CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+       "connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
+HEADERS = {"Content-Security-Policy": CSP, "X-Content-Type-Options": "nosniff",
+           "Referrer-Policy": "no-referrer", "Cache-Control": "no-store",
+           "X-Frame-Options": "DENY"}
+STATIC = {"htmx.min.js": "text/javascript", "admin.js": "text/javascript",
+          "render.js": "text/javascript", "admin.css": "text/css",
+          "card.css": "text/css", "htmx.LICENSE.txt": "text/plain"}
+LINKS = {"sku": "/items/", "product": "/items/", "job_id": "/jobs/",
+         "operation_id": "/log/"}
+MAX_FORM = 2 * 1024 * 1024
+Handler = Callable[[Request, Actor], Awaitable[Response]]
+
+
+def json_for_script(value: Any) -> Markup:
+    """JSON safe inside <script type="application/json"> (no `</script>` can close it)."""
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return Markup(text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))
+
+
+class Admin:
+    def __init__(self, registry: Registry, settings: Settings, auth: Authenticator) -> None:
+        self.registry = registry
+        self.settings = settings
+        self.auth = auth
+        self.csrf_key = registry.key("admin-csrf")
+        self.env = Environment(loader=PackageLoader("shopfloor.ui", "admin/templates"),
+                               autoescape=select_autoescape(default=True, default_for_string=True),
+                               trim_blocks=True, lstrip_blocks=True)
+        self.env.filters["label"] = label
+        self.env.filters["words"] = words
+        self.env.filters["tojson_script"] = json_for_script
+
+    @cached_property
+    def titles(self) -> dict[str, str]:
+        return {t.name: t.title for t in self.registry.tools()}
+
+    def has(self, name: str) -> bool:
+        return name in self.titles
+
+    def shower(self, links: dict[str, str] | None = None) -> Shower:
+        return Shower(self.settings.currency, self.titles, {**LINKS, **(links or {})})
+
+    def tools_for(self, actor: Actor) -> list[Tool]:
+        return [t for t in self.registry.tools() if not t.app_only and actor.may(t.policy.role)]
+
+    def may(self, actor: Actor, name: str) -> bool:
+        return self.has(name) and actor.may(self.registry.get(name).policy.role)
+
+    async def call(self, actor: Actor, name: str, args: dict[str, Any]) -> dict[str, Any]:
+        result: dict[str, Any] = await run_in_threadpool(self.registry.invoke, name, args, actor)
+        return result
+
+    async def read(self, actor: Actor, name: str, args: dict[str, Any]) -> dict[str, Any]:
+        """A read the page can live without: a missing tool or a refusal reads as empty."""
+        if not self.may(actor, name):
+            return {}
+        try:
+            return await self.call(actor, name, args)
+        except ShopfloorError:
+            return {}
+
+    # -- rendering -------------------------------------------------------------------
+    def render(self, request: Request, template: str, actor: Actor | None,
+               status: int = 200, **ctx: Any) -> HTMLResponse:
+        base = {"request": request, "actor": actor, "show": self.shower(),
+                "csrf": sessions.csrf_token(request, self.csrf_key) if actor else "",
+                "currency": self.settings.currency, "time_zone": self.settings.time_zone,
+                "may": (lambda name: actor is not None and self.may(actor, name)),
+                "has": self.has, "titles": self.titles, "path": request.url.path,
+                "role": actor.highest.name if actor and actor.highest else ""}
+        html = self.env.get_template(template).render(**base, **ctx)
+        return HTMLResponse(html, status_code=status, headers=HEADERS)
+
+    def problem(self, request: Request, actor: Actor | None, exc: ShopfloorError) -> Response:
+        status = {"not_found": 404, "forbidden": 403, "validation_error": 400}.get(exc.code, 409)
+        return self.render(request, "problem.html", actor, status=status, error=exc)
+
+    def guarded(self, handler: Handler, *, write: bool = False
+                ) -> Callable[[Request], Awaitable[Response]]:
+        """Sign-in first; a POST must carry the session's CSRF token."""
+        async def endpoint(request: Request) -> Response:
+            try:
+                actor = await sessions.current_actor(request, self.auth)
+            except sessions.SignInNeeded as need:
+                return sessions.to_sign_in(request, need.reason)
+            if request.method == "POST":
+                sent = request.headers.get("x-csrf-token") or (await form_of(request)).get(
+                    "csrf", [""])[-1]
+                if not sessions.csrf_ok(request, self.csrf_key, sent):
+                    return self.render(request, "problem.html", actor, status=403,
+                                       error=Unauthenticated(
+                                           "This form is out of date; reload the page."))
+            try:
+                return await handler(request, actor)
+            except sessions.SignInNeeded as need:
+                return sessions.to_sign_in(request, need.reason)
+            except Unauthenticated as exc:
+                reason = exc.details.get("reason")
+                return sessions.to_sign_in(request, reason if isinstance(reason, str)
+                                           else "unauthenticated")
+            except ShopfloorError as exc:
+                return self.problem(request, actor, exc)
+        return endpoint
+
+    # -- sign-in ---------------------------------------------------------------------
+    async def sign_in_page(self, request: Request) -> Response:
+        reason = request.query_params.get("reason", "")
+        return self.render(request, "sign_in.html", None, notice=REASONS.get(reason),
+                           next=sessions.safe_next(request.query_params.get("next")))
+
+    async def sign_in(self, request: Request) -> Response:
+        form = await form_of(request)
+        target = sessions.safe_next(form.get("next", ["/"])[-1])
+        username = form.get("username", [""])[-1]
+        try:
+            if form.get("access_token", [""])[-1].strip():
+                token = form["access_token"][-1].strip()
+                await run_in_threadpool(self.auth.actor, f"Bearer {token}")
+                ttl = 3600
+            else:
+                token, ttl, _ = await run_in_threadpool(
+                    self.auth.sign_in, username, form.get("password", [""])[-1])
+        except ShopfloorError as exc:
+            return self.render(request, "sign_in.html", None, status=401, error=exc.message,
+                               next=target, username=username)
+        response = RedirectResponse(target, status_code=303)
+        sessions.set_session(response, token, ttl, request.url.scheme == "https")
+        return response
+
+    async def sign_out(self, request: Request) -> Response:
+        form = await form_of(request)
+        if not sessions.csrf_ok(request, self.csrf_key, form.get("csrf", [""])[-1]):
+            return RedirectResponse("/", status_code=303)
+        await sessions.end_session(request, self.auth)
+        response = RedirectResponse("/sign-in?reason=signed_out", status_code=303)
+        response.delete_cookie(sessions.COOKIE, path="/")
+        return response
+
+    async def static(self, request: Request) -> Response:
+        name = request.path_params["name"]
+        if name not in STATIC:
+            return Response("not found", status_code=404)
+        folder = "" if name in ("render.js", "card.css") else "admin/static/"
+        body = package_files.files("shopfloor.ui").joinpath(folder + name).read_bytes()
+        return Response(body, media_type=STATIC[name], headers={
+            "Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff"})
+
+    # -- tools -----------------------------------------------------------------------
+    async def tool_list(self, request: Request, actor: Actor) -> Response:
+        return self.render(request, "tools.html", actor, tools=self.tools_for(actor))
+
+    def tool(self, actor: Actor, name: str) -> Tool:
+        tool = self.registry.get(name)  # not_found for an unknown name
+        if tool.app_only:
+            raise ShopfloorError(f"{name} is for cards only")
+        return tool
+
+    async def picks(self, actor: Actor, fields: list[forms.Field]) -> dict[str, list[Any]]:
+        """Suggestions for the fields that name records (first page of each list)."""
+        wanted = {f.pick for f in fields if f.pick} | {
+            c.pick for f in fields for c in f.columns if c.pick}
+        out: dict[str, list[Any]] = {}
+        sources = {"items": ("search_items", {"limit": 500}, "items", "sku", "name"),
+                   "locations": ("list_locations", {}, "locations", "code", "name"),
+                   "suppliers": ("list_suppliers", {}, "suppliers", "name", "email"),
+                   "customers": ("list_customers", {}, "customers", "name", "email")}
+        for pick in sorted(p for p in wanted if p):
+            tool, args, key, value, text = sources[pick]
+            rows = (await self.read(actor, tool, args)).get(key, [])
+            out[pick] = [(r.get(value), r.get(text) or "") for r in rows]
+        return out
+
+    async def tool_page(self, request: Request, actor: Actor, *, args: dict[str, Any] | None = None,
+                        outcome: dict[str, Any] | None = None, status: int = 200) -> Response:
+        tool = self.tool(actor, request.path_params["name"])
+        fields = forms.form_fields(tool.input_schema)
+        query = parse_qs(request.url.query, keep_blank_values=False)
+        values = forms.values_of(fields, args) if args is not None else forms.prefill(fields, query)
+        result = None
+        if args is None and not tool.policy.writes and not tool.policy.job and "run" in query:
+            try:
+                run_args = forms.parse(fields, query)
+                result = await self.call(actor, tool.name, run_args)
+                nxt = result.get("next_cursor")
+                outcome = {"kind": "read", "result": result,
+                           "scalars": {k: v for k, v in result.items()
+                                       if not isinstance(v, list) and k != "next_cursor"},
+                           "lists": [(k, v) for k, v in result.items() if isinstance(v, list)],
+                           "next_url": query_with(request, cursor=nxt) if nxt else None}
+            except ShopfloorError as exc:
+                outcome = {"kind": "error", "error": exc}
+        ctx = {"tool": tool, "fields": fields, "values": values, "outcome": outcome,
+               "picks": await self.picks(actor, fields), "allowed": actor.may(tool.policy.role)}
+        if request.headers.get("hx-request") and request.method == "POST":
+            return self.render(request, "_outcome.html", actor, status=status, **ctx)
+        return self.render(request, "tool.html", actor, status=status, **ctx)
+
+    async def tool_get(self, request: Request, actor: Actor) -> Response:
+        return await self.tool_page(request, actor)
+
+    async def preview(self, request: Request, actor: Actor) -> Response:
+        tool = self.tool(actor, request.path_params["name"])
+        fields = forms.form_fields(tool.input_schema)
+        form = await form_of(request)
+        try:
+            args = forms.parse(fields, form)
+            payload = await self.call(actor, tool.name, {**args, "preview": True})
+            outcome = {"kind": "preview", "payload": payload,
+                       "names": await self.names(actor, payload)}
+        except ShopfloorError as exc:
+            return await self.tool_page(request, actor, args=_safe_args(fields, form),
+                                        outcome={"kind": "error", "error": exc}, status=422)
+        return await self.tool_page(request, actor, args=args, outcome=outcome)
+
+    async def apply(self, request: Request, actor: Actor) -> Response:
+        tool = self.tool(actor, request.path_params["name"])
+        fields = forms.form_fields(tool.input_schema)
+        form = await form_of(request)
+        token = form.get("preview_token", [""])[-1]
+        key = form.get("idempotency_key", [""])[-1] or f"admin-{secrets.token_hex(16)}"
+        args: dict[str, Any] = {}
+        try:
+            args = forms.parse(fields, form)
+            if not token:
+                raise ShopfloorError("preview first: Confirm applies a preview")
+            result = await self.call(actor, tool.name, {**args, "preview": False,
+                                                        "preview_token": token,
+                                                        "idempotency_key": key})
+        except ShopfloorError as exc:
+            fresh = exc.details.get("preview") if exc.code == "stale_preview" else None
+            if isinstance(fresh, dict):
+                return await self.tool_page(request, actor, args=args, status=409, outcome={
+                    "kind": "preview", "payload": fresh, "stale": exc.message,
+                    "names": await self.names(actor, fresh)})
+            return await self.tool_page(request, actor, args=args or _safe_args(fields, form),
+                                        outcome={"kind": "error", "error": exc}, status=422)
+        return await self.tool_page(request, actor, args=args, outcome={
+            "kind": "applied", "result": result, "links": record_links(tool.name, result)})
+
+    async def start(self, request: Request, actor: Actor) -> Response:
+        """A job tool (run_mrp): start it and go to its page, which follows it live."""
+        tool = self.tool(actor, request.path_params["name"])
+        fields = forms.form_fields(tool.input_schema)
+        form = await form_of(request)
+        try:
+            result = await self.call(actor, tool.name, forms.parse(fields, form))
+        except ShopfloorError as exc:
+            return await self.tool_page(request, actor, args=_safe_args(fields, form),
+                                        outcome={"kind": "error", "error": exc}, status=422)
+        target = f"/jobs/{result.get('job_id')}"
+        if request.headers.get("hx-request"):
+            return Response(status_code=204, headers={"HX-Location": target})
+        return RedirectResponse(target, status_code=303)
+
+    async def names(self, actor: Actor, payload: dict[str, Any]) -> dict[str, str]:
+        """Item names for the SKUs a preview names (its document has SKUs only)."""
+        doc = payload.get("document") or {}
+        skus: list[str] = []
+        for key in ("sku", "product"):
+            if isinstance(doc.get(key), str):
+                skus.append(doc[key])
+        for row in doc.get("lines") or []:
+            if isinstance(row, dict) and isinstance(row.get("sku"), str):
+                skus.append(row["sku"])
+        out: dict[str, str] = {}
+        for sku in list(dict.fromkeys(skus))[:50]:
+            item = await self.read(actor, "get_item", {"sku": sku})
+            if item.get("name"):
+                out[sku] = str(item["name"])
+        return out
+
+
+def record_links(tool: str, result: dict[str, Any]) -> list[tuple[str, str]]:
+    """Where an applied write's document lives in the admin."""
+    number = result.get("number")
+    out: list[tuple[str, str]] = []
+    for part, base in (("purchase_order", "/purchase-orders/"),
+                       ("sales_order", "/sales-orders/"), ("fulfill_order", "/sales-orders/"),
+                       ("manufacturing_order", "/manufacturing-orders/")):
+        if part in tool and isinstance(number, str):
+            out.append((f"Open {number}", base + number))
+    if tool.endswith("_item") and isinstance(result.get("sku"), str) and tool != "delete_item":
+        out.append((f"Open {result['sku']}", "/items/" + result["sku"]))
+    if result.get("job_id"):
+        out.append(("Follow the job", f"/jobs/{result['job_id']}"))
+    if result.get("operation_id"):
+        out.append(("In the operation log", f"/log/{result['operation_id']}"))
+    return out
+
+
+def _safe_args(fields: list[forms.Field], form: dict[str, list[str]]) -> dict[str, Any]:
+    """What the user typed, to show again after an error (even if it does not parse)."""
+    out: dict[str, Any] = {}
+    for f in fields:
+        if f.kind == "lines":
+            rows = forms.prefill([f], form).get(f.name, [])
+            out[f.name] = rows
+        elif f.kind == "bool":
+            out[f.name] = bool(form.get(f.name))
+        elif form.get(f.name):
+            out[f.name] = form[f.name][-1]
+    return out
+
+
+async def form_of(request: Request) -> dict[str, list[str]]:
+    """The urlencoded body (what htmx and plain forms send), parsed once per request."""
+    cached = request.scope.get("shopfloor.form")
+    if cached is not None:
+        parsed: dict[str, list[str]] = cached
+        return parsed
+    raw = await request.body()
+    if len(raw) > MAX_FORM:
+        raise ShopfloorError("the form is too large")
+    parsed = parse_qs(raw.decode("utf-8", "replace"), keep_blank_values=True)
+    request.scope["shopfloor.form"] = parsed
+    return parsed
+
+
+def query_with(request: Request, **changes: Any) -> str:
+    """This page's URL with some query parameters changed (paging, filters)."""
+    params = {k: v for k, v in request.query_params.items()}
+    for k, v in changes.items():
+        if v in (None, ""):
+            params.pop(k, None)
+        else:
+            params[k] = str(v)
+    return request.url.path + ("?" + urlencode(params) if params else "")
+
+
+def admin_routes(registry: Registry, settings: Settings, auth: Authenticator) -> list[BaseRoute]:
+    from shopfloor.surfaces.admin_views import Views
+
+    admin = Admin(registry, settings, auth)
+    views = Views(admin)
+    g = admin.guarded
+    return [
+        Route("/sign-in", admin.sign_in_page, methods=["GET"]),
+        Route("/sign-in", admin.sign_in, methods=["POST"]),
+        Route("/sign-out", admin.sign_out, methods=["POST"]),
+        Route("/static/{name}", admin.static, methods=["GET"]),
+        Route("/tools", g(admin.tool_list), methods=["GET"]),
+        Route("/tools/{name}", g(admin.tool_get), methods=["GET"]),
+        Route("/tools/{name}/preview", g(admin.preview, write=True), methods=["POST"]),
+        Route("/tools/{name}/apply", g(admin.apply, write=True), methods=["POST"]),
+        Route("/tools/{name}/start", g(admin.start, write=True), methods=["POST"]),
+        *views.routes(),
+    ]
+
+
+__all__ = ["Admin", "Role", "admin_routes", "query_with"]

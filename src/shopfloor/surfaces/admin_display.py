@@ -1,0 +1,208 @@
+"""How the admin shows a value a tool returned: labels, numbers, money, dates, statuses.
+
+Every value goes through `show`, which escapes it (markupsafe) and marks what kind it is,
+so a hostile name is text everywhere and the browser's script can put numbers, money and
+times in the reader's locale and zone (`data-num`, `data-money`, `<time datetime>`). The
+server's own text is the fallback: plain numbers without trailing zeros, the currency
+code after the amount.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping
+from decimal import Decimal, InvalidOperation
+from typing import Any
+from urllib.parse import quote
+
+from markupsafe import Markup, escape
+
+from shopfloor.domain.numbers import fmt
+
+MONEY = frozenset({"unit_price", "unit_cost", "purchase_price", "sales_price", "total", "cost",
+                   "average_cost", "value", "amount", "price", "total_cost", "line_total",
+                   "stock_value"})
+TEXT = frozenset({"sku", "number", "name", "code", "reason", "notes", "email", "phone",
+                  "operation_id", "job_id", "idempotency_key", "actor", "lot", "batch",
+                  "serial", "partner", "location", "supplier", "customer", "default_supplier",
+                  "query", "message", "summary", "kind", "uom", "id", "cursor",
+                  "next_cursor"})
+LABELS = {"uom": "Unit", "sku": "SKU", "partner": "Partner", "due_date": "Due",
+          "done_quantity": "Done", "created_at": "Created", "lead_time_days": "Lead time (days)",
+          "batch_tracked": "Lot tracked", "on_hand": "On hand", "on_order": "On order",
+          "id": "ID", "operation_id": "Operation", "job_id": "Job", "qty": "Quantity",
+          "expected_date": "Expected", "quantity_delta": "Change", "counted_quantity": "Counted",
+          "suggested_quantity": "Suggested", "completed_quantity": "Completed",
+          "returned_quantity": "Returned", "default_supplier": "Supplier",
+          "reorder_point": "Reorder point", "reorder_quantity": "Reorder quantity",
+          "average_cost": "Average cost", "updated_at": "Updated", "finished_at": "Finished",
+          "started_at": "Started", "heartbeat_at": "Heartbeat"}
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_DATETIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}")
+_NUMBER = re.compile(r"^-?\d+(\.\d+)?$")
+NONE = Markup('<span class="muted">—</span>')
+
+
+def label(key: str) -> str:
+    if key in LABELS:
+        return LABELS[key]
+    text = key.replace("_", " ").strip()
+    return text[:1].upper() + text[1:]
+
+
+def words(value: str) -> str:
+    """`partially_received` -> `Partially received`: no snake_case reaches a person."""
+    text = str(value).replace("_", " ")
+    return text[:1].upper() + text[1:]
+
+
+def decimal_text(value: Any) -> str | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float | Decimal):
+        return fmt(Decimal(str(value)))
+    if isinstance(value, str) and _NUMBER.match(value):
+        try:
+            return fmt(Decimal(value))
+        except InvalidOperation:
+            return None
+    return None
+
+
+def money(value: Any, currency: str) -> Markup:
+    text = decimal_text(value)
+    if text is None:
+        return NONE if value is None else Markup(escape(value))
+    return Markup('<span class="money" data-money="{0}" data-currency="{1}">{0} {1}</span>'
+                  ).format(text, currency)
+
+
+def number(value: Any, unit: str | None = None) -> Markup:
+    text = decimal_text(value)
+    if text is None:
+        return NONE if value is None else Markup(escape(value))
+    out = Markup('<span class="num" data-num="{0}">{0}</span>').format(text)
+    if unit:
+        out += Markup(' <span class="unit">{0}</span>').format(unit)
+    return out
+
+
+def when(value: str) -> Markup:
+    if _DATE.match(value):
+        return Markup('<time class="date" datetime="{0}">{0}</time>').format(value)
+    return Markup('<time class="datetime" datetime="{0}">{1}</time>').format(
+        value, value.replace("T", " ")[:19] + " UTC")
+
+
+class Shower:
+    """Shows values for one request: knows the currency, the tools' titles and where
+    records live (so a SKU, an order number or a job id becomes a link)."""
+
+    def __init__(self, currency: str, titles: Mapping[str, str],
+                 links: Mapping[str, str] | None = None) -> None:
+        self.currency = currency
+        self.titles = titles
+        self.links = dict(links or {})
+
+    def link(self, key: str, value: Any) -> str | None:
+        base = self.links.get(key)
+        if base is None or value in (None, ""):
+            return None
+        return base + quote(str(value), safe="")
+
+    def show(self, key: str, value: Any, row: Mapping[str, Any] | None = None) -> Markup:
+        if value is None or value == "":
+            return NONE
+        if isinstance(value, bool):
+            return Markup("Yes" if value else "No")
+        if isinstance(value, list):
+            return self.listing(key, value)
+        if isinstance(value, dict):
+            return self.fields(value)
+        if key in ("tool", "kind") and isinstance(value, str) and value in self.titles:
+            return Markup(escape(self.titles[value]))
+        if key == "tool" and isinstance(value, str):
+            return Markup(escape(self.titles.get(value, words(value))))
+        href = self.link(key, value)
+        if href is not None:
+            return Markup('<a href="{0}">{1}</a>').format(href, value)
+        if key == "status" or key == "action" or key.endswith("_status"):
+            slug = re.sub(r"[^a-z0-9]+", "-", str(value).lower())
+            return Markup('<span class="badge s-{0}">{1}</span>').format(slug, words(value))
+        if key in MONEY or key.endswith("_price") or key.endswith("_cost"):
+            return money(value, self.currency)
+        if key not in TEXT and not isinstance(value, str | int | float | Decimal):
+            return Markup(escape(value))
+        if key not in TEXT and decimal_text(value) is not None:
+            unit = row.get("uom") if row and "quantity" in key else None
+            return number(value, unit if isinstance(unit, str) else None)
+        if isinstance(value, str) and (_DATE.match(value) or _DATETIME.match(value)):
+            return when(value)
+        if key == "kind":
+            return Markup(escape(words(value)))
+        return Markup(escape(value))
+
+    def listing(self, key: str, values: list[Any]) -> Markup:
+        if not values:
+            return NONE
+        if all(isinstance(v, dict) for v in values):
+            return self.table(values, compact=True)
+        return Markup(", ").join(self.show(key, v) for v in values)
+
+    def fields(self, record: Mapping[str, Any], skip: Iterable[str] = ()) -> Markup:
+        """A record as a definition list (scalars only; lists are shown as tables apart)."""
+        skipped = set(skip)
+        items = [Markup('<div><dt>{0}</dt><dd>{1}</dd></div>').format(
+            label(k), self.show(k, v, record)) for k, v in record.items()
+            if k not in skipped and not isinstance(v, list)]
+        return Markup('<dl class="fields">{0}</dl>').format(Markup("").join(items))
+
+    def columns(self, rows: list[Mapping[str, Any]]) -> list[str]:
+        cols: list[str] = []
+        for r in rows:
+            for k in r:
+                if k not in cols:
+                    cols.append(k)
+        return cols
+
+    def table(self, rows: list[Mapping[str, Any]], columns: list[str] | None = None, *,
+              compact: bool = False, caption: str | None = None,
+              extra: Callable[[Mapping[str, Any]], Markup] | None = None) -> Markup:
+        cols = columns or self.columns(rows)
+        if compact:
+            cols = [c for c in cols if c != "id"]
+        head = Markup("").join(
+            Markup('<th scope="col"{1}>{0}</th>').format(label(c), _num_class(rows, c))
+            for c in cols)
+        if extra is not None:
+            head += Markup('<th scope="col"><span class="sr-only">Actions</span></th>')
+        body = Markup("")
+        for r in rows:
+            cells = Markup("").join(
+                Markup('<td data-label="{0}"{2}>{1}</td>').format(
+                    label(c), self._cell(c, r.get(c), r), _num_class(rows, c)) for c in cols)
+            if extra is not None:
+                cells += Markup('<td class="row-actions">{0}</td>').format(extra(r))
+            body += Markup("<tr>{0}</tr>").format(cells)
+        cap = Markup("<caption>{0}</caption>").format(caption) if caption else Markup("")
+        return Markup('<div class="table-wrap"><table class="data{3}">{2}<thead><tr>{0}</tr>'
+                      '</thead><tbody>{1}</tbody></table></div>').format(
+            head, body, cap, " compact" if compact else "")
+
+    def _cell(self, key: str, value: Any, row: Mapping[str, Any]) -> Markup:
+        if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+            n = len(value)
+            return Markup(escape(f"{n} {'line' if n == 1 else 'lines'}"))
+        if isinstance(value, dict):
+            return Markup(escape(", ".join(f"{label(k)}: {v}" for k, v in value.items()
+                                           if v not in (None, ""))))
+        return self.show(key, value, row)
+
+
+def _num_class(rows: list[Mapping[str, Any]], key: str) -> Markup:
+    if key in TEXT:
+        return Markup("")
+    sample = next((r.get(key) for r in rows if r.get(key) not in (None, "")), None)
+    if sample is not None and not isinstance(sample, bool) and decimal_text(sample) is not None:
+        return Markup(' class="n"')
+    return Markup("")

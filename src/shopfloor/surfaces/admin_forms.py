@@ -1,0 +1,218 @@
+"""A form for any tool, from its JSON Schema alone, and the arguments back from the form.
+
+No tool has code here: a tool another engineer adds tomorrow gets a form from the same
+schema every surface serves. The schema decides the widget (enum: a pick list; date: a
+date field; boolean: a check box; an array of objects: a line table; numbers as text with
+a decimal keyboard, since quantities are exact decimals). A field's name decides only
+which suggestions it gets: items for a SKU, locations, suppliers, customers.
+
+Field names in the form are `name` for a top-level argument and `name.N.column` for a line
+table's cell, so a query string can pre-fill any form (`?number=PO-1&lines.0.sku=M1`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from shopfloor.registry.errors import ValidationFailed
+from shopfloor.registry.tool import CONTROL_FIELDS
+from shopfloor.surfaces.admin_display import label
+
+PICKS = {"sku": "items", "item": "items", "product": "items", "component": "items",
+         "only": "items", "skus": "items",
+         "location": "locations", "from_location": "locations", "to_location": "locations",
+         "supplier": "suppliers", "default_supplier": "suppliers", "customer": "customers"}
+MAX_LINES = 200
+
+
+@dataclass
+class Field:
+    name: str
+    label: str
+    kind: str  # text, decimal, integer, date, datetime, enum, bool, lines, list, json, textarea
+    required: bool = False
+    description: str = ""
+    options: list[str] = field(default_factory=list)
+    pick: str | None = None
+    default: Any = None
+    columns: list[Field] = field(default_factory=list)
+
+
+def _types(node: Mapping[str, Any]) -> list[str]:
+    t = node.get("type")
+    if isinstance(t, list):
+        return [x for x in t if x != "null"]
+    if isinstance(t, str):
+        return [t]
+    for key in ("anyOf", "oneOf"):
+        if key in node:
+            out: list[str] = []
+            for sub in node[key]:
+                out += _types(sub)
+            return [x for x in out if x != "null"]
+    return []
+
+
+def _resolve(node: Mapping[str, Any], defs: Mapping[str, Any]) -> Mapping[str, Any]:
+    ref = node.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/"):
+        found: Mapping[str, Any] = defs.get(ref.split("/")[-1], {})
+        return found
+    for key in ("anyOf", "oneOf"):
+        for sub in node.get(key, []):
+            if isinstance(sub, dict) and "$ref" in sub:
+                return _resolve(sub, defs)
+    return node
+
+
+def make_field(name: str, node: Mapping[str, Any], required: bool,
+               defs: Mapping[str, Any]) -> Field:
+    node = _resolve(node, defs)
+    types = _types(node)
+    f = Field(name=name, label=label(name), kind="text", required=required,
+              description=str(node.get("description", "")), default=node.get("default"),
+              pick=PICKS.get(name))
+    if "enum" in node:
+        f.kind, f.options = "enum", [str(v) for v in node["enum"] if v is not None]
+    elif types == ["boolean"]:
+        f.kind = "bool"
+    elif types == ["integer"]:
+        f.kind = "integer"
+    elif "number" in types:
+        f.kind = "decimal"
+    elif node.get("format") == "date":
+        f.kind = "date"
+    elif node.get("format") == "date-time":
+        f.kind = "datetime"
+    elif types == ["array"]:
+        items = _resolve(node.get("items", {}), defs)
+        if _types(items) == ["object"] and isinstance(items.get("properties"), dict):
+            f.kind = "lines"
+            req = set(items.get("required", []))
+            f.columns = [make_field(k, v, k in req, defs)
+                         for k, v in items["properties"].items()]
+        elif _types(items) in (["string"], ["integer"]):
+            f.kind = "list"
+        else:
+            f.kind = "json"
+    elif types == ["object"] or not types:
+        f.kind = "json"
+    elif types == ["string"] and int(node.get("maxLength", 0) or 0) > 200:
+        f.kind = "textarea"
+    return f
+
+
+def form_fields(schema: Mapping[str, Any]) -> list[Field]:
+    defs = schema.get("$defs", {})
+    req = set(schema.get("required", []))
+    return [make_field(k, v, k in req, defs) for k, v in schema.get("properties", {}).items()
+            if k not in CONTROL_FIELDS]
+
+
+def _scalar(f: Field, raw: str, where: str) -> Any:
+    text = raw.strip()
+    if f.kind == "integer":
+        try:
+            return int(text)
+        except ValueError:
+            raise ValidationFailed(f"{where}: {text!r} is not a whole number",
+                                   field=where) from None
+    if f.kind == "json":
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ValidationFailed(f"{where}: not valid JSON ({exc.msg})", field=where) from None
+    if f.kind == "datetime" and len(text) == 16:
+        return text + ":00"
+    return raw if f.kind == "textarea" else text
+
+
+def parse(fields: list[Field], form: Mapping[str, list[str]]) -> dict[str, Any]:
+    """The arguments a submitted form means: blank means absent (the tool's default)."""
+    args: dict[str, Any] = {}
+    for f in fields:
+        if f.kind == "bool":
+            values = form.get(f.name, [])
+            if values:
+                args[f.name] = values[-1] in ("on", "true", "1", "yes")
+            continue
+        if f.kind == "lines":
+            rows = _lines(f, form)
+            if rows:
+                args[f.name] = rows
+            continue
+        raw = (form.get(f.name) or [""])[-1]
+        if not raw.strip():
+            continue
+        if f.kind == "list":
+            parts = [p.strip() for p in raw.replace(",", "\n").splitlines() if p.strip()]
+            col = Field(f.name, f.label, "integer" if f.default == "integer" else "text")
+            args[f.name] = [_scalar(col, p, f.name) for p in parts]
+        else:
+            args[f.name] = _scalar(f, raw, f.name)
+    return args
+
+
+def _lines(f: Field, form: Mapping[str, list[str]]) -> list[dict[str, Any]]:
+    indexes = sorted({int(k.split(".")[1]) for k in form
+                      if k.startswith(f.name + ".") and k.count(".") == 2
+                      and k.split(".")[1].isdigit()})
+    rows: list[dict[str, Any]] = []
+    for i in indexes[:MAX_LINES * 5]:
+        row: dict[str, Any] = {}
+        for col in f.columns:
+            raw = (form.get(f"{f.name}.{i}.{col.name}") or [""])[-1]
+            if col.kind == "bool":
+                if raw:
+                    row[col.name] = raw in ("on", "true", "1", "yes")
+            elif raw.strip():
+                row[col.name] = _scalar(col, raw, f"{f.name}[{len(rows)}].{col.name}")
+        if row:
+            rows.append(row)
+    return rows
+
+
+def prefill(fields: list[Field], query: Mapping[str, list[str]]) -> dict[str, Any]:
+    """Values to show in a fresh form: the query string's, as text (lines as rows)."""
+    values: dict[str, Any] = {}
+    for f in fields:
+        if f.kind == "lines":
+            rows: dict[int, dict[str, str]] = {}
+            for key, v in query.items():
+                parts = key.split(".")
+                if len(parts) == 3 and parts[0] == f.name and parts[1].isdigit():
+                    rows.setdefault(int(parts[1]), {})[parts[2]] = v[-1]
+            values[f.name] = [rows[i] for i in sorted(rows)][:MAX_LINES]
+        elif f.name in query:
+            values[f.name] = query[f.name][-1]
+        elif f.default is not None and f.kind not in ("json",):
+            values[f.name] = f.default if f.kind == "bool" else str(f.default)
+    return values
+
+
+def as_text(value: Any) -> str:
+    """An argument back into a form field's text (after a preview, the form keeps it)."""
+    if value is None:
+        return ""
+    if isinstance(value, list | dict):
+        return json.dumps(value)
+    return str(value)
+
+
+def values_of(fields: list[Field], args: Mapping[str, Any]) -> dict[str, Any]:
+    values: dict[str, Any] = {}
+    for f in fields:
+        v = args.get(f.name)
+        if f.kind == "lines":
+            values[f.name] = [{k: as_text(x) for k, x in row.items()}
+                              for row in (v or []) if isinstance(row, dict)]
+        elif f.kind == "list" and isinstance(v, list):
+            values[f.name] = "\n".join(str(x) for x in v)
+        elif f.kind == "bool":
+            values[f.name] = bool(v)
+        elif v is not None:
+            values[f.name] = as_text(v)
+    return values

@@ -1,0 +1,98 @@
+"""The admin's session: the signed-in JWT in an HttpOnly cookie, and CSRF for its forms.
+
+The browser holds the same bearer token the API takes (from the same sign-in), but in a
+cookie script cannot read (HttpOnly) and other sites cannot send (SameSite=Strict). Each
+state-changing form also carries a token derived from the session (HMAC), checked on
+every POST. When the session has ended, a page request is sent to the sign-in page with
+the reason (a fixed text chosen by code) and the page it came from; an htmx request gets
+the same as an `HX-Redirect`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from urllib.parse import quote, urlsplit
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+
+from shopfloor.registry.actor import Actor
+from shopfloor.registry.errors import ShopfloorError, Unauthenticated
+from shopfloor.surfaces.auth import Authenticator
+
+COOKIE = "shopfloor_session"
+
+
+class SignInNeeded(Exception):
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def bearer(request: Request) -> str | None:
+    token = request.cookies.get(COOKIE)
+    return f"Bearer {token}" if token else None
+
+
+async def current_actor(request: Request, auth: Authenticator) -> Actor:
+    header = bearer(request)
+    if header is None:
+        raise SignInNeeded("unauthenticated")
+    try:
+        return await run_in_threadpool(auth.actor, header)
+    except Unauthenticated as exc:
+        reason = exc.details.get("reason")
+        raise SignInNeeded(reason if isinstance(reason, str) else "unauthenticated") from None
+
+
+def csrf_token(request: Request, key: bytes) -> str:
+    cookie = request.cookies.get(COOKIE, "")
+    return hmac.new(key, b"csrf:" + cookie.encode(), hashlib.sha256).hexdigest()[:32]
+
+
+def csrf_ok(request: Request, key: bytes, sent: str | None) -> bool:
+    return bool(sent) and hmac.compare_digest(csrf_token(request, key), sent or "")
+
+
+def safe_next(target: str | None) -> str:
+    """Only a path on this site: never an open redirect."""
+    if not target:
+        return "/"
+    parts = urlsplit(target)
+    if parts.scheme or parts.netloc or not target.startswith("/") or target.startswith("//"):
+        return "/"
+    return target
+
+
+def to_sign_in(request: Request, reason: str) -> Response:
+    here = request.headers.get("hx-current-url") or str(request.url)
+    parts = urlsplit(here)
+    back = parts.path + (f"?{parts.query}" if parts.query else "")
+    if request.method != "GET" and not request.headers.get("hx-current-url"):
+        back = "/"
+    target = f"/sign-in?reason={quote(reason)}&next={quote(safe_next(back), safe='')}"
+    if request.headers.get("hx-request"):
+        response = Response(status_code=204, headers={"HX-Redirect": target})
+    else:
+        response = RedirectResponse(target, status_code=303)
+    response.delete_cookie(COOKIE, path="/")
+    return response
+
+
+def set_session(response: Response, token: str, max_age: int, secure: bool) -> None:
+    response.set_cookie(COOKIE, token, max_age=max_age, path="/", httponly=True,
+                        samesite="strict", secure=secure)
+
+
+async def end_session(request: Request, auth: Authenticator) -> None:
+    header = bearer(request)
+    if header is None:
+        return
+    try:
+        sid = await run_in_threadpool(auth.session_of, header)
+    except ShopfloorError:
+        return
+    if sid is not None:
+        await run_in_threadpool(auth.accounts.sign_out, sid)

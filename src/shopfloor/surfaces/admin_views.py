@@ -1,0 +1,270 @@
+"""The admin's pages for the daily loop: home, items, orders, MRP, jobs, the log.
+
+Each page reads through registry tools as the signed-in actor, and each action is a link
+to the tool's own form, pre-filled (receive these lines, ship that order): the form,
+preview and Confirm are the generic ones, so an action never has its own write path.
+A view whose tool is missing from the catalogue (lots, revert) simply leaves it out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+from decimal import Decimal
+from typing import Any
+from urllib.parse import quote, urlencode
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Route
+
+from shopfloor.registry.actor import Actor
+from shopfloor.surfaces.admin import Admin, query_with
+
+PAGE = 25
+
+
+@dataclass(frozen=True)
+class OrderKind:
+    slug: str
+    title: str
+    list_tool: str
+    get_tool: str
+    statuses: tuple[str, ...]
+    open_statuses: tuple[str, ...]
+    partner: str
+
+
+ORDERS = {
+    "purchase-orders": OrderKind("purchase-orders", "Purchase orders", "list_purchase_orders",
+                                 "get_purchase_order",
+                                 ("draft", "open", "partially_received", "received",
+                                  "cancelled"), ("open", "partially_received"), "Supplier"),
+    "sales-orders": OrderKind("sales-orders", "Sales orders", "list_sales_orders",
+                              "get_sales_order",
+                              ("open", "partially_fulfilled", "fulfilled", "cancelled"),
+                              ("open", "partially_fulfilled"), "Customer"),
+    "manufacturing-orders": OrderKind("manufacturing-orders", "Manufacturing orders",
+                                      "list_manufacturing_orders", "get_manufacturing_order",
+                                      ("planned", "in_progress", "done", "cancelled"),
+                                      ("planned", "in_progress"), "Product"),
+}
+
+
+def prefilled(tool: str, args: dict[str, Any]) -> str:
+    flat: dict[str, str] = {}
+    for key, value in args.items():
+        if isinstance(value, list):
+            for i, row in enumerate(value):
+                for col, v in row.items():
+                    flat[f"{key}.{i}.{col}"] = str(v)
+        elif value is not None:
+            flat[key] = str(value)
+    return f"/tools/{tool}" + ("?" + urlencode(flat) if flat else "")
+
+
+def outstanding(order: dict[str, Any]) -> list[dict[str, str]]:
+    rows = []
+    for line in order.get("lines") or []:
+        left = Decimal(str(line.get("quantity", 0))) - Decimal(str(line.get("done_quantity", 0)))
+        if left > 0:
+            rows.append({"sku": line["sku"], "quantity": format(left.normalize(), "f")})
+    return rows
+
+
+def actions(kind: OrderKind, order: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """(label, tool, url) of what can be done to this order now."""
+    status, number = order.get("status"), order.get("number")
+    out: list[tuple[str, str, str]] = []
+    if kind.slug == "purchase-orders":
+        if status in ("open", "partially_received", "draft"):
+            out.append(("Receive", "receive_purchase_order", prefilled(
+                "receive_purchase_order", {"number": number, "lines": outstanding(order)})))
+            out.append(("Edit", "modify_purchase_order",
+                        prefilled("modify_purchase_order", {"number": number})))
+            out.append(("Cancel order", "delete_purchase_order",
+                        prefilled("delete_purchase_order", {"number": number})))
+    elif kind.slug == "sales-orders":
+        if status in kind.open_statuses:
+            out.append(("Ship", "fulfill_order", prefilled(
+                "fulfill_order", {"number": number, "lines": outstanding(order)})))
+            out.append(("Edit", "modify_sales_order",
+                        prefilled("modify_sales_order", {"number": number})))
+            out.append(("Cancel order", "delete_sales_order",
+                        prefilled("delete_sales_order", {"number": number})))
+    elif status in kind.open_statuses:
+        left = Decimal(str(order.get("quantity", 0))) - Decimal(
+            str(order.get("completed_quantity", 0)))
+        out.append(("Complete", "complete_manufacturing_order", prefilled(
+            "complete_manufacturing_order",
+            {"number": number, "quantity": format(left.normalize(), "f")})))
+        out.append(("Cancel order", "delete_manufacturing_order",
+                    prefilled("delete_manufacturing_order", {"number": number})))
+    for tool, what in (("close_purchase_order", "Close short"),
+                       ("close_sales_order", "Close short"),
+                       ("create_return", "Return")):
+        if kind.slug.split("-")[0] in tool and status not in ("cancelled",):
+            out.append((what, tool, prefilled(tool, {"number": number})))
+    return out
+
+
+class Views:
+    def __init__(self, admin: Admin) -> None:
+        self.a = admin
+
+    def routes(self) -> list[BaseRoute]:
+        g = self.a.guarded
+        return [
+            Route("/", g(self.home)),
+            Route("/items", g(self.items)),
+            Route("/items/{sku:path}", g(self.item)),
+            Route("/mrp", g(self.mrp)),
+            Route("/jobs", g(self.jobs)),
+            Route("/jobs/{job_id}", g(self.job)),
+            Route("/log", g(self.log)),
+            Route("/log/{operation_id}", g(self.entry)),
+            Route("/{kind:str}/{number:path}", g(self.order)),
+            Route("/{kind:str}", g(self.orders)),
+        ]
+
+    async def home(self, request: Request, actor: Actor) -> Response:
+        read = self.a.read
+        low = (await read(actor, "list_low_stock", {"limit": 50})).get("items", [])
+        short = [r for r in low if Decimal(str(r.get("available", 0))) + Decimal(
+            str(r.get("on_order", 0))) < Decimal(str(r.get("reorder_point", 0)))]
+        today = date.today().isoformat()
+        late: list[dict[str, Any]] = []
+        for kind in ORDERS.values():
+            for status in kind.open_statuses:
+                rows = (await read(actor, kind.list_tool,
+                                   {"status": status, "limit": 200})).get("orders", [])
+                late += [{**o, "kind": kind.slug, "what": kind.title[:-1]} for o in rows
+                         if o.get("due_date") and o["due_date"] < today]
+        late.sort(key=lambda o: o["due_date"])
+        jobs = [j for j in (await read(actor, "list_jobs", {"limit": 50})).get("jobs", [])
+                if j.get("status") in ("queued", "running")]
+        expiring = None
+        if self.a.has("list_expiring"):
+            got = await read(actor, "list_expiring", {})
+            expiring = next((v for v in got.values() if isinstance(v, list)), [])
+        return self.a.render(request, "home.html", actor, low=low, short=short, late=late,
+                             jobs=jobs, expiring=expiring, today=today)
+
+    async def items(self, request: Request, actor: Actor) -> Response:
+        q = request.query_params
+        args: dict[str, Any] = {"limit": PAGE}
+        for key in ("query", "kind", "cursor"):
+            if q.get(key):
+                args[key] = q[key]
+        result = await self.a.call(actor, "search_items", args)
+        nxt = result.get("next_cursor")
+        return self.a.render(request, "items.html", actor, result=result, q=q,
+                             next_url=query_with(request, cursor=nxt) if nxt else None,
+                             first_url=query_with(request, cursor=None) if q.get("cursor")
+                             else None)
+
+    async def item(self, request: Request, actor: Actor) -> Response:
+        sku = request.path_params["sku"]
+        item = await self.a.call(actor, "get_item", {"sku": sku})
+        q = request.query_params
+        args: dict[str, Any] = {"sku": sku, "limit": PAGE}
+        if q.get("cursor"):
+            args["cursor"] = q["cursor"]
+        moves = await self.a.read(actor, "list_stock_movements", args)
+        nxt = moves.get("next_cursor")
+        acts = [(label, tool, prefilled(tool, a)) for label, tool, a in (
+            ("Edit item", "modify_item", {"sku": sku}),
+            ("Adjust stock", "create_stock_adjustment", {"lines": [{"sku": sku}]}),
+            ("Move stock", "create_stock_transfer", {"lines": [{"sku": sku}]}),
+            ("Order from supplier", "create_purchase_order",
+             {"supplier": item.get("default_supplier"),
+              "lines": [{"sku": sku, "quantity": item.get("reorder_quantity") or "1"}]}),
+            ("Make", "create_manufacturing_order", {"sku": sku}),
+            ("Edit recipe", "update_recipe", {"sku": sku}),
+        ) if self.a.may(actor, tool)]
+        return self.a.render(request, "item.html", actor, item=item, moves=moves, actions=acts,
+                             next_url=query_with(request, cursor=nxt) if nxt else None)
+
+    async def orders(self, request: Request, actor: Actor) -> Response:
+        kind = ORDERS.get(request.path_params["kind"])
+        if kind is None:
+            return self.a.render(request, "problem.html", actor, status=404,
+                                 error={"message": "No such page."})
+        q = request.query_params
+        args: dict[str, Any] = {"limit": PAGE}
+        for key in ("status", "cursor"):
+            if q.get(key):
+                args[key] = q[key]
+        result = await self.a.call(actor, kind.list_tool, args)
+        nxt = result.get("next_cursor")
+        new_tool = kind.get_tool.replace("get_", "create_")
+        return self.a.render(request, "orders.html", actor, kind=kind, result=result, q=q,
+                             new_tool=new_tool,
+                             next_url=query_with(request, cursor=nxt) if nxt else None,
+                             first_url=query_with(request, cursor=None) if q.get("cursor")
+                             else None)
+
+    async def order(self, request: Request, actor: Actor) -> Response:
+        kind = ORDERS.get(request.path_params["kind"])
+        if kind is None:
+            return self.a.render(request, "problem.html", actor, status=404,
+                                 error={"message": "No such page."})
+        order = await self.a.call(actor, kind.get_tool, {"number": request.path_params["number"]})
+        acts = [a for a in actions(kind, order) if self.a.may(actor, a[1])]
+        log = await self.a.read(actor, "get_operation_log", {"limit": 200})
+        number = order.get("number")
+        history = [e for e in log.get("entries", [])
+                   if number and number in (e.get("summary") or "")]
+        return self.a.render(request, "order.html", actor, kind=kind, order=order,
+                             actions=acts, history=history)
+
+    async def mrp(self, request: Request, actor: Actor) -> Response:
+        jobs = (await self.a.read(actor, "list_jobs", {"limit": 50})).get("jobs", [])
+        runs = [j for j in jobs if j.get("kind") == "run_mrp"][:10]
+        return self.a.render(request, "mrp.html", actor, runs=runs,
+                             locations=(await self.a.read(actor, "list_locations", {})
+                                        ).get("locations", []))
+
+    async def jobs(self, request: Request, actor: Actor) -> Response:
+        args: dict[str, Any] = {"limit": 100}
+        if request.query_params.get("status"):
+            args["status"] = request.query_params["status"]
+        result = await self.a.call(actor, "list_jobs", args)
+        return self.a.render(request, "jobs.html", actor, result=result,
+                             q=request.query_params)
+
+    async def job(self, request: Request, actor: Actor) -> Response:
+        job = await self.a.call(actor, "get_job", {"job_id": request.path_params["job_id"]})
+        template = "_job.html" if request.headers.get("hx-request") else "job.html"
+        apply_url = None
+        if job.get("kind") == "run_mrp" and job.get("status") == "succeeded":
+            apply_url = prefilled("apply_mrp_plan", {"job_id": job.get("job_id")})
+        return self.a.render(request, template, actor, job=job, apply_url=apply_url)
+
+    async def log(self, request: Request, actor: Actor) -> Response:
+        q = request.query_params
+        args: dict[str, Any] = {"limit": PAGE}
+        for key in ("tool", "actor", "since", "cursor"):
+            if q.get(key):
+                args[key] = q[key]
+        result = await self.a.call(actor, "get_operation_log", args)
+        nxt = result.get("next_cursor")
+        writes = sorted((t for t in self.a.registry.tools() if t.policy.writes),
+                        key=lambda t: t.title)
+        return self.a.render(request, "log.html", actor, result=result, q=q, writes=writes,
+                             can_revert=self.a.may(actor, "revert_operation"),
+                             next_url=query_with(request, cursor=nxt) if nxt else None,
+                             first_url=query_with(request, cursor=None) if q.get("cursor")
+                             else None)
+
+    async def entry(self, request: Request, actor: Actor) -> Response:
+        op = request.path_params["operation_id"]
+        result = await self.a.call(actor, "get_operation_log", {"operation_id": op})
+        entries = result.get("entries", [])
+        if not entries:
+            return self.a.render(request, "problem.html", actor, status=404,
+                                 error={"message": "No such operation."})
+        revert = (prefilled("revert_operation", {"operation_id": op})
+                  if self.a.may(actor, "revert_operation") else None)
+        return self.a.render(request, "entry.html", actor, entry=entries[0], revert=revert,
+                             quote=quote)
