@@ -10,7 +10,7 @@ from typing import Any
 from sqlalchemy import func, inspect, or_, select
 from sqlalchemy.orm.attributes import flag_modified
 
-from shopfloor.domain import lookup
+from shopfloor.domain import lookup, lots
 from shopfloor.domain.context import Op
 from shopfloor.domain.numbers import ZERO, fmt
 from shopfloor.registry.errors import Conflict, ValidationFailed
@@ -33,7 +33,8 @@ OPEN_SO = ("open", "partially_fulfilled")
 OPEN_MO = ("planned", "in_progress")
 
 ITEM_FIELDS = ("name", "kind", "uom", "purchase_price", "sales_price", "reorder_point",
-               "reorder_quantity", "lead_time_days", "batch_tracked")
+               "reorder_quantity", "lead_time_days", "batch_tracked", "serial_tracked",
+               "lot_numbering", "shelf_life_days", "order_multiple", "supply_period_days")
 
 
 def _unique(op: Op, model: type[Any], column: Any, value: str, fld: str, what: str) -> None:
@@ -42,6 +43,7 @@ def _unique(op: Op, model: type[Any], column: Any, value: str, fld: str, what: s
 
 
 def create_item(op: Op, sku: str, fields: dict[str, Any], default_supplier: str | None) -> Item:
+    lots.check_rule(fields.get("lot_numbering"))
     existing = op.session.scalars(select(Item).where(Item.sku == sku)).one_or_none()
     if existing is not None:
         raise Conflict(f"item {sku!r} already exists" + (" (deleted)" if existing.archived else ""),
@@ -60,6 +62,8 @@ def modify_item(op: Op, sku: str, fields: dict[str, Any], default_supplier: str 
     item = lookup.item(op, sku, lock=True)
     if fields.get("kind") == "material" and item.kind != "material" and item.recipe_lines:
         raise ValidationFailed(material_with_recipe(sku), field="kind")
+    lots.check_rule(fields.get("lot_numbering"))
+    lots.may_stop_tracking(op, item, fields)
     for name, value in fields.items():
         before = getattr(item, name)
         if before != value:

@@ -13,7 +13,7 @@ from datetime import date
 from decimal import Decimal
 from typing import TypeVar
 
-from shopfloor.domain import lookup, stock
+from shopfloor.domain import lookup, lots, stock
 from shopfloor.domain.catalog import OPEN_PO, OPEN_SO, touch
 from shopfloor.domain.context import Op
 from shopfloor.domain.limits import storable
@@ -35,6 +35,10 @@ class LineSpec:
     sku: str
     quantity: Decimal
     unit_price: Decimal | None = None
+    lots: tuple[lots.LotIn, ...] = ()
+    serials: tuple[str, ...] = ()
+    allow_expired: bool = False
+    expected_date: date | None = None  # a purchase line's own date (None: the order's)
 
 
 def _items(op: Op, lines: Sequence[LineSpec]) -> list[Item]:
@@ -61,6 +65,10 @@ def _open(doc: PurchaseOrder | SalesOrder, kind: str, open_states: tuple[str, ..
 
 
 # -- purchasing ----------------------------------------------------------------------
+def _line_text(quantity: Decimal, price: Decimal, expected: date | None) -> str:
+    return f"{fmt(quantity)} @ {fmt(price)}" + (f" by {expected.isoformat()}" if expected else "")
+
+
 def create_purchase_order(op: Op, supplier: str, location: str, lines: Sequence[LineSpec], *,
                           number: str | None, expected_date: date | None, notes: str | None,
                           status: str) -> PurchaseOrder:
@@ -76,9 +84,9 @@ def create_purchase_order(op: Op, supplier: str, location: str, lines: Sequence[
         po.lines.append(PurchaseOrderLine(item_id=item.id, item=item, position=i,
                                           quantity=storable(ln.quantity,
                                                             f"lines[{i}].quantity"),
-                                          unit_price=price))
+                                          unit_price=price, expected_date=ln.expected_date))
         op.change("purchase_order", po.number, f"line {item.sku}", None,
-                  f"{fmt(ln.quantity)} @ {fmt(price)}")
+                  _line_text(ln.quantity, price, ln.expected_date))
     op.session.flush()
     op.change("purchase_order", po.number, "status", None, status)
     return po
@@ -110,7 +118,8 @@ def modify_purchase_order(op: Op, number: str, *, supplier: str | None, location
     if lines is not None:
         items = _items(op, lines)
         got = {ln.item_id: ln.received_quantity for ln in po.lines}
-        old = {ln.item.sku: f"{fmt(ln.quantity)} @ {fmt(ln.unit_price)}" for ln in po.lines}
+        old = {ln.item.sku: _line_text(ln.quantity, ln.unit_price, ln.expected_date)
+               for ln in po.lines}
         for i, (ln, item) in enumerate(zip(lines, items, strict=True)):
             if ln.quantity < got.get(item.id, ZERO):
                 raise ValidationFailed(f"{item.sku}: {fmt(got[item.id])} already received",
@@ -126,9 +135,10 @@ def modify_purchase_order(op: Op, number: str, *, supplier: str | None, location
             price = item.purchase_price if ln.unit_price is None else ln.unit_price
             po.lines.append(PurchaseOrderLine(item_id=item.id, item=item, position=i,
                                               quantity=ln.quantity, unit_price=price,
-                                              received_quantity=got.get(item.id, ZERO)))
+                                              received_quantity=got.get(item.id, ZERO),
+                                              expected_date=ln.expected_date))
             op.change("purchase_order", number, f"line {item.sku}", old.pop(item.sku, None),
-                      f"{fmt(ln.quantity)} @ {fmt(price)}")
+                      _line_text(ln.quantity, price, ln.expected_date))
         for sku, was in old.items():
             op.change("purchase_order", number, f"line {sku}", was, None)
     if status is not None and status != po.status:
@@ -191,11 +201,13 @@ def receive_purchase_order(op: Op, number: str, lines: Sequence[LineSpec] | None
     if lines is None and not todo:
         raise Conflict(f"{number} has nothing outstanding", field="number")
     stock.prefetch(op, [line.item for line, _, _ in todo], po.location)
-    lots = stock.batches(op, [line.item for line, _, _ in todo], lot, expiry)
-    for line, qty, fld in todo:
-        stock.post(op, Posting(line.item, po.location, qty, "receipt", "purchase_order",
-                               po.number, unit_cost=line.unit_price,
-                               batch_id=lots.get(line.item.id), field=fld))
+    parts = lots.incoming(op, [_lot_line(line.item, qty, fld, _spec(lines, line), lot, expiry)
+                               for line, qty, fld in todo])
+    for (line, qty, _), line_parts in zip(todo, parts, strict=True):
+        for part in line_parts:
+            stock.post(op, Posting(line.item, po.location, part.quantity, "receipt",
+                                   "purchase_order", po.number, unit_cost=line.unit_price,
+                                   batch_id=part.batch_id, field=part.field))
         op.change("purchase_order", number, f"line {line.item.sku} received",
                   line.received_quantity, line.received_quantity + qty)
         line.received_quantity += qty
@@ -203,6 +215,21 @@ def receive_purchase_order(op: Op, number: str, lines: Sequence[LineSpec] | None
     _status(op, "purchase_order", po, "received" if done else "partially_received")
     touch(po)
     return po
+
+
+def _spec(lines: Sequence[LineSpec] | None, line: PurchaseOrderLine | SalesOrderLine
+          ) -> LineSpec | None:
+    return next((s for s in lines or () if s.sku == line.item.sku), None)
+
+
+def _lot_line(item: Item, qty: Decimal, fld: str, spec: LineSpec | None,
+              lot: str | None = None, expiry: date | None = None) -> lots.Line:
+    """A moved line's lots: its own, else the document's one lot (a tracked item only)."""
+    named = spec.lots if spec else ()
+    if not named and lot is not None and lots.tracked(item) and not item.serial_tracked:
+        named = (lots.LotIn(lot, None, expiry),)
+    return lots.Line(item, qty, fld.removesuffix(".quantity"), named,
+                     spec.serials if spec else (), expiry)
 
 
 # -- sales -----------------------------------------------------------------------------
@@ -314,9 +341,15 @@ def fulfill_sales_order(op: Op, number: str, lines: Sequence[LineSpec] | None) -
     _open(so, "sales order", OPEN_SO)
     todo = _outstanding(so.lines, "fulfilled_quantity", lines, number, "shipping")
     stock.prefetch(op, [line.item for line, _, _ in todo], so.location)
-    for line, qty, fld in todo:
-        stock.post(op, Posting(line.item, so.location, -qty, "shipment", "sales_order",
-                               so.number, field=fld))
+    parts = lots.outgoing(op, [_lot_line(line.item, qty, fld, _spec(lines, line))
+                               for line, qty, fld in todo])
+    for (line, qty, _), line_parts in zip(todo, parts, strict=True):
+        spec = _spec(lines, line)
+        for part in line_parts:
+            stock.post(op, Posting(line.item, so.location, -part.quantity, "shipment",
+                                   "sales_order", so.number, batch_id=part.batch_id,
+                                   allow_expired=spec is not None and spec.allow_expired,
+                                   field=part.field))
         stock.commit(op, line.item, so.location, -qty)
         op.change("sales_order", number, f"line {line.item.sku} shipped",
                   line.fulfilled_quantity, line.fulfilled_quantity + qty)

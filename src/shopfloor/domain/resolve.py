@@ -43,6 +43,7 @@ def values(column: ColumnElement[Any], given: Sequence[Any]) -> dict[str, Any]:
 def _items(n: int) -> Select[Any]:
     return select(ITEMS.c.id, ITEMS.c.sku, ITEMS.c.name, ITEMS.c.kind, ITEMS.c.uom,
                   ITEMS.c.purchase_price, ITEMS.c.sales_price, ITEMS.c.batch_tracked,
+                  ITEMS.c.serial_tracked, ITEMS.c.lot_numbering, ITEMS.c.shelf_life_days,
                   ITEMS.c.archived, ITEMS.c.version).where(keyed(ITEMS.c.sku, n))
 
 
@@ -61,6 +62,9 @@ class ItemRow:
     purchase_price: Decimal
     sales_price: Decimal
     batch_tracked: bool
+    serial_tracked: bool = False
+    lot_numbering: str | None = None
+    shelf_life_days: int | None = None
 
 
 @dataclass(frozen=True)
@@ -86,7 +90,8 @@ def items(op: Op, wanted: Sequence[tuple[str, str]]) -> dict[str, ItemRow]:
             if r.archived:
                 archived.add(r.sku)
             found[r.sku] = ItemRow(r.id, r.sku, r.name, r.kind, r.uom, r.purchase_price,
-                                   r.sales_price, r.batch_tracked)
+                                   r.sales_price, r.batch_tracked, r.serial_tracked,
+                                   r.lot_numbering, r.shelf_life_days)
     for sku, fld in wanted:
         if sku not in found:
             raise NotFound(f"no item with SKU {sku!r}", field=fld)

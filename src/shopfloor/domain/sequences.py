@@ -29,6 +29,20 @@ def next_number(op: Op, prefix: str) -> str:
     return f"{prefix}-{value:05d}"
 
 
+def reserve(op: Op, name: str, n: int) -> range:
+    """`n` consecutive values of a counter in one statement (lot and serial numbers)."""
+    conn = op.session.connection()
+    stmt = (update(SEQUENCES).where(SEQUENCES.c.name == name)
+            .values(value=SEQUENCES.c.value + n).returning(SEQUENCES.c.value))
+    last = conn.execute(stmt).scalar_one_or_none()
+    if last is None:
+        insert = pg_insert if op.dialect == "postgresql" else sqlite_insert
+        conn.execute(insert(SEQUENCES).values(name=name, value=0)
+                     .on_conflict_do_nothing(index_elements=["name"]))
+        last = conn.execute(stmt).scalar_one()
+    return range(last - n + 1, last + 1)
+
+
 def claim_number(op: Op, model: type[Base], number: str | None, prefix: str) -> str:
     """A generated number is the sequence's next, unchecked: a caller-chosen number that
     looks like a generated one moves the sequence past it, so the two never meet. Only a

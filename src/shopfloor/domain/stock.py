@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from decimal import Decimal
 from typing import Any, Protocol
@@ -26,9 +26,10 @@ from sqlalchemy.orm import ORMExecuteState, Session, SessionTransaction
 
 from shopfloor.domain.context import Op
 from shopfloor.domain.limits import storable
+from shopfloor.domain.lot_book import LotBook, LotSlot, Picked, tracked
 from shopfloor.domain.numbers import ZERO, cost, fmt
 from shopfloor.domain.resolve import keyed, values
-from shopfloor.registry.errors import InsufficientStock
+from shopfloor.registry.errors import InsufficientStock, ValidationFailed
 from shopfloor.store.engine import RetryTransaction
 from shopfloor.store.tables import Balance, Batch, StockMovement, table
 from shopfloor.store.tracking import read
@@ -110,6 +111,10 @@ class Posting:
     """Outgoing only: leave at this unit cost (not the average) and re-average what stays,
     as a reversal of a receipt or a supplier return does: the stock goes back at the cost
     it came in with."""
+    allow_expired: bool = False
+    """A named expired lot may be used."""
+    pool: bool = False
+    """A tracked item's stock outside any lot (from before it was tracked), on purpose."""
 
 
 class Ledger:
@@ -120,6 +125,7 @@ class Ledger:
         self.slots: dict[tuple[int, int], Slot] = {}
         self.moves: list[dict[str, Any]] = []
         self.flushing = False
+        self.lots = LotBook(op)
         op.session.connection()  # begin, so the transaction (or savepoint) is known
         self.scope = op.session.get_nested_transaction() or op.session.get_transaction()
         op.session.info["ledger"] = self
@@ -127,13 +133,15 @@ class Ledger:
 
     @property
     def pending(self) -> bool:
-        return bool(self.moves) or any(s.dirty for s in self.slots.values())
+        return (bool(self.moves) or any(s.dirty for s in self.slots.values())
+                or self.lots.pending)
 
     def load(self, items: Iterable[Stocked], location: Place) -> None:
         """Read (and lock) the balances of many items at one location in one query; the
         ones that do not exist yet start at zero and are inserted at the end."""
         wanted = {i.id: i for i in items if (i.id, location.id) not in self.slots}
         ids = sorted(wanted)
+        self.lots.load([i for i in ids if tracked(wanted[i])], location.id)
         for start in range(0, len(ids), 500):
             chunk = ids[start:start + 500]
             found = {r.item_id: r for r in self.op.session.connection().execute(
@@ -160,12 +168,70 @@ class Ledger:
         return found
 
     def post(self, p: Posting) -> Decimal:
-        """Move stock and write its ledger row; returns the unit cost it moved at.
+        """Move stock and write its ledger rows; returns the unit cost it moved at.
 
         `unit_cost` applies to incoming stock (None: at the current average). Outgoing
-        stock always leaves at the current average. Taking stock below zero is refused
-        unless the location allows it.
+        stock leaves at the current average. Taking stock below zero is refused unless the
+        location allows it. A tracked item moves by lot: incoming names its lot, outgoing
+        names one or is picked first-expiring-first-out (one ledger row per lot).
         """
+        if p.pool or not tracked(p.item):
+            return self._post(p, None)
+        if p.batch_id is not None:
+            lot = self.lots.slot(p.item.id, p.location.id, p.batch_id)
+            if p.quantity < 0:
+                self.lots.check_named(lot, -p.quantity, p.reason, p.item.sku, p.location.code,
+                                      p.allow_expired, p.field)
+            elif getattr(p.item, "serial_tracked", False) and lot.on_hand + p.quantity > 1:
+                self.op.refuse(ValidationFailed(
+                    f"serial {lot.lot_number} of {p.item.sku} is already at {p.location.code}",
+                    field=p.field))
+            return self._post(p, lot)
+        if p.quantity > 0:
+            self.op.refuse(ValidationFailed(
+                f"{p.item.sku} is lot-tracked: name the lot this stock comes in as",
+                field=p.field))
+            return self._post(p, None)
+        if getattr(p.item, "serial_tracked", False):
+            self.op.refuse(ValidationFailed(
+                f"{p.item.sku} is serial-tracked: name the serial numbers that leave",
+                field=p.field))
+        return self._pick(p)
+
+    def _pick(self, p: Posting) -> Decimal:
+        """First-expiring-first-out across the usable lots, then stock outside any lot."""
+        need = -p.quantity
+        bal = self.slot(p.item, p.location)
+        moved = bal.average_cost
+        for lot in self.lots.fefo(p.item.id, p.location.id):
+            take = min(lot.on_hand, need)
+            moved = self._post(replace(p, quantity=-take, batch_id=lot.batch_id), lot)
+            need -= take
+            if need == 0:
+                return moved
+        outside = bal.on_hand - self.lots.in_lots(p.item.id, p.location.id)
+        take = min(need, max(outside, ZERO))
+        if take > 0:
+            moved = self._post(replace(p, quantity=-take), None)
+            need -= take
+        if need == 0:
+            return moved
+        blocked = self.lots.unusable(p.item.id, p.location.id)
+        if blocked and bal.on_hand >= need:
+            today = self.op.now.date()
+            why = ", ".join(f"lot {s.lot_number} {fmt(s.on_hand)} "
+                            + ("on hold" if s.held else f"expired {s.expiry}") for s in blocked)
+            self.op.refuse(InsufficientStock(
+                f"{p.item.sku} at {p.location.code}: {fmt(need)} more needed than the usable "
+                f"lots hold ({why})", field=p.field,
+                details={"sku": p.item.sku, "location": p.location.code,
+                         "requested": fmt(-p.quantity), "short": fmt(need),
+                         "lots": [{"lot": s.lot_number, "on_hand": fmt(s.on_hand),
+                                   "held": s.held, "expired": s.expired(today)}
+                                  for s in blocked]}))
+        return self._post(replace(p, quantity=-need), None)
+
+    def _post(self, p: Posting, lot: LotSlot | None) -> Decimal:
         op = self.op
         bal = self.slot(p.item, p.location)
         before_qty, before_avg = bal.on_hand, bal.average_cost
@@ -197,6 +263,12 @@ class Ledger:
         bal.on_hand, bal.average_cost, bal.dirty = after_qty, new_avg, True
         op.change("stock", bal.key, "on_hand", before_qty, after_qty)
         op.change("stock", bal.key, "average_cost", before_avg, new_avg)
+        if lot is not None:
+            self.lots.move(lot, p.quantity, bal.key)
+        if lot is not None or tracked(p.item):
+            self.lots.picked.append(Picked(
+                p.item.sku, p.location.code, lot.lot_number if lot else None,
+                lot.expiry if lot else None, p.quantity, p.field))
         self.moves.append({
             "item_id": p.item.id, "location_id": p.location.id, "batch_id": p.batch_id,
             "quantity": p.quantity, "unit_cost": move_cost, "reason": p.reason,
@@ -244,6 +316,7 @@ class Ledger:
                 _insert_balances(session, new)
             if self.moves:
                 session.connection().execute(_MOVE, self.moves)
+            self.lots.flush()
             for s in dirty:
                 s.dirty = False
             self.moves = []

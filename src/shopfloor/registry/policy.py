@@ -19,6 +19,8 @@ DESTRUCTIVE_NAMES = frozenset({
     "fulfill_order",
     "receive_purchase_order",
     "complete_manufacturing_order",
+    "hold_lot",
+    "release_lot",
 })
 
 COACHING = (

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from pydantic import Field
+from typing import Annotated
 
-from shopfloor.domain import catalog, lookup, reports
+from pydantic import Field, StringConstraints
+
+from shopfloor.domain import catalog, lookup, lot_reports, reports
 from shopfloor.domain.context import Op
 from shopfloor.registry.actor import Role
 from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
@@ -30,6 +32,7 @@ from shopfloor.tools.views import (
     ItemOut,
     item_detail_out,
     item_out,
+    lot_row_out,
     recipe_out,
 )
 
@@ -67,7 +70,12 @@ def _item(op: Op, req: SkuOrId) -> Item:
 @tools.read("get_item", title="Get item", response=ItemDetailOut,
             description="One item by sku or id: its details, recipe and stock per location.")
 def get_item(op: Op, req: ItemRef) -> ItemDetailOut:
-    return item_detail_out(reports.item_detail(op, sku_of(op, req)))
+    detail = item_detail_out(reports.item_detail(op, sku_of(op, req)))
+    if detail.batch_tracked or detail.serial_tracked:
+        for row in lot_reports.item_lots(op, detail.sku):
+            where = next(s for s in detail.stock if s.location == row.location)
+            where.lots.append(lot_row_out(row))
+    return detail
 
 
 class ItemFields(WriteRequest):
@@ -77,10 +85,18 @@ class ItemFields(WriteRequest):
     purchase_price: Money | None = None
     sales_price: Money | None = None
     reorder_point: NonNegative | None = None
-    reorder_quantity: NonNegative | None = None
+    reorder_quantity: NonNegative | None = Field(None, description="minimum order quantity")
+    order_multiple: Quantity | None = Field(None, description="order in whole packs of this")
+    supply_period_days: int | None = Field(
+        None, ge=0, le=365, description="one planned order covers the needs of this many days")
     lead_time_days: int | None = Field(None, ge=0, le=3650)
     default_supplier: Name | None = Field(None, description="supplier name")
     batch_tracked: bool | None = None
+    serial_tracked: bool | None = None
+    lot_numbering: Annotated[str, StringConstraints(min_length=1, max_length=40)] | None = \
+        Field(None, description="e.g. FL-{date}-{seq}: lots made without a number")
+    shelf_life_days: int | None = Field(None, ge=1, le=36500,
+                                        description="expiry of new lots, from their day")
 
     def values(self) -> dict[str, object]:
         return {f: getattr(self, f) for f in catalog.ITEM_FIELDS if getattr(self, f) is not None}

@@ -16,6 +16,8 @@ from shopfloor.registry.actor import Role
 from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
 from shopfloor.store.tables import PurchaseOrder, SalesOrder
 from shopfloor.tools.fields import Key, Limit, Money, Name, Page, Quantity, RowCursor, Text, paged
+from shopfloor.tools.lot_fields import TrackedLine
+from shopfloor.tools.planning import pegs_out
 from shopfloor.tools.refs import NumberOrId, number_of
 from shopfloor.tools.views import OrderOut, purchase_order_out, sales_order_out
 
@@ -35,9 +37,22 @@ class OrderLineIn(Request):
         return orders.LineSpec(self.sku, self.quantity, self.unit_price)
 
 
-class MoveLineIn(Request):
+class PurchaseLineIn(OrderLineIn):
+    expected_date: date | None = Field(None, description="when this line is expected "
+                                       "(default: the order's expected date)")
+
+    def spec(self) -> orders.LineSpec:
+        return orders.LineSpec(self.sku, self.quantity, self.unit_price,
+                               expected_date=self.expected_date)
+
+
+class MoveLineIn(TrackedLine):
     sku: Key
     quantity: Quantity
+
+    def spec(self) -> orders.LineSpec:
+        return orders.LineSpec(self.sku, self.quantity, None, self.lot_specs(),
+                               self.serial_list(), self.allow_expired)
 
 
 Lines = Field(min_length=1, max_length=1000)
@@ -97,7 +112,8 @@ def list_purchase_orders(op: Op, req: ListPurchaseOrders) -> OrderPage:
             description="One purchase order by number or id, with its lines and "
                         "received quantities.")
 def get_purchase_order(op: Op, req: ByNumber) -> OrderOut:
-    return purchase_order_out(lookup.purchase_order(op, _po(op, req)))
+    po = lookup.purchase_order(op, _po(op, req))
+    return purchase_order_out(po).model_copy(update={"pegs": pegs_out(op, po=po.id)})
 
 
 class CreatePurchaseOrder(WriteRequest):
@@ -107,7 +123,7 @@ class CreatePurchaseOrder(WriteRequest):
     expected_date: date | None = None
     notes: Text | None = None
     status: Literal["draft", "open"] = "open"
-    lines: list[OrderLineIn] = Lines
+    lines: list[PurchaseLineIn] = Lines
 
 
 @tools.write("create_purchase_order", title="Create purchase order", response=OrderOut,
@@ -126,7 +142,7 @@ class ModifyPurchaseOrder(NumberOrId, WriteRequest):
     expected_date: date | None = None
     notes: Text | None = None
     status: Literal["open"] | None = Field(None, description="open a draft")
-    lines: list[OrderLineIn] | None = Field(None, min_length=1, max_length=1000,
+    lines: list[PurchaseLineIn] | None = Field(None, min_length=1, max_length=1000,
                                             description="replace the lines")
 
 
@@ -151,15 +167,16 @@ def delete_purchase_order(op: Op, req: ByNumberWrite) -> Done[OrderOut]:
 class ReceivePurchaseOrder(NumberOrId, WriteRequest):
     lines: list[MoveLineIn] | None = Field(None, min_length=1, max_length=1000,
                                            description="omit to receive all outstanding")
-    batch: Key | None = Field(None, description="lot number")
-    expiry: date | None = Field(None, description="lot expiry")
+    batch: Key | None = Field(None, description="one lot for every lot-tracked line "
+                              "naming none")
+    expiry: date | None = Field(None, description="expiry of lots this creates")
 
 
 @tools.write("receive_purchase_order", title="Receive purchase order", response=OrderOut,
              description="Book goods in from a purchase order, in part or in full, at the "
                          "order's prices (moving average cost).")
 def receive_purchase_order(op: Op, req: ReceivePurchaseOrder) -> Done[OrderOut]:
-    specs = [orders.LineSpec(ln.sku, ln.quantity) for ln in req.lines] if req.lines else None
+    specs = [ln.spec() for ln in req.lines] if req.lines else None
     po = orders.receive_purchase_order(op, _po(op, req), specs, req.batch, req.expiry)
     moved = sum(1 for c in op.changes if c.field.endswith(" received"))
     return Done(f"Receive {moved} line(s) of {po.number}: now {po.status}",
@@ -246,7 +263,7 @@ class FulfillOrder(NumberOrId, WriteRequest):
 @tools.write("fulfill_order", title="Fulfil sales order", response=OrderOut,
              description="Ship a sales order, in part or in full, from its location.")
 def fulfill_order(op: Op, req: FulfillOrder) -> Done[OrderOut]:
-    specs = [orders.LineSpec(ln.sku, ln.quantity) for ln in req.lines] if req.lines else None
+    specs = [ln.spec() for ln in req.lines] if req.lines else None
     so = orders.fulfill_sales_order(op, _so(op, req), specs)
     moved = sum(1 for c in op.changes if c.field.endswith(" shipped"))
     return Done(f"Ship {moved} line(s) of {so.number}: now {so.status}", sales_order_out(so))

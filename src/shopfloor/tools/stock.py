@@ -9,9 +9,10 @@ from typing import Self
 
 from pydantic import Field, model_validator
 
-from shopfloor.domain import movements, reports
+from shopfloor.domain import lot_reports, movements, reports
 from shopfloor.domain.context import Op
 from shopfloor.domain.numbers import fmt
+from shopfloor.domain.planning import projection
 from shopfloor.registry.actor import Role
 from shopfloor.registry.errors import ValidationFailed
 from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
@@ -19,6 +20,7 @@ from shopfloor.store.tables import StockAdjustment
 from shopfloor.tools.fields import (
     Amount,
     Cursor,
+    Day,
     Key,
     Limit,
     Money,
@@ -83,7 +85,10 @@ def get_stock(op: Op, req: GetStock) -> StockList:
                             after=_after(req.cursor))
     rows, next_cursor = paged(rows, req.limit,
                               lambda b: _stock_cursor(b.item.sku, b.location.code))
-    return StockList(balances=[stock_out(b) for b in rows], next_cursor=next_cursor)
+    lots = lot_reports.of_balances(op, [(b.item_id, b.location_id) for b in rows
+                                        if b.item.batch_tracked or b.item.serial_tracked])
+    return StockList(balances=[stock_out(b, lots.get((b.item_id, b.location_id), ()))
+                               for b in rows], next_cursor=next_cursor)
 
 
 class LowStockQuery(Request):
@@ -148,6 +153,8 @@ def list_stock_movements(op: Op, req: MovementQuery) -> MovementPage:
 class AvailabilityQuery(SkuOrId, Request):
     quantity: Quantity
     location: Key | None = None
+    date: Day | None = Field(None, description="by this date, counting open orders and "
+                             "later promises (default: now, from stock)")
 
 
 class ShortageOut(Out):
@@ -155,6 +162,8 @@ class ShortageOut(Out):
     required: Amount
     available: Amount
     short: Amount
+    date: Day | None = Field(None, description="when it is needed (with `date`)")
+    earliest: Day | None = Field(None, description="when it can be had (with `date`)")
 
 
 class AvailabilityOut(Out):
@@ -164,12 +173,22 @@ class AvailabilityOut(Out):
     can_ship: bool
     can_build: bool | None = Field(description="null when the item has no recipe")
     shortages: list[ShortageOut]
+    earliest_date: Day | None = Field(None, description="with `date`: the first day it "
+                                      "can ship, from stock, open orders or a new order")
 
 
 @tools.read("check_availability", title="Check availability", response=AvailabilityOut,
             description="Can this quantity be shipped from stock, or built from components? "
                         "Lists component shortages.")
 def check_availability(op: Op, req: AvailabilityQuery) -> AvailabilityOut:
+    if req.date is not None:
+        sku = sku_of(op, req)
+        p = projection.promise(op, sku, req.quantity, req.date, today=op.now.date(),
+                               location=req.location)
+        return AvailabilityOut(sku=sku, quantity=req.quantity, available=p.available,
+                               can_ship=p.can_ship, can_build=p.can_build,
+                               shortages=[ShortageOut(**s.__dict__) for s in p.shortages],
+                               earliest_date=p.earliest)
     a = reports.availability(op, sku_of(op, req), req.quantity, req.location)
     return AvailabilityOut(sku=a.sku, quantity=a.quantity, available=a.available,
                            can_ship=a.can_ship, can_build=a.can_build,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import date, datetime
 from decimal import Decimal
 
@@ -10,6 +11,7 @@ from sqlalchemy import inspect
 from sqlalchemy.orm import object_session
 
 from shopfloor.domain import reports
+from shopfloor.domain.lot_reports import LotRow
 from shopfloor.domain.movements import Document
 from shopfloor.store.tables import (
     Balance,
@@ -42,6 +44,13 @@ class ComponentOut(Out):
     quantity: Amount
 
 
+class StockLotOut(Out):
+    lot: str
+    on_hand: Amount
+    expiry: date | None
+    held: bool
+
+
 class StockOut(Out):
     sku: str
     location: str
@@ -49,6 +58,7 @@ class StockOut(Out):
     committed: Amount
     available: Amount
     average_cost: Amount
+    lots: list[StockLotOut] = Field(default_factory=list, description="tracked items")
 
 
 class ItemOut(Out):
@@ -61,9 +71,14 @@ class ItemOut(Out):
     sales_price: Amount
     reorder_point: Amount
     reorder_quantity: Amount
+    order_multiple: Amount | None = None
+    supply_period_days: int = 0
     lead_time_days: int
     default_supplier: str | None
     batch_tracked: bool
+    serial_tracked: bool = False
+    lot_numbering: str | None = None
+    shelf_life_days: int | None = None
     on_hand: Amount | None = None
     available: Amount | None = None
 
@@ -78,8 +93,22 @@ class LineOut(Out):
     quantity: Amount
     unit_price: Amount
     done_quantity: Amount = Field(description="received or fulfilled so far")
+    expected_date: date | None = Field(None, description="a purchase line's own date, "
+                                       "else its order's")
     returned_quantity: Amount = Field(description="sent back to the supplier or returned "
                                                   "by the customer")
+
+
+class PegOut(Out):
+    """A need an order covers: a sales order, a parent manufacturing order, or safety
+    stock, with its date and the quantity of this order that goes to it."""
+
+    sku: str
+    need: str = Field(description="sales_order, manufacturing_order, planned_order or "
+                                  "safety_stock")
+    document: str | None
+    date: date
+    quantity: Amount
 
 
 class OrderOut(Out):
@@ -92,6 +121,8 @@ class OrderOut(Out):
     created_at: datetime
     total: Amount
     lines: list[LineOut]
+    pegs: list[PegOut] = Field(default_factory=list, description="the needs an order MRP "
+                               "planned was placed for (get_purchase_order)")
 
 
 class ManufacturingOrderOut(Out):
@@ -105,6 +136,8 @@ class ManufacturingOrderOut(Out):
     due_date: date | None
     created_at: datetime
     components: list[ComponentOut]
+    pegs: list[PegOut] = Field(default_factory=list, description="the needs an order MRP "
+                               "planned was made for (get_manufacturing_order)")
 
 
 class MovementOut(Out):
@@ -158,9 +191,11 @@ def item_out(item: Item, totals: tuple[Decimal, Decimal] | None = None) -> ItemO
         id=item.id, sku=item.sku, name=item.name, kind=item.kind, uom=item.uom,
         purchase_price=item.purchase_price, sales_price=item.sales_price,
         reorder_point=item.reorder_point, reorder_quantity=item.reorder_quantity,
+        order_multiple=item.order_multiple, supply_period_days=item.supply_period_days or 0,
         lead_time_days=item.lead_time_days,
         default_supplier=item.default_supplier.name if item.default_supplier else None,
-        batch_tracked=item.batch_tracked,
+        batch_tracked=item.batch_tracked, serial_tracked=item.serial_tracked,
+        lot_numbering=item.lot_numbering, shelf_life_days=item.shelf_life_days,
         on_hand=totals[0] if totals else None,
         available=totals[1] if totals else None,
     )
@@ -189,8 +224,11 @@ def item_detail_out(d: reports.ItemDetail) -> ItemDetailOut:
         id=i.id, sku=i.sku, name=i.name, kind=i.kind, uom=i.uom,
         purchase_price=i.purchase_price, sales_price=i.sales_price,
         reorder_point=i.reorder_point, reorder_quantity=i.reorder_quantity,
+        order_multiple=i.order_multiple, supply_period_days=i.supply_period_days or 0,
         lead_time_days=i.lead_time_days, default_supplier=i.supplier,
-        batch_tracked=i.batch_tracked, on_hand=on_hand, available=available,
+        batch_tracked=i.batch_tracked, serial_tracked=i.serial_tracked,
+        lot_numbering=i.lot_numbering, shelf_life_days=i.shelf_life_days,
+        on_hand=on_hand, available=available,
         recipe=[ComponentOut(sku=r.key, name=r.name, quantity=r.quantity) for r in d.recipe],
         stock=[StockOut(sku=i.sku, location=s.key, on_hand=s.quantity, committed=s.committed,
                         available=s.quantity - s.committed, average_cost=s.average_cost)
@@ -198,15 +236,20 @@ def item_detail_out(d: reports.ItemDetail) -> ItemDetailOut:
     )
 
 
-def stock_out(b: Balance) -> StockOut:
+def stock_out(b: Balance, lots: Sequence[LotRow] = ()) -> StockOut:
     return StockOut(sku=b.item.sku, location=b.location.code, on_hand=b.on_hand,
                     committed=b.committed, available=b.on_hand - b.committed,
-                    average_cost=b.average_cost)
+                    average_cost=b.average_cost, lots=[lot_row_out(r) for r in lots])
+
+
+def lot_row_out(r: LotRow) -> StockLotOut:
+    return StockLotOut(lot=r.lot, on_hand=r.on_hand, expiry=r.expiry, held=r.held)
 
 
 def purchase_order_out(po: PurchaseOrder) -> OrderOut:
     lines = [LineOut(sku=ln.item.sku, quantity=ln.quantity, unit_price=ln.unit_price,
                      done_quantity=ln.received_quantity,
+                     expected_date=ln.expected_date or po.expected_date,
                      returned_quantity=ln.returned_quantity) for ln in po.lines]
     return OrderOut(id=po.id, number=po.number, status=po.status, partner=po.supplier.name,
                     location=po.location.code, due_date=po.expected_date, created_at=po.created_at,
