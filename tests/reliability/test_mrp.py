@@ -1,5 +1,11 @@
-"""MRP by hand: a 3-level recipe, committed and on-order stock counted once, lead times
-pushing dates back; then the plan applied in one transaction; jobs cancel and rebuild."""
+"""MRP by hand: time-phased records a planner can check line by line, on both databases.
+
+A three-level bill (P = 2 I, I = 3 M) with two waves of customer demand three weeks
+apart: every level gets one order per wave, each on its own date, the components of each
+order needed on the day it starts. Stock on hand goes to the earliest need; a purchase
+already on order is netted on its date. The plan applied in one transaction and planned
+again suggests nothing and flags nothing. Jobs cancel and rebuild.
+"""
 
 from __future__ import annotations
 
@@ -21,31 +27,6 @@ def day(n: int) -> str:
     return (TODAY + timedelta(days=n)).isoformat()
 
 
-def _world(reg: Registry) -> None:
-    apply(reg, "create_location", code="MAIN", name="Main")
-    apply(reg, "create_supplier", name="Acme")
-    apply(reg, "create_customer", name="Bob")
-    apply(reg, "create_item", sku="P", name="Product", kind="product", lead_time_days=2)
-    apply(reg, "create_item", sku="I", name="Intermediate", kind="intermediate",
-          lead_time_days=3)
-    apply(reg, "create_item", sku="M", name="Material", lead_time_days=5,
-          default_supplier="Acme", purchase_price="1.5")
-    apply(reg, "create_item", sku="R", name="Reorder only", reorder_point="10",
-          reorder_quantity="25", default_supplier="Acme", purchase_price="2")
-    apply(reg, "update_recipe", sku="P", components=[{"sku": "I", "quantity": "2"}])
-    apply(reg, "update_recipe", sku="I", components=[{"sku": "M", "quantity": "3"}])
-    apply(reg, "create_stock_adjustment", location="MAIN", reason="opening", lines=[
-        {"sku": "P", "quantity_delta": "1"}, {"sku": "I", "quantity_delta": "2"},
-        {"sku": "M", "quantity_delta": "4"}, {"sku": "R", "quantity_delta": "12"}])
-    apply(reg, "create_sales_order", customer="Bob", location="MAIN", due_date=day(10),
-          lines=[{"sku": "P", "quantity": "5", "unit_price": "10"}])
-    apply(reg, "create_sales_order", customer="Bob", location="MAIN", due_date=day(20),
-          lines=[{"sku": "R", "quantity": "4", "unit_price": "3"}])
-    apply(reg, "create_purchase_order", supplier="Acme", location="MAIN",
-          lines=[{"sku": "M", "quantity": "10"}])
-    apply(reg, "create_manufacturing_order", sku="I", quantity="1", location="MAIN")
-
-
 def run_job(reg: Registry, tool: str, **args: Any) -> dict[str, Any]:
     started = reg.invoke(tool, args, ADMIN)
     if started.get("preview"):
@@ -56,41 +37,109 @@ def run_job(reg: Registry, tool: str, **args: Any) -> dict[str, Any]:
     return job
 
 
-def test_three_level_plan_by_hand(registry: Registry) -> None:
-    _world(registry)
-    plan = run_job(registry, "run_mrp", today=TODAY.isoformat())["result"]
+def plan_of(reg: Registry, **args: Any) -> dict[str, Any]:
+    return run_job(reg, "run_mrp", today=TODAY.isoformat(), **args)["result"]
+
+
+def lines_of(plan: dict[str, Any]) -> list[dict[str, Any]]:
+    return [ln for g in plan["purchase_orders"] for ln in g["lines"]]
+
+
+def brief(order: dict[str, Any]) -> tuple[str, str, str, str]:
+    due = order.get("due_date") or order["need_date"]
+    return order["sku"], order["quantity"], order["start_date"], due
+
+
+def covers(order: dict[str, Any]) -> list[tuple[str | None, str, str]]:
+    return [(c["document"], c["date"], c["quantity"]) for c in order["covers"]]
+
+
+def replan_is_empty(reg: Registry, job_id: str, **args: Any) -> None:
+    preview = reg.invoke("apply_mrp_plan", {"job_id": job_id, **args}, ADMIN)
+    reg.invoke("apply_mrp_plan", preview["apply"]["arguments"], ADMIN)
+    again = plan_of(reg, **args)
+    assert again["manufacturing_orders"] == [] and again["purchase_orders"] == [], again
+    assert again["messages"] == [], again["messages"]
+
+
+def base(reg: Registry) -> None:
+    apply(reg, "create_location", code="MAIN", name="Main")
+    apply(reg, "create_supplier", name="Acme")
+    apply(reg, "create_customer", name="Bob")
+
+
+def sell(reg: Registry, sku: str, quantity: str, due: int, location: str = "MAIN") -> str:
+    return str(apply(reg, "create_sales_order", customer="Bob", location=location,
+                     due_date=day(due),
+                     lines=[{"sku": sku, "quantity": quantity, "unit_price": "1"}])["number"])
+
+
+def stock(reg: Registry, location: str = "MAIN", **quantities: str) -> None:
+    apply(reg, "create_stock_adjustment", location=location, reason="opening",
+          lines=[{"sku": s, "quantity_delta": q} for s, q in quantities.items()])
+
+
+def _world(reg: Registry) -> tuple[str, str, str]:
+    base(reg)
+    apply(reg, "create_item", sku="P", name="Product", kind="product", lead_time_days=2)
+    apply(reg, "create_item", sku="I", name="Intermediate", kind="intermediate",
+          lead_time_days=3)
+    apply(reg, "create_item", sku="M", name="Material", lead_time_days=5,
+          default_supplier="Acme", purchase_price="1.5")
+    apply(reg, "update_recipe", sku="P", components=[{"sku": "I", "quantity": "2"}])
+    apply(reg, "update_recipe", sku="I", components=[{"sku": "M", "quantity": "3"}])
+    stock(reg, P="1", I="2", M="4")
+    first = sell(reg, "P", "5", 10)
+    second = sell(reg, "P", "7", 31)             # a second wave, three weeks later
+    po = apply(reg, "create_purchase_order", supplier="Acme", location="MAIN",
+               expected_date=day(3), lines=[{"sku": "M", "quantity": "10"}])["number"]
+    return first, second, po
+
+
+def test_two_waves_through_three_levels_by_hand(registry: Registry) -> None:
+    so1, so2, po = _world(registry)
+    plan = plan_of(registry)
+    assert plan["scope"].startswith("all locations as one pool")
+    mos = plan["manufacturing_orders"]
+    # P: 1 on hand goes to SO1 (day 10), 4 left to make; SO2 (day 31) gets its own order.
+    # Lead time 2: each starts two days before it is due.
+    assert [brief(m) for m in mos if m["sku"] == "P"] == [
+        ("P", "4", day(8), day(10)), ("P", "7", day(29), day(31))]
+    p1, p2 = (m for m in mos if m["sku"] == "P")
+    assert covers(p1) == [(so1, day(10), "4")] and covers(p2) == [(so2, day(31), "7")]
+    # I: dependent demand 8 on day 8 (P1's start) and 14 on day 29 (P2's start); the 2 on
+    # hand go to the first; lead time 3.
+    assert [brief(m) for m in mos if m["sku"] == "I"] == [
+        ("I", "6", day(5), day(8)), ("I", "14", day(26), day(29))]
+    i1, i2 = (m for m in mos if m["sku"] == "I")
+    assert covers(i1) == [(p1["ref"], day(8), "6")] and covers(i2) == [(p2["ref"], day(29), "14")]
+    assert i1["covers"][0]["for"] == "P" and i1["covers"][0]["kind"] == "planned_order"
+    assert p1["components"] == [{"sku": "I", "quantity": "8", "date": day(8)}]
+    # M: 18 on day 5 (I1's start) and 42 on day 26. 4 on hand plus the 10 arriving on
+    # day 3 (netted on its date, before the need) leave 4 to buy; lead time 5.
+    assert [brief(ln) for ln in lines_of(plan)] == [
+        ("M", "4", day(0), day(5)), ("M", "42", day(21), day(26))]
+    m1, m2 = lines_of(plan)
+    assert covers(m1) == [(i1["ref"], day(5), "4")] and not m1["late"]
     rows = {r["sku"]: r for r in plan["items"]}
-    # P: 1 on hand - 5 committed (SO) = -4  -> make 4
-    assert (rows["P"]["level"], rows["P"]["projected"], rows["P"]["planned"]) == (0, "-4", "4")
-    # I: 2 on hand + 1 on order (open MO) - 8 for the planned P (4 x 2) = -5 -> make 5
-    assert rows["I"]["committed"] == "0" and rows["I"]["on_order"] == "1"
-    assert (rows["I"]["dependent_demand"], rows["I"]["projected"], rows["I"]["planned"]) == \
-        ("8", "-5", "5")
-    # M: 4 on hand - 3 committed (open MO for I) + 10 on order - 15 for planned I = -4 -> buy 4
-    assert (rows["M"]["level"], rows["M"]["committed"], rows["M"]["on_order"]) == (2, "3", "10")
-    assert (rows["M"]["projected"], rows["M"]["planned"]) == ("-4", "4")
-    # R: 12 - 4 committed = 8 <= reorder point 10 -> up to 10 + 25 (min/max): 35 - 8 = 27
-    assert (rows["R"]["projected"], rows["R"]["planned"]) == ("8", "27")
+    assert rows["M"] == {"sku": "M", "level": 2, "on_hand": "4", "safety_stock": "0",
+                         "gross_requirements": "60", "scheduled_receipts": "10",
+                         "net_requirements": "46", "planned_receipts": "46",
+                         "projected_end": "0"}
+    assert plan["messages"] == []  # the purchase on order arrives in time and is all used
 
-    mos = {m["sku"]: m for m in plan["manufacturing_orders"]}
-    assert (mos["P"]["quantity"], mos["P"]["due_date"], mos["P"]["start_date"]) == \
-        ("4", day(10), day(8))                          # lead time 2 days
-    assert (mos["I"]["quantity"], mos["I"]["due_date"], mos["I"]["start_date"]) == \
-        ("5", day(8), day(5))                           # needed when P starts; 3 days
-    assert any("SO-00001" in r for r in mos["P"]["reasons"])
-    assert any("planned MO for P" in r for r in mos["I"]["reasons"])
-    [acme] = plan["purchase_orders"]
-    lines = {ln["sku"]: ln for ln in acme["lines"]}
-    assert acme["supplier"] == "Acme"
-    assert (lines["M"]["quantity"], lines["M"]["need_date"], lines["M"]["start_date"]) == \
-        ("4", day(5), day(0))                           # needed when I starts; 5 days
-    # R dips below its reorder point when the day-20 order ships: order for then, not late
-    assert (lines["R"]["quantity"], lines["R"]["need_date"], lines["R"]["late"]) == \
-        ("27", day(20), False)
+    # The textbook record of M, with the plan's planned orders in.
+    record = registry.invoke("get_projected_stock", {"sku": "M", "today": TODAY.isoformat(),
+                                                     "include_planned": True}, ADMIN)
+    assert [(r["date"], r["document"], r["incoming"], r["outgoing"], r["balance"])
+            for r in record["rows"]] == [
+        (day(3), po, "10", "0", "14"),
+        (day(5), m1["ref"], "4", "0", "18"), (day(5), i1["ref"], "0", "18", "0"),
+        (day(26), m2["ref"], "42", "0", "42"), (day(26), i2["ref"], "0", "42", "0")]
 
 
-def test_apply_plan_creates_every_order_in_one_transaction(registry: Registry) -> None:
-    _world(registry)
+def test_apply_keeps_the_pegs_and_a_replan_is_empty(registry: Registry) -> None:
+    so1, so2, _ = _world(registry)
     job = run_job(registry, "run_mrp", today=TODAY.isoformat())
     before = snapshot(registry)
     with pytest.raises(ShopfloorError) as info:
@@ -99,34 +148,108 @@ def test_apply_plan_creates_every_order_in_one_transaction(registry: Registry) -
     assert snapshot(registry) == before
 
     preview = registry.invoke("apply_mrp_plan", {"job_id": job["job_id"]}, ADMIN)
-    assert preview["preview"] is True
-    created = [c for c in preview["changes"] if c["field"] == "status" and c["before"] is None]
-    assert len(created) == 3  # 1 purchase order (M, R) + 2 manufacturing orders
     makes = sorted(c["after"] for c in preview["changes"] if c["field"] == "make")
-    assert makes == ["4 P at MAIN", "5 I at MAIN"]  # the card shows what each order makes
+    assert makes == ["14 I at MAIN", "4 P at MAIN", "6 I at MAIN", "7 P at MAIN"]
+    fors = [c["after"] for c in preview["changes"] if c["field"] == "for"]
+    assert f"{so1} {day(10)} 4" in fors and f"{so2} {day(31)} 7" in fors
     done = registry.invoke("apply_mrp_plan", preview["apply"]["arguments"], ADMIN)
-    assert len(done["purchase_orders"]) == 1 and len(done["manufacturing_orders"]) == 2
-    po = registry.invoke("get_purchase_order", {"number": done["purchase_orders"][0]}, ADMIN)
-    assert {(ln["sku"], ln["quantity"]) for ln in po["lines"]} == {("M", "4"), ("R", "27")}
-    again = run_job(registry, "run_mrp", today=TODAY.isoformat())["result"]
+    # M is planned twice: an order holds one line per item, so two purchase orders
+    assert len(done["purchase_orders"]) == 2 and len(done["manufacturing_orders"]) == 4
+    first = registry.invoke("get_purchase_order", {"number": done["purchase_orders"][0]}, ADMIN)
+    assert [(ln["sku"], ln["quantity"], ln["expected_date"]) for ln in first["lines"]] == \
+        [("M", "4", day(5))]
+    p1, p2, i1, i2 = (registry.invoke("get_manufacturing_order", {"number": n}, ADMIN)
+                      for n in done["manufacturing_orders"])
+    assert (p1["sku"], p1["due_date"]) == ("P", day(10))
+    assert [(g["need"], g["document"], g["date"], g["quantity"]) for g in p1["pegs"]] == \
+        [("sales_order", so1, day(10), "4")]
+    # a component's order names the parent order created in the same apply
+    assert [(g["need"], g["document"], g["date"]) for g in i1["pegs"]] == \
+        [("manufacturing_order", p1["number"], day(8))]
+    assert [(g["document"], g["date"]) for g in p2["pegs"]] == [(so2, day(31))]
+    assert [(g["document"], g["date"]) for g in i2["pegs"]] == [(p2["number"], day(29))]
+    assert [(g["document"], g["quantity"]) for g in first["pegs"]] == [(i1["number"], "4")]
+    again = plan_of(registry)
     assert again["manufacturing_orders"] == [] and again["purchase_orders"] == []
+    assert again["messages"] == []
     job_now = registry.invoke("get_job", {"job_id": job["job_id"]}, ADMIN)
     assert job_now["applied_operation"] == done["operation_id"]
 
-    # The same plan again, without a token or with the first preview's (now spent and
-    # stale) token, under a new idempotency key: refused, nothing written twice.
     before = snapshot(registry)
     with pytest.raises(ShopfloorError) as info:
         apply(registry, "apply_mrp_plan", job_id=job["job_id"])
     assert info.value.code == "conflict" and info.value.field == "job_id"
     with pytest.raises(ShopfloorError) as info:
-        registry.invoke("apply_mrp_plan", {"job_id": job["job_id"]}, ADMIN)  # the preview
-    assert info.value.code == "conflict"
-    with pytest.raises(ShopfloorError) as info:
         registry.invoke("apply_mrp_plan", {**preview["apply"]["arguments"],
                                            "idempotency_key": "another"}, ADMIN)
     assert info.value.code == "stale_preview"
     assert snapshot(registry) == before
+
+
+def test_on_hand_goes_to_the_earliest_need(registry: Registry) -> None:
+    base(registry)
+    apply(registry, "create_item", sku="X", name="X", lead_time_days=2,
+          default_supplier="Acme")
+    stock(registry, X="5")
+    early, late = sell(registry, "X", "4", 10), sell(registry, "X", "4", 30)
+    [line] = lines_of(plan_of(registry))
+    # 5 on hand: 4 to the day-10 order, 1 to the day-30 one, which needs 3 more
+    assert brief(line) == ("X", "3", day(28), day(30))
+    assert covers(line) == [(late, day(30), "3")]
+    record = registry.invoke("get_projected_stock", {"sku": "X", "today": TODAY.isoformat()},
+                             ADMIN)
+    assert [(r["document"], r["balance"]) for r in record["rows"]] == [(early, "1"),
+                                                                        (late, "-3")]
+    assert record["first_short"] == day(30)
+
+
+def test_late_receipt_is_expedited_and_unneeded_ones_cancelled(registry: Registry) -> None:
+    """2 on hand, 6 sold for day 3: the 10 on order arrive on day 9, so no new order, but
+    that purchase to bring forward to day 3 and down to the 4 needed; a second purchase
+    nothing needs is to cancel; one arriving weeks before its need is to defer."""
+    base(registry)
+    apply(registry, "create_item", sku="X", name="Timed", default_supplier="Acme",
+          lead_time_days=1, purchase_price="1")
+    apply(registry, "create_item", sku="Y", name="Early", default_supplier="Acme")
+    stock(registry, X="2")
+    so = sell(registry, "X", "6", 3)
+    so_y = sell(registry, "Y", "10", 30)
+    late = apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
+                 expected_date=day(9), lines=[{"sku": "X", "quantity": "10"}])["number"]
+    spare = apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
+                  expected_date=day(12), lines=[{"sku": "X", "quantity": "5"},
+                                                {"sku": "Y", "quantity": "10",
+                                                 "expected_date": day(2)}])["number"]
+    plan = plan_of(registry)
+    assert plan["manufacturing_orders"] == [] and plan["purchase_orders"] == []
+    got = {(m["sku"], m["document"], m["action"]): m for m in plan["messages"]}
+    assert set(got) == {("X", late, "expedite"), ("X", late, "reduce"),
+                        ("X", spare, "cancel"), ("Y", spare, "defer")}
+    expedite = got["X", late, "expedite"]
+    assert (expedite["expected"], expedite["move_to"]) == (day(9), day(3))
+    assert expedite["need"] == {"kind": "sales_order", "document": so, "date": day(3),
+                                "quantity": "4"}
+    assert got["X", late, "reduce"]["to"] == "4"
+    defer = got["Y", spare, "defer"]   # the line's own date, not the order's day 12
+    assert (defer["expected"], defer["move_to"], defer["need"]["document"]) == \
+        (day(2), day(30), so_y)
+
+
+def test_location_plans_only_its_own_stock(registry: Registry) -> None:
+    base(registry)
+    apply(registry, "create_location", code="SHOP", name="Shop")
+    apply(registry, "create_item", sku="X", name="X", default_supplier="Acme",
+          lead_time_days=1)
+    stock(registry, "SHOP", X="10")
+    sell(registry, "X", "6", 5)
+    assert lines_of(plan_of(registry)) == []       # one pool: the shop's 10 cover it
+    job = run_job(registry, "run_mrp", today=TODAY.isoformat(), location="MAIN")
+    plan = job["result"]
+    assert plan["scope"].startswith("location MAIN only") and plan["deliver_to"] == "MAIN"
+    [line] = lines_of(plan)
+    assert brief(line) == ("X", "6", day(4), day(5))
+    assert lines_of(plan_of(registry, location="SHOP")) == []
+    replan_is_empty(registry, job["job_id"], location="MAIN")
 
 
 def test_cancel_and_rebuild_jobs(registry: Registry) -> None:
@@ -146,46 +269,6 @@ def test_cancel_and_rebuild_jobs(registry: Registry) -> None:
         s.commit()
     assert ledger_matches_balances(registry)
     job = run_job(registry, "rebuild_balances")
-    assert len(job["result"]["corrections"]) == 4
+    assert len(job["result"]["corrections"]) == 3
     assert not ledger_matches_balances(registry)
-    assert D(registry.invoke("get_stock", {"sku": "P"}, ADMIN)["balances"][0]["committed"]) == 5
-
-
-def test_supply_arriving_after_the_need_is_flagged_to_expedite(registry: Registry) -> None:
-    """Totals net to enough (2 + 10 on order - 6 sold = 6), but the sale ships on day 3
-    and the purchase lands on day 9: no new order, and that purchase to bring forward."""
-    _world(registry)
-    apply(registry, "create_item", sku="X", name="Timed", default_supplier="Acme",
-          lead_time_days=1, purchase_price="1")
-    apply(registry, "create_stock_adjustment", location="MAIN", reason="opening",
-          lines=[{"sku": "X", "quantity_delta": "2"}])
-    apply(registry, "create_sales_order", customer="Bob", location="MAIN", due_date=day(3),
-          lines=[{"sku": "X", "quantity": "6", "unit_price": "3"}])
-    po = apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
-               expected_date=day(9), lines=[{"sku": "X", "quantity": "10"}])
-    plan = run_job(registry, "run_mrp", today=TODAY.isoformat())["result"]
-    assert "X" not in {r["sku"] for r in plan["items"]}  # nothing new to order
-    [flag] = plan["exceptions"]
-    assert flag == {"sku": "X", "action": "expedite", "document": po["number"],
-                    "expected": day(9), "needed_by": day(3), "short": "4",
-                    "reason": "SO-00003 (due " + day(3) + ")"}
-
-
-def test_reorder_point_alone_is_not_late(registry: Registry) -> None:
-    """Stock at its reorder point with no dated demand: order now, due when the lead time
-    allows; a need already past keeps its date and is due after its lead time."""
-    apply(registry, "create_location", code="MAIN", name="Main")
-    apply(registry, "create_supplier", name="Acme")
-    apply(registry, "create_customer", name="Bob")
-    apply(registry, "create_item", sku="R", name="Reorder", reorder_point="5",
-          reorder_quantity="20", lead_time_days=7, default_supplier="Acme")
-    apply(registry, "create_item", sku="L", name="Late", lead_time_days=4,
-          default_supplier="Acme")
-    apply(registry, "create_sales_order", customer="Bob", location="MAIN", due_date=day(-2),
-          lines=[{"sku": "L", "quantity": "3", "unit_price": "1"}])
-    plan = run_job(registry, "run_mrp", today=TODAY.isoformat())["result"]
-    lines = {ln["sku"]: ln for g in plan["purchase_orders"] for ln in g["lines"]}
-    assert (lines["R"]["need_date"], lines["R"]["start_date"], lines["R"]["late"]) == \
-        (day(7), day(0), False)
-    assert (lines["L"]["need_date"], lines["L"]["start_date"], lines["L"]["late"],
-            lines["L"]["needed_by"]) == (day(4), day(0), True, day(-2))
+    assert D(registry.invoke("get_stock", {"sku": "P"}, ADMIN)["balances"][0]["committed"]) == 12

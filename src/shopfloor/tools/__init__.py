@@ -6,8 +6,8 @@ from importlib import import_module
 
 from shopfloor.registry.tool import Toolset
 
-MODULES = ("items", "partners", "stock", "orders", "production", "audit", "jobs", "bulk", "lots",
-           "corrections")
+MODULES = ("items", "partners", "stock", "orders", "production", "audit", "jobs", "bulk",
+           "lots", "corrections", "planning")
 
 
 def catalogue() -> list[Toolset]:

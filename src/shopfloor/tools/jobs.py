@@ -17,6 +17,7 @@ from sqlalchemy import select
 
 from shopfloor.domain import lookup, orders, production
 from shopfloor.domain.context import Op
+from shopfloor.domain.planning import pegging
 from shopfloor.jobs import queue
 from shopfloor.registry.actor import Role
 from shopfloor.registry.errors import Conflict, Forbidden, NotFound, ValidationFailed
@@ -130,8 +131,24 @@ class PlanApplied(Out):
     manufacturing_orders: list[str]
 
 
+def _one_line_per_item(lines: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """A supplier's planned lines as orders: one order, and another for an item planned
+    again for a later date (an order holds one line per item); by need date."""
+    batches: list[list[dict[str, Any]]] = []
+    seen: dict[str, int] = {}
+    for ln in sorted(lines, key=lambda ln: ln["need_date"]):
+        k = seen.get(ln["sku"], 0)
+        seen[ln["sku"]] = k + 1
+        if k == len(batches):
+            batches.append([])
+        batches[k].append(ln)
+    return batches
+
+
 @tools.write("apply_mrp_plan", title="Apply MRP plan", response=PlanApplied,
-             description="Create the orders an MRP run suggested, all in one transaction.")
+             description="Create the orders an MRP run suggested, all in one transaction: "
+                         "each keeps the needs it was planned for, and each purchase line "
+                         "the date it is needed.")
 def apply_mrp_plan(op: Op, req: ApplyMrpPlan) -> Done[PlanApplied]:
     job = _job(op, req.job_id, lock=True)
     if job.kind != MRP_KIND or job.status != "succeeded" or not job.result:
@@ -149,29 +166,50 @@ def apply_mrp_plan(op: Op, req: ApplyMrpPlan) -> Done[PlanApplied]:
         select(Location.code).order_by(Location.id)).first()
     if code is None:
         raise ValidationFailed("there is no location to plan into", field="location")
-    made, bought = [], []
-    for group in plan["purchase_orders"]:
-        lines = [ln for ln in group["lines"] if wanted is None or ln["sku"] in wanted]
-        if not lines:
-            continue
-        if not group["supplier"]:
+    groups = [(g["supplier"], [ln for ln in g["lines"] if wanted is None or ln["sku"] in wanted])
+              for g in plan["purchase_orders"]]
+    for supplier, lines in groups:
+        if lines and not supplier:
             raise ValidationFailed(f"{lines[0]['sku']} has no default supplier; leave it out "
                                    "with `only` or set one", field="only")
-        po = orders.create_purchase_order(
-            op, group["supplier"], code,
-            [orders.LineSpec(ln["sku"], Decimal(ln["quantity"]), Decimal(ln["unit_price"]))
-             for ln in lines], number=None, expected_date=date.fromisoformat(
-                min(ln["need_date"] for ln in lines)),
-            notes=f"MRP job {job.id}", status="open")
-        bought.append(po.number)
+    # Manufacturing orders first: their numbers name the parents their components serve.
+    refs: dict[str, str] = {}
+    created = []
     for line in plan["manufacturing_orders"]:
         if wanted is not None and line["sku"] not in wanted:
             continue
         mo = production.create(op, line["sku"], Decimal(line["quantity"]), code, number=None,
                                due_date=date.fromisoformat(line["due_date"]))
-        made.append(mo.number)
+        refs[line.get("ref") or mo.number] = mo.number
+        created.append((mo, line))
+    pegs: list[dict[str, Any]] = []
+    for mo, line in created:
+        covers = line.get("covers", [])
+        pegs += pegging.rows(covers, refs, mo.item_id, manufacturing_order_id=mo.id)
+        if covers:
+            op.change("manufacturing_order", mo.number, "for", None,
+                      pegging.summary(covers, refs))
+    bought = []
+    for supplier, lines in groups:
+        for batch in _one_line_per_item(lines):
+            po = orders.create_purchase_order(
+                op, supplier, code,
+                [orders.LineSpec(ln["sku"], Decimal(ln["quantity"]), Decimal(ln["unit_price"]),
+                                 expected_date=date.fromisoformat(ln["need_date"]))
+                 for ln in batch],
+                number=None, expected_date=date.fromisoformat(batch[0]["need_date"]),
+                notes=f"MRP job {job.id}", status="open")
+            for po_line, ln in zip(po.lines, batch, strict=True):
+                covers = ln.get("covers", [])
+                pegs += pegging.rows(covers, refs, po_line.item_id, purchase_order_id=po.id)
+                if covers:
+                    op.change("purchase_order", po.number, f"line {ln['sku']} for", None,
+                              pegging.summary(covers, refs))
+            bought.append(po.number)
+    made = [mo.number for mo, _ in created]
     if not made and not bought:
         raise ValidationFailed("nothing to apply: the plan (or `only`) selects no orders",
                                field="only")
+    pegging.write(op, pegs)
     return Done(f"Apply MRP plan: {len(bought)} purchase and {len(made)} manufacturing orders",
                 PlanApplied(purchase_orders=bought, manufacturing_orders=made))

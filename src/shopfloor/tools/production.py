@@ -15,6 +15,7 @@ from shopfloor.registry.actor import Role
 from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
 from shopfloor.store.tables import ManufacturingOrder
 from shopfloor.tools.fields import Key, Limit, Page, Quantity, RowCursor, paged
+from shopfloor.tools.planning import pegs_out
 from shopfloor.tools.refs import NumberOrId, number_of
 from shopfloor.tools.views import ManufacturingOrderOut, manufacturing_order_out
 
@@ -57,8 +58,8 @@ def _mo(op: Op, req: NumberOrId) -> str:
             response=ManufacturingOrderOut,
             description="One manufacturing order by number or id, with its components per unit.")
 def get_manufacturing_order(op: Op, req: ByNumber) -> ManufacturingOrderOut:
-    return manufacturing_order_out(lookup.manufacturing_order(
-        op, _mo(op, req)))
+    mo = lookup.manufacturing_order(op, _mo(op, req))
+    return manufacturing_order_out(mo).model_copy(update={"pegs": pegs_out(op, mo=mo.id)})
 
 
 class CreateManufacturingOrder(WriteRequest):

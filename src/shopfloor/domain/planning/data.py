@@ -1,0 +1,186 @@
+"""What planning reads: items, recipes, stock and every open document, in a few bulk queries.
+
+Plain rows through the transaction's connection (no ORM objects: 20k items and tens of
+thousands of lines would cost more in bookkeeping than in the queries). Only open
+quantities of open documents count: a received, fulfilled, done, cancelled or closed
+order supplies and demands nothing, and a line's outstanding quantity is what is left of
+it. Dates that are missing or already past are read as the plan date: what was due
+yesterday is due now; the document keeps its own date for the explanation.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+from decimal import Decimal
+from typing import Any
+
+from sqlalchemy import ColumnElement, Select, func, select
+from sqlalchemy.engine import Connection
+
+from shopfloor.domain.catalog import OPEN_MO, OPEN_PO, OPEN_SO
+from shopfloor.store.tables import (
+    Balance,
+    Item,
+    ManufacturingComponent,
+    ManufacturingOrder,
+    PurchaseOrder,
+    PurchaseOrderLine,
+    RecipeLine,
+    SalesOrder,
+    SalesOrderLine,
+    Supplier,
+)
+
+SALES, MADE, BOUGHT, PLANNED, SAFETY = (
+    "sales_order", "manufacturing_order", "purchase_order", "planned_order", "safety_stock")
+
+
+@dataclass(slots=True)
+class ItemData:
+    id: int
+    sku: str
+    name: str
+    kind: str
+    lead: int
+    safety: Decimal          # the reorder point: the projected balance never goes below it
+    minimum: Decimal         # reorder_quantity: the smallest order
+    multiple: Decimal | None  # pack size: orders are whole packs
+    period: int              # period of supply in days (0: one order per need)
+    price: Decimal
+    supplier: str | None
+    level: int = 0
+
+
+@dataclass(slots=True)
+class Need:
+    """A dated demand: a sales line, the components of an open or planned manufacturing
+    order, or safety stock. `date` is when it must be available (never before the plan
+    date); `due` is the document's own date, for the explanation."""
+
+    date: dt.date
+    quantity: Decimal
+    kind: str
+    document: str | None
+    due: dt.date | None = None
+    parent: str | None = None  # the SKU an order for a component is made into
+
+
+@dataclass(slots=True)
+class Receipt:
+    """Supply already on order: an open purchase line or manufacturing order."""
+
+    date: dt.date               # when it is expected (never before the plan date)
+    quantity: Decimal
+    kind: str
+    document: str
+    expected: dt.date | None    # the document's own date
+
+
+@dataclass
+class Company:
+    """Everything one plan reads, keyed by item id."""
+
+    items: dict[int, ItemData]
+    recipes: dict[int, list[tuple[int, Decimal]]]
+    on_hand: dict[int, Decimal]
+    needs: dict[int, list[Need]] = field(default_factory=lambda: defaultdict(list))
+    receipts: dict[int, list[Receipt]] = field(default_factory=lambda: defaultdict(list))
+
+
+def _at(loc_col: ColumnElement[int], location_id: int | None,
+        stmt: Select[Any]) -> Select[Any]:
+    return stmt if location_id is None else stmt.where(loc_col == location_id)
+
+
+def read_items(conn: Connection, item_ids: Iterable[int] | None = None) -> dict[int, ItemData]:
+    it, sup = Item.__table__, Supplier.__table__
+    stmt = (select(it.c.id, it.c.sku, it.c.name, it.c.kind, it.c.lead_time_days,
+                   it.c.reorder_point, it.c.reorder_quantity, it.c.order_multiple,
+                   it.c.supply_period_days, it.c.purchase_price, sup.c.name)
+            .outerjoin(sup, sup.c.id == it.c.default_supplier_id)
+            .where(it.c.archived.is_(False)))
+    if item_ids is not None:
+        stmt = stmt.where(it.c.id.in_(list(item_ids)))
+    return {r[0]: ItemData(r[0], r[1], r[2], r[3], r[4] or 0, r[5], r[6], r[7] or None,
+                           r[8] or 0, r[9], r[10]) for r in conn.execute(stmt)}
+
+
+def read_recipes(conn: Connection) -> dict[int, list[tuple[int, Decimal]]]:
+    rl = RecipeLine.__table__
+    out: dict[int, list[tuple[int, Decimal]]] = defaultdict(list)
+    for product, component, qty in conn.execute(
+            select(rl.c.product_id, rl.c.component_id, rl.c.quantity)
+            .order_by(rl.c.product_id, rl.c.position)):
+        out[product].append((component, qty))
+    return out
+
+
+def read_on_hand(conn: Connection, location_id: int | None,
+                 item_ids: list[int] | None = None) -> dict[int, Decimal]:
+    b = Balance.__table__
+    stmt = _at(b.c.location_id, location_id,
+               select(b.c.item_id, func.sum(b.c.on_hand)).group_by(b.c.item_id))
+    if item_ids is not None:
+        stmt = stmt.where(b.c.item_id.in_(item_ids))
+    return {i: Decimal(q) for i, q in conn.execute(stmt)}
+
+
+def read_documents(conn: Connection, company: Company, today: date, location_id: int | None,
+                   item_ids: list[int] | None = None) -> None:
+    """Open demand and supply into `company`, dated. One query per document table."""
+    def only(col: object, stmt: Select[Any]) -> Select[Any]:
+        return stmt if item_ids is None else stmt.where(col.in_(item_ids))  # type: ignore[attr-defined]
+
+    so, sol = SalesOrder.__table__, SalesOrderLine.__table__
+    po, pol = PurchaseOrder.__table__, PurchaseOrderLine.__table__
+    mo, mc = ManufacturingOrder.__table__, ManufacturingComponent.__table__
+    needs, receipts = company.needs, company.receipts
+    for number, due, item_id, qty in conn.execute(only(sol.c.item_id, _at(
+            so.c.location_id, location_id,
+            select(so.c.number, so.c.due_date, sol.c.item_id,
+                   sol.c.quantity - sol.c.fulfilled_quantity)
+            .join(so, so.c.id == sol.c.order_id)
+            .where(so.c.status.in_(OPEN_SO), sol.c.quantity > sol.c.fulfilled_quantity)))):
+        needs[item_id].append(Need(max(due or today, today), Decimal(qty), SALES, number, due))
+    for number, expected, item_id, qty in conn.execute(only(pol.c.item_id, _at(
+            po.c.location_id, location_id,
+            select(po.c.number, func.coalesce(pol.c.expected_date, po.c.expected_date),
+                   pol.c.item_id, pol.c.quantity - pol.c.received_quantity)
+            .join(po, po.c.id == pol.c.order_id)
+            .where(po.c.status.in_(OPEN_PO), pol.c.quantity > pol.c.received_quantity)))):
+        receipts[item_id].append(Receipt(max(expected or today, today), Decimal(qty), BOUGHT,
+                                         number, expected))
+    it = Item.__table__
+    open_mo = _at(mo.c.location_id, location_id,
+                  select(mo.c.id).where(mo.c.status.in_(OPEN_MO),
+                                        mo.c.quantity > mo.c.completed_quantity))
+    if item_ids is not None:  # only orders of these items or using them
+        open_mo = open_mo.where(mo.c.item_id.in_(item_ids) | mo.c.id.in_(
+            select(mc.c.order_id).where(mc.c.item_id.in_(item_ids))))
+    starts: dict[int, tuple[str, date, Decimal, str]] = {}
+    for mo_id, number, item_id, sku, qty, due, lead in conn.execute(
+            select(mo.c.id, mo.c.number, mo.c.item_id, it.c.sku,
+                   mo.c.quantity - mo.c.completed_quantity, mo.c.due_date, it.c.lead_time_days)
+            .join(it, it.c.id == mo.c.item_id).where(mo.c.id.in_(open_mo))):
+        if item_ids is None or item_id in item_ids:
+            receipts[item_id].append(Receipt(max(due or today, today), Decimal(qty), MADE,
+                                             number, due))
+        # components are needed when the order starts: its due date less the lead time
+        start = (due - timedelta(days=lead or 0)) if due else today
+        starts[mo_id] = (number, start, Decimal(qty), sku)
+    for mo_id, item_id, per in conn.execute(only(mc.c.item_id, select(
+            mc.c.order_id, mc.c.item_id, mc.c.quantity_per_unit)
+            .where(mc.c.order_id.in_(open_mo)))):
+        number, start, qty, sku = starts[mo_id]
+        needs[item_id].append(Need(max(start, today), per * qty, MADE, number, start, sku))
+
+
+def read_company(conn: Connection, today: date, location_id: int | None) -> Company:
+    company = Company(read_items(conn), read_recipes(conn), read_on_hand(conn, location_id))
+    read_documents(conn, company, today, location_id)
+    return company
+

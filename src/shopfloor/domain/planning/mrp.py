@@ -1,0 +1,177 @@
+"""MRP: the whole company netted item by item, from the top of the bills down.
+
+Items are taken in low-level-code order (an item comes after every item whose recipe uses
+it), so when an item is netted every planned order of its parents has already added its
+dependent demand, dated at the parent's start. Everything is read in a few bulk queries
+first (data.py); the walk itself touches no database.
+
+The plan says what it planned: one location's stock, demand and supply (orders go there)
+or the company as one pool (orders go to the first location).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Iterator
+from datetime import date
+from decimal import Decimal
+from itertools import count
+from typing import Any
+
+from sqlalchemy import select
+
+from shopfloor.domain import lookup
+from shopfloor.domain.context import Op
+from shopfloor.domain.limits import LIMIT
+from shopfloor.domain.numbers import ZERO, fmt
+from shopfloor.domain.planning import data, lot_sizing, messages, netting
+from shopfloor.domain.planning.data import PLANNED, SAFETY, Company, ItemData, Need
+from shopfloor.store.tables import Location
+
+Progress = Callable[[float, str], None]
+
+
+def low_level_codes(items: dict[int, ItemData],
+                    recipes: dict[int, list[tuple[int, Decimal]]]) -> list[ItemData]:
+    """Items parents-first, each with its level (one below its lowest parent): a
+    topological walk of the recipes of live items, O(items + recipe lines)."""
+    parents = dict.fromkeys(items, 0)
+    for product, lines in recipes.items():
+        if product in items:
+            for component, _ in lines:
+                if component in parents:
+                    parents[component] += 1
+    ready = [i for i, n in parents.items() if n == 0]
+    seen = 0
+    while seen < len(ready):
+        product = ready[seen]
+        seen += 1
+        level = items[product].level + 1
+        for component, _ in recipes.get(product, ()):
+            child = items.get(component)
+            if child is None:
+                continue
+            child.level = max(child.level, level)
+            parents[component] -= 1
+            if parents[component] == 0:
+                ready.append(component)
+    if seen < len(items):  # a cycle (recipes refuse them): plan those items last
+        ready += [i for i, n in parents.items() if n > 0]
+    return sorted((items[i] for i in ready), key=lambda it: (it.level, it.sku))
+
+
+def scope(op: Op, location: str | None) -> tuple[int | None, str, str]:
+    """(location id to plan, where orders go, the plan's scope in words)."""
+    if location:
+        loc = lookup.location(op, location)
+        return loc.id, loc.code, f"location {loc.code} only: its stock, demand and supply"
+    first = op.session.scalars(select(Location.code).order_by(Location.id)).first()
+    return None, first or "", "all locations as one pool; orders go to " + (first or "-")
+
+
+def plan(op: Op, *, today: date, location: str | None = None,
+         progress: Progress | None = None) -> dict[str, Any]:
+    report = progress or (lambda fraction, message: None)
+    location_id, deliver_to, said = scope(op, location)
+    report(0.02, "reading items, recipes, stock and open orders")
+    company = data.read_company(op.session.connection(), today, location_id)
+    ordered = low_level_codes(company.items, company.recipes)
+    depth = max((it.level for it in ordered), default=0) + 1
+    report(0.3, f"{len(ordered)} items, {depth} levels: netting")
+    refs: Iterator[int] = count(1)
+    made: list[dict[str, Any]] = []
+    bought: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    flags: list[dict[str, Any]] = []
+    rows: list[dict[str, Any]] = []
+    for n, item in enumerate(ordered):
+        if n % 500 == 0:
+            report(0.3 + 0.65 * n / max(len(ordered), 1),
+                   f"level {item.level + 1} of {depth}: {item.sku}")
+        needs = company.needs.get(item.id, [])
+        receipts = company.receipts.get(item.id, [])
+        on_hand = company.on_hand.get(item.id, ZERO)
+        if not needs and not receipts and item.safety <= 0 and on_hand >= 0:
+            continue
+        make = bool(company.recipes.get(item.id)) and item.kind != "material"
+        netted = netting.net(item, on_hand, receipts, needs, today, make,
+                             lambda: f"P{next(refs)}")
+        for layer in netted.planned:
+            order = layer.order
+            assert order is not None
+            if order.quantity >= LIMIT:  # no order Shopfloor could store: a planner looks
+                flags.append({"sku": item.sku, "action": "review", "document": order.ref,
+                              "quantity": fmt(order.quantity), "need": None,
+                              "reason": "the need is beyond what Shopfloor stores (10^12); "
+                                        "check the recipe and order sizes"})
+                continue
+            out = _order_out(layer)
+            if make:
+                out["due_date"] = order.due.isoformat()
+                out["components"] = _explode(company, item, order.quantity, order.start,
+                                             order.ref)
+                made.append(out)
+            else:
+                out["need_date"] = order.due.isoformat()
+                out["unit_price"] = fmt(item.price)
+                bought[item.supplier or ""].append(out)
+        found = messages.for_item(netted, today)
+        flags.extend(found)
+        if netted.planned or found:
+            rows.append(_record(netted))
+    report(0.95, "plan ready")
+    return {
+        "location": location,
+        "scope": said,
+        "deliver_to": deliver_to or None,
+        "planned_on": today.isoformat(),
+        "manufacturing_orders": made,
+        "purchase_orders": [{"supplier": s or None, "lines": lines,
+                             "warning": None if s else "no default supplier: choose one"}
+                            for s, lines in sorted(bought.items())],
+        "messages": flags,
+        "items": rows,
+    }
+
+
+def _order_out(layer: netting.Layer) -> dict[str, Any]:
+    order = layer.order
+    assert order is not None
+    item = order.item
+    out: dict[str, Any] = {
+        "ref": order.ref, "sku": item.sku, "name": item.name, "quantity": fmt(order.quantity),
+        "start_date": order.start.isoformat(), "late": order.late,
+        "covers": [messages.need_out(need, q) for need, q in layer.pegs],
+        "reasons": [messages.describe(need, q) for need, q in layer.pegs]
+        + lot_sizing.why(order.net, order.quantity, item, item.period)}
+    if order.late:
+        out["needed_by"] = order.needed_by.isoformat()
+    return out
+
+
+def _explode(company: Company, item: ItemData, quantity: Decimal, start: date,
+             ref: str) -> list[dict[str, Any]]:
+    """Dependent demand of a planned order: each component needed on the order's start."""
+    out = []
+    for component, per in company.recipes[item.id]:
+        if component not in company.items:
+            continue
+        need = per * quantity
+        company.needs[component].append(Need(start, need, PLANNED, ref, start, item.sku))
+        out.append({"sku": company.items[component].sku, "quantity": fmt(need),
+                    "date": start.isoformat()})
+    return out
+
+
+def _record(netted: netting.Netted) -> dict[str, Any]:
+    """The item's MRP record in totals over the horizon (get_projected_stock has it by
+    date): gross requirements, scheduled and planned receipts, what is left at the end."""
+    gross = sum((n.quantity for n in netted.needs if n.kind != SAFETY), ZERO)
+    scheduled = sum((la.quantity for la in netted.placed), ZERO)
+    planned = [la.order for la in netted.planned if la.order is not None]
+    receipts = sum((o.quantity for o in planned), ZERO)
+    return {"sku": netted.item.sku, "level": netted.item.level,
+            "on_hand": fmt(netted.on_hand), "safety_stock": fmt(netted.item.safety),
+            "gross_requirements": fmt(gross), "scheduled_receipts": fmt(scheduled),
+            "net_requirements": fmt(sum((o.net for o in planned), ZERO)),
+            "planned_receipts": fmt(receipts),
+            "projected_end": fmt(netted.on_hand + scheduled + receipts - gross)}
