@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 from datetime import date
+from decimal import Decimal
 from typing import Literal
 
 from pydantic import Field
 from sqlalchemy import select
 
-from shopfloor.domain import lookup, production
+from shopfloor.domain import completion, lookup, production
 from shopfloor.domain.context import Op
 from shopfloor.domain.numbers import fmt
 from shopfloor.registry.actor import Role
 from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
 from shopfloor.store.tables import ManufacturingOrder
-from shopfloor.tools.fields import Key, Limit, Page, Quantity, RowCursor, paged
+from shopfloor.tools.fields import Key, Limit, NonNegative, Page, Quantity, RowCursor, paged
+from shopfloor.tools.lot_fields import TrackedLine
 from shopfloor.tools.planning import pegs_out
 from shopfloor.tools.refs import NumberOrId, number_of
 from shopfloor.tools.views import ManufacturingOrderOut, manufacturing_order_out
@@ -81,8 +83,25 @@ def create_manufacturing_order(op: Op, req: CreateManufacturingOrder
                 manufacturing_order_out(mo))
 
 
+class ConsumedIn(TrackedLine):
+    sku: Key
+    quantity: NonNegative = Field(description="actually used; 0: not used")
+
+    def spec(self) -> completion.Consumed:
+        return completion.Consumed(self.sku, self.quantity, self.lot_specs(),
+                                   self.serial_list(), self.allow_expired)
+
+
 class CompleteManufacturingOrder(NumberOrId, WriteRequest):
-    quantity: Quantity | None = Field(None, description="default: all that remains")
+    quantity: Quantity | None = Field(None, description="good units; default: all remaining")
+    scrap: NonNegative | None = Field(None, description="units made and scrapped")
+    consumed: list[ConsumedIn] | None = Field(
+        None, max_length=1000, description="actual use, by component or substitute; "
+        "unlisted components: the recipe")
+    lot: Key | None = Field(None, description="output lot (lot-tracked item)")
+    expiry: date | None = None
+    serials: list[Key] | None = Field(None, max_length=10000,
+                                      description="output serials (serial-tracked item)")
 
 
 @tools.write("complete_manufacturing_order", title="Complete manufacturing order",
@@ -91,7 +110,9 @@ class CompleteManufacturingOrder(NumberOrId, WriteRequest):
                          "the item at the rolled-up cost.")
 def complete_manufacturing_order(op: Op, req: CompleteManufacturingOrder
                                  ) -> Done[ManufacturingOrderOut]:
-    mo = production.complete(op, _mo(op, req), req.quantity)
+    mo, _ = completion.complete(op, _mo(op, req), completion.Report(
+        req.quantity, req.scrap or Decimal(0), [c.spec() for c in req.consumed or ()],
+        req.lot, req.expiry, tuple(req.serials or ())))
     return Done(f"Complete {mo.number}: {fmt(mo.completed_quantity)} of {fmt(mo.quantity)} "
                 f"{mo.item.sku} made ({mo.status})", manufacturing_order_out(mo))
 
