@@ -193,3 +193,39 @@ def test_get_stock_shows_the_lots_of_a_balance(registry: Registry) -> None:
     row = registry.invoke("get_stock", {"sku": "FLOUR"}, ADMIN)["balances"][0]
     assert [(x["lot"], D(x["on_hand"])) for x in row["lots"]] == [("F-1", 3), ("F-2", 4)]
     assert date.fromisoformat(row["lots"][0]["expiry"]) == date(2027, 1, 1)
+
+
+def test_a_transfer_carries_its_lots_and_counts_are_per_lot(registry: Registry) -> None:
+    setup(registry)
+    apply(registry, "create_location", code="SHOP", name="Shop")
+    three_lots(registry)
+    apply(registry, "create_stock_transfer", from_location="MAIN", to_location="SHOP",
+          lines=[{"sku": "FLOUR", "quantity": "12"}])
+    shop = registry.invoke("list_lots", {"sku": "FLOUR", "location": "SHOP"}, ADMIN)["lots"]
+    assert [(r["lot"], D(r["on_hand"])) for r in shop] == [("L-SOON", 10), ("L-MID", 2)]
+    # a count of one lot adjusts that lot only: L-MID at MAIN holds 8, counted 5
+    apply(registry, "create_stock_adjustment", location="MAIN", reason="count",
+          lines=[{"sku": "FLOUR", "counted_quantity": "5", "lots": [{"lot": "L-MID"}]}])
+    main = registry.invoke("list_lots", {"sku": "FLOUR", "location": "MAIN"}, ADMIN)["lots"]
+    assert [(r["lot"], D(r["on_hand"])) for r in main] == [("L-MID", 5), ("L-LATE", 10)]
+    # found stock of a tracked item names its lot; lost stock leaves first-expiring-first
+    err = refused(registry, "create_stock_adjustment", location="MAIN", reason="found",
+                  lines=[{"sku": "FLOUR", "quantity_delta": "2"}])
+    assert (err.code, err.field) == ("validation_error", "lines[0].lots")
+    apply(registry, "create_stock_adjustment", location="MAIN", reason="spill",
+          lines=[{"sku": "FLOUR", "quantity_delta": "-6"}])
+    main = registry.invoke("list_lots", {"sku": "FLOUR", "location": "MAIN"}, ADMIN)["lots"]
+    assert [(r["lot"], D(r["on_hand"])) for r in main] == [("L-LATE", 9)]
+    assert ledger_matches_balances(registry) == []
+
+
+def test_correcting_an_adjustment_takes_back_the_lots_it_took(registry: Registry) -> None:
+    setup(registry)
+    three_lots(registry)
+    adj = apply(registry, "create_stock_adjustment", location="MAIN", reason="spill",
+                lines=[{"sku": "FLOUR", "quantity_delta": "-12"}])
+    assert lots_of(registry, "FLOUR") == {"L-MID": 8, "L-LATE": 10}
+    apply(registry, "update_stock_adjustment", number=adj["number"],
+          lines=[{"sku": "FLOUR", "quantity_delta": "-1"}])
+    assert lots_of(registry, "FLOUR") == {"L-SOON": 9, "L-MID": 10, "L-LATE": 10}
+    assert ledger_matches_balances(registry) == []

@@ -85,6 +85,7 @@ class Picked:
     expiry: date | None
     quantity: Decimal
     field: str | None
+    batch_id: int | None = None
 
 
 def tracked(item: Any) -> bool:

@@ -61,7 +61,8 @@ class LotIn:
 
 @dataclass(frozen=True)
 class Line:
-    item: Tracked
+    item: Any
+    """A `Tracked` item: an ORM `Item` or a `resolve.ItemRow`."""
     quantity: Decimal
     field: str
     lots: Sequence[LotIn] = ()
@@ -257,7 +258,7 @@ def _shelf_life(item: Tracked, today: date) -> date | None:
 
 
 def _sku(lines: Sequence[Line], item_id: int) -> str:
-    return next(ln.item.sku for ln in lines if ln.item.id == item_id)
+    return str(next(ln.item.sku for ln in lines if ln.item.id == item_id))
 
 
 

@@ -12,11 +12,12 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import delete, insert
+from sqlalchemy import delete, func, insert, select
 
-from shopfloor.domain import lookup, resolve, stock, stocktakes
+from shopfloor.domain import lookup, lot_counts, lots, resolve, stock, stocktakes
 from shopfloor.domain.catalog import touch
 from shopfloor.domain.context import Op
+from shopfloor.domain.lot_book import Picked
 from shopfloor.domain.numbers import ZERO
 from shopfloor.domain.sequences import claim_number
 from shopfloor.domain.stock import Posting, Stocked
@@ -24,6 +25,7 @@ from shopfloor.registry.errors import ValidationFailed
 from shopfloor.store.tables import (
     StockAdjustment,
     StockAdjustmentLine,
+    StockMovement,
     StockTransfer,
     StockTransferLine,
     table,
@@ -32,6 +34,7 @@ from shopfloor.store.tables import (
 ADJUSTMENTS = table(StockAdjustment)
 ADJUSTMENT_LINES = table(StockAdjustmentLine)
 TRANSFERS = table(StockTransfer)
+MOVES = table(StockMovement)
 TRANSFER_LINES = table(StockTransferLine)
 _NEW_ADJUSTMENT = insert(ADJUSTMENTS).returning(ADJUSTMENTS.c.id)
 _NEW_TRANSFER = insert(TRANSFERS).returning(TRANSFERS.c.id)
@@ -44,6 +47,17 @@ class AdjustLine:
     counted_quantity: Decimal | None = None
     unit_cost: Decimal | None = None
     counted_at: datetime | None = None
+    lots: tuple[lots.LotIn, ...] = ()
+    serials: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class MoveLine:
+    sku: str
+    quantity: Decimal
+    lots: tuple[lots.LotIn, ...] = ()
+    serials: tuple[str, ...] = ()
+    allow_expired: bool = False
 
 
 @dataclass(frozen=True)
@@ -91,7 +105,11 @@ def _post_lines(op: Op, number: str, location: stock.Place, lines: Sequence[Adju
         if spec.counted_quantity is not None:
             # as of the moment counted: what moved since then is kept, not erased
             counted_at = spec.counted_at or op.now
-            delta = spec.counted_quantity - (bal.on_hand - since.get(i, ZERO))
+            if spec.lots and lots.tracked(item):
+                delta = spec.counted_quantity - lot_counts.lot_on_hand_at(
+                    op, item, location, spec.lots, counted_at, fld)
+            else:
+                delta = spec.counted_quantity - (bal.on_hand - since.get(i, ZERO))
         else:
             assert spec.quantity_delta is not None
             delta = spec.quantity_delta
@@ -102,9 +120,17 @@ def _post_lines(op: Op, number: str, location: stock.Place, lines: Sequence[Adju
                      "counted_quantity": spec.counted_quantity, "unit_cost": cost,
                      "counted_at": counted_at, "sku": item.sku})
         if delta != 0:
-            stock.post(op, Posting(item, location, delta, "adjustment", "stock_adjustment",
-                                   number, unit_cost=cost if delta > 0 else None,
-                                   field=f"{fld}.quantity_delta"))
+            moved = lots.Line(item, abs(delta), fld, _lot_qty(spec.lots, abs(delta)),
+                              spec.serials)
+            parts = (lots.incoming if delta > 0 else lots.outgoing)(op, [moved])[0]
+            sign = 1 if delta > 0 else -1
+            for part in parts:
+                stock.post(op, Posting(item, location, sign * part.quantity, "adjustment",
+                                       "stock_adjustment", number,
+                                       unit_cost=cost if delta > 0 else None,
+                                       batch_id=part.batch_id,
+                                       field=part.field if part.batch_id
+                                       else f"{fld}.quantity_delta"))
     return rows
 
 
@@ -156,11 +182,13 @@ def update_adjustment(op: Op, number: str, reason: str | None,
             for ln in adj.lines]
     if lines is not None:
         stock.prefetch(op, [old.item for old in adj.lines], adj.location)
-        for old in adj.lines:
-            if old.quantity_delta != 0:
-                stock.post(op, Posting(old.item, adj.location, -old.quantity_delta, "correction",
-                                       "stock_adjustment", adj.number,
-                                       unit_cost=old.unit_cost if old.quantity_delta < 0 else None))
+        old_items = {old.item_id: old for old in adj.lines}
+        for item_id, batch_id, qty in _net_moves(op, adj.number):
+            old = old_items[item_id]
+            stock.post(op, Posting(old.item, adj.location, -qty, "correction",
+                                   "stock_adjustment", adj.number,
+                                   unit_cost=old.unit_cost if qty < 0 else None,
+                                   batch_id=batch_id, pool=batch_id is None))
         wanted = [(spec.sku, f"lines[{i}].sku") for i, spec in enumerate(lines)]
         items = resolve.items(op, wanted)
         rows = _post_lines(op, adj.number, adj.location, lines, items)
@@ -173,8 +201,26 @@ def update_adjustment(op: Op, number: str, reason: str | None,
                     location=adj.location.code, lines=_adjust_lines(rows))
 
 
+def _net_moves(op: Op, number: str) -> list[tuple[int, int | None, Decimal]]:
+    """What an adjustment moved so far, per item and lot: its reversal takes each lot back
+    (a correction has no lots to pick, it undoes the ones taken)."""
+    m = MOVES.c
+    rows = op.session.execute(
+        select(m.item_id, m.batch_id, func.sum(m.quantity))
+        .where(m.document_type == "stock_adjustment", m.document_number == number)
+        .group_by(m.item_id, m.batch_id).order_by(m.item_id, m.batch_id))
+    return [(r[0], r[1], Decimal(r[2])) for r in rows if r[2] != 0]
+
+
+def _lot_qty(named: Sequence[lots.LotIn], quantity: Decimal) -> tuple[lots.LotIn, ...]:
+    """A counted lot is named without a quantity: the difference is its quantity."""
+    if len(named) == 1 and named[0].quantity is None:
+        return (lots.LotIn(named[0].lot, quantity, named[0].expiry),)
+    return tuple(named)
+
+
 def create_transfer(op: Op, from_code: str, to_code: str,
-                    lines: Sequence[tuple[str, Decimal]]) -> Document:
+                    lines: Sequence[MoveLine]) -> Document:
     source = resolve.location(op, from_code, fld="from_location")
     target = resolve.location(op, to_code, fld="to_location")
     if source.id == target.id:
@@ -187,14 +233,29 @@ def create_transfer(op: Op, from_code: str, to_code: str,
     stock.prefetch(op, items.values(), source)
     stock.prefetch(op, items.values(), target)
     rows: list[dict[str, Any]] = []
-    for i, (sku, qty) in enumerate(lines):
-        item = items[sku]
-        cost = stock.post(op, Posting(item, source, -qty, "transfer_out", "stock_transfer",
-                                      number, field=f"lines[{i}].quantity"))
-        stock.post(op, Posting(item, target, qty, "transfer_in", "stock_transfer", number,
-                               unit_cost=cost))
-        rows.append({"item_id": item.id, "position": i, "quantity": qty, "unit_cost": cost,
-                     "sku": sku})
+    parts = lots.outgoing(op, [lots.Line(items[ln.sku], ln.quantity, f"lines[{i}]", ln.lots,
+                                         ln.serials)
+                               for i, ln in enumerate(lines)])
+    picked = stock.ledger(op).lots.picked
+    for i, (ln, line_parts) in enumerate(zip(lines, parts, strict=True)):
+        item = items[ln.sku]
+        cost = ZERO
+        for part in line_parts:
+            start = len(picked)
+            cost = stock.post(op, Posting(item, source, -part.quantity, "transfer_out",
+                                          "stock_transfer", number, batch_id=part.batch_id,
+                                          allow_expired=ln.allow_expired,
+                                          field=part.field if part.batch_id
+                                          else f"lines[{i}].quantity"))
+            # the lot goes along: each lot the source gave, the target receives
+            taken: list[Picked | None] = [*picked[start:]] or [None]
+            for pick in taken:
+                stock.post(op, Posting(item, target, -pick.quantity if pick else part.quantity,
+                                       "transfer_in", "stock_transfer", number, unit_cost=cost,
+                                       batch_id=pick.batch_id if pick else None,
+                                       pool=pick is not None and pick.batch_id is None))
+        rows.append({"item_id": item.id, "position": i, "quantity": ln.quantity,
+                     "unit_cost": cost, "sku": ln.sku})
     _insert_lines(op, TRANSFER_LINES, "transfer_id", tr_id, rows)
     return Document(tr_id, number, op.now, location=source.code, to_location=target.code,
                     lines=[DocLine(str(r["sku"]), r["quantity"], r["unit_cost"]) for r in rows])

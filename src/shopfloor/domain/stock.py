@@ -268,7 +268,7 @@ class Ledger:
         if lot is not None or tracked(p.item):
             self.lots.picked.append(Picked(
                 p.item.sku, p.location.code, lot.lot_number if lot else None,
-                lot.expiry if lot else None, p.quantity, p.field))
+                lot.expiry if lot else None, p.quantity, p.field, p.batch_id))
         self.moves.append({
             "item_id": p.item.id, "location_id": p.location.id, "batch_id": p.batch_id,
             "quantity": p.quantity, "unit_cost": move_cost, "reason": p.reason,

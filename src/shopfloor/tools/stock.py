@@ -34,6 +34,7 @@ from shopfloor.tools.fields import (
     Text,
     paged,
 )
+from shopfloor.tools.lot_fields import TrackedLine
 from shopfloor.tools.refs import NumberOrId, SkuOrId, number_of, sku_of
 from shopfloor.tools.views import (
     AdjustmentOut,
@@ -195,7 +196,7 @@ def check_availability(op: Op, req: AvailabilityQuery) -> AvailabilityOut:
                            shortages=[ShortageOut(**s.__dict__) for s in a.shortages])
 
 
-class AdjustLineIn(Request):
+class AdjustLineIn(TrackedLine):
     sku: Key
     quantity_delta: SignedQuantity | None = Field(None, description="+ found, - lost")
     counted_quantity: NonNegative | None = Field(None, description="or: the counted total")
@@ -215,7 +216,8 @@ class AdjustLineIn(Request):
 
     def spec(self) -> movements.AdjustLine:
         return movements.AdjustLine(self.sku, self.quantity_delta, self.counted_quantity,
-                                    self.unit_cost, self.counted_at)
+                                    self.unit_cost, self.counted_at, self.lot_specs(),
+                                    self.serial_list())
 
 
 Reason = Field(min_length=1, max_length=500, pattern=r"^[^\x00]*$",
@@ -260,9 +262,13 @@ def update_stock_adjustment(op: Op, req: UpdateAdjustment) -> Done[AdjustmentOut
                 adjustment_out(adj))
 
 
-class TransferLineIn(Request):
+class TransferLineIn(TrackedLine):
     sku: Key
     quantity: Quantity
+
+    def spec(self) -> movements.MoveLine:
+        return movements.MoveLine(self.sku, self.quantity, self.lot_specs(), self.serial_list(),
+                                  self.allow_expired)
 
 
 class CreateTransfer(WriteRequest):
@@ -275,7 +281,7 @@ class CreateTransfer(WriteRequest):
              description="Move stock between locations; it keeps its cost.")
 def create_stock_transfer(op: Op, req: CreateTransfer) -> Done[TransferOut]:
     tr = movements.create_transfer(op, req.from_location, req.to_location,
-                                   [(ln.sku, ln.quantity) for ln in req.lines])
+                                   [ln.spec() for ln in req.lines])
     total = sum((ln.quantity for ln in req.lines), Decimal(0))
     return Done(f"Transfer {len(req.lines)} item(s), {fmt(total)} units, "
                 f"{req.from_location} -> {req.to_location} ({tr.number})", transfer_out(tr))
