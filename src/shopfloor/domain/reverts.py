@@ -31,7 +31,7 @@ from typing import Any
 from sqlalchemy import insert, select
 from sqlalchemy.exc import IntegrityError
 
-from shopfloor.domain import closing, lookup, orders, production, stock
+from shopfloor.domain import closing, lookup, orders, production, returns, stock
 from shopfloor.domain.catalog import OPEN_MO, touch
 from shopfloor.domain.context import Op
 from shopfloor.domain.numbers import ZERO, fmt
@@ -273,6 +273,13 @@ def _cancelled(op: Op, o: Original) -> None:
     touch(doc)
 
 
+def _return(op: Op, o: Original) -> None:
+    kind = "customer" if o.tool == "create_customer_return" else "supplier"
+    blockers, _ = returns.undo(op, kind, o.result["number"])
+    o.blockers.extend(blockers)
+    reverse_moves(op, o)
+
+
 REVERSERS: dict[str, Reverser] = {
     "receive_purchase_order": _po_receipt,
     "fulfill_order": _so_shipment,
@@ -287,6 +294,8 @@ REVERSERS: dict[str, Reverser] = {
     "delete_purchase_order": _cancelled,
     "delete_sales_order": _cancelled,
     "delete_manufacturing_order": _cancelled,
+    "create_customer_return": _return,
+    "create_supplier_return": _return,
 }
 """Tools whose applies can be reverted. Others are refused with what to do instead."""
 

@@ -7,7 +7,7 @@ from importlib import import_module
 from shopfloor.registry.tool import Toolset
 
 MODULES = ("items", "partners", "stock", "orders", "production", "audit", "jobs", "bulk",
-           "lots", "corrections", "planning")
+           "lots", "corrections", "returns", "planning")
 
 
 def catalogue() -> list[Toolset]:

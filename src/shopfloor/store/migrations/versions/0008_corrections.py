@@ -103,8 +103,7 @@ def upgrade() -> None:
 def downgrade() -> None:
     for name in ("cost_adjustments", "stock_return_lines", "stock_returns", "reverts"):
         op.drop_table(name)
-    with op.batch_alter_table("stock_adjustment_lines", schema=None) as batch_op:
-        batch_op.drop_column("counted_at")
+    # plain ALTER TABLE DROP COLUMN (SQLite 3.35+), no batch rebuild under foreign keys
+    op.drop_column("stock_adjustment_lines", "counted_at")
     for name in ("sales_order_lines", "purchase_order_lines"):
-        with op.batch_alter_table(name, schema=None) as batch_op:
-            batch_op.drop_column("returned_quantity")
+        op.drop_column(name, "returned_quantity")

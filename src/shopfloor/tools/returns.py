@@ -1,0 +1,106 @@
+"""Returns from customers and to suppliers."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from decimal import Decimal
+from typing import Literal
+
+from pydantic import Field
+
+from shopfloor.domain import returns
+from shopfloor.domain.context import Op
+from shopfloor.domain.numbers import fmt
+from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
+from shopfloor.store.corrections_tables import StockReturn
+from shopfloor.store.tables import PurchaseOrder, SalesOrder
+from shopfloor.tools.fields import Amount, Key, Out, Quantity
+from shopfloor.tools.refs import NumberOrId, number_of
+
+tools = Toolset()
+
+Reason = Field(min_length=1, max_length=500, pattern=r"^[^\x00]*$",
+               description="why, for the audit trail")
+
+
+class ReturnLineOut(Out):
+    sku: str
+    quantity: Amount
+    unit_cost: Amount
+    disposition: str
+    location: str | None
+    lot: str | None
+
+
+class ReturnOut(Out):
+    id: int
+    number: str
+    kind: str
+    order_number: str
+    reason: str
+    created_at: datetime
+    value: Amount
+    lines: list[ReturnLineOut]
+
+
+def return_out(doc: StockReturn) -> ReturnOut:
+    return ReturnOut(
+        id=doc.id, number=doc.number, kind=doc.kind, order_number=doc.order_number,
+        reason=doc.reason, created_at=doc.created_at,
+        value=sum((ln.quantity * ln.unit_cost for ln in doc.lines), Decimal(0)),
+        lines=[ReturnLineOut(sku=ln.item.sku, quantity=ln.quantity, unit_cost=ln.unit_cost,
+                             disposition=ln.disposition,
+                             location=ln.location.code if ln.location else None,
+                             lot=ln.lot_number) for ln in doc.lines])
+
+
+class CustomerReturnLine(Request):
+    sku: Key
+    quantity: Quantity
+    disposition: Literal["restock", "quarantine", "scrap"] = "restock"
+    lot: Key | None = Field(None, description="lot or serial it came back as")
+
+
+class CreateCustomerReturn(NumberOrId, WriteRequest):
+    reason: str = Reason
+    lines: list[CustomerReturnLine] = Field(min_length=1, max_length=1000)
+    quarantine_location: Key | None = Field(None, description="where quarantined lines go")
+
+
+def _summary(doc: StockReturn, order: str) -> str:
+    n = len(doc.lines)
+    total = sum((ln.quantity * ln.unit_cost for ln in doc.lines), Decimal(0))
+    return f"Return {doc.number} against {order}: {n} line{'s' * (n != 1)}, value {fmt(total)}"
+
+
+@tools.write("create_customer_return", title="Customer return", response=ReturnOut,
+             description="Take goods back against a sales order: each line restocked at the "
+                         "cost it left with, quarantined, or scrapped.")
+def create_customer_return(op: Op, req: CreateCustomerReturn) -> Done[ReturnOut]:
+    number = number_of(op, SalesOrder, req, "sales order")
+    doc = returns.customer_return(
+        op, number, [returns.ReturnSpec(ln.sku, ln.quantity, ln.disposition, ln.lot)
+                     for ln in req.lines], req.reason, req.quarantine_location)
+    return Done(_summary(doc, number), return_out(doc))
+
+
+class SupplierReturnLine(Request):
+    sku: Key
+    quantity: Quantity
+    lot: Key | None = Field(None, description="lot or serial sent back")
+
+
+class CreateSupplierReturn(NumberOrId, WriteRequest):
+    reason: str = Reason
+    lines: list[SupplierReturnLine] = Field(min_length=1, max_length=1000)
+
+
+@tools.write("create_supplier_return", title="Supplier return", response=ReturnOut,
+             description="Send received goods back against a purchase order; they leave at "
+                         "the cost they were received at.")
+def create_supplier_return(op: Op, req: CreateSupplierReturn) -> Done[ReturnOut]:
+    number = number_of(op, PurchaseOrder, req, "purchase order")
+    doc = returns.supplier_return(
+        op, number, [returns.ReturnSpec(ln.sku, ln.quantity, "return", ln.lot)
+                     for ln in req.lines], req.reason)
+    return Done(_summary(doc, number), return_out(doc))
