@@ -155,6 +155,11 @@ OPENING: dict[str, tuple[str, str]] = {
 }
 
 
+# Finishes cure in the tin: they are lot-tracked with a shelf life, so the demo shows lots,
+# expiry and trace; their lots are numbered by rule when nobody names one.
+TRACKED = {"OIL-HARDWAX": 730, "LACQUER-MATT": 365}
+
+
 class _Loader:
     def __init__(self, registry: Registry, actor: Actor) -> None:
         self.registry = registry
@@ -188,7 +193,9 @@ def load(registry: Registry, actor: Actor, *, today: date | None = None) -> dict
     for sku, name, kind, uom, buy, sell, rop, roq, lead, supplier in ITEMS:
         ld.apply("create_item", "items", sku=sku, name=name, kind=kind, uom=uom,
                  purchase_price=buy, sales_price=sell, reorder_point=rop,
-                 reorder_quantity=roq, lead_time_days=lead, default_supplier=supplier)
+                 reorder_quantity=roq, lead_time_days=lead, default_supplier=supplier,
+                 **({"batch_tracked": True, "lot_numbering": "{sku}-{date}-{seq}",
+                     "shelf_life_days": TRACKED[sku]} if sku in TRACKED else {}))
     for sku, components in RECIPES.items():
         ld.apply("update_recipe", "recipes", sku=sku,
                  components=[{"sku": c, "quantity": q} for c, q in components])

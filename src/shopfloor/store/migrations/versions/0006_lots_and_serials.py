@@ -44,18 +44,19 @@ _items = sa.table("items", sa.column("id", sa.Integer), sa.column("batch_tracked
 
 
 def upgrade() -> None:
-    with op.batch_alter_table("items") as batch:
-        batch.add_column(sa.Column("serial_tracked", sa.Boolean(), nullable=False,
-                                   server_default=sa.false()))
-        batch.add_column(sa.Column("lot_numbering", sa.String(64), nullable=True))
-        batch.add_column(sa.Column("shelf_life_days", sa.Integer(), nullable=True))
-    with op.batch_alter_table("batches") as batch:
-        batch.add_column(sa.Column("held", sa.Boolean(), nullable=False,
-                                   server_default=sa.false()))
-        batch.add_column(sa.Column("hold_reason", sa.String(500), nullable=True))
-        batch.add_column(sa.Column("created_at", sa.DateTime(timezone=True), nullable=True))
-        batch.add_column(sa.Column("version", sa.Integer(), nullable=False,
-                                   server_default="1"))
+    # plain ALTER TABLE ADD/DROP COLUMN on both databases (SQLite 3.35+): a batch
+    # rebuild of `items` would trip the foreign keys that point at it
+    op.add_column("items", sa.Column("serial_tracked", sa.Boolean(), nullable=False,
+                                     server_default=sa.false()))
+    op.add_column("items", sa.Column("lot_numbering", sa.String(64), nullable=True))
+    op.add_column("items", sa.Column("shelf_life_days", sa.Integer(), nullable=True))
+    op.add_column("batches", sa.Column("held", sa.Boolean(), nullable=False,
+                                       server_default=sa.false()))
+    op.add_column("batches", sa.Column("hold_reason", sa.String(500), nullable=True))
+    op.add_column("batches", sa.Column("created_at", sa.DateTime(timezone=True),
+                                       nullable=True))
+    op.add_column("batches", sa.Column("version", sa.Integer(), nullable=False,
+                                       server_default="1"))
     op.create_index("ix_movements_batch", "stock_movements", ["batch_id", "id"])
     op.create_index("ix_movements_document", "stock_movements",
                     ["document_number", "document_type"])
@@ -131,12 +132,7 @@ def downgrade() -> None:
     op.drop_table("lot_balances")
     op.drop_index("ix_movements_document", table_name="stock_movements")
     op.drop_index("ix_movements_batch", table_name="stock_movements")
-    with op.batch_alter_table("batches") as batch:
-        batch.drop_column("version")
-        batch.drop_column("created_at")
-        batch.drop_column("hold_reason")
-        batch.drop_column("held")
-    with op.batch_alter_table("items") as batch:
-        batch.drop_column("shelf_life_days")
-        batch.drop_column("lot_numbering")
-        batch.drop_column("serial_tracked")
+    for column in ("version", "created_at", "hold_reason", "held"):
+        op.drop_column("batches", column)
+    for column in ("shelf_life_days", "lot_numbering", "serial_tracked"):
+        op.drop_column("items", column)

@@ -52,8 +52,8 @@ def downgrade() -> None:
     op.drop_index("ix_pegs_manufacturing_order", "pegs")
     op.drop_index("ix_pegs_purchase_order", "pegs")
     op.drop_table("pegs")
-    with op.batch_alter_table("purchase_order_lines") as batch:
-        batch.drop_column("expected_date")
-    with op.batch_alter_table("items") as batch:
-        batch.drop_column("supply_period_days")
-        batch.drop_column("order_multiple")
+    # plain ALTER TABLE DROP COLUMN (SQLite 3.35+): a batch rebuild of `items` would trip
+    # the foreign keys that point at it
+    op.drop_column("purchase_order_lines", "expected_date")
+    op.drop_column("items", "supply_period_days")
+    op.drop_column("items", "order_multiple")
