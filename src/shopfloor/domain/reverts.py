@@ -304,6 +304,9 @@ INSTEAD = {
     "update_stock_adjustment": "update the adjustment again",
     "modify_item": "modify the item again", "modify_purchase_order": "modify it again",
     "modify_sales_order": "modify it again", "update_recipe": "update the recipe again",
+    "correct_purchase_receipt": "correct the receipt again",
+    "correct_shipment": "correct the shipment again",
+    "correct_manufacturing_order": "correct the order again",
 }
 
 

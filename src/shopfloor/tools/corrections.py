@@ -4,16 +4,25 @@ reversing and new ledger rows in one transaction."""
 
 from __future__ import annotations
 
-from pydantic import Field
+from typing import Self
 
-from shopfloor.domain import closing, reverts
+from pydantic import Field, model_validator
+
+from shopfloor.domain import closing, corrections, reverts
 from shopfloor.domain.context import Op
+from shopfloor.domain.numbers import fmt
 from shopfloor.registry.actor import Role
 from shopfloor.registry.tool import Done, Toolset, WriteRequest
-from shopfloor.store.tables import PurchaseOrder, SalesOrder
-from shopfloor.tools.fields import Amount, Key, Out, Text
+from shopfloor.store.tables import ManufacturingOrder, PurchaseOrder, SalesOrder
+from shopfloor.tools.fields import Amount, Key, Money, NonNegative, Out, Text
 from shopfloor.tools.refs import NumberOrId, number_of
-from shopfloor.tools.views import OrderOut, purchase_order_out, sales_order_out
+from shopfloor.tools.views import (
+    ManufacturingOrderOut,
+    OrderOut,
+    manufacturing_order_out,
+    purchase_order_out,
+    sales_order_out,
+)
 
 tools = Toolset()
 
@@ -79,3 +88,61 @@ def revert_operation(op: Op, req: RevertOperation) -> Done[RevertOut]:
                 RevertOut(reverted_operation_id=o.operation_id, reverted_tool=o.tool,
                           reverted_summary=str(o.result.get("summary", "")),
                           rows=[LedgerRowOut(**r) for r in o.rows]))
+
+
+class CorrectReceipt(NumberOrId, WriteRequest):
+    sku: Key
+    quantity: NonNegative | None = Field(None, description="the right received quantity")
+    unit_price: Money | None = Field(None, description="the right unit price")
+
+    @model_validator(mode="after")
+    def _something(self) -> Self:
+        if self.quantity is None and self.unit_price is None:
+            raise ValueError("give quantity and/or unit_price")
+        return self
+
+
+@tools.write("correct_purchase_receipt", title="Correct purchase receipt", response=OrderOut,
+             role=Role.admin,
+             description="Fix a received quantity or price: reversing and new ledger rows, "
+                         "stock re-costed as if right; stock gone at the old cost is a cost "
+                         "adjustment.")
+def correct_purchase_receipt(op: Op, req: CorrectReceipt) -> Done[OrderOut]:
+    number = number_of(op, PurchaseOrder, req, "purchase order")
+    po = corrections.correct_purchase_receipt(op, number, req.sku, req.quantity,
+                                              req.unit_price)
+    line = next(ln for ln in po.lines if ln.item.sku == req.sku)
+    return Done(f"Correct receipt of {req.sku} on {number}: {fmt(line.received_quantity)} @ "
+                f"{fmt(line.unit_price)}", purchase_order_out(po))
+
+
+class CorrectShipment(NumberOrId, WriteRequest):
+    sku: Key
+    quantity: NonNegative = Field(description="the right shipped quantity")
+
+
+@tools.write("correct_shipment", title="Correct shipment", response=OrderOut,
+             role=Role.admin,
+             description="Fix a shipped quantity: the difference ships, or comes back at the "
+                         "cost it left with; committed stock follows.")
+def correct_shipment(op: Op, req: CorrectShipment) -> Done[OrderOut]:
+    number = number_of(op, SalesOrder, req, "sales order")
+    so = corrections.correct_shipment(op, number, req.sku, req.quantity)
+    return Done(f"Correct shipment of {req.sku} on {number}: {fmt(req.quantity)} shipped",
+                sales_order_out(so))
+
+
+class CorrectManufacturing(NumberOrId, WriteRequest):
+    completed_quantity: NonNegative = Field(description="the right quantity made")
+
+
+@tools.write("correct_manufacturing_order", title="Correct manufacturing order",
+             response=ManufacturingOrderOut, role=Role.admin,
+             description="Fix the quantity completed: less takes the product out at its cost "
+                         "and puts components back at theirs; more completes it.")
+def correct_manufacturing_order(op: Op, req: CorrectManufacturing
+                                ) -> Done[ManufacturingOrderOut]:
+    number = number_of(op, ManufacturingOrder, req, "manufacturing order")
+    mo = corrections.correct_manufacturing_order(op, number, req.completed_quantity)
+    return Done(f"Correct {number}: {fmt(mo.completed_quantity)} of {fmt(mo.quantity)} made",
+                manufacturing_order_out(mo))

@@ -1,0 +1,148 @@
+"""Corrections by hand: a receipt's price re-costs what remains as if it had been right,
+what already left at the wrong cost is a documented cost adjustment; received, shipped
+and completed quantities corrected move only the difference."""
+
+from __future__ import annotations
+
+from decimal import Decimal as D
+
+import pytest
+from sqlalchemy import select
+
+from shopfloor.registry.errors import ShopfloorError
+from shopfloor.registry.registry import Registry
+from shopfloor.store.corrections_tables import CostAdjustment
+from shopfloor.store.tables import StockMovement
+from tests.helpers import ADMIN, apply, basic_setup, ledger_matches_balances, snapshot
+from tests.reliability.test_revert import stock
+
+
+def _value(reg: Registry, sku: str) -> tuple[D, D]:
+    """Ledger value of an item at MAIN, and its documented cost adjustments."""
+    with reg.store.reading() as s:
+        rows = s.execute(select(StockMovement.quantity, StockMovement.unit_cost).join(
+            StockMovement.item).where(StockMovement.item.has(sku=sku),
+                                      StockMovement.location.has(code="MAIN"))).all()
+        adjusted = s.scalars(select(CostAdjustment.amount)).all()
+    return sum((q * c for q, c in rows), D(0)), sum(adjusted, D(0))
+
+
+def test_corrected_receipt_price_recosts_what_remains(registry: Registry) -> None:
+    basic_setup(registry)
+    apply(registry, "create_stock_adjustment", location="MAIN", reason="opening",
+          lines=[{"sku": "M1", "quantity_delta": "6", "unit_cost": "2"}])
+    apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
+          lines=[{"sku": "M1", "quantity": "10", "unit_price": "5"}])
+    apply(registry, "receive_purchase_order", number="PO-00001")
+    apply(registry, "create_sales_order", customer="Bob", location="MAIN",
+          lines=[{"sku": "M1", "quantity": "4", "unit_price": "9"}])
+    apply(registry, "fulfill_order", number="SO-00001")
+    assert stock(registry, "M1") == (D(12), D(0), D("3.875"))  # (12 + 50) / 16
+
+    preview = registry.invoke("correct_purchase_receipt", {
+        "number": "PO-00001", "sku": "M1", "unit_price": "6"}, ADMIN)
+    changes = {(c["entity"], c["key"], c["field"]): (c["before"], c["after"])
+               for c in preview["changes"]}
+    # As if received at 6: (6 x 2 + 10 x 6) / 16 = 4.5 for everything, so the 4 shipped
+    # left 4 x (4.5 - 3.875) = 2.5 too cheap, and the 12 here are worth 12 x 4.5 = 54.
+    assert changes[("stock", "M1@MAIN", "average_cost")] == ("3.875", "4.5")
+    assert changes[("cost_adjustment", "sales_order SO-00001",
+                    "M1 left at the old cost")] == (None, "2.5")
+    assert changes[("purchase_order", "PO-00001", "line M1 price")] == ("5", "6")
+    done = registry.invoke("correct_purchase_receipt", preview["apply"]["arguments"], ADMIN)
+    assert done["lines"][0]["unit_price"] == "6"
+    assert stock(registry, "M1") == (D(12), D(0), D("4.5"))
+    value, adjusted = _value(registry, "M1")
+    assert adjusted == D("2.5") and value - adjusted == D(54)
+    moves = registry.invoke("list_stock_movements", {"sku": "M1"}, ADMIN)["movements"]
+    assert [(m["reason"], m["quantity"], m["unit_cost"]) for m in moves[:2]] == [
+        ("correction", "-10", "5"), ("correction", "10", "6")]  # history kept, newest first
+    assert not ledger_matches_balances(registry)
+
+    with pytest.raises(ShopfloorError) as info:
+        apply(registry, "revert_operation", operation_id=done["operation_id"])
+    assert info.value.code == "conflict" and "correct the receipt again" in info.value.message
+
+
+def test_corrected_received_quantity_and_status(registry: Registry) -> None:
+    basic_setup(registry)
+    apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
+          lines=[{"sku": "M2", "quantity": "10", "unit_price": "4"}])
+    apply(registry, "receive_purchase_order", number="PO-00001")
+    done = apply(registry, "correct_purchase_receipt", number="PO-00001", sku="M2",
+                 quantity="7")
+    assert (done["status"], done["lines"][0]["done_quantity"]) == ("partially_received", "7")
+    assert stock(registry, "M2") == (D(7), D(0), D(4))
+    done = apply(registry, "correct_purchase_receipt", number="PO-00001", sku="M2",
+                 quantity="10", unit_price="4.3")
+    assert done["status"] == "received"
+    # the 7 re-costed to 4.3, then 3 more at 4.3
+    assert stock(registry, "M2") == (D(10), D(0), D("4.3"))
+    before = snapshot(registry)
+    for args, code, field in [
+            ({"sku": "M2", "quantity": "11"}, "validation_error", "quantity"),
+            ({"sku": "M2", "quantity": "10"}, "validation_error", "quantity"),
+            ({"sku": "M1", "unit_price": "1"}, "validation_error", "sku"),
+            ({"sku": "M2"}, "validation_error", None)]:
+        with pytest.raises(ShopfloorError) as info:
+            apply(registry, "correct_purchase_receipt", number="PO-00001", **args)
+        assert info.value.code == code and (field is None or info.value.field == field), args
+    assert snapshot(registry) == before
+    assert not ledger_matches_balances(registry)
+
+
+def test_corrected_shipment_moves_the_difference_and_commits_again(
+        registry: Registry) -> None:
+    basic_setup(registry)
+    apply(registry, "create_stock_adjustment", location="MAIN", reason="opening",
+          lines=[{"sku": "P1", "quantity_delta": "10", "unit_cost": "3"}])
+    apply(registry, "create_sales_order", customer="Bob", location="MAIN",
+          lines=[{"sku": "P1", "quantity": "5", "unit_price": "9"}])
+    apply(registry, "fulfill_order", number="SO-00001")
+    apply(registry, "create_stock_adjustment", location="MAIN", reason="found",
+          lines=[{"sku": "P1", "quantity_delta": "5", "unit_cost": "6"}])
+    assert stock(registry, "P1") == (D(10), D(0), D("4.5"))  # (5 x 3 + 5 x 6) / 10
+    done = apply(registry, "correct_shipment", number="SO-00001", sku="P1", quantity="3")
+    assert (done["status"], done["lines"][0]["done_quantity"]) == ("partially_fulfilled", "3")
+    # 2 come back at the 3 they left with: (10 x 4.5 + 2 x 3) / 12 = 4.25; 2 committed again
+    assert stock(registry, "P1") == (D(12), D(2), D("4.25"))
+    done = apply(registry, "correct_shipment", number="SO-00001", sku="P1", quantity="5")
+    assert done["status"] == "fulfilled"
+    assert stock(registry, "P1") == (D(10), D(0), D("4.25"))
+    assert not ledger_matches_balances(registry)
+
+
+def test_corrected_completion_unmakes_at_cost(registry: Registry) -> None:
+    basic_setup(registry)
+    apply(registry, "update_recipe", sku="P1", components=[{"sku": "M1", "quantity": "2"},
+                                                           {"sku": "M2", "quantity": "1"}])
+    apply(registry, "create_stock_adjustment", location="MAIN", reason="opening", lines=[
+        {"sku": "M1", "quantity_delta": "10", "unit_cost": "1.5"},
+        {"sku": "M2", "quantity_delta": "3", "unit_cost": "4"}])
+    mo = apply(registry, "create_manufacturing_order", sku="P1", quantity="2", location="MAIN")
+    apply(registry, "complete_manufacturing_order", number=mo["number"])
+    assert stock(registry, "P1") == (D(2), D(0), D(7))  # 2 x 1.5 + 4
+    done = apply(registry, "correct_manufacturing_order", number=mo["number"],
+                 completed_quantity="1")
+    assert (done["status"], done["completed_quantity"]) == ("in_progress", "1")
+    assert stock(registry, "P1") == (D(1), D(0), D(7))
+    assert stock(registry, "M1") == (D(8), D(2), D("1.5"))
+    assert stock(registry, "M2") == (D(2), D(1), D(4))
+    done = apply(registry, "correct_manufacturing_order", number=mo["number"],
+                 completed_quantity="2")
+    assert done["status"] == "done"
+    assert stock(registry, "P1") == (D(2), D(0), D(7))
+    assert stock(registry, "M1") == (D(6), D(0), D("1.5"))
+    assert not ledger_matches_balances(registry)
+
+
+def test_corrections_are_admin_and_destructive(registry: Registry) -> None:
+    tools = {t.name: t for t in registry.tools()}
+    for name in ("correct_purchase_receipt", "correct_shipment",
+                 "correct_manufacturing_order", "revert_operation", "close_purchase_order",
+                 "close_sales_order"):
+        assert tools[name].policy.writes and tools[name].policy.destructive, name
+        assert tools[name].policy.role.name == "admin", name
+    for name in ("create_customer_return", "create_supplier_return"):
+        policy = tools[name].policy
+        assert policy.writes and not policy.destructive and policy.role.name == "operator"
