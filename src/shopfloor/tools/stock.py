@@ -201,8 +201,7 @@ class AdjustLineIn(TrackedLine):
     quantity_delta: SignedQuantity | None = Field(None, description="+ found, - lost")
     counted_quantity: NonNegative | None = Field(None, description="or: the counted total")
     unit_cost: Money | None = Field(None, description="cost of found stock")
-    counted_at: Since | None = Field(None, description="when counted (default now); what "
-                                                       "moved since is kept")
+    counted_at: Since | None = Field(None, description="default now")
 
     @model_validator(mode="after")
     def _one_quantity(self) -> Self:
