@@ -49,6 +49,12 @@ async def _stale(call: Call) -> dict[str, Any]:
                                                   "preview_token": preview["preview_token"]})
 
 
+async def _revert(call: Call) -> dict[str, Any]:
+    done = await call("create_stock_adjustment", {**ADJ, "preview": False})
+    return await call("revert_operation", {"operation_id": done["operation_id"],
+                                           "preview": False})
+
+
 def _one(name: str, args: dict[str, Any]) -> Callable[[Call], Awaitable[dict[str, Any]]]:
     async def step(call: Call) -> dict[str, Any]:
         return await call(name, args)
@@ -83,6 +89,14 @@ CASES: list[tuple[str, str, Callable[[Call], Awaitable[dict[str, Any]]], str | N
     ("unauthenticated", "anonymous", _one("get_stock", {}), "unauthenticated"),
     ("low stock", "admin", _one("list_low_stock", {}), None),
     ("operation log", "admin", _one("get_operation_log", {"limit": 5}), None),
+    ("close preview", "admin", _one("close_purchase_order", {"number": "PO-00001"}), None),
+    ("revert apply", "admin", _revert, None),
+    ("revert unknown", "admin", _one("revert_operation", {"operation_id": "nope"}), "not_found"),
+    ("correct refused", "admin", _one("correct_purchase_receipt", {
+        "number": "PO-00001", "sku": "M2", "unit_price": "4", "preview": False}), "conflict"),
+    ("return refused", "admin", _one("create_supplier_return", {
+        "number": "PO-00001", "reason": "r", "lines": [{"sku": "M2", "quantity": "1"}]}),
+     "validation_error"),
 ]
 
 
