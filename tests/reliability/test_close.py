@@ -20,36 +20,42 @@ def _stock(reg: Registry, sku: str) -> dict[str, Any]:
     return dict(rows[0])
 
 
-def _mrp_row(reg: Registry, sku: str) -> dict[str, Any]:
+def _mrp_buys(reg: Registry, sku: str) -> D:
+    """What MRP plans to buy of an item: it nets open purchase orders' outstanding lines."""
     plan = run_job(reg, "run_mrp", today="2026-12-01")["result"]
-    return dict(next(r for r in plan["items"] if r["sku"] == sku))
+    return sum((D(ln["quantity"]) for g in plan["purchase_orders"] for ln in g["lines"]
+                if ln["sku"] == sku), D(0))
 
 
 def test_closing_a_half_received_order_drops_its_on_order(registry: Registry) -> None:
     basic_setup(registry)
     apply(registry, "modify_item", sku="M1", reorder_point="20", reorder_quantity="10")
     apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
+          expected_date="2026-12-05",
           lines=[{"sku": "M1", "quantity": "10", "unit_price": "5"},
-                 {"sku": "M2", "quantity": "3", "unit_price": "2"}])
+                 {"sku": "M2", "quantity": "10", "unit_price": "2"}])
+    apply(registry, "create_sales_order", customer="Bob", location="MAIN",
+          due_date="2026-12-10", lines=[{"sku": "M2", "quantity": "10", "unit_price": "3"}])
     apply(registry, "receive_purchase_order", number="PO-00001",
-          lines=[{"sku": "M1", "quantity": "4"}])
+          lines=[{"sku": "M1", "quantity": "4"}, {"sku": "M2", "quantity": "4"}])
     low = registry.invoke("list_low_stock", {}, ADMIN)["items"]
     assert next(r for r in low if r["sku"] == "M1")["on_order"] == "6"  # 10 - 4 received
-    assert _mrp_row(registry, "M1")["on_order"] == "6"
+    # M2: 4 on hand + 6 still on order cover the 10 sold: nothing to buy
+    assert _mrp_buys(registry, "M2") == 0
 
     preview = registry.invoke("close_purchase_order", {"number": "PO-00001"}, ADMIN)
     assert preview["preview"] is True and preview["preview_token"]
     dropped = {c["field"]: (c["before"], c["after"]) for c in preview["changes"]}
     assert dropped["line M1 on order"] == ("6", "0")
-    assert dropped["line M2 on order"] == ("3", "0")
+    assert dropped["line M2 on order"] == ("6", "0")
     assert dropped["status"] == ("partially_received", "closed")
 
     done = registry.invoke("close_purchase_order", preview["apply"]["arguments"], ADMIN)
     assert done["status"] == "closed"
-    assert [ln["done_quantity"] for ln in done["lines"]] == ["4", "0"]
+    assert [ln["done_quantity"] for ln in done["lines"]] == ["4", "4"]
     low = registry.invoke("list_low_stock", {}, ADMIN)["items"]
     assert next(r for r in low if r["sku"] == "M1")["on_order"] == "0"
-    assert _mrp_row(registry, "M1")["on_order"] == "0"
+    assert _mrp_buys(registry, "M2") == D(6)  # the 6 no longer coming must be bought
     assert _stock(registry, "M1")["on_hand"] == "4"  # what was received stays
     listed = registry.invoke("list_purchase_orders", {"status": "closed"}, ADMIN)["orders"]
     assert [o["number"] for o in listed] == ["PO-00001"]

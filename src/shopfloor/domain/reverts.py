@@ -1,7 +1,8 @@
 """Undoing an applied operation by writing its opposite, never by editing history.
 
 `revert(op, operation_id)` reads the operation from the log and its ledger rows, and
-writes one reversing row per row (newest first, same item, location and lot): stock that
+writes one reversing row per row (newest first, same item, location and lot, or outside
+any lot as the row was): stock that
 came in leaves at the cost it came in with (the rest re-averaged), stock that left comes
 back at the cost it left with. Documents go back to the state the operation found them
 in (received and shipped quantities, statuses, committed stock). Each tool's document
@@ -117,10 +118,12 @@ def reverse_moves(op: Op, o: Original) -> None:
     for m in reversed(o.moves):
         if m.quantity > 0:
             p = Posting(m.item, m.location, -m.quantity, "revert", m.document_type,
-                        m.document_number, batch_id=m.batch_id, exit_cost=m.unit_cost)
+                        m.document_number, batch_id=m.batch_id, exit_cost=m.unit_cost,
+                        pool=m.batch_id is None)
         else:
             p = Posting(m.item, m.location, -m.quantity, "revert", m.document_type,
-                        m.document_number, unit_cost=m.unit_cost, batch_id=m.batch_id)
+                        m.document_number, unit_cost=m.unit_cost, batch_id=m.batch_id,
+                        pool=m.batch_id is None)
         moved = stock.post(op, p)
         o.rows.append({"sku": m.item.sku, "location": m.location.code,
                        "quantity": p.quantity, "unit_cost": moved, "reason": "revert",
