@@ -25,6 +25,9 @@ def _world(reg: Registry) -> dict[str, str]:
                lines=[{"sku": "M1", "quantity": "2", "unit_price": "3"}])
     mo = apply(reg, "create_manufacturing_order", sku="P1", quantity="1", location="MAIN")
     adj = reg.invoke("list_stock_movements", {"sku": "M1", "limit": 1}, ADMIN)
+    apply(reg, "create_item", sku="T1", name="Tracked", batch_tracked=True)
+    apply(reg, "create_stock_adjustment", location="MAIN", reason="seed", lines=[
+        {"sku": "T1", "quantity_delta": "4", "unit_cost": "1", "lots": [{"lot": "L1"}]}])
     job = reg.invoke("run_mrp", {}, ADMIN)
     return {"po": po["number"], "so": so["number"], "mo": mo["number"],
             "adj": adj["movements"][-1]["document_number"], "job": job["job_id"]}
@@ -192,6 +195,16 @@ CASES: dict[str, tuple[dict[str, Any], list[tuple[dict[str, Any], str, str]]]] =
         ({"component": "M1", "replace_with": "P1"}, "component", "validation_error"),
         ({"component": "M1", "scale": "0"}, "scale", "validation_error"),
         ({"component": "M1", "scale": "2", "products": ["M1"]}, "products[0]", "not_found"),
+    ]),
+    "hold_lot": ({"sku": "T1", "lot": "L1", "reason": "lab test"}, [
+        ({"sku": "T1", "lot": "L1"}, "reason", "validation_error"),
+        ({"sku": "T1", "lot": "NOPE", "reason": "x"}, "lot", "not_found"),
+        ({"sku": "NOPE", "lot": "L1", "reason": "x"}, "sku", "not_found"),
+        ({"sku": "M1", "lot": "L1", "reason": "x"}, "lot", "not_found"),
+    ]),
+    "release_lot": ({"sku": "T1", "lot": "L1"}, [
+        ({"sku": "T1"}, "lot", "validation_error"),
+        ({"sku": "T1", "lot": "NOPE"}, "lot", "not_found"),
     ]),
     "apply_mrp_plan": ({"job_id": "{job}"}, [
         ({}, "job_id", "validation_error"),

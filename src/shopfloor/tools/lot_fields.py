@@ -12,26 +12,28 @@ from shopfloor.tools.fields import Key, Quantity
 
 
 class LotQtyIn(Request):
-    lot: Key = Field(description="lot number")
-    quantity: Quantity | None = Field(None, description="default: the whole line")
-    expiry: date | None = Field(None, description="incoming: the lot's expiry")
+    lot: Key
+    quantity: Quantity | None = Field(None, description="default: all")
+    expiry: date | None = None
 
     def spec(self) -> LotIn:
         return LotIn(self.lot, self.quantity, self.expiry)
 
 
-class TrackedLine(Request):
+class Lots(Request):
     """Incoming stock of a tracked item names its lots (or gets one from the item's
-    numbering rule); outgoing stock names them or is picked first-expiring-first-out."""
+    numbering rule); outgoing stock names them or is picked first-expiring-first-out.
+    Descriptions stay off: the names say it, and every moving tool's schema carries them."""
 
-    lots: list[LotQtyIn] | None = Field(None, min_length=1, max_length=100,
-                                        description="lot-tracked items")
-    serials: list[Key] | None = Field(None, min_length=1, max_length=10000,
-                                      description="serial-tracked items: one per unit")
-    allow_expired: bool = Field(False, description="outgoing: a named expired lot may go")
+    lots: list[LotQtyIn] | None = Field(None, max_length=100)
+    serials: list[Key] | None = Field(None, max_length=10000)
 
     def lot_specs(self) -> tuple[LotIn, ...]:
         return tuple(lot.spec() for lot in self.lots or ())
 
     def serial_list(self) -> tuple[str, ...]:
         return tuple(self.serials or ())
+
+
+class TrackedLine(Lots):
+    allow_expired: bool = False

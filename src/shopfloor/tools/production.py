@@ -16,7 +16,7 @@ from shopfloor.registry.actor import Role
 from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
 from shopfloor.store.tables import ManufacturingOrder
 from shopfloor.tools.fields import Key, Limit, NonNegative, Page, Quantity, RowCursor, paged
-from shopfloor.tools.lot_fields import TrackedLine
+from shopfloor.tools.lot_fields import Lots
 from shopfloor.tools.planning import pegs_out
 from shopfloor.tools.refs import NumberOrId, number_of
 from shopfloor.tools.views import ManufacturingOrderOut, manufacturing_order_out
@@ -83,7 +83,7 @@ def create_manufacturing_order(op: Op, req: CreateManufacturingOrder
                 manufacturing_order_out(mo))
 
 
-class ConsumedIn(TrackedLine):
+class ConsumedIn(Lots):
     sku: Key
     quantity: NonNegative = Field(description="actually used; 0: not used")
 
@@ -93,21 +93,20 @@ class ConsumedIn(TrackedLine):
 
 
 class CompleteManufacturingOrder(NumberOrId, WriteRequest):
-    quantity: Quantity | None = Field(None, description="good units; default: all remaining")
-    scrap: NonNegative | None = Field(None, description="units made and scrapped")
-    consumed: list[ConsumedIn] | None = Field(
-        None, max_length=1000, description="actual use, by component or substitute; "
-        "unlisted components: the recipe")
-    lot: Key | None = Field(None, description="output lot (lot-tracked item)")
+    quantity: Quantity | None = Field(None, description="good units; default: the rest")
+    scrap: NonNegative | None = None
+    consumed: list[ConsumedIn] | None = Field(None, max_length=1000,
+                                              description="actual use; default: recipe")
+    lot: Key | None = Field(None, description="output lot")
     expiry: date | None = None
-    serials: list[Key] | None = Field(None, max_length=10000,
-                                      description="output serials (serial-tracked item)")
+    serials: list[Key] | None = Field(None, max_length=10000)
 
 
 @tools.write("complete_manufacturing_order", title="Complete manufacturing order",
              response=ManufacturingOrderOut,
-             description="Report production (partial allowed): consumes components and adds "
-                         "the item at the rolled-up cost.")
+             description="Report production (partial allowed): consumes components (recipe, "
+                         "or what was actually used and its lots) and adds the good units "
+                         "at the actual cost.")
 def complete_manufacturing_order(op: Op, req: CompleteManufacturingOrder
                                  ) -> Done[ManufacturingOrderOut]:
     mo, _ = completion.complete(op, _mo(op, req), completion.Report(
