@@ -12,7 +12,6 @@ served from the package: htmx is vendored, nothing comes from elsewhere.
 
 from __future__ import annotations
 
-import json
 import secrets
 from collections.abc import Awaitable, Callable
 from functools import cached_property
@@ -21,7 +20,6 @@ from typing import Any
 from urllib.parse import parse_qs, urlencode
 
 from jinja2 import Environment, PackageLoader, select_autoescape
-from markupsafe import Markup
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
@@ -52,12 +50,6 @@ MAX_FORM = 2 * 1024 * 1024
 Handler = Callable[[Request, Actor], Awaitable[Response]]
 
 
-def json_for_script(value: Any) -> Markup:
-    """JSON safe inside <script type="application/json"> (no `</script>` can close it)."""
-    text = json.dumps(value, ensure_ascii=False, default=str)
-    return Markup(text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))
-
-
 class Admin:
     def __init__(self, registry: Registry, settings: Settings, auth: Authenticator) -> None:
         self.registry = registry
@@ -69,14 +61,15 @@ class Admin:
                                trim_blocks=True, lstrip_blocks=True)
         self.env.filters["label"] = label
         self.env.filters["words"] = words
-        self.env.filters["tojson_script"] = json_for_script
+        self.env.policies["json.dumps_kwargs"] = {"sort_keys": False, "default": str}
 
     @cached_property
     def titles(self) -> dict[str, str]:
-        return {t.name: t.title for t in self.registry.tools()}
+        """Tool titles, and job kinds by what a person calls them."""
+        return {"mrp": "MRP run", **{t.name: t.title for t in self.registry.tools()}}
 
     def has(self, name: str) -> bool:
-        return name in self.titles
+        return any(t.name == name for t in self.registry.tools())
 
     def shower(self, links: dict[str, str] | None = None) -> Shower:
         return Shower(self.settings.currency, self.titles, {**LINKS, **(links or {})})

@@ -191,8 +191,9 @@ class Shower:
 
     def _cell(self, key: str, value: Any, row: Mapping[str, Any]) -> Markup:
         if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
-            n = len(value)
-            return Markup(escape(f"{n} {'line' if n == 1 else 'lines'}"))
+            if len(value) <= 20:  # a plan's lines, the needs an order covers: shown in place
+                return self.table(value, compact=True)
+            return Markup(escape(f"{len(value)} lines"))
         if isinstance(value, dict):
             return Markup(escape(", ".join(f"{label(k)}: {v}" for k, v in value.items()
                                            if v not in (None, ""))))

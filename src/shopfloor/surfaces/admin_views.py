@@ -22,6 +22,7 @@ from shopfloor.registry.actor import Actor
 from shopfloor.surfaces.admin import Admin, query_with
 
 PAGE = 25
+MRP_KINDS = ("mrp", "run_mrp")
 
 
 @dataclass(frozen=True)
@@ -220,7 +221,7 @@ class Views:
 
     async def mrp(self, request: Request, actor: Actor) -> Response:
         jobs = (await self.a.read(actor, "list_jobs", {"limit": 50})).get("jobs", [])
-        runs = [j for j in jobs if j.get("kind") == "run_mrp"][:10]
+        runs = [j for j in jobs if j.get("kind") in MRP_KINDS][:10]
         return self.a.render(request, "mrp.html", actor, runs=runs,
                              locations=(await self.a.read(actor, "list_locations", {})
                                         ).get("locations", []))
@@ -237,7 +238,7 @@ class Views:
         job = await self.a.call(actor, "get_job", {"job_id": request.path_params["job_id"]})
         template = "_job.html" if request.headers.get("hx-request") else "job.html"
         apply_url = None
-        if job.get("kind") == "run_mrp" and job.get("status") == "succeeded":
+        if job.get("kind") in MRP_KINDS and job.get("status") == "succeeded":
             apply_url = prefilled("apply_mrp_plan", {"job_id": job.get("job_id")})
         return self.a.render(request, template, actor, job=job, apply_url=apply_url)
 

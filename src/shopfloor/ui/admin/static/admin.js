@@ -20,10 +20,10 @@
   });
 
   function drawPreview(scope) {
-    const data = scope.querySelector("#preview-data");
-    const target = scope.querySelector("#preview");
-    if (!data || !target) return;
-    const d = JSON.parse(data.textContent);
+    const target = scope.querySelector("#preview[data-preview]");
+    if (!target || target.dataset.drawn) return;
+    const d = JSON.parse(target.dataset.preview);
+    target.dataset.drawn = "1";
     ShopfloorRender.preview(target, d.payload, { names: d.names, currency: d.currency || currency, zone });
   }
   function settle(scope) {

@@ -1,0 +1,140 @@
+"""Driving the web admin in headless Chromium: a person's browser against a real server.
+
+Every request outside the server is recorded and refused; the recorder is proved by a
+canary load in the same browser context; a Content-Security-Policy refusal on our pages
+counts as a failure too (a page that tried to load or run something it must not).
+axe-core (pinned in tests/e2e/js) checks each page for serious or critical violations.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any
+
+import pytest
+from playwright.async_api import Browser, BrowserContext, Page, Route
+
+from tests.e2e import harness
+
+AXE = harness.JS / "node_modules" / "axe-core" / "axe.min.js"
+
+
+@cache
+def axe_source() -> str:
+    if not AXE.exists():
+        pytest.fail("axe-core missing: run `make e2e-deps`", pytrace=False)
+    return AXE.read_text()
+
+
+@dataclass
+class Watch:
+    base: str
+    external: list[str] = field(default_factory=list)
+    refusals: list[str] = field(default_factory=list)
+    dialogs: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    def outside(self) -> list[str]:
+        return [u for u in self.external if "canary.invalid" not in u]
+
+
+@asynccontextmanager
+async def admin_context(browser: Browser, base: str, *, width: int = 1280,
+                        height: int = 900) -> AsyncIterator[tuple[BrowserContext, Watch]]:
+    watch = Watch(base)
+    context = await browser.new_context(viewport={"width": width, "height": height},
+                                        locale="en-GB")
+
+    async def route(r: Route) -> None:
+        if r.request.url.startswith(base):
+            await r.continue_()
+        else:
+            watch.external.append(r.request.url)
+            await r.abort()
+
+    await context.route("**/*", route)
+
+    def on_page(page: Page) -> None:
+        page.on("dialog", lambda d: watch.dialogs.append(d.message))
+        page.on("console", lambda m: watch.refusals.append(f"{page.url}: {m.text}")
+                if page.url.startswith(base) and ("Content Security Policy" in m.text
+                                                  or "Failed to load resource: net::" in m.text)
+                else None)
+        page.on("pageerror", lambda e: watch.errors.append(str(e)))
+
+    context.on("page", on_page)
+    try:
+        yield context, watch
+    finally:
+        await context.close()
+
+
+async def prove_recorder(context: BrowserContext, watch: Watch) -> None:
+    """A load from a page in this context must be seen, or the check would be blind."""
+    page = await context.new_page()
+    await page.set_content('<img src="https://canary.invalid/probe.png" alt="">')
+    for _ in range(100):
+        if any("canary.invalid" in u for u in watch.external):
+            await page.close()
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError("the request recorder did not see the canary load")
+
+
+async def sign_in(page: Page, base: str, user: str, password: str) -> None:
+    await page.goto(base + "/")
+    await page.wait_for_selector("#sign-in-form")
+    await page.fill("#username", user)
+    await page.fill("#password", password)
+    await page.click("#sign-in-form button[type=submit]")
+    await page.wait_for_selector("header.top")
+
+
+async def axe(page: Page, name: str) -> list[dict[str, Any]]:
+    """Serious and critical axe-core violations on the page as it is now."""
+    if not await page.evaluate("() => typeof window.axe !== 'undefined'"):
+        await page.evaluate(axe_source())
+    result: dict[str, Any] = await page.evaluate(
+        "async () => await axe.run(document, {resultTypes: ['violations']})")
+    bad = [{"page": name, "id": v["id"], "impact": v["impact"], "help": v["help"],
+            "nodes": [n["target"] for n in v["nodes"]][:3]}
+           for v in result["violations"] if v["impact"] in ("serious", "critical")]
+    return bad
+
+
+async def shot(page: Page, name: str, *, full: bool = True) -> None:
+    harness.ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    await page.screenshot(path=str(harness.ARTIFACTS / f"admin-{name}.png"), full_page=full)
+
+
+async def preview(page: Page) -> str:
+    """Press Preview; returns the preview's text as the renderer drew it."""
+    await page.click("#submit")
+    await page.wait_for_selector("#preview #summary-text, #outcome-error")
+    if await page.locator("#outcome-error").count():
+        raise AssertionError(await page.inner_text("#outcome-error"))
+    return await page.inner_text("#preview")
+
+
+async def confirm(page: Page) -> str:
+    await page.click("#confirm")
+    await page.wait_for_selector("#applied, #outcome-error, #stale-notice")
+    if not await page.locator("#applied").count():
+        raise AssertionError(await page.inner_text("#outcome"))
+    return await page.inner_text("#applied")
+
+
+async def preview_and_confirm(page: Page) -> tuple[str, str]:
+    shown = await preview(page)
+    return shown, await confirm(page)
+
+
+async def no_overflow(page: Page) -> None:
+    """Nothing wider than the window (a 390 px phone scrolls down, never sideways)."""
+    wide = await page.evaluate(
+        "() => document.documentElement.scrollWidth - document.documentElement.clientWidth")
+    assert wide <= 1, f"{page.url} is {wide}px wider than the window"
