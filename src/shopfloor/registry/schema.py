@@ -18,6 +18,12 @@ types, required fields, enums, defaults and the limits it could meet; not these:
 - the 32-bit bounds of an `id` (ids come from results);
 - `"additionalProperties": false` (an unknown argument is refused by name);
 - in outputs, `required`: a result is dumped whole, so every field listed is present.
+
+Outputs are also said without what a result shows by itself (`_bare_output`): field
+descriptions (the tool's description and the inputs carry the meaning; a result's names
+and values speak for themselves) and `"type": "object"` on nested objects that list their
+properties (a result is only ever what the tool returns). The top level keeps its
+`"type": "object"`, which MCP requires of an outputSchema.
 """
 
 from __future__ import annotations
@@ -34,7 +40,8 @@ class _Compact(GenerateJsonSchema):
     def generate(self, schema: CoreSchema, mode: JsonSchemaMode = "validation") -> JsonSchemaValue:
         out = super().generate(schema, mode=mode)
         output = mode == "serialization"
-        return compact(_strip(out, output=output), output=output)
+        out = compact(_strip(out, output=output), output=output)
+        return {**_bare_output(out), "type": "object"} if output else out
 
 
 NO_CONTROL_CHARS = r"^[^\x00-\x1f\x7f]+$"
@@ -174,6 +181,20 @@ def _tidy(node: Any, *, output: bool, in_properties: bool) -> Any:
             continue
         out[k] = _tidy(v, output=output, in_properties=k in ("properties", "$defs"))
     return out
+
+
+def _bare_output(node: Any, keyed: bool = False) -> Any:
+    """An output schema without descriptions and nested object types (module docstring).
+    `keyed`: `node` maps property or definition names to schemas."""
+    if isinstance(node, list):
+        return [_bare_output(v) for v in node]
+    if not isinstance(node, dict):
+        return node
+    if keyed:
+        return {k: _bare_output(v) for k, v in node.items()}
+    return {k: _bare_output(v, keyed=k in ("properties", "$defs")) for k, v in node.items()
+            if k != "description"
+            and not (k == "type" and v == "object" and "properties" in node)}
 
 
 def input_schema(model: type[BaseModel]) -> dict[str, Any]:
