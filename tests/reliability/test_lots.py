@@ -229,3 +229,24 @@ def test_correcting_an_adjustment_takes_back_the_lots_it_took(registry: Registry
           lines=[{"sku": "FLOUR", "quantity_delta": "-1"}])
     assert lots_of(registry, "FLOUR") == {"L-SOON": 9, "L-MID": 10, "L-LATE": 10}
     assert ledger_matches_balances(registry) == []
+
+
+def test_returns_of_a_tracked_item_come_back_as_the_lot_they_left_as(
+        registry: Registry) -> None:
+    setup(registry)
+    three_lots(registry)
+    one = sell(registry, "4")
+    apply(registry, "fulfill_order", number=one)  # all from L-SOON
+    apply(registry, "create_customer_return", number=one, reason="damaged box",
+          lines=[{"sku": "FLOUR", "quantity": "1"}])
+    assert lots_of(registry, "FLOUR") == {"L-SOON": 7, "L-MID": 10, "L-LATE": 10}
+    two = sell(registry, "10")
+    apply(registry, "fulfill_order", number=two)  # 7 L-SOON + 3 L-MID
+    err = refused(registry, "create_customer_return", number=two, reason="x",
+                  lines=[{"sku": "FLOUR", "quantity": "1"}])
+    assert (err.code, err.field) == ("validation_error", "lines[0].lot")
+    assert "L-MID" in err.message and "L-SOON" in err.message
+    apply(registry, "create_customer_return", number=two, reason="x",
+          lines=[{"sku": "FLOUR", "quantity": "2", "lot": "L-MID"}])
+    assert lots_of(registry, "FLOUR") == {"L-MID": 9, "L-LATE": 10}
+    assert ledger_matches_balances(registry) == []

@@ -17,7 +17,7 @@ from typing import Any
 
 from sqlalchemy import select
 
-from shopfloor.domain import lookup, stock
+from shopfloor.domain import lookup, lots, stock
 from shopfloor.domain.catalog import touch
 from shopfloor.domain.context import Op
 from shopfloor.domain.numbers import ZERO, cost, fmt
@@ -55,16 +55,32 @@ def moved_cost(op: Op, document_type: str, number: str, item_id: int, reason: st
     return cost(sum((q * c for q, c in rows), ZERO) / qty)
 
 
-def _lot(op: Op, item_id: int, lot: str | None, fld: str) -> int | None:
-    """The lot's batch id. Lot-tracked stock moves by lot (issue 11's ledger refuses an
-    incoming tracked row without one); here a named lot is only looked up."""
-    if lot is None:
+def _lot(op: Op, item: Any, lot: str | None, fld: str, document_type: str, number: str,
+         reason: str) -> int | None:
+    """The lot a returned line moves. Named: looked up. Not named, for a tracked item: the
+    one lot the order moved of it (goods go back as the lot they came or left as); an
+    order that moved several asks which."""
+    if lot is not None:
+        found = op.session.execute(select(Batch.id).where(
+            Batch.item_id == item.id, Batch.lot_number == lot)).scalar_one_or_none()
+        if found is None:
+            raise NotFound(f"no lot {lot!r} of {item.sku}", field=fld)
+        return int(found)
+    if not lots.tracked(item):
         return None
-    found = op.session.execute(select(Batch.id).where(
-        Batch.item_id == item_id, Batch.lot_number == lot)).scalar_one_or_none()
-    if found is None:
-        raise NotFound(f"no lot {lot!r} of this item", field=fld)
-    return int(found)
+    moved = sorted({(b, n) for b, n in op.session.execute(
+        select(StockMovement.batch_id, Batch.lot_number)
+        .join(Batch, Batch.id == StockMovement.batch_id)
+        .where(StockMovement.item_id == item.id, StockMovement.reason == reason,
+               StockMovement.document_type == document_type,
+               StockMovement.document_number == number)) if b is not None})
+    if len(moved) == 1:
+        return moved[0][0]
+    kind = "serial" if item.serial_tracked else "lot"
+    raise ValidationFailed(
+        f"{item.sku} moved on {number} as {len(moved)} {kind}s "
+        f"({', '.join(n for _, n in moved)}): name the one coming back" if moved else
+        f"{item.sku} is tracked: name the {kind}", field=fld)
 
 
 def _lines(specs: Sequence[ReturnSpec], order_lines: Sequence[Any], number: str, done: str,
@@ -126,7 +142,8 @@ def customer_return(op: Op, number: str, specs: Sequence[ReturnSpec], reason: st
         if where is not None:
             stock.post(op, Posting(line.item, where, spec.quantity, "customer_return",
                                    "stock_return", doc.number, unit_cost=unit,
-                                   batch_id=_lot(op, line.item_id, spec.lot, f"{fld}.lot"),
+                                   batch_id=_lot(op, line.item, spec.lot, f"{fld}.lot",
+                                                 "sales_order", number, "shipment"),
                                    field=f"{fld}.quantity"))
         else:
             op.change("return", doc.number, f"line {line.item.sku} scrapped", None,
@@ -151,7 +168,8 @@ def supplier_return(op: Op, number: str, specs: Sequence[ReturnSpec], reason: st
         unit = moved_cost(op, "purchase_order", number, line.item_id, "receipt")
         stock.post(op, Posting(line.item, po.location, -spec.quantity, "supplier_return",
                                "stock_return", doc.number, exit_cost=unit,
-                               batch_id=_lot(op, line.item_id, spec.lot, f"{fld}.lot"),
+                               batch_id=_lot(op, line.item, spec.lot, f"{fld}.lot",
+                                             "purchase_order", number, "receipt"),
                                field=f"{fld}.quantity"))
         _returned(op, "purchase_order", number, line, spec.quantity)
         doc.lines.append(StockReturnLine(
