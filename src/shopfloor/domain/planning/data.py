@@ -109,12 +109,15 @@ def read_items(conn: Connection, item_ids: Iterable[int] | None = None) -> dict[
                            r[8] or 0, r[9], r[10]) for r in conn.execute(stmt)}
 
 
-def read_recipes(conn: Connection) -> dict[int, list[tuple[int, Decimal]]]:
+def read_recipes(conn: Connection, products: list[int] | None = None
+                 ) -> dict[int, list[tuple[int, Decimal]]]:
     rl = RecipeLine.__table__
     out: dict[int, list[tuple[int, Decimal]]] = defaultdict(list)
-    for product, component, qty in conn.execute(
-            select(rl.c.product_id, rl.c.component_id, rl.c.quantity)
-            .order_by(rl.c.product_id, rl.c.position)):
+    stmt = select(rl.c.product_id, rl.c.component_id, rl.c.quantity)
+    if products is not None:
+        stmt = stmt.where(rl.c.product_id.in_(products))
+    for product, component, qty in conn.execute(stmt.order_by(rl.c.product_id,
+                                                              rl.c.position)):
         out[product].append((component, qty))
     return out
 
@@ -145,15 +148,16 @@ def read_documents(conn: Connection, company: Company, today: date, location_id:
                    sol.c.quantity - sol.c.fulfilled_quantity)
             .join(so, so.c.id == sol.c.order_id)
             .where(so.c.status.in_(OPEN_SO), sol.c.quantity > sol.c.fulfilled_quantity)))):
-        needs[item_id].append(Need(max(due or today, today), Decimal(qty), SALES, number, due))
+        needs[item_id].append(Need(due if due and due > today else today, Decimal(qty), SALES,
+                                    number, due))
     for number, expected, item_id, qty in conn.execute(only(pol.c.item_id, _at(
             po.c.location_id, location_id,
             select(po.c.number, func.coalesce(pol.c.expected_date, po.c.expected_date),
                    pol.c.item_id, pol.c.quantity - pol.c.received_quantity)
             .join(po, po.c.id == pol.c.order_id)
             .where(po.c.status.in_(OPEN_PO), pol.c.quantity > pol.c.received_quantity)))):
-        receipts[item_id].append(Receipt(max(expected or today, today), Decimal(qty), BOUGHT,
-                                         number, expected))
+        receipts[item_id].append(Receipt(expected if expected and expected > today else today,
+                                         Decimal(qty), BOUGHT, number, expected))
     it = Item.__table__
     open_mo = _at(mo.c.location_id, location_id,
                   select(mo.c.id).where(mo.c.status.in_(OPEN_MO),

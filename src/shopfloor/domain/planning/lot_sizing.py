@@ -25,8 +25,8 @@ class Rules(Protocol):
 def size(net: Decimal, rules: Rules) -> Decimal:
     if net <= 0:
         return Decimal(0)
-    quantity = max(net, rules.minimum)
-    multiple = rules.multiple
+    minimum, multiple = rules.minimum, rules.multiple
+    quantity = net if net >= minimum else minimum
     if multiple:
         quantity = (quantity / multiple).to_integral_value(rounding=ROUND_CEILING) * multiple
     return quantity

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from datetime import date, timedelta
 from decimal import Decimal
+from functools import lru_cache
 from typing import Any
 
 from shopfloor.domain.numbers import ZERO, fmt
@@ -27,13 +28,16 @@ from shopfloor.domain.planning.netting import Netted
 
 DEFER_DAYS = 7
 
+# A plan prints hundreds of thousands of dates and quantities drawn from few values.
+iso = lru_cache(maxsize=4096)(date.isoformat)
+num = lru_cache(maxsize=65536)(fmt)
+
 
 def need_out(need: Need, quantity: Decimal) -> dict[str, Any]:
     """A peg as the plan shows it: what the need is, when, how much of it."""
     out: dict[str, Any] = {"kind": need.kind, "document": need.document,
-                           "date": (need.due or need.date).isoformat(),
-                           "quantity": fmt(quantity)}
-    if need.parent:
+                           "date": iso(need.due or need.date), "quantity": num(quantity)}
+    if need.kind == MADE:  # a planned parent's item is its order's; a placed one's, here
         out["for"] = need.parent
     return out
 

@@ -86,7 +86,8 @@ def _need_key(n: Need) -> tuple[date, int, str]:
 
 def net(item: ItemData, on_hand: Decimal, receipts: list[Receipt], needs: list[Need],
         today: date, make: bool, next_ref: Callable[[], str]) -> Netted:
-    earliest = today + timedelta(days=item.lead)
+    lead = timedelta(days=item.lead)
+    earliest = today + lead
     layers: list[Layer] = []
     if on_hand > 0:
         layers.append(Layer(today, on_hand, on_hand, ON_HAND, None))
@@ -104,7 +105,7 @@ def net(item: ItemData, on_hand: Decimal, receipts: list[Receipt], needs: list[N
         left = need.quantity
         while left > 0:
             if at == len(layers):
-                layers.append(_plan(item, make, wanted, i, left, today, earliest, period,
+                layers.append(_plan(item, make, wanted, i, left, today, lead, period,
                                     next_ref()))
             layer = layers[at]
             take = left if left <= layer.left else layer.left
@@ -117,16 +118,19 @@ def net(item: ItemData, on_hand: Decimal, receipts: list[Receipt], needs: list[N
 
 
 def _plan(item: ItemData, make: bool, wanted: list[Need], i: int, left: Decimal,
-          today: date, earliest: date, period: timedelta, ref: str) -> Layer:
+          today: date, lead: timedelta, period: timedelta, ref: str) -> Layer:
     need = wanted[i]
-    lead = timedelta(days=item.lead)
-    start = need.date - lead
-    late = (need.due or need.date) - lead < today  # a past-due need is late, whatever the lead
-    due = max(need.date, earliest) if late else need.date
-    start = max(start, today)
-    until = need.date + period
+    wanted_on = need.date
+    start = wanted_on - lead
+    late = (need.due or wanted_on) - lead < today  # a past-due need is late, whatever the lead
+    due = wanted_on
+    if start < today:  # starts today, due when its lead time allows
+        start = today
+        due = today + lead if today + lead > wanted_on else wanted_on
+    until = wanted_on + period
     covered = left
-    for later in wanted[i + 1:]:
+    for j in range(i + 1, len(wanted)):
+        later = wanted[j]
         if later.date > due and later.date >= until:
             break
         covered += later.quantity

@@ -29,7 +29,7 @@ from shopfloor.domain.numbers import ZERO
 from shopfloor.domain.planning import data
 from shopfloor.domain.planning.data import PLANNED, Company, ItemData
 from shopfloor.registry.errors import ValidationFailed
-from shopfloor.store.tables import Job
+from shopfloor.store.tables import Item, Job, RecipeLine
 
 MRP_KIND = "mrp"
 
@@ -82,7 +82,7 @@ def check_date(today: date, when: date | None, fld: str) -> None:
 
 def company_for(op: Op, item_ids: list[int], today: date, location_id: int | None) -> Company:
     conn = op.session.connection()
-    company = Company(data.read_items(conn, item_ids), data.read_recipes(conn),
+    company = Company(data.read_items(conn, item_ids), data.read_recipes(conn, item_ids),
                       data.read_on_hand(conn, location_id, item_ids))
     data.read_documents(conn, company, today, location_id, item_ids)
     return company
@@ -94,12 +94,16 @@ def record(op: Op, sku: str, *, today: date, location: str | None = None,
     item_id = lookup.item(op, sku).id
     location_id = lookup.location(op, location).id if location else None
     company = company_for(op, [item_id], today, location_id)
-    plan = _last_plan(op, location) if planned else None
+    plan = _last_plan(op, item_id, location) if planned else None
     return build(company, item_id, today, until, plan)
 
 
+Plan = tuple[str, dict[str, Any], dict[str, Decimal]]
+"""The last plan: its job id, its result, and per unit of each item made from this one."""
+
+
 def build(company: Company, item_id: int, today: date, until: date | None,
-          plan: tuple[str, dict[str, Any]] | None = None) -> Record:
+          plan: Plan | None = None) -> Record:
     item = company.items[item_id]
     events: list[tuple[date, int, str, str | None, Decimal, date | None, str | None]] = []
     for r in company.receipts.get(item_id, []):
@@ -107,7 +111,7 @@ def build(company: Company, item_id: int, today: date, until: date | None,
     for n in company.needs.get(item_id, []):
         events.append((n.date, 1, n.kind, n.document, -n.quantity, n.due, n.parent))
     if plan is not None:
-        events += _planned_events(plan[1], item.sku, today)
+        events += _planned_events(plan[1], item.sku, plan[2], today)
     events.sort(key=lambda e: (e[0], e[1], e[3] or ""))
     rec = Record(item, today, company.on_hand.get(item_id, ZERO),
                  plan=plan[0] if plan else None)
@@ -121,17 +125,19 @@ def build(company: Company, item_id: int, today: date, until: date | None,
     return rec
 
 
-def _planned_events(plan: dict[str, Any], sku: str, today: date
+def _planned_events(plan: dict[str, Any], sku: str, parents: dict[str, Decimal], today: date
                     ) -> list[tuple[date, int, str, str | None, Decimal, date | None, str | None]]:
+    """Planned receipts of the item, and its dependent demand from planned orders of the
+    items made from it (per their recipes), on each order's start."""
     out: list[tuple[date, int, str, str | None, Decimal, date | None, str | None]] = []
     for mo in plan.get("manufacturing_orders", []):
         if mo["sku"] == sku:
             out.append((date.fromisoformat(mo["due_date"]), 0, PLANNED, mo.get("ref"),
                         Decimal(mo["quantity"]), None, None))
-        for c in mo.get("components", []):
-            if c["sku"] == sku:
-                out.append((max(date.fromisoformat(c["date"]), today), 1, PLANNED,
-                            mo.get("ref"), -Decimal(c["quantity"]), None, mo["sku"]))
+        elif mo["sku"] in parents:
+            out.append((max(date.fromisoformat(mo["start_date"]), today), 1, PLANNED,
+                        mo.get("ref"), -parents[mo["sku"]] * Decimal(mo["quantity"]), None,
+                        mo["sku"]))
     for group in plan.get("purchase_orders", []):
         for ln in group["lines"]:
             if ln["sku"] == sku:
@@ -140,7 +146,7 @@ def _planned_events(plan: dict[str, Any], sku: str, today: date
     return out
 
 
-def _last_plan(op: Op, location: str | None) -> tuple[str, dict[str, Any]] | None:
+def _last_plan(op: Op, item_id: int, location: str | None) -> Plan | None:
     """The newest finished MRP run of the same scope whose plan was not applied."""
     job = op.session.scalars(
         select(Job).where(Job.kind == MRP_KIND, Job.status == "succeeded")
@@ -149,7 +155,10 @@ def _last_plan(op: Op, location: str | None) -> tuple[str, dict[str, Any]] | Non
         return None
     if job.result.get("location") != location:
         return None
-    return job.id, job.result
+    parents = {sku: per for sku, per in op.session.execute(
+        select(Item.sku, RecipeLine.quantity).join(Item, Item.id == RecipeLine.product_id)
+        .where(RecipeLine.component_id == item_id))}
+    return job.id, job.result, parents
 
 
 # -- promising ---------------------------------------------------------------------------
