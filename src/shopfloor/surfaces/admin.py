@@ -150,15 +150,14 @@ class Admin:
             if form.get("access_token", [""])[-1].strip():
                 token = form["access_token"][-1].strip()
                 await run_in_threadpool(self.auth.actor, f"Bearer {token}")
-                ttl = 3600
             else:
-                token, ttl, _ = await run_in_threadpool(
+                token, _, _ = await run_in_threadpool(
                     self.auth.sign_in, username, form.get("password", [""])[-1])
         except ShopfloorError as exc:
             return self.render(request, "sign_in.html", None, status=401, error=exc.message,
                                next=target, username=username)
         response = RedirectResponse(target, status_code=303)
-        sessions.set_session(response, token, ttl, request.url.scheme == "https")
+        sessions.set_session(response, token, request.url.scheme == "https")
         return response
 
     async def sign_out(self, request: Request) -> Response:
@@ -243,7 +242,8 @@ class Admin:
                        "names": await self.names(actor, payload)}
         except ShopfloorError as exc:
             return await self.tool_page(request, actor, args=_safe_args(fields, form),
-                                        outcome={"kind": "error", "error": exc}, status=422)
+                                        outcome={"kind": "error", "error": exc},
+                                        status=_status(exc))
         return await self.tool_page(request, actor, args=args, outcome=outcome)
 
     async def apply(self, request: Request, actor: Actor) -> Response:
@@ -267,7 +267,8 @@ class Admin:
                     "kind": "preview", "payload": fresh, "stale": exc.message,
                     "names": await self.names(actor, fresh)})
             return await self.tool_page(request, actor, args=args or _safe_args(fields, form),
-                                        outcome={"kind": "error", "error": exc}, status=422)
+                                        outcome={"kind": "error", "error": exc},
+                                        status=_status(exc))
         return await self.tool_page(request, actor, args=args, outcome={
             "kind": "applied", "result": result, "links": record_links(tool.name, result)})
 
@@ -280,7 +281,8 @@ class Admin:
             result = await self.call(actor, tool.name, forms.parse(fields, form))
         except ShopfloorError as exc:
             return await self.tool_page(request, actor, args=_safe_args(fields, form),
-                                        outcome={"kind": "error", "error": exc}, status=422)
+                                        outcome={"kind": "error", "error": exc},
+                                        status=_status(exc))
         target = f"/jobs/{result.get('job_id')}"
         if request.headers.get("hx-request"):
             return Response(status_code=204, headers={"HX-Location": target})
@@ -320,6 +322,10 @@ def record_links(tool: str, result: dict[str, Any]) -> list[tuple[str, str]]:
     if result.get("operation_id"):
         out.append(("In the operation log", f"/log/{result['operation_id']}"))
     return out
+
+
+def _status(exc: ShopfloorError) -> int:
+    return 403 if exc.code == "forbidden" else 422
 
 
 def _safe_args(fields: list[forms.Field], form: dict[str, list[str]]) -> dict[str, Any]:

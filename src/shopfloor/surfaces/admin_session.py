@@ -81,9 +81,11 @@ def to_sign_in(request: Request, reason: str) -> Response:
     return response
 
 
-def set_session(response: Response, token: str, max_age: int, secure: bool) -> None:
-    response.set_cookie(COOKIE, token, max_age=max_age, path="/", httponly=True,
-                        samesite="strict", secure=secure)
+def set_session(response: Response, token: str, secure: bool) -> None:
+    """A browser-session cookie: the server, not the cookie's age, decides when the
+    session ends, so an expired one comes back and is told apart from a missing one."""
+    response.set_cookie(COOKIE, token, path="/", httponly=True, samesite="strict",
+                        secure=secure)
 
 
 async def end_session(request: Request, auth: Authenticator) -> None:

@@ -1,0 +1,227 @@
+"""The admin's guards in Chromium: a session that ends mid-work (expired, or revoked by
+disabling the account) sends the user to sign in with the reason, and back to the page;
+a form edited after its preview cannot apply the old preview (its Confirm goes, and a
+forged Confirm is refused with the fresh preview); a viewer sees no write action and the
+server refuses one anyway; hostile names are text in every view."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+
+from shopfloor.app import open_registry
+from shopfloor.registry.registry import Registry
+from shopfloor.settings import Settings
+from shopfloor.surfaces.accounts import Accounts
+from shopfloor.surfaces.auth import Authenticator
+from shopfloor.surfaces.server import build_app
+from tests.e2e import admin_harness as ah
+from tests.e2e import harness
+from tests.helpers import ADMIN, apply, basic_setup
+from tests.servers import serving
+
+pytestmark = pytest.mark.browser
+HOSTILE = """<img src=x onerror="window.pwned=1">"""
+PASSWORD = "correct horse battery"
+SESSION_SECONDS = 3
+
+
+def _serve(sqlite_url: str, minutes: float) -> Iterator[tuple[str, Registry, Settings]]:
+    settings = Settings(database_url=sqlite_url, session_minutes=minutes)
+    reg = open_registry(settings)
+    basic_setup(reg)
+    apply(reg, "create_stock_adjustment", location="MAIN", reason="seed",
+          lines=[{"sku": "M1", "quantity_delta": "50", "unit_cost": "2"}])
+    accounts = Accounts(reg.store)
+    accounts.create("ann", PASSWORD, "admin")
+    accounts.create("vic", PASSWORD, "viewer")
+    with serving(build_app(reg, settings)) as url:
+        yield url, reg, settings
+
+
+@pytest.fixture
+def served(sqlite_url: str) -> Iterator[tuple[str, Registry, Settings]]:
+    yield from _serve(sqlite_url, 30)
+
+
+@pytest.fixture
+def served_briefly(sqlite_url: str) -> Iterator[tuple[str, Registry, Settings]]:
+    """Sessions of a few seconds: long enough to start work, short enough to wait out."""
+    yield from _serve(sqlite_url, SESSION_SECONDS / 60)
+
+
+def _pos(reg: Registry) -> list[dict[str, Any]]:
+    orders: list[dict[str, Any]] = reg.invoke("list_purchase_orders", {}, ADMIN)["orders"]
+    return orders
+
+
+def test_session_ends_mid_work_and_an_edited_form_cannot_apply(
+        served_briefly: tuple[str, Registry, Settings]) -> None:
+    url, reg, _ = served_briefly
+
+    async def run() -> None:
+        async with harness.browser() as browser, ah.admin_context(browser, url) as (ctx, watch):
+            page = await ctx.new_page()
+            # 1. Expired mid-work: the Preview press lands on sign-in, with the reason,
+            #    and signing in again returns to the form.
+            await ah.sign_in(page, url, "ann", PASSWORD)
+            started = time.monotonic()
+            await page.goto(url + "/tools/create_purchase_order?supplier=Acme&location=MAIN")
+            await page.fill("input[name='lines.0.sku']", "M2")
+            await page.fill("input[name='lines.0.quantity']", "10")
+            await asyncio.sleep(max(0.0, SESSION_SECONDS + 0.5 - (time.monotonic() - started)))
+            await page.click("#submit")
+            await page.wait_for_selector("#sign-in-reason")
+            assert "session expired" in await page.inner_text("#sign-in-reason")
+            await ah.shot(page, "session-expired")
+            assert _pos(reg) == []
+            await page.fill("#username", "ann")
+            await page.fill("#password", PASSWORD)
+            await page.click("#sign-in-form button[type=submit]")
+            await page.wait_for_selector("h1:has-text('Create purchase order')")
+            assert "supplier=Acme" in page.url
+            assert watch.outside() == [] and watch.dialogs == [] and watch.errors == []
+
+    asyncio.run(run())
+
+
+def test_an_edited_form_cannot_apply_its_old_preview_and_a_revoked_session_ends(
+        served: tuple[str, Registry, Settings]) -> None:
+    url, reg, _ = served
+
+    async def run() -> None:
+        async with harness.browser() as browser, ah.admin_context(browser, url) as (ctx, watch):
+            page = await ctx.new_page()
+            await ah.sign_in(page, url, "ann", PASSWORD)
+            await page.goto(url + "/tools/create_purchase_order?supplier=Acme&location=MAIN")
+            # 2. Edited after the preview: its Confirm is withdrawn at once.
+            await page.fill("input[name='lines.0.sku']", "M2")
+            await page.fill("input[name='lines.0.quantity']", "10")
+            shown = await ah.preview(page)
+            assert "Item M2" in shown
+            await page.fill("input[name='lines.0.quantity']", "500")
+            assert await page.locator("#confirm").count() == 0
+            assert await page.locator("#stale-hint").is_visible()
+            # 3. Even a Confirm that survives the edit (the form changed behind the
+            #    script's back) cannot apply the old preview: refused, fresh one shown.
+            await ah.preview(page)
+            await page.evaluate("""() => { document.querySelector(
+                "input[name='lines.0.quantity']").value = '7'; }""")
+            await page.click("#confirm")
+            await page.wait_for_selector("#stale-notice")
+            assert "differ from the previewed" in await page.inner_text("#stale-notice")
+            assert _pos(reg) == []
+            fresh = await page.inner_text("#preview")
+            assert "7 @ 1" in fresh and "500" not in fresh
+            await ah.confirm(page)
+            assert [o["lines"][0]["quantity"] for o in _pos(reg)] == ["7"]
+
+            # 4. Revoked: the account is disabled while signed in.
+            Accounts(reg.store).set_disabled("ann", True)
+            await page.goto(url + "/items")
+            await page.wait_for_selector("#sign-in-reason")
+            assert "ended" in await page.inner_text("#sign-in-reason")
+            assert watch.outside() == [] and watch.dialogs == [] and watch.errors == []
+
+    asyncio.run(run())
+
+
+def test_a_viewer_sees_no_write_action_and_is_refused(
+        served: tuple[str, Registry, Settings]) -> None:
+    url, reg, settings = served
+    apply(reg, "create_purchase_order", supplier="Acme", location="MAIN",
+          lines=[{"sku": "M1", "quantity": "3"}])
+    number = _pos(reg)[0]["number"]
+
+    async def run() -> str:
+        async with harness.browser() as browser, ah.admin_context(browser, url) as (ctx, watch):
+            page = await ctx.new_page()
+            await ah.sign_in(page, url, "vic", PASSWORD)
+            assert await page.locator(".quick a").count() == 0
+            await page.goto(url + f"/purchase-orders/{number}")
+            assert await page.locator("#order-actions a").count() == 0
+            await page.goto(url + "/items/M1")
+            assert await page.locator("#main .actions a").count() == 0
+            await page.goto(url + "/tools")
+            listed = await page.inner_text("#tool-list")
+            assert "Search items" in listed and "Create purchase order" not in listed
+            assert await page.locator("#tool-list .badge.write").count() == 0
+            await page.goto(url + "/tools/create_purchase_order")
+            assert await page.locator("#tool-form").count() == 0
+            assert "cannot use this" in await page.inner_text("main")
+            await ah.shot(page, "viewer-refused")
+            cookies = await ctx.cookies()
+            assert watch.outside() == [] and watch.dialogs == []
+            return next(c["value"] for c in cookies if c["name"] == "shopfloor_session")
+
+    session = asyncio.run(run())
+    # The server refuses all the same: a forged form post and the API with the token.
+    with httpx.Client(base_url=url, cookies={"shopfloor_session": session}) as client:
+        page = client.get("/items").text
+        csrf = page.split('"X-CSRF-Token": "')[1].split('"')[0]
+        r = client.post("/tools/create_purchase_order/preview",
+                        data={"csrf": csrf, "supplier": "Acme", "location": "MAIN",
+                              "lines.0.sku": "M1", "lines.0.quantity": "1"})
+        assert r.status_code == 403 and "cannot use this" in r.text
+        api = client.post("/api/v1/tools/create_purchase_order",
+                          headers={"Authorization": f"Bearer {session}"},
+                          json={"supplier": "Acme", "location": "MAIN", "preview": False,
+                                "lines": [{"sku": "M1", "quantity": "1"}]})
+        assert api.status_code == 403 and api.json()["error"]["code"] == "forbidden"
+    assert len(_pos(reg)) == 1
+    del settings
+
+
+def test_hostile_names_are_text_in_every_view(served: tuple[str, Registry, Settings]) -> None:
+    url, reg, _ = served
+    apply(reg, "create_item", sku="EVIL-1", name=HOSTILE, reorder_point="5",
+          default_supplier="Acme")
+    apply(reg, "create_supplier", name=HOSTILE)
+    apply(reg, "create_customer", name=HOSTILE + " Ltd")
+    po = apply(reg, "create_purchase_order", supplier=HOSTILE, location="MAIN",
+               notes=HOSTILE, lines=[{"sku": "EVIL-1", "quantity": "2"}])
+    apply(reg, "create_sales_order", customer=HOSTILE + " Ltd", location="MAIN",
+          lines=[{"sku": "M1", "quantity": "1"}])
+    apply(reg, "create_stock_adjustment", location="MAIN", reason=HOSTILE,
+          lines=[{"sku": "EVIL-1", "quantity_delta": "1", "unit_cost": "1"}])
+    op = reg.invoke("get_operation_log", {"limit": 1}, ADMIN)["entries"][0]["operation_id"]
+    token = Authenticator(reg, Settings(database_url=reg.store.url)).mint(
+        "ann", ["admin"], 600)
+    views = ["/", "/items", "/items?query=EVIL", "/items/EVIL-1", "/purchase-orders",
+             f"/purchase-orders/{po['number']}", "/sales-orders", "/log", f"/log/{op}",
+             "/tools/create_purchase_order", "/tools/list_suppliers?run=1",
+             "/tools/get_operation_log?run=1"]
+
+    async def run() -> None:
+        async with harness.browser() as browser, ah.admin_context(browser, url) as (ctx, watch):
+            page = await ctx.new_page()
+            await page.goto(url + "/sign-in")
+            await page.click("summary")
+            await page.fill("#access_token", token)  # a minted API token signs in too
+            await page.click("#token-form button")
+            await page.wait_for_selector("header.top")
+            for path in views:
+                await page.goto(url + path)
+                assert await page.locator("main img").count() == 0, path
+                assert await page.evaluate("() => window.pwned") is None, path
+            await page.goto(url + "/items/EVIL-1")
+            assert HOSTILE in await page.inner_text("h1")
+            await page.goto(url + "/tools/create_purchase_order")
+            await page.fill("#f-supplier", HOSTILE)
+            await page.fill("#f-location", "MAIN")
+            await page.fill("input[name='lines.0.sku']", "EVIL-1")
+            await page.fill("input[name='lines.0.quantity']", "1")
+            shown = await ah.preview(page)
+            assert shown.count(HOSTILE) >= 2  # the supplier and the item's name
+            assert await page.locator("main img").count() == 0
+            await ah.shot(page, "hostile-preview")
+            await asyncio.sleep(0.2)
+            assert await page.evaluate("() => window.pwned") is None
+            assert watch.dialogs == [] and watch.outside() == [] and watch.refusals == []
+
+    asyncio.run(run())
