@@ -86,8 +86,9 @@ def test_needs_of_one_day_are_one_order(registry: Registry) -> None:
 
 
 def test_safety_stock_is_a_need_and_planning_up_to_it_orders_once(registry: Registry) -> None:
-    """Reorder point 10, minimum 25, 12 on hand, 4 sold for day 20: the safety stock
-    holds 10 of the 12; day 20 takes the other 2 and needs 2 more, bought as 25."""
+    """Reorder point 10, reorder quantity 25, 12 on hand, 4 sold for day 20: the safety
+    stock holds 10 of the 12; day 20 takes the other 2 and needs 2 more, bought up to the
+    maximum (min/max: 10 + 25 - 8 = 27)."""
     base(registry)
     _item(registry, "R", reorder_point="10", reorder_quantity="25", lead_time_days=7)
     _item(registry, "Z", reorder_point="5", lead_time_days=7)
@@ -95,17 +96,18 @@ def test_safety_stock_is_a_need_and_planning_up_to_it_orders_once(registry: Regi
     so = sell(registry, "R", "4", 20)
     job_id, plan = _job(registry)
     got = {ln["sku"]: ln for ln in lines_of(plan)}
-    assert brief(got["R"]) == ("R", "25", day(13), day(20))
+    assert brief(got["R"]) == ("R", "27", day(13), day(20))
     assert covers(got["R"]) == [(so, day(20), "2")]
+    assert got["R"]["sizing"] == ["up to reorder point 10 + 25"]
     # nothing on hand and nothing sold: the safety stock itself, as soon as it can come
-    assert brief(got["Z"]) == ("Z", "5", day(0), day(7)) and not got["Z"]["late"]
+    assert brief(got["Z"]) == ("Z", "5", day(0), day(7)) and "late" not in got["Z"]
     assert got["Z"]["covers"] == [{"kind": "safety_stock", "document": None,
                                    "date": day(7), "quantity": "5"}]
     replan_is_empty(registry, job_id)
     # the record never goes below the safety stock after the apply
     record = registry.invoke("get_projected_stock", {"sku": "R", "today": T.isoformat()},
                              ADMIN)
-    assert record["below_safety"] is None and record["end_balance"] == "33"
+    assert record["below_safety"] is None and record["end_balance"] == "35"
 
 
 def test_a_need_already_late_keeps_its_date_and_is_flagged(registry: Registry) -> None:
@@ -118,3 +120,19 @@ def test_a_need_already_late_keeps_its_date_and_is_flagged(registry: Registry) -
         (day(4), day(0), True, day(-2))
     replan_is_empty(registry, job_id)
 
+
+
+def test_low_stock_suggests_what_mrp_orders_in_whole_packs(registry: Registry) -> None:
+    """Reorder point 10, reorder quantity 5, packs of 12, 1 on hand: up to 15 is 14 more,
+    two packs: 24, from list_low_stock and from MRP alike."""
+    base(registry)
+    _item(registry, "B", reorder_point="10", reorder_quantity="5", order_multiple="12")
+    stock(registry, B="1")
+    [low] = registry.invoke("list_low_stock", {}, ADMIN)["items"]
+    assert (low["sku"], low["suggested_quantity"]) == ("B", "24")
+    job_id, plan = _job(registry)
+    [line] = lines_of(plan)
+    assert line["quantity"] == "24"
+    assert line["sizing"] == ["up to reorder point 10 + 5", "packs of 12"]
+    replan_is_empty(registry, job_id)
+    assert registry.invoke("list_low_stock", {}, ADMIN)["items"][0]["suggested_quantity"] == "0"

@@ -33,6 +33,7 @@ from shopfloor.domain import lookup
 from shopfloor.domain.catalog import OPEN_MO, OPEN_PO
 from shopfloor.domain.context import Op
 from shopfloor.domain.numbers import ZERO
+from shopfloor.domain.planning import lot_sizing
 from shopfloor.store.tables import (
     Balance,
     Item,
@@ -115,7 +116,8 @@ def low_stock(op: Op, location: str | None, *, limit: int | None = None,
 
     The suggestion is min/max, as MRP plans it: back up to the reorder point plus the
     reorder quantity, counting what is already on order, so following it takes the item
-    off this list instead of leaving it on its reorder point.
+    off this list instead of leaving it on its reorder point; in whole packs of the item's
+    order multiple (planning.lot_sizing).
     """
     loc_id = lookup.location(op, location).id if location else None
     on_hand = func.coalesce(func.sum(Balance.on_hand), 0)
@@ -139,7 +141,8 @@ def low_stock(op: Op, location: str | None, *, limit: int | None = None,
     for item, oh, av in low:
         incoming = ordered.get(item.id, ZERO)
         position = av + incoming
-        suggested = item.reorder_point + item.reorder_quantity - position \
+        suggested = lot_sizing.packs(item.reorder_point + item.reorder_quantity - position,
+                                     item.order_multiple) \
             if position <= item.reorder_point else ZERO
         out.append(LowStock(item, oh, av, incoming, suggested))
     return out

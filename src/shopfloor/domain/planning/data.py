@@ -147,7 +147,8 @@ def read_documents(conn: Connection, company: Company, today: date, location_id:
             select(so.c.number, so.c.due_date, sol.c.item_id,
                    sol.c.quantity - sol.c.fulfilled_quantity)
             .join(so, so.c.id == sol.c.order_id)
-            .where(so.c.status.in_(OPEN_SO), sol.c.quantity > sol.c.fulfilled_quantity)))):
+            .where(so.c.status.in_(OPEN_SO), sol.c.quantity > sol.c.fulfilled_quantity)
+            .order_by(so.c.number)))):
         needs[item_id].append(Need(due if due and due > today else today, Decimal(qty), SALES,
                                     number, due))
     for number, expected, item_id, qty in conn.execute(only(pol.c.item_id, _at(
@@ -178,7 +179,7 @@ def read_documents(conn: Connection, company: Company, today: date, location_id:
         starts[mo_id] = (number, start, Decimal(qty), sku)
     for mo_id, item_id, per in conn.execute(only(mc.c.item_id, select(
             mc.c.order_id, mc.c.item_id, mc.c.quantity_per_unit)
-            .where(mc.c.order_id.in_(open_mo)))):
+            .where(mc.c.order_id.in_(open_mo)).order_by(mc.c.order_id))):
         number, start, qty, sku = starts[mo_id]
         needs[item_id].append(Need(max(start, today), per * qty, MADE, number, start, sku))
 

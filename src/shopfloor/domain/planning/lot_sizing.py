@@ -1,46 +1,53 @@
 """Lot sizing: how much one planned order buys or makes for the net need it was made for.
 
-Lot for lot by default (exactly the net need). The item's rules then apply in order: the
-minimum order (`reorder_quantity`), whole packs (`order_multiple`); a period of supply
-is applied by the netting, which adds every need of the next N days to the net need
-before sizing. The same function sizes a planned order, judges whether an order already
-placed is bigger than its needs justify (reduce), and rounds list_low_stock's suggestion.
+Lot for lot by default (exactly the net need). The item's rules then apply: an item with
+a reorder point is topped up to its maximum, the reorder point plus the reorder quantity
+(min/max, as list_low_stock suggests it); any other item orders at least its reorder
+quantity (the minimum order); either way in whole packs (`order_multiple`). A period of
+supply is applied by the netting, which adds every need of the next N days to the net
+need before sizing. The same rules size a planned order, judge whether an order already
+placed is bigger than its needs justify (reduce), and round list_low_stock's suggestion.
 """
 
 from __future__ import annotations
 
 from decimal import ROUND_CEILING, Decimal
-from typing import Protocol
 
 from shopfloor.domain.numbers import fmt
+from shopfloor.domain.planning.data import ItemData
 
 
-class Rules(Protocol):
-    @property
-    def minimum(self) -> Decimal: ...
-    @property
-    def multiple(self) -> Decimal | None: ...
+def packs(quantity: Decimal, multiple: Decimal | None) -> Decimal:
+    if not multiple:
+        return quantity
+    return (quantity / multiple).to_integral_value(rounding=ROUND_CEILING) * multiple
 
 
-def size(net: Decimal, rules: Rules) -> Decimal:
+def size_for(net: Decimal, safety: Decimal, minimum: Decimal,
+             multiple: Decimal | None) -> Decimal:
+    """The order for a net need (the quantity that brings the balance back to the safety
+    level): min/max tops up by the reorder quantity, otherwise it is a minimum."""
+    if safety > 0:
+        return packs(net + minimum, multiple)
+    return packs(net if net >= minimum else minimum, multiple)
+
+
+def size(net: Decimal, rules: ItemData) -> Decimal:
     if net <= 0:
         return Decimal(0)
-    minimum, multiple = rules.minimum, rules.multiple
-    quantity = net if net >= minimum else minimum
-    if multiple:
-        quantity = (quantity / multiple).to_integral_value(rounding=ROUND_CEILING) * multiple
-    return quantity
+    return size_for(net, rules.safety, rules.minimum, rules.multiple)
 
 
-def why(net: Decimal, quantity: Decimal, rules: Rules, period: int) -> list[str]:
-    """The rules that made an order bigger than its net need, in words."""
+def why(net: Decimal, quantity: Decimal, rules: ItemData, period: int) -> list[str]:
+    """The rules that made an order bigger than its net need (or cover more), in words."""
     out = []
     if period:
         out.append(f"covers {period} days of supply")
     if quantity > net:
-        if rules.minimum > net:
+        if rules.safety > 0 and rules.minimum > 0:
+            out.append(f"up to reorder point {fmt(rules.safety)} + {fmt(rules.minimum)}")
+        elif rules.minimum > net:
             out.append(f"minimum order {fmt(rules.minimum)}")
-        if rules.multiple and quantity % rules.multiple == 0 and quantity > max(
-                net, rules.minimum):
+        if rules.multiple and quantity > size_for(net, rules.safety, rules.minimum, None):
             out.append(f"packs of {fmt(rules.multiple)}")
     return out

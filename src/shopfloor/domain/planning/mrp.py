@@ -141,6 +141,9 @@ def _plan(op: Op, today: date, location: str | None, report: Progress) -> dict[s
     }
 
 
+need_out = messages.need_out
+
+
 def _order_out(layer: netting.Layer) -> dict[str, Any]:
     order = layer.order
     assert order is not None
@@ -148,10 +151,11 @@ def _order_out(layer: netting.Layer) -> dict[str, Any]:
     out: dict[str, Any] = {
         "ref": order.ref, "sku": item.sku, "quantity": messages.num(order.quantity),
         "start_date": messages.iso(order.start),
-        "late": order.late, "covers": [messages.need_out(need, q) for need, q in layer.pegs]}
+        "covers": [need_out(need, q) for need, q in layer.pegs]}
     if order.quantity > order.net or item.period:
         out["sizing"] = lot_sizing.why(order.net, order.quantity, item, item.period)
-    if order.late:
+    if order.late:  # said only when true: most orders are not, and a plan is big
+        out["late"] = True
         out["needed_by"] = messages.iso(order.needed_by)
     return out
 

@@ -27,11 +27,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from decimal import Decimal
+from operator import attrgetter
 
 from shopfloor.domain.numbers import ZERO
 from shopfloor.domain.planning import lot_sizing
 from shopfloor.domain.planning.data import SAFETY, ItemData, Need, Receipt
 
+_by_date = attrgetter("date")
 ON_HAND = "on_hand"
 SHORTFALL = "negative_stock"
 
@@ -80,10 +82,6 @@ class Netted:
         return [la for la in self.layers if la.receipt is not None]
 
 
-def _need_key(n: Need) -> tuple[date, int, str]:
-    return n.date, n.kind == SAFETY, n.document or ""
-
-
 def net(item: ItemData, on_hand: Decimal, receipts: list[Receipt], needs: list[Need],
         today: date, make: bool, next_ref: Callable[[], str]) -> Netted:
     lead = timedelta(days=item.lead)
@@ -98,22 +96,28 @@ def net(item: ItemData, on_hand: Decimal, receipts: list[Receipt], needs: list[N
         wanted.append(Need(earliest, item.safety, SAFETY, None, earliest))
     if on_hand < 0:  # stock already owed (a location that may go negative): due now
         wanted.append(Need(today, -on_hand, SHORTFALL, None, today))
-    wanted.sort(key=_need_key)
+    # by date; a day's needs in the order they were read (documents by number, then
+    # planned parents as planned), safety stock after them: the sort is stable
+    wanted.sort(key=_by_date)
     period = timedelta(days=item.period)
-    at = 0
+    at, count = 0, len(layers)
     for i, need in enumerate(wanted):
         left = need.quantity
         while left > 0:
-            if at == len(layers):
+            if at == count:
                 layers.append(_plan(item, make, wanted, i, left, today, lead, period,
                                     next_ref()))
+                count += 1
             layer = layers[at]
-            take = left if left <= layer.left else layer.left
-            layer.left -= take
-            left -= take
+            if left < layer.left:
+                layer.left -= left
+                layer.pegs.append((need, left))
+                break
+            take = layer.left
             layer.pegs.append((need, take))
-            if layer.left <= 0:
-                at += 1
+            layer.left = ZERO
+            left -= take
+            at += 1
     return Netted(item, on_hand, wanted, layers)
 
 
