@@ -105,4 +105,5 @@ def test_the_number_schemas_stay_bare(registry: Registry) -> None:
     adjust = registry.get("create_stock_adjustment").input_schema["properties"]
     line = adjust["lines"]["items"]["properties"]
     assert line["quantity_delta"]["type"] == ["number", "string"]
-    assert len(json.dumps(line)) < 400, line
+    numbers = {k: v for k, v in line.items() if k not in ("lots", "serials", "allow_expired")}
+    assert len(json.dumps(numbers)) < 400, numbers  # the lot fields: the catalogue budget
