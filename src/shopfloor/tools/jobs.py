@@ -17,7 +17,7 @@ from sqlalchemy import select
 
 from shopfloor.domain import lookup, orders, production
 from shopfloor.domain.context import Op
-from shopfloor.domain.planning import pegging
+from shopfloor.domain.planning import pegging, view
 from shopfloor.jobs import queue
 from shopfloor.registry.actor import Role
 from shopfloor.registry.errors import Conflict, Forbidden, NotFound, ValidationFailed
@@ -68,7 +68,11 @@ def _job(op: Op, job_id: str, *, lock: bool = False) -> Job:
 @tools.read("get_job_status", title="Job status", response=JobOut, app_only=True,
             description="Progress of a job, polled by the job dashboard card.")
 def get_job_status(op: Op, req: JobRef) -> JobOut:
-    return job_out(_job(op, req.job_id))
+    job = _job(op, req.job_id)
+    out = job_out(job)
+    if job.kind == MRP_KIND and job.result:  # bounded for the card; get_job has it whole
+        out.result = view.for_card(job.result)
+    return out
 
 
 class CancelJob(WriteRequest):

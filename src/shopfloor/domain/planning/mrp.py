@@ -97,7 +97,7 @@ def _plan(op: Op, today: date, location: str | None, report: Progress) -> dict[s
     bought: dict[str, list[dict[str, Any]]] = defaultdict(list)
     flags: list[dict[str, Any]] = []
     for n, item in enumerate(ordered):
-        if n % 2000 == 0:  # a checkpoint: cancel stops here; progress is saved (a write)
+        if n % 1000 == 0:  # a checkpoint: cancel stops here; progress is saved (a write)
             report(0.3 + 0.65 * n / max(len(ordered), 1),
                    f"level {item.level + 1} of {depth}: {item.sku}")
         needs = company.needs.get(item.id, [])
