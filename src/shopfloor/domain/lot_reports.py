@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from decimal import Decimal
 
-from sqlalchemy import select, tuple_
+from sqlalchemy import Connection, func, or_, select, tuple_
 
 from shopfloor.domain import lookup
 from shopfloor.domain.context import Op
@@ -74,3 +74,16 @@ def of_balances(op: Op, pairs: Iterable[tuple[int, int]]) -> dict[tuple[int, int
     for r in op.session.execute(stmt):
         out[(r.item_id, r.location_id)].append(LotRow(*r[2:]))
     return out
+
+
+def unusable(conn: Connection, location_id: int | None, today: date) -> dict[int, Decimal]:
+    """Stock per item that sits in held or expired lots: on hand, but nothing MRP, low stock
+    or a promise may count on (picking never takes it)."""
+    stmt = (select(LOTS.c.item_id, func.sum(LOTS.c.on_hand))
+            .join(BATCHES, BATCHES.c.id == LOTS.c.batch_id)
+            .where(LOTS.c.on_hand > 0,
+                   or_(BATCHES.c.held.is_(True), BATCHES.c.expiry < today))
+            .group_by(LOTS.c.item_id))
+    if location_id is not None:
+        stmt = stmt.where(LOTS.c.location_id == location_id)
+    return {item_id: Decimal(q) for item_id, q in conn.execute(stmt)}
