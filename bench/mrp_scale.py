@@ -6,10 +6,11 @@ most 2.2.
 
 The synthetic company's sales are due within 60 days; here they are spread over 90 (a
 sales order every day or so for three months), so every product has several dated needs
-and every made item gets one order per need date, lot for lot. Materials are bought as
-most shops buy them, a week's needs at a time (period of supply 7 days); the last line
-shows the 20k company planned with every item lot for lot too (about 130k planned
-orders, one per item and need date), for comparison.
+and each gets one order per need date, lot for lot (made to order). Components are
+batched as most shops batch them, a week's needs at a time (period of supply 7 days on
+intermediates and materials). The last line shows the 20k company planned with every
+item lot for lot (about 130k planned orders, one per item and need date), for
+comparison.
 """
 
 from __future__ import annotations
@@ -39,10 +40,10 @@ DAYS = 90
 
 
 def spread_demand(reg: Registry) -> None:
-    """Sales orders due every day of the next 90, in turn; materials bought weekly."""
+    """Sales orders due every day of the next 90, in turn; components batched weekly."""
     so, it = SalesOrder.__table__, Item.__table__
     with reg.store.writing() as s:
-        s.execute(update(it).where(it.c.kind == "material").values(supply_period_days=7))
+        s.execute(update(it).where(it.c.kind != "product").values(supply_period_days=7))
         ids = s.execute(select(so.c.id).order_by(so.c.id)).scalars().all()
         s.execute(update(so).where(so.c.id == bindparam("i")).values(due_date=bindparam("d")),
                   [{"i": i, "d": TODAY + timedelta(days=1 + n % DAYS)}

@@ -10,6 +10,7 @@ shows Error; Cancel job stops a running job; nothing is loaded from outside.
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 from collections.abc import Iterator
 from datetime import datetime
 from typing import Any
@@ -143,6 +144,18 @@ def test_job_card_end_to_end(served: tuple[str, str, Registry]) -> None:
             assert await frame.locator("#mos tbody tr").count() == mos
             assert await frame.locator("#pos tbody tr").count() == po_lines
             assert "PRO-0-000001" in await frame.locator("#mos").inner_text()
+            # each planned order with its dates and the needs it covers (the rush sale),
+            # dates never wrapped, quantities as people write them, the table within 720 px
+            rush = next(m for m in plan["manufacturing_orders"] if m["sku"] == "PRO-0-000001")
+            row = frame.locator("#mos tbody tr", has_text="PRO-0-000001").first
+            cells = await row.locator("td").all_inner_texts()
+            assert cells[1:4] == [rush["quantity"], rush["start_date"], rush["due_date"]
+                                  + (" late" if rush.get("late") else "")], cells
+            assert rush["covers"][0]["document"] in cells[4] and "." not in cells[1]
+            assert await row.locator("td.date").first.evaluate(
+                "td => getComputedStyle(td).whiteSpace") == "nowrap"
+            assert await frame.locator("#mos").evaluate(
+                "t => t.scrollWidth <= 720 && t.scrollWidth <= t.parentElement.clientWidth")
             assert host.most == 1
             told = (await harness.host_log(page))["modelContext"]
             assert len(told) == 1 and told[0]["content"][0]["text"].startswith(
@@ -205,7 +218,13 @@ def test_job_card_end_to_end(served: tuple[str, str, Registry]) -> None:
             await frame.locator("#apply").dblclick()
             await harness.card_state(page, "applied")
             await harness.shot(page, "job-plan-applied")
-            assert orders() == (before[0] + mos, before[1] + len(plan["purchase_orders"]))
+            shown = await frame.locator("#outcome").inner_text()
+            assert "Created: MO-" in shown and "PO-" in shown, shown  # the orders' numbers
+            # one purchase order per supplier, and another where an item is planned again
+            # for a later date (an order holds one line per item)
+            pos = sum(max(Counter(ln["sku"] for ln in g["lines"]).values())
+                      for g in plan["purchase_orders"])
+            assert orders() == (before[0] + mos, before[1] + pos)
             log = await harness.host_log(page)
             calls = [c for c in log["toolCalls"] if c["name"] == "apply_mrp_plan"]
             assert [c["arguments"].get("preview", True) for c in calls] == [True, False]
