@@ -91,6 +91,16 @@ CASES: list[tuple[str, str, Callable[[Call], Awaitable[dict[str, Any]]], str | N
     ("operation log", "admin", _one("get_operation_log", {"limit": 5}), None),
     ("close preview", "admin", _one("close_purchase_order", {"number": "PO-00001"}), None),
     ("revert apply", "admin", _revert, None),
+    ("lots read", "admin", _one("list_lots", {"sku": "T1"}), None),
+    ("trace", "admin", _one("trace_lot", {"sku": "T1", "lot": "L1"}), None),
+    ("lots picked preview", "admin", _one("create_stock_transfer", {
+        "from_location": "MAIN", "to_location": "SHOP",
+        "lines": [{"sku": "T1", "quantity": "4"}]}), None),
+    ("recall preview", "admin", _one("hold_lot", {"sku": "T1", "lot": "L1", "reason": "r",
+                                                  "downstream": True}), None),
+    ("lot required", "admin", _one("create_stock_adjustment", {
+        **ADJ, "lines": [{"sku": "T1", "quantity_delta": "1"}], "preview": False}),
+     "validation_error"),
     ("revert unknown", "admin", _one("revert_operation", {"operation_id": "nope"}), "not_found"),
     ("correct refused", "admin", _one("correct_purchase_receipt", {
         "number": "PO-00001", "sku": "M2", "unit_price": "4", "preview": False}), "conflict"),
@@ -112,6 +122,11 @@ def world(tmp_path_factory: pytest.TempPathFactory, sqlite_template: Path) -> Pa
     apply(reg, "create_item", sku="M3", name="Item M3", reorder_point="5", reorder_quantity="20")
     apply(reg, "create_purchase_order", supplier="Acme", location="MAIN",
           lines=[{"sku": "M2", "quantity": "10", "unit_price": "3"}])
+    apply(reg, "create_item", sku="T1", name="Tracked", batch_tracked=True)
+    apply(reg, "create_stock_adjustment", location="MAIN", reason="seed", lines=[
+        {"sku": "T1", "quantity_delta": "5", "unit_cost": "2",
+         "lots": [{"lot": "L1", "expiry": "2030-01-01", "quantity": "3"}, {"lot": "L2",
+                                                                           "quantity": "2"}]}])
     reg.store.dispose()
     return path
 
