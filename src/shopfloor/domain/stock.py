@@ -16,7 +16,6 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from datetime import date
 from decimal import Decimal
 from typing import Any, Protocol
 
@@ -31,12 +30,11 @@ from shopfloor.domain.numbers import ZERO, cost, fmt
 from shopfloor.domain.resolve import keyed, values
 from shopfloor.registry.errors import InsufficientStock, ValidationFailed
 from shopfloor.store.engine import RetryTransaction
-from shopfloor.store.tables import Balance, Batch, StockMovement, table
+from shopfloor.store.tables import Balance, StockMovement, table
 from shopfloor.store.tracking import read
 
 BALANCES = table(Balance)
 MOVEMENTS = table(StockMovement)
-BATCHES = table(Batch)
 
 # Built once: constructing a statement costs more than running it on SQLite.
 _UPDATE = (update(BALANCES)
@@ -56,11 +54,6 @@ def _load(n: int, locked: bool) -> Select[Any]:
     return stmt.with_for_update() if locked else stmt
 
 
-@functools.cache
-def _lots(n: int) -> Select[Any]:
-    return select(BATCHES.c.item_id, BATCHES.c.id).where(
-        keyed(BATCHES.c.item_id, n), BATCHES.c.lot_number == bindparam("lot_number"))
-_NEW_LOTS = insert(BATCHES).returning(BATCHES.c.item_id, BATCHES.c.id)
 
 
 class Stocked(Protocol):
@@ -397,22 +390,3 @@ def commit(op: Op, item: Stocked, location: Place, delta: Decimal,
 
 def revalue(op: Op, item: Stocked, location: Place, average_cost: Decimal) -> None:
     ledger(op).revalue(item, location, average_cost)
-
-
-def batches(op: Op, items: Iterable[Stocked], lot_number: str | None,
-            expiry: date | None = None) -> dict[int, int]:
-    """The batch id of one lot number for each item, created where missing: two
-    statements for a whole receipt."""
-    if lot_number is None:
-        return {}
-    ids = sorted({i.id for i in items})
-    conn = op.session.connection()
-    found: dict[int, int] = {r.item_id: r.id for r in conn.execute(
-        _lots(len(ids)), {"lot_number": lot_number, **values(BATCHES.c.item_id, ids)})}
-    missing = [i for i in ids if i not in found]
-    if missing:
-        created = conn.execute(
-            _NEW_LOTS, [{"item_id": i, "lot_number": lot_number, "expiry": expiry}
-                        for i in missing])
-        found.update((r.item_id, r.id) for r in created)
-    return found
