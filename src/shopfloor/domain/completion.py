@@ -25,14 +25,8 @@ from shopfloor.domain.stock import Posting
 from shopfloor.registry.errors import Conflict, ValidationFailed
 from shopfloor.store.tables import ManufacturingOrder
 
-
-@dataclass(frozen=True)
-class Consumed:
-    sku: str
-    quantity: Decimal
-    lots: tuple[lots.LotIn, ...] = ()
-    serials: tuple[str, ...] = ()
-    allow_expired: bool = False
+Consumed = lots.Moved
+"""What the floor reports it used: a component or a substitute, with its lots."""
 
 
 @dataclass(frozen=True)

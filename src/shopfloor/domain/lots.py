@@ -24,7 +24,7 @@ from shopfloor.domain import stock
 from shopfloor.domain.context import Op
 from shopfloor.domain.lot_book import BATCHES, LOTS, tracked
 
-__all__ = ["Line", "LotIn", "Part", "check_rule", "incoming", "outgoing", "tracked"]
+__all__ = ["Line", "LotIn", "Moved", "Part", "check_rule", "incoming", "outgoing", "tracked"]
 from shopfloor.domain.numbers import ZERO, fmt
 from shopfloor.domain.resolve import keyed, values
 from shopfloor.domain.sequences import reserve
@@ -57,6 +57,17 @@ class LotIn:
     lot: str
     quantity: Decimal | None = None
     expiry: date | None = None
+
+
+@dataclass(frozen=True)
+class Moved:
+    """A line of stock as a caller names it: which item, how much, and its lots."""
+
+    sku: str
+    quantity: Decimal
+    lots: tuple[LotIn, ...] = ()
+    serials: tuple[str, ...] = ()
+    allow_expired: bool = False
 
 
 @dataclass(frozen=True)

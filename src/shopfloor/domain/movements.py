@@ -51,13 +51,7 @@ class AdjustLine:
     serials: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
-class MoveLine:
-    sku: str
-    quantity: Decimal
-    lots: tuple[lots.LotIn, ...] = ()
-    serials: tuple[str, ...] = ()
-    allow_expired: bool = False
+MoveLine = lots.Moved
 
 
 @dataclass(frozen=True)
