@@ -148,6 +148,12 @@ async def host_log(page: Page) -> dict[str, Any]:
     return log
 
 
+def writes(log: dict[str, Any]) -> list[dict[str, Any]]:
+    """The card's tool calls but its name look-ups (get_item, a read it makes to show an
+    item's name next to its SKU)."""
+    return [c for c in log["toolCalls"] if c["name"] != "get_item"]
+
+
 async def told(page: Page) -> list[str]:
     """The texts the card sent the model (ui/update-model-context), in order."""
     return [m["content"][0]["text"] for m in (await host_log(page))["modelContext"]]

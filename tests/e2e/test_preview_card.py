@@ -121,8 +121,8 @@ def test_preview_card_end_to_end(served: tuple[str, str, Registry]) -> None:
             await harness.card_state(page, "applied")
             await harness.shot(page, "applied")
             log = await harness.host_log(page)
-            assert len(log["toolCalls"]) == 1
-            call = log["toolCalls"][0]
+            assert len(harness.writes(log)) == 1
+            call = harness.writes(log)[0]
             assert call["arguments"]["preview"] is False and call["arguments"]["preview_token"]
             assert call["arguments"]["idempotency_key"]
             told = log["modelContext"]
@@ -149,6 +149,8 @@ def test_preview_card_end_to_end(served: tuple[str, str, Registry]) -> None:
                   lines=[{"sku": "M1", "quantity_delta": "-4"}])
             quiet = snapshot(reg)
             await frame.locator("#confirm").click()
+            # Stale, and no fresh preview to offer (it would fail itself): Error, with
+            # the real reason, shown and told.
             await harness.card_state(page, "error")
             await harness.shot(page, "error")
             told = (await harness.host_log(page))["modelContext"]
@@ -174,7 +176,7 @@ def test_preview_card_end_to_end(served: tuple[str, str, Registry]) -> None:
             await page.keyboard.press("Escape")  # a second cancel must not tell twice
             await asyncio.sleep(0.2)
             log = await harness.host_log(page)
-            assert log["toolCalls"] == []
+            assert harness.writes(log) == []
             assert [m["content"][0]["text"] for m in log["modelContext"]] == [
                 "User cancelled the stock adjustment preview."]
             assert await frame.locator("#confirm").is_disabled()
@@ -215,8 +217,8 @@ def test_preview_card_end_to_end(served: tuple[str, str, Registry]) -> None:
             await harness.shot(page, "import-applied")
             assert await frame.locator("#cancel-job").is_hidden()
             log = await harness.host_log(page)
-            assert log["toolCalls"][0]["name"] == "import_items"
-            assert {c["name"] for c in log["toolCalls"][1:]} == {"get_job_status"}
+            assert harness.writes(log)[0]["name"] == "import_items"
+            assert {c["name"] for c in harness.writes(log)[1:]} == {"get_job_status"}
             told = log["modelContext"]
             assert len(told) == 1, told
             assert told[0]["content"][0]["text"].startswith("Applied import_items (job ")

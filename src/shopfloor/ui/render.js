@@ -145,8 +145,13 @@ const ShopfloorRender = (() => {
       return row;
     });
   }
-  function dropEmpty(rows, cols) {
-    return cols.filter((c) => rows.some((r) => r[c] !== null && r[c] !== undefined && r[c] !== ""));
+  // Columns with nothing to say: empty everywhere, or (on a new document) progress
+  // counters that are all zero.
+  const PROGRESS = new Set(["done_quantity", "returned_quantity", "completed_quantity"]);
+  function dropEmpty(rows, cols, tool) {
+    const fresh = /^create_/.test(tool || "");
+    return cols.filter((c) => rows.some((r) => r[c] !== null && r[c] !== undefined && r[c] !== "" &&
+      !(fresh && PROGRESS.has(c) && Number(r[c]) === 0)));
   }
   // "BIRCH-PLY-18@MAIN" on_hand 38 -> 36 reads "Birch plywood (BIRCH-PLY-18) at MAIN".
   function what(c, names) {
@@ -192,14 +197,14 @@ const ShopfloorRender = (() => {
     }
     if (Array.isArray(doc.lines) && doc.lines.length) {
       const rows = lineRows(doc.lines, names);
-      const cols = dropEmpty(rows, columns(rows));
+      const cols = dropEmpty(rows, columns(rows), tool);
       root.appendChild(table(rows, cols, tool, { id: "lines", caption: "Lines" }));
     }
     for (const [k, v] of Object.entries(doc)) {
       if (k === "lines" || k === "rows" || k === "recipes" || !Array.isArray(v) || !v.length) continue;
       if (typeof v[0] === "object") {
         const rows = lineRows(v, names);
-        root.appendChild(table(rows, dropEmpty(rows, columns(rows)), tool, { caption: label(k, tool) }));
+        root.appendChild(table(rows, dropEmpty(rows, columns(rows), tool), tool, { caption: label(k, tool) }));
       } else {
         const div = el("p", label(k, tool) + ": " + v.map((x) => display(k, x, doc, tool)).join(", "));
         root.appendChild(div);
