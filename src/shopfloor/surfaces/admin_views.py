@@ -124,8 +124,9 @@ class Views:
             Route("/jobs/{job_id}", g(self.job)),
             Route("/log", g(self.log)),
             Route("/log/{operation_id}", g(self.entry)),
-            Route("/{kind:str}/{number:path}", g(self.order)),
-            Route("/{kind:str}", g(self.orders)),
+            *[r for slug in ORDERS for r in (
+                Route(f"/{slug}", g(self.orders), name=f"{slug}"),
+                Route(f"/{slug}/{{number:path}}", g(self.order), name=f"{slug}-one"))],
         ]
 
     async def home(self, request: Request, actor: Actor) -> Response:
@@ -187,10 +188,7 @@ class Views:
                              next_url=query_with(request, cursor=nxt) if nxt else None)
 
     async def orders(self, request: Request, actor: Actor) -> Response:
-        kind = ORDERS.get(request.path_params["kind"])
-        if kind is None:
-            return self.a.render(request, "problem.html", actor, status=404,
-                                 error={"message": "No such page."})
+        kind = ORDERS[request.url.path.strip("/").split("/")[0]]
         q = request.query_params
         args: dict[str, Any] = {"limit": PAGE}
         for key in ("status", "cursor"):
@@ -206,10 +204,7 @@ class Views:
                              else None)
 
     async def order(self, request: Request, actor: Actor) -> Response:
-        kind = ORDERS.get(request.path_params["kind"])
-        if kind is None:
-            return self.a.render(request, "problem.html", actor, status=404,
-                                 error={"message": "No such page."})
+        kind = ORDERS[request.url.path.strip("/").split("/")[0]]
         order = await self.a.call(actor, kind.get_tool, {"number": request.path_params["number"]})
         acts = [a for a in actions(kind, order) if self.a.may(actor, a[1])]
         log = await self.a.read(actor, "get_operation_log", {"limit": 200})

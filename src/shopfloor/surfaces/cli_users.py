@@ -15,16 +15,23 @@ import typer
 
 if TYPE_CHECKING:
     from shopfloor.surfaces.accounts import Accounts
+    from shopfloor.surfaces.cli import Context
 
 user_app = typer.Typer(no_args_is_help=True,
                        help="Local accounts that sign in to the web admin with a password.")
 
 
+def _root(ctx: typer.Context) -> Context:
+    """The CLI's context object (not re-imported: under `python -m` the CLI module is
+    `__main__`, and its classes are not those of `shopfloor.surfaces.cli`)."""
+    obj: Context = ctx.find_root().obj
+    return obj
+
+
 def _accounts(ctx: typer.Context) -> Accounts:
     from shopfloor.surfaces.accounts import Accounts
-    from shopfloor.surfaces.cli import _ctx
 
-    return Accounts(_ctx(ctx).registry().store)
+    return Accounts(_root(ctx).registry().store)
 
 
 def _password() -> str:
@@ -36,12 +43,12 @@ def _password() -> str:
 
 def _run(ctx: typer.Context, action: str, fn: object) -> None:
     from shopfloor.registry.errors import ShopfloorError
-    from shopfloor.surfaces.cli import _ctx, fail
+    from shopfloor.surfaces.cli import fail
 
     try:
         fn()  # type: ignore[operator]
     except ShopfloorError as exc:
-        fail(_ctx(ctx), exc.to_payload())
+        fail(_root(ctx), exc.to_payload())
     typer.echo(action, err=True)
 
 
@@ -95,6 +102,28 @@ def user_disable(
 @user_app.command("list")
 def user_list(ctx: typer.Context) -> None:
     """The accounts, their roles and whether they are enabled."""
-    from shopfloor.surfaces.cli import _ctx
+    _root(ctx).out({"accounts": _accounts(ctx).list()})
 
-    _ctx(ctx).out({"accounts": _accounts(ctx).list()})
+
+@user_app.command("hint")
+def user_hint(ctx: typer.Context) -> None:
+    """Where the web admin is and how to sign in to it (printed by `make run`)."""
+    settings = _root(ctx).settings()
+    accounts = _accounts(ctx).list()
+    typer.echo(f"\nWeb admin: http://{settings.host}:{settings.port}/")
+    if accounts:
+        names = ", ".join(f"{a['username']} ({a['role']})" for a in accounts[:5])
+        typer.echo(f"Sign in with an account: {names}. Reset a password with "
+                   "`.venv/bin/shopfloor user password NAME`.")
+    elif sys.stdin.isatty():
+        typer.echo("No account yet: create the first one (an admin) to sign in with.")
+        name = str(typer.prompt("Username", default="admin"))
+        accounts_api = _accounts(ctx)
+        password = _password()
+        _run(ctx, f"Created {name} (admin): sign in with it.",
+             lambda: accounts_api.create(name, password, "admin"))
+    else:
+        typer.echo("No account yet. Create one to sign in (it asks for the password):\n"
+                   "  .venv/bin/shopfloor user create admin --role admin")
+    typer.echo("API clients: POST /api/v1/auth/token (username, password) or "
+               "`shopfloor token create --role operator`.\n")

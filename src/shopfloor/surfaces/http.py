@@ -176,7 +176,6 @@ def create_app(registry: Registry, settings: Settings, *,
     from shopfloor.surfaces.admin import admin_routes
 
     routes: list[BaseRoute] = [
-        *admin_routes(registry, settings, auth),
         Route("/healthz", healthz),
         Route("/openapi.json", api.openapi),
         Route("/api/v1/tools", api.list_tools),
@@ -184,6 +183,7 @@ def create_app(registry: Registry, settings: Settings, *,
         Route("/api/v1/auth/token", api.token, methods=["POST"]),
         Route("/api/v1/auth/sign-out", api.sign_out, methods=["POST"]),
         *(extra_routes or []),
+        *admin_routes(registry, settings, auth),  # last: the API's paths come first
     ]
     app = Starlette(routes=routes, lifespan=lifespan,
                     exception_handlers={404: not_found, 405: method_not_allowed})

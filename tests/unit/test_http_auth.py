@@ -1,0 +1,123 @@
+"""Signing in like a person, on both databases: `shopfloor user create` (password from
+stdin), the OAuth2 password flow at POST /api/v1/auth/token, sign-out, and sessions that
+end when the account changes; minted tokens keep working alongside."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Iterator
+
+import httpx
+import pytest
+
+from shopfloor.registry.registry import Registry
+from shopfloor.settings import Settings
+from shopfloor.surfaces.accounts import Accounts
+from shopfloor.surfaces.auth import Authenticator
+from shopfloor.surfaces.server import build_app
+from tests.servers import serving
+
+PASSWORD = "s3cret enough"
+
+
+@pytest.fixture
+def server(registry: Registry, db_url: str) -> Iterator[tuple[str, Registry, Settings]]:
+    settings = Settings(database_url=db_url)
+    with serving(build_app(registry, settings, run_worker=False)) as url:
+        yield url, registry, settings
+
+
+def _token(url: str, username: str, password: str) -> httpx.Response:
+    return httpx.post(f"{url}/api/v1/auth/token",
+                      data={"grant_type": "password", "username": username,
+                            "password": password})
+
+
+def _tools(url: str, token: str) -> httpx.Response:
+    return httpx.get(f"{url}/api/v1/tools", headers={"Authorization": f"Bearer {token}"})
+
+
+def test_user_created_from_stdin_signs_in_and_out(
+        server: tuple[str, Registry, Settings], db_url: str) -> None:
+    url, reg, settings = server
+    cli = subprocess.run([sys.executable, "-m", "shopfloor.surfaces.cli", "--db", db_url,
+                          "user", "create", "maria", "--role", "operator"],
+                         input=PASSWORD + "\n", capture_output=True, text=True, timeout=60)
+    assert cli.returncode == 0, cli.stderr
+    assert PASSWORD not in cli.stdout + cli.stderr
+    again = subprocess.run([sys.executable, "-m", "shopfloor.surfaces.cli", "--db", db_url,
+                            "user", "create", "maria", "--role", "operator"],
+                           input=PASSWORD + "\n", capture_output=True, text=True, timeout=60)
+    assert again.returncode == 4 and "exists" in again.stderr
+
+    r = _token(url, "maria", PASSWORD)
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["token_type"] == "bearer" and body["expires_in"] == 480 * 60
+    assert set(body) == {"access_token", "token_type", "expires_in"}
+    assert r.headers["cache-control"] == "no-store"
+    assert _tools(url, body["access_token"]).status_code == 200
+    who = httpx.post(f"{url}/api/v1/tools/create_location",
+                     headers={"Authorization": f"Bearer {body['access_token']}"},
+                     json={"code": "X", "name": "X", "preview": False})
+    assert who.status_code == 200
+    log = reg.invoke("get_operation_log", {"tool": "create_location"},
+                     Authenticator(reg, settings).actor(f"Bearer {body['access_token']}"))
+    assert log["entries"][0]["actor"] == "maria"
+
+    out = httpx.post(f"{url}/api/v1/auth/sign-out",
+                     headers={"Authorization": f"Bearer {body['access_token']}"})
+    assert out.json() == {"signed_out": True}
+    refused = _tools(url, body["access_token"])
+    assert refused.status_code == 401
+    assert refused.json()["error"]["details"]["reason"] == "signed_out"
+
+
+def test_wrong_passwords_and_malformed_requests(server: tuple[str, Registry, Settings]) -> None:
+    url, reg, _ = server
+    Accounts(reg.store).create("ivan", PASSWORD, "viewer")
+    wrong = _token(url, "ivan", "not it at all")
+    unknown = _token(url, "nobody", PASSWORD)
+    assert wrong.status_code == unknown.status_code == 401
+    assert wrong.json()["error"]["message"] == unknown.json()["error"]["message"] == \
+        "wrong username or password"
+    assert wrong.headers["www-authenticate"].startswith("Bearer")
+    as_json = httpx.post(f"{url}/api/v1/auth/token",
+                         json={"username": "ivan", "password": PASSWORD})
+    assert as_json.status_code == 400
+    missing = httpx.post(f"{url}/api/v1/auth/token", data={"username": "ivan"})
+    assert missing.status_code == 400 and missing.json()["error"]["field"] == "password"
+    grant = httpx.post(f"{url}/api/v1/auth/token",
+                       data={"grant_type": "client_credentials", "username": "ivan",
+                             "password": PASSWORD})
+    assert grant.status_code == 400 and grant.json()["error"]["field"] == "grant_type"
+    with pytest.raises(Exception, match="8 to 1024"):
+        Accounts(reg.store).create("shorty", "short", "viewer")
+    with pytest.raises(Exception, match="unknown role"):
+        Accounts(reg.store).create("boss", PASSWORD, "owner")
+
+
+def test_account_changes_end_sessions_and_minted_tokens_still_work(
+        server: tuple[str, Registry, Settings]) -> None:
+    url, reg, settings = server
+    accounts = Accounts(reg.store)
+    accounts.create("lena", PASSWORD, "operator")
+    first = _token(url, "lena", PASSWORD).json()["access_token"]
+    assert _tools(url, first).status_code == 200
+    accounts.set_password("lena", "a brand new password")
+    ended = _tools(url, first)
+    assert ended.status_code == 401 and ended.json()["error"]["details"]["reason"] == "revoked"
+    assert _token(url, "lena", PASSWORD).status_code == 401
+    second = _token(url, "lena", "a brand new password").json()["access_token"]
+    accounts.set_disabled("lena", True)
+    assert _tools(url, second).status_code == 401
+    assert _token(url, "lena", "a brand new password").json()["error"]["message"] == \
+        "this account is disabled"
+
+    minted = Authenticator(reg, settings).mint("robot", ["viewer"], 600)
+    assert _tools(url, minted).status_code == 200
+    out = httpx.post(f"{url}/api/v1/auth/sign-out", headers={"Authorization": f"Bearer {minted}"})
+    assert out.json() == {"signed_out": False}
+    assert _tools(url, minted).status_code == 200
+    assert accounts.list()[0]["username"] == "lena"
