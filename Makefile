@@ -3,9 +3,10 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+RUN_STAMP := $(VENV)/.installed-run
 PG_CLUSTER = $(shell ls /etc/postgresql 2>/dev/null | head -n1)
 
-.PHONY: install run test test-long lint typecheck pytest bench browsers e2e-deps postgres clean
+.PHONY: install install-run run test test-long lint typecheck pytest bench browsers e2e-deps postgres clean
 
 $(STAMP): pyproject.toml
 	@$(PY) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
@@ -17,10 +18,22 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
-run: install
+# Only what running needs (no test toolchain); a dev install (make test) satisfies it too.
+$(RUN_STAMP): pyproject.toml
+	@$(PY) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
+		{ echo "Shopfloor needs Python 3.11+ (found $$($(PY) --version))"; exit 1; }
+	test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	@if [ -f $(STAMP) ] && [ $(STAMP) -nt pyproject.toml ]; then :; else \
+		$(BIN)/python -m pip install -q --upgrade pip && $(BIN)/python -m pip install -q -e .; fi
+	touch $(RUN_STAMP)
+
+install-run: $(RUN_STAMP)
+
+run: install-run
 	$(BIN)/shopfloor init
 	$(BIN)/shopfloor demo --if-empty
 	$(BIN)/shopfloor overview
+	@$(BIN)/shopfloor user hint
 	$(BIN)/shopfloor serve
 
 # Debian's Chromium for the browser tests (never a downloaded browser build).
