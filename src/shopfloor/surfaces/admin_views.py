@@ -101,12 +101,37 @@ def actions(kind: OrderKind, order: dict[str, Any]) -> list[tuple[str, str, str]
             {"number": number, "quantity": format(left.normalize(), "f")})))
         out.append(("Cancel order", "delete_manufacturing_order",
                     prefilled("delete_manufacturing_order", {"number": number})))
-    for tool, what in (("close_purchase_order", "Close short"),
-                       ("close_sales_order", "Close short"),
-                       ("create_return", "Return")):
-        if kind.slug.split("-")[0] in tool and status not in ("cancelled",):
-            out.append((what, tool, prefilled(tool, {"number": number})))
+    # Corrections and returns (issue 12's tools), offered where the order has moved goods.
+    done_lines = [{"sku": line["sku"], "quantity": line.get("done_quantity")}
+                  for line in order.get("lines") or [] if _positive(line.get("done_quantity"))]
+    follow = {
+        "purchase-orders": [
+            ("Close short", "close_purchase_order", {"number": number},
+             status == "partially_received"),
+            ("Correct a receipt", "correct_purchase_receipt", {"number": number},
+             bool(done_lines)),
+            ("Return to supplier", "create_supplier_return",
+             {"number": number, "lines": done_lines}, bool(done_lines))],
+        "sales-orders": [
+            ("Close short", "close_sales_order", {"number": number},
+             status == "partially_fulfilled"),
+            ("Correct a shipment", "correct_shipment", {"number": number}, bool(done_lines)),
+            ("Customer return", "create_customer_return",
+             {"number": number, "lines": done_lines}, bool(done_lines))],
+        "manufacturing-orders": [
+            ("Correct quantity made", "correct_manufacturing_order", {"number": number},
+             _positive(order.get("completed_quantity")))],
+    }
+    out += [(text, tool, prefilled(tool, args))
+            for text, tool, args, when in follow[kind.slug] if when]
     return out
+
+
+def _positive(value: Any) -> bool:
+    try:
+        return Decimal(str(value)) > 0
+    except ArithmeticError:
+        return False
 
 
 class Views:
@@ -147,7 +172,7 @@ class Views:
                 if j.get("status") in ("queued", "running")]
         expiring = None
         if self.a.has("list_expiring"):
-            got = await read(actor, "list_expiring", {})
+            got = await read(actor, "list_expiring", {"days": 30})
             expiring = next((v for v in got.values() if isinstance(v, list)), [])
         return self.a.render(request, "home.html", actor, low=low, short=short, late=late,
                              jobs=jobs, expiring=expiring, today=today)
