@@ -59,9 +59,15 @@ def test_corrected_receipt_price_recosts_what_remains(registry: Registry) -> Non
         ("correction", "-10", "5"), ("correction", "10", "6")]  # history kept, newest first
     assert not ledger_matches_balances(registry)
 
-    with pytest.raises(ShopfloorError) as info:
-        apply(registry, "revert_operation", operation_id=done["operation_id"])
-    assert info.value.code == "conflict" and "correct the receipt again" in info.value.message
+    # nothing moved since: the revert gives back the old price, the exact average and an
+    # opposite cost adjustment (12 x 3.875 = 46.5 of value here again)
+    apply(registry, "revert_operation", operation_id=done["operation_id"])
+    assert stock(registry, "M1") == (D(12), D(0), D("3.875"))
+    value, adjusted = _value(registry, "M1")
+    assert adjusted == 0 and value == D("46.5")
+    po = registry.invoke("get_purchase_order", {"number": "PO-00001"}, ADMIN)
+    assert po["lines"][0]["unit_price"] == "5"
+    assert not ledger_matches_balances(registry)
 
 
 def test_corrected_received_quantity_and_status(registry: Registry) -> None:

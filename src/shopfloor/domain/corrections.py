@@ -21,25 +21,16 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import insert, select
-
-from shopfloor.domain import lookup, production, stock
+from shopfloor.domain import lookup, lots, stock
 from shopfloor.domain.catalog import touch
 from shopfloor.domain.context import Op
-from shopfloor.domain.numbers import ZERO, cost, fmt
+from shopfloor.domain.correction_costs import document_lots, lot_names, only_lot, recost
+from shopfloor.domain.numbers import fmt
 from shopfloor.domain.returns import moved_cost
+from shopfloor.domain.revert_ledger import later, named
 from shopfloor.domain.stock import Posting
 from shopfloor.registry.errors import Conflict, ValidationFailed
-from shopfloor.store.corrections_tables import CostAdjustment
-from shopfloor.store.tables import (
-    ManufacturingOrder,
-    PurchaseOrder,
-    SalesOrder,
-    StockMovement,
-    table,
-)
-
-_ADJUST = insert(table(CostAdjustment))
+from shopfloor.store.tables import PurchaseOrder, SalesOrder
 
 
 def _line(lines: Any, sku: str, number: str) -> Any:
@@ -49,43 +40,72 @@ def _line(lines: Any, sku: str, number: str) -> Any:
     raise ValidationFailed(f"{sku} is not on {number}", field="sku")
 
 
-def _spread(op: Op, po: PurchaseOrder, line: Any, new_price: Decimal) -> Decimal:
-    """Walk the balance's rows from the line's first receipt on, carrying the value the
-    wrong price left out; returns what is still on hand of it, after writing the shares
-    that left with other documents as cost adjustments."""
-    rows = list(op.session.scalars(
-        select(StockMovement).where(StockMovement.item_id == line.item_id,
-                                    StockMovement.location_id == po.location_id)
-        .order_by(StockMovement.id)).unique())
-    first = next((i for i, m in enumerate(rows) if m.document_type == "purchase_order"
-                  and m.document_number == po.number and m.quantity > 0), None)
-    if first is None:
-        return ZERO
-    rows = rows[first:]
-    on_hand = stock.balance(op, line.item, po.location).on_hand
-    held = on_hand - sum((m.quantity for m in rows), ZERO)
-    extra, diff = ZERO, new_price - line.unit_price
-    for m in rows:
-        if m.document_type == "purchase_order" and m.document_number == po.number:
-            extra += m.quantity * diff
-        elif m.quantity < 0 and held > 0:
-            share = extra * (-m.quantity) / held
-            extra -= share
-            if cost(share) != 0:
-                where = f"{m.document_type or 'movement'} {m.document_number or m.id}"
-                op.change("cost_adjustment", where, f"{line.item.sku} left at the old cost",
-                          None, fmt(cost(share)))
-                op.session.connection().execute(_ADJUST, {
-                    "operation_id": op.operation_id or "", "item_id": line.item_id,
-                    "location_id": po.location_id, "source_document": f"{po.number}",
-                    "document_type": m.document_type, "document_number": m.document_number,
-                    "amount": cost(share), "created_at": op.now})
-        held += m.quantity
-    return extra
+def _no_serials(item: Any, lot: str | None) -> None:
+    if lot is not None and not lots.tracked(item):
+        raise ValidationFailed(f"{item.sku} is not lot-tracked; leave out lot", field="lot")
+    if getattr(item, "serial_tracked", False):
+        raise ValidationFailed(f"{item.sku} is serial-tracked: correct it with a return and "
+                               "a new receipt or shipment naming the serials", field="sku")
+
+
+def _named_batch(op: Op, item: Any, lot: str, incoming: bool) -> int:
+    line = lots.Line(item, Decimal(1), "lot", (lots.LotIn(lot),))
+    parts = (lots.incoming if incoming else lots.outgoing)(op, [line])[0]
+    batch = parts[0].batch_id
+    assert batch is not None
+    return batch
+
+
+def _relot(op: Op, item: Any, location: Any, document_type: str, number: str,
+           held: dict[int | None, Decimal], target: int, incoming: bool) -> None:
+    """The document moved the wrong lot: what it holds of each lot (brought in, or took
+    out) moves to `target`, at the average so no value changes. Received stock of a wrong
+    lot that has left since blocks it, naming where it went."""
+    book = stock.ledger(op).lots
+    for batch, qty in held.items():
+        if batch is None or batch == target:
+            continue
+        if incoming and book.slot(item.id, location.id, batch).on_hand < qty:
+            gone = [m for m in later(op.session, item.id, location.id, 0, [batch])
+                    if m.quantity < 0 and m.document_number != number]
+            raise Conflict(f"lot {lot_names(op, [batch])} of {item.sku} has been traced "
+                           f"onward ({named(gone)}); correct those first", field="lot")
+        if not incoming:
+            _usable(op, item, location, target)
+        avg = stock.balance(op, item, location).average_cost
+        gone_from, came_to = (batch, target) if incoming else (target, batch)
+        stock.post(op, Posting(item, location, qty, "correction", document_type, number,
+                               unit_cost=avg, batch_id=came_to, field="lot"))
+        stock.post(op, Posting(item, location, -qty, "correction", document_type, number,
+                               batch_id=gone_from, field="lot"))
+        op.change(document_type, number, f"line {item.sku} lot", lot_names(op, [batch]),
+                  lot_names(op, [target]))
+
+
+def _usable(op: Op, item: Any, location: Any, batch: int) -> None:
+    slot = stock.ledger(op).lots.slot(item.id, location.id, batch)
+    if slot.held or slot.expired(op.now.date()):
+        raise Conflict(f"lot {slot.lot_number} of {item.sku} is "
+                       f"{'on hold' if slot.held else 'expired'}; it cannot have shipped",
+                       field="lot")
+
+
+def _target(op: Op, item: Any, held: dict[int | None, Decimal], lot: str | None,
+            number: str, incoming: bool, delta: Decimal) -> tuple[int | None, bool]:
+    """The lot a correction moves, and whether the line changes lot altogether."""
+    if not lots.tracked(item):
+        return None, False
+    if lot is not None:
+        batch = _named_batch(op, item, lot, incoming)
+        return batch, batch not in held
+    if delta == 0 or (delta > 0 and not incoming):
+        return None, False  # nothing moves, or a shipment picks
+    return only_lot(op, held, item.sku, number), False
 
 
 def correct_purchase_receipt(op: Op, number: str, sku: str, quantity: Decimal | None,
-                             unit_price: Decimal | None) -> PurchaseOrder:
+                             unit_price: Decimal | None, lot: str | None = None
+                             ) -> PurchaseOrder:
     po = lookup.purchase_order(op, number, lock=True)
     line = _line(po.lines, sku, number)
     if line.received_quantity == 0:
@@ -99,30 +119,31 @@ def correct_purchase_receipt(op: Op, number: str, sku: str, quantity: Decimal | 
     if new_qty < line.returned_quantity:
         raise ValidationFailed(f"{sku}: {fmt(line.returned_quantity)} already went back to "
                                "the supplier", field="quantity")
-    if (new_qty, new_price) == (line.received_quantity, line.unit_price):
-        raise ValidationFailed("nothing to correct: give a different quantity or unit_price",
-                               field="quantity" if quantity is not None else "unit_price")
+    if lots.tracked(line.item) or lot is not None:
+        _no_serials(line.item, lot)
     stock.prefetch(op, [line.item], po.location)
+    held = {b: q for b, q in document_lots(op, "purchase_order", number, line.item_id,
+                                           po.location_id).items() if q > 0}
+    delta = new_qty - line.received_quantity
+    batch, relot = _target(op, line.item, held, lot, number, True, delta)
+    if (new_qty, new_price, relot) == (line.received_quantity, line.unit_price, False):
+        raise ValidationFailed("nothing to correct: give a different quantity, unit_price "
+                               "or lot", field="quantity" if quantity is not None
+                               else "unit_price" if unit_price is not None else "lot")
+    if relot and batch is not None:
+        _relot(op, line.item, po.location, "purchase_order", number, held, batch, True)
     if new_price != line.unit_price:
-        bal = stock.balance(op, line.item, po.location)
-        start_avg = bal.average_cost
-        kept = _spread(op, po, line, new_price)
-        held = line.received_quantity
-        stock.post(op, Posting(line.item, po.location, held, "correction", "purchase_order",
-                               number, unit_cost=new_price, field="unit_price"))
-        stock.post(op, Posting(line.item, po.location, -held, "correction", "purchase_order",
-                               number, exit_cost=line.unit_price, field="unit_price"))
-        stock.revalue(op, line.item, po.location,
-                      start_avg + kept / bal.on_hand if bal.on_hand > 0 else start_avg)
+        recost(op, line.item, po.location, "purchase_order", number,
+               line.received_quantity, line.unit_price, new_price, "unit_price")
         op.change("purchase_order", number, f"line {sku} price", line.unit_price, new_price)
         line.unit_price = new_price
-    delta = new_qty - line.received_quantity
     if delta > 0:
         stock.post(op, Posting(line.item, po.location, delta, "correction", "purchase_order",
-                               number, unit_cost=new_price, field="quantity"))
+                               number, unit_cost=new_price, batch_id=batch, field="quantity"))
     elif delta < 0:
         stock.post(op, Posting(line.item, po.location, delta, "correction", "purchase_order",
-                               number, exit_cost=new_price, field="quantity"))
+                               number, exit_cost=new_price, batch_id=batch, field="quantity",
+                               pool=batch is None))
     if delta:
         op.change("purchase_order", number, f"line {sku} received", line.received_quantity,
                   new_qty)
@@ -136,27 +157,42 @@ def correct_purchase_receipt(op: Op, number: str, sku: str, quantity: Decimal | 
     return po
 
 
-def correct_shipment(op: Op, number: str, sku: str, quantity: Decimal) -> SalesOrder:
+def correct_shipment(op: Op, number: str, sku: str, quantity: Decimal | None,
+                     lot: str | None = None) -> SalesOrder:
     so = lookup.sales_order(op, number, lock=True)
     line = _line(so.lines, sku, number)
+    quantity = line.fulfilled_quantity if quantity is None else quantity
     if quantity > line.quantity:
         raise ValidationFailed(f"{sku}: {fmt(quantity)} is more than the {fmt(line.quantity)} "
                                "ordered", field="quantity")
     if quantity < line.returned_quantity:
         raise ValidationFailed(f"{sku}: {fmt(line.returned_quantity)} already came back",
                                field="quantity")
-    delta = quantity - line.fulfilled_quantity
-    if delta == 0:
-        raise ValidationFailed(f"{sku}: {fmt(quantity)} is what was shipped", field="quantity")
-    open_order = so.status not in ("closed", "cancelled")
+    if lots.tracked(line.item) or lot is not None:
+        _no_serials(line.item, lot)
     stock.prefetch(op, [line.item], so.location)
+    shipped = {b: -q for b, q in document_lots(op, "sales_order", number, line.item_id,
+                                               so.location_id).items() if q < 0}
+    delta = quantity - line.fulfilled_quantity
+    batch, relot = _target(op, line.item, shipped, lot, number, False, delta)
+    if delta == 0 and not relot:
+        raise ValidationFailed(f"{sku}: {fmt(quantity)} is what was shipped"
+                               + (f" from lot {lot}" if lot else ""),
+                               field="lot" if lot else "quantity")
+    open_order = so.status not in ("closed", "cancelled")
+    if relot and batch is not None:
+        _relot(op, line.item, so.location, "sales_order", number, shipped, batch,
+               False)
     if delta > 0:
+        if batch is not None:
+            _usable(op, line.item, so.location, batch)
         stock.post(op, Posting(line.item, so.location, -delta, "correction", "sales_order",
-                               number, field="quantity"))
-    else:
+                               number, batch_id=batch, field="quantity"))
+    elif delta < 0:
         unit = moved_cost(op, "sales_order", number, line.item_id, "shipment")
         stock.post(op, Posting(line.item, so.location, -delta, "correction", "sales_order",
-                               number, unit_cost=unit, field="quantity"))
+                               number, unit_cost=unit, batch_id=batch, field="quantity",
+                               pool=batch is None))
     if open_order:
         stock.commit(op, line.item, so.location, -delta)
     op.change("sales_order", number, f"line {sku} shipped", line.fulfilled_quantity, quantity)
@@ -170,38 +206,3 @@ def correct_shipment(op: Op, number: str, sku: str, quantity: Decimal) -> SalesO
         so.status = status
     touch(so)
     return so
-
-
-def correct_manufacturing_order(op: Op, number: str, completed: Decimal
-                                ) -> ManufacturingOrder:
-    mo = lookup.manufacturing_order(op, number, lock=True)
-    if mo.status == "cancelled":
-        raise Conflict(f"manufacturing order {number} is cancelled", field="number")
-    if completed > mo.quantity:
-        raise ValidationFailed(f"{fmt(completed)} is more than the {fmt(mo.quantity)} ordered",
-                               field="completed_quantity")
-    delta = completed - mo.completed_quantity
-    if delta == 0:
-        raise ValidationFailed(f"{fmt(completed)} is what was completed",
-                               field="completed_quantity")
-    if delta > 0:
-        return production.complete(op, number, delta)
-    undo = -delta
-    stock.prefetch(op, [mo.item, *(c.item for c in mo.components)], mo.location)
-    made = moved_cost(op, "manufacturing_order", number, mo.item_id, "production")
-    stock.post(op, Posting(mo.item, mo.location, -undo, "correction", "manufacturing_order",
-                           number, exit_cost=made, field="completed_quantity"))
-    for c in mo.components:
-        used = c.quantity_per_unit * undo
-        unit = moved_cost(op, "manufacturing_order", number, c.item_id, "consumption")
-        stock.post(op, Posting(c.item, mo.location, used, "correction", "manufacturing_order",
-                               number, unit_cost=unit, field="completed_quantity"))
-        stock.commit(op, c.item, mo.location, used)
-    op.change("manufacturing_order", number, "completed_quantity", mo.completed_quantity,
-              completed)
-    mo.completed_quantity = completed
-    status = "in_progress" if completed > 0 else "planned"
-    op.change("manufacturing_order", number, "status", mo.status, status)
-    mo.status = status
-    touch(mo)
-    return mo

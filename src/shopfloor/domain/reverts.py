@@ -1,12 +1,11 @@
 """Undoing an applied operation by writing its opposite, never by editing history.
 
 `revert(op, operation_id)` reads the operation from the log and its ledger rows, and
-writes one reversing row per row (newest first, same item, location and lot, or outside
-any lot as the row was): stock that
-came in leaves at the cost it came in with (the rest re-averaged), stock that left comes
-back at the cost it left with. Documents go back to the state the operation found them
-in (received and shipped quantities, statuses, committed stock). Each tool's document
-side is one small reverser in `REVERSERS`, the one place that says what can be undone.
+writes one reversing row per row (see revert_ledger: incoming leaves at the cost it came
+in with, outgoing comes back at the cost it left with). Documents go back to the state
+the operation found them in (received and shipped quantities, statuses, committed
+stock). Each tool's document side is one small reverser in `REVERSERS`, the one place
+that says what can be undone.
 
 Nothing is undone that something later depends on: stock that came in and has been
 shipped, consumed or moved out since (it may have left at a cost that included it), an
@@ -14,132 +13,35 @@ order that moved on (closed, returned against, received since it was created). E
 such blocker is listed in one `conflict`. The revert claims its row in `reverts` first,
 unique per reverted operation: of racing reverts of one operation exactly one commits,
 the others are refused.
-
-Average cost: when nothing else has moved the balance since (or everything that did has
-been reverted too), the balance gets back the exact average the operation found, from
-its logged before-value; otherwise the reversing rows re-average it, which is what
-moving average means.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from decimal import Decimal
 from typing import Any
 
 from sqlalchemy import insert, select
 from sqlalchemy.exc import IntegrityError
 
-from shopfloor.domain import closing, lookup, orders, production, returns, stock
+from shopfloor.domain import (
+    closing,
+    lookup,
+    orders,
+    production,
+    returns,
+    revert_bulk,
+    revert_kinds,
+    stock,
+)
 from shopfloor.domain.catalog import OPEN_MO, touch
 from shopfloor.domain.context import Op
-from shopfloor.domain.numbers import ZERO, fmt
-from shopfloor.domain.stock import Posting
+from shopfloor.domain.numbers import fmt
+from shopfloor.domain.revert_ledger import Original, Reverser, reverse_moves
 from shopfloor.registry.errors import Conflict, NotFound
 from shopfloor.store.corrections_tables import Revert
-from shopfloor.store.tables import Item, Location, OperationLog, StockMovement, table
+from shopfloor.store.tables import OperationLog, StockMovement, table
 
 REVERTS = table(Revert)
 _CLAIM = insert(REVERTS)
-
-
-@dataclass
-class Original:
-    """The operation being reverted, as the log and the ledger hold it."""
-
-    operation_id: str
-    tool: str
-    arguments: dict[str, Any]
-    result: dict[str, Any]
-    moves: list[StockMovement]
-    session: Any
-    blockers: list[str] = field(default_factory=list)
-    rows: list[dict[str, Any]] = field(default_factory=list)
-
-    def before(self, entity: str, key: str, fld: str) -> str | None:
-        for c in self.result.get("changes", []):
-            if (c["entity"], c["key"], c["field"]) == (entity, key, fld):
-                return c["before"]  # type: ignore[no-any-return]
-        return None
-
-    def moved(self, item_id: int) -> Decimal:
-        return sum((m.quantity for m in self.moves if m.item_id == item_id), ZERO)
-
-
-Reverser = Callable[[Op, Original], None]
-
-
-def _unreverted() -> Any:
-    """Movements that still count: not written by a reverted operation or by a revert."""
-    return (StockMovement.operation_id.is_(None)
-            | (~StockMovement.operation_id.in_(select(Revert.reverted_operation_id))
-               & ~StockMovement.operation_id.in_(select(Revert.operation_id))))
-
-
-def _later(o: Original, item_id: int, location_id: int) -> list[StockMovement]:
-    """Rows at this balance after the operation's own that still count."""
-    last = max(m.id for m in o.moves if (m.item_id, m.location_id) == (item_id, location_id))
-    return list(o.session.scalars(select(StockMovement).where(
-        StockMovement.item_id == item_id, StockMovement.location_id == location_id,
-        StockMovement.id > last, _unreverted()).order_by(StockMovement.id)).unique())
-
-
-def reverse_moves(op: Op, o: Original) -> None:
-    """The reversing ledger rows, after checking no later outgoing stock depends on them."""
-    if not o.moves:
-        return
-    by_place: dict[int, tuple[Location, list[Item]]] = {}
-    for m in o.moves:
-        by_place.setdefault(m.location_id, (m.location, []))[1].append(m.item)
-    for location, items in by_place.values():
-        stock.prefetch(op, items, location)
-    nets: dict[tuple[int, int], Decimal] = defaultdict(lambda: ZERO)
-    for m in o.moves:
-        nets[(m.item_id, m.location_id)] += m.quantity
-    start: dict[tuple[int, int], tuple[Decimal, bool]] = {}
-    for (item_id, loc_id), net in nets.items():
-        m = next(x for x in o.moves if (x.item_id, x.location_id) == (item_id, loc_id))
-        bal = stock.balance(op, m.item, m.location)
-        later = _later(o, item_id, loc_id)
-        start[(item_id, loc_id)] = (bal.average_cost, bool(later))
-        used = [x for x in later if x.quantity < 0]
-        if net > 0 and used:
-            # it may have left with this stock's cost: a supplier return or a correction
-            # is the way to change it now
-            named = ", ".join(f"{x.reason} {fmt(-x.quantity)} on "
-                              f"{x.document_type or 'no document'} {x.document_number or ''}"
-                              .rstrip() for x in used)
-            o.blockers.append(f"{m.item.sku} at {m.location.code}: stock that came in has "
-                              f"left since ({named}); revert those first")
-    if o.blockers:
-        return
-    for m in reversed(o.moves):
-        if m.quantity > 0:
-            p = Posting(m.item, m.location, -m.quantity, "revert", m.document_type,
-                        m.document_number, batch_id=m.batch_id, exit_cost=m.unit_cost,
-                        pool=m.batch_id is None)
-        else:
-            p = Posting(m.item, m.location, -m.quantity, "revert", m.document_type,
-                        m.document_number, unit_cost=m.unit_cost, batch_id=m.batch_id,
-                        pool=m.batch_id is None)
-        moved = stock.post(op, p)
-        o.rows.append({"sku": m.item.sku, "location": m.location.code,
-                       "quantity": p.quantity, "unit_cost": moved, "reason": "revert",
-                       "document_type": m.document_type, "document_number": m.document_number,
-                       "reverses_movement": m.id})
-    for (item_id, loc_id), (avg, moved_on) in start.items():
-        if moved_on:
-            continue  # the balance moved on since: the reversing rows re-averaged it
-        m = next(x for x in o.moves if (x.item_id, x.location_id) == (item_id, loc_id))
-        key = stock.key(m.item, m.location)
-        was_qty, was_avg = (o.before("stock", key, "on_hand"),
-                            o.before("stock", key, "average_cost"))
-        if was_qty is not None and Decimal(was_qty) != stock.balance(op, m.item,
-                                                                     m.location).on_hand:
-            continue
-        stock.revalue(op, m.item, m.location, Decimal(was_avg) if was_avg is not None else avg)
 
 
 # -- the document side, one reverser per tool -------------------------------------------
@@ -299,17 +201,26 @@ REVERSERS: dict[str, Reverser] = {
     "delete_manufacturing_order": _cancelled,
     "create_customer_return": _return,
     "create_supplier_return": _return,
+    "correct_purchase_receipt": revert_kinds.correction,
+    "correct_shipment": revert_kinds.correction,
+    "correct_manufacturing_order": revert_kinds.correction,
+    "update_stock_adjustment": revert_kinds.adjustment_update,
+    "hold_lot": revert_kinds.lot_hold,
+    "release_lot": revert_kinds.lot_hold,
+    "apply_mrp_plan": revert_bulk.mrp_plan,
+    "import_items": revert_bulk.item_fields,
+    "modify_item": revert_bulk.item_fields,
+    "update_recipe": revert_bulk.recipes,
+    "batch_update_recipes": revert_bulk.recipes,
 }
 """Tools whose applies can be reverted. Others are refused with what to do instead."""
 
 INSTEAD = {
     "revert_operation": "apply the original operation again",
-    "update_stock_adjustment": "update the adjustment again",
-    "modify_item": "modify the item again", "modify_purchase_order": "modify it again",
-    "modify_sales_order": "modify it again", "update_recipe": "update the recipe again",
-    "correct_purchase_receipt": "correct the receipt again",
-    "correct_shipment": "correct the shipment again",
-    "correct_manufacturing_order": "correct the order again",
+    "rebuild_balances": "it set each balance to what its ledger rows add up to, so the "
+                        "figures it replaced disagreed with the ledger; if a figure is still "
+                        "wrong, post a create_stock_adjustment",
+    "cancel_job": "start the job again",
 }
 
 

@@ -8,11 +8,11 @@ from typing import Self
 
 from pydantic import Field, model_validator
 
-from shopfloor.domain import closing, corrections, reverts
+from shopfloor.domain import closing, corrections, mo_corrections, reverts
 from shopfloor.domain.context import Op
 from shopfloor.domain.numbers import fmt
 from shopfloor.registry.actor import Role
-from shopfloor.registry.tool import Done, Toolset, WriteRequest
+from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
 from shopfloor.store.tables import ManufacturingOrder, PurchaseOrder, SalesOrder
 from shopfloor.tools.fields import Amount, Key, Money, NonNegative, Out, Text
 from shopfloor.tools.refs import NumberOrId, number_of
@@ -94,23 +94,24 @@ class CorrectReceipt(NumberOrId, WriteRequest):
     sku: Key
     quantity: NonNegative | None = Field(None, description="the right received quantity")
     unit_price: Money | None = Field(None, description="the right unit price")
+    lot: Key | None = Field(None, description="the lot it is in")
 
     @model_validator(mode="after")
     def _something(self) -> Self:
-        if self.quantity is None and self.unit_price is None:
-            raise ValueError("give quantity and/or unit_price")
+        if self.quantity is None and self.unit_price is None and self.lot is None:
+            raise ValueError("give quantity, unit_price or lot")
         return self
 
 
 @tools.write("correct_purchase_receipt", title="Correct purchase receipt", response=OrderOut,
              role=Role.admin,
-             description="Fix a received quantity or price: reversing and new ledger rows, "
-                         "stock re-costed as if right; stock gone at the old cost is a cost "
-                         "adjustment.")
+             description="Fix a received quantity, price or lot: reversing and new ledger "
+                         "rows, stock re-costed as if right; stock gone at the old cost is a "
+                         "cost adjustment.")
 def correct_purchase_receipt(op: Op, req: CorrectReceipt) -> Done[OrderOut]:
     number = number_of(op, PurchaseOrder, req, "purchase order")
     po = corrections.correct_purchase_receipt(op, number, req.sku, req.quantity,
-                                              req.unit_price)
+                                              req.unit_price, req.lot)
     line = next(ln for ln in po.lines if ln.item.sku == req.sku)
     return Done(f"Correct receipt of {req.sku} on {number}: {fmt(line.received_quantity)} @ "
                 f"{fmt(line.unit_price)}", purchase_order_out(po))
@@ -118,31 +119,54 @@ def correct_purchase_receipt(op: Op, req: CorrectReceipt) -> Done[OrderOut]:
 
 class CorrectShipment(NumberOrId, WriteRequest):
     sku: Key
-    quantity: NonNegative = Field(description="the right shipped quantity")
+    quantity: NonNegative | None = Field(None, description="the right shipped quantity")
+    lot: Key | None = Field(None, description="the lot it left from")
+
+    @model_validator(mode="after")
+    def _something(self) -> Self:
+        if self.quantity is None and self.lot is None:
+            raise ValueError("give quantity or lot")
+        return self
 
 
 @tools.write("correct_shipment", title="Correct shipment", response=OrderOut,
              role=Role.admin,
-             description="Fix a shipped quantity: the difference ships, or comes back at the "
-                         "cost it left with; committed stock follows.")
+             description="Fix a shipped quantity or lot: the difference ships, or comes back "
+                         "at the cost it left with; committed stock follows.")
 def correct_shipment(op: Op, req: CorrectShipment) -> Done[OrderOut]:
     number = number_of(op, SalesOrder, req, "sales order")
-    so = corrections.correct_shipment(op, number, req.sku, req.quantity)
-    return Done(f"Correct shipment of {req.sku} on {number}: {fmt(req.quantity)} shipped",
-                sales_order_out(so))
+    so = corrections.correct_shipment(op, number, req.sku, req.quantity, req.lot)
+    line = next(ln for ln in so.lines if ln.item.sku == req.sku)
+    return Done(f"Correct shipment of {req.sku} on {number}: {fmt(line.fulfilled_quantity)} "
+                "shipped" + (f" from lot {req.lot}" if req.lot else ""), sales_order_out(so))
+
+
+class UsedIn(Request):
+    sku: Key
+    quantity: NonNegative
+    lot: Key | None = None
 
 
 class CorrectManufacturing(NumberOrId, WriteRequest):
-    completed_quantity: NonNegative = Field(description="the right quantity made")
+    completed_quantity: NonNegative | None = Field(None, description="the right quantity made")
+    consumed: list[UsedIn] | None = Field(None, min_length=1, max_length=200,
+                                          description="right total used per component")
+
+    @model_validator(mode="after")
+    def _something(self) -> Self:
+        if self.completed_quantity is None and not self.consumed:
+            raise ValueError("give completed_quantity or consumed")
+        return self
 
 
 @tools.write("correct_manufacturing_order", title="Correct manufacturing order",
              response=ManufacturingOrderOut, role=Role.admin,
-             description="Fix the quantity completed: less takes the product out at its cost "
-                         "and puts components back at theirs; more completes it.")
+             description="Fix the quantity made or consumed: the difference moves at the "
+                         "original costs; the product is re-costed as if consumption was right.")
 def correct_manufacturing_order(op: Op, req: CorrectManufacturing
                                 ) -> Done[ManufacturingOrderOut]:
     number = number_of(op, ManufacturingOrder, req, "manufacturing order")
-    mo = corrections.correct_manufacturing_order(op, number, req.completed_quantity)
+    mo = mo_corrections.correct(op, number, req.completed_quantity, [
+        mo_corrections.Used(u.sku, u.quantity, u.lot) for u in req.consumed or ()])
     return Done(f"Correct {number}: {fmt(mo.completed_quantity)} of {fmt(mo.quantity)} made",
                 manufacturing_order_out(mo))
