@@ -14,6 +14,7 @@ from decimal import Decimal
 from typing import Any
 
 from sqlalchemy import or_, select
+from sqlalchemy.orm import defer
 
 from shopfloor.store.engine import Store
 from shopfloor.store.tables import Job
@@ -66,7 +67,9 @@ def beat(store: Store, job_id: str, worker: str, progress: float | None = None,
     """Record liveness (and progress); True when the job should stop (cancel or lost)."""
     def attempt() -> bool:
         with store.writing() as s:
-            job = s.get(Job, job_id)
+            # not the result: a heartbeat racing the end of a job would decode the whole
+            # plan it just stored (tens of MB for a big MRP run) only to see it is done
+            job = s.get(Job, job_id, options=[defer(Job.result)])
             if job is None or job.worker != worker or job.status != "running":
                 return True
             job.heartbeat_at = now()
@@ -85,7 +88,7 @@ def finish(store: Store, job_id: str, worker: str, status: str, message: str,
            result: dict[str, Any] | None = None) -> None:
     def attempt() -> None:
         with store.writing() as s:
-            job = s.get(Job, job_id)
+            job = s.get(Job, job_id, options=[defer(Job.result)])
             if job is None or job.worker != worker or job.status != "running":
                 return  # re-queued meanwhile: another worker owns it now
             job.status, job.message, job.result = status, message[:2000], result

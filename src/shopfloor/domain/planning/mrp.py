@@ -26,7 +26,7 @@ from shopfloor.domain.context import Op
 from shopfloor.domain.limits import LIMIT
 from shopfloor.domain.numbers import ZERO, fmt
 from shopfloor.domain.planning import data, lot_sizing, messages, netting
-from shopfloor.domain.planning.data import PLANNED, Company, ItemData, Need
+from shopfloor.domain.planning.data import MADE, PLANNED, Company, ItemData, Need
 from shopfloor.store.tables import Location
 
 Progress = Callable[[float, str], None]
@@ -93,11 +93,12 @@ def _plan(op: Op, today: date, location: str | None, report: Progress) -> dict[s
     depth = max((it.level for it in ordered), default=0) + 1
     report(0.3, f"{len(ordered)} items, {depth} levels: netting")
     refs: Iterator[int] = count(1)
+    step = max(len(ordered) // 12, 200)
     made: list[dict[str, Any]] = []
     bought: dict[str, list[dict[str, Any]]] = defaultdict(list)
     flags: list[dict[str, Any]] = []
     for n, item in enumerate(ordered):
-        if n % 1000 == 0:  # a checkpoint: cancel stops here; progress is saved (a write)
+        if n % step == 0:  # a checkpoint: cancel stops here; progress is saved (a write)
             report(0.3 + 0.65 * n / max(len(ordered), 1),
                    f"level {item.level + 1} of {depth}: {item.sku}")
         needs = company.needs.get(item.id, [])
@@ -141,7 +142,7 @@ def _plan(op: Op, today: date, location: str | None, report: Progress) -> dict[s
     }
 
 
-need_out = messages.need_out
+iso, num, need_out = messages.iso, messages.num, messages.need_out
 
 
 def _order_out(layer: netting.Layer) -> dict[str, Any]:
@@ -149,9 +150,11 @@ def _order_out(layer: netting.Layer) -> dict[str, Any]:
     assert order is not None
     item = order.item
     out: dict[str, Any] = {
-        "ref": order.ref, "sku": item.sku, "quantity": messages.num(order.quantity),
-        "start_date": messages.iso(order.start),
-        "covers": [need_out(need, q) for need, q in layer.pegs]}
+        "ref": order.ref, "sku": item.sku, "quantity": num(order.quantity),
+        "start_date": iso(order.start), "covers": [
+            {"kind": n.kind, "document": n.document, "date": iso(n.due or n.date),
+             "quantity": num(q)} if n.kind != MADE else need_out(n, q)
+            for n, q in layer.pegs]}
     if order.quantity > order.net or item.period:
         out["sizing"] = lot_sizing.why(order.net, order.quantity, item, item.period)
     if order.late:  # said only when true: most orders are not, and a plan is big
