@@ -186,6 +186,11 @@ def test_a_week_through_the_admin(served: tuple[str, Registry]) -> None:
             await page.click("#apply-plan")
             shown, done = await ah.preview_and_confirm(page)
             assert done.startswith(("Applied", "Queued")), done
+            await page.goto(url + "/mrp")  # planned again: nothing left to do, and it says so
+            await page.click("#run-mrp")
+            await page.wait_for_selector("#job[data-status='succeeded']", timeout=30000)
+            assert await page.locator("#empty-plan").is_visible()
+            assert await page.locator("#apply-plan").count() == 0
 
             # Saturday: the log, in words, filtered; home shows the state of things.
             await page.goto(url + "/log")

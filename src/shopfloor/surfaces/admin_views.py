@@ -257,10 +257,16 @@ class Views:
     async def job(self, request: Request, actor: Actor) -> Response:
         job = await self.a.call(actor, "get_job", {"job_id": request.path_params["job_id"]})
         template = "_job.html" if request.headers.get("hx-request") else "job.html"
-        apply_url = None
-        if job.get("kind") in MRP_KINDS and job.get("status") == "succeeded":
-            apply_url = prefilled("apply_mrp_plan", {"job_id": job.get("job_id")})
-        return self.a.render(request, template, actor, job=job, apply_url=apply_url)
+        apply_url, empty_plan = None, False
+        result = job.get("result")
+        if job.get("kind") in MRP_KINDS and job.get("status") == "succeeded" and \
+                isinstance(result, dict):
+            # one state for "nothing to do", as the cards say it: no apply offered
+            empty_plan = not any(v for k, v in result.items() if k.endswith("orders"))
+            if not empty_plan:
+                apply_url = prefilled("apply_mrp_plan", {"job_id": job.get("job_id")})
+        return self.a.render(request, template, actor, job=job, apply_url=apply_url,
+                             empty_plan=empty_plan)
 
     async def log(self, request: Request, actor: Actor) -> Response:
         q = request.query_params
