@@ -12,7 +12,6 @@ placed is bigger than its needs justify (reduce), and round list_low_stock's sug
 from __future__ import annotations
 
 from decimal import ROUND_CEILING, Decimal
-from functools import lru_cache
 
 from shopfloor.domain.numbers import fmt
 from shopfloor.domain.planning.data import ItemData
@@ -39,18 +38,10 @@ def size(net: Decimal, rules: ItemData) -> Decimal:
     return size_for(net, rules.safety, rules.minimum, rules.multiple)
 
 
-@lru_cache(maxsize=400)
-def _period(days: int) -> tuple[str, ...]:
-    return (f"covers {days} days of supply",) if days else ()
-
-
-def why(net: Decimal, quantity: Decimal, rules: ItemData, period: int) -> list[str]:
-    """The rules that made an order bigger than its net need (or cover more), in words."""
-    if quantity == net:
-        return list(_period(period))
-    out = []
-    if period:
-        out.append(f"covers {period} days of supply")
+def why(net: Decimal, quantity: Decimal, rules: ItemData) -> list[str]:
+    """The rules that made an order bigger than the needs it was planned for, in words (a
+    period of supply shows in the needs it covers)."""
+    out: list[str] = []
     if quantity > net:
         if rules.safety > 0 and rules.minimum > 0:
             out.append(f"up to reorder point {fmt(rules.safety)} + {fmt(rules.minimum)}")

@@ -155,8 +155,8 @@ def _order_out(layer: netting.Layer) -> dict[str, Any]:
             {"kind": n.kind, "document": n.document, "date": iso(n.due or n.date),
              "quantity": num(q)} if n.kind != MADE else need_out(n, q)
             for n, q in layer.pegs]}
-    if order.quantity > order.net or item.period:
-        out["sizing"] = lot_sizing.why(order.net, order.quantity, item, item.period)
+    if order.quantity > order.net:
+        out["sizing"] = lot_sizing.why(order.net, order.quantity, item)
     if order.late:  # said only when true: most orders are not, and a plan is big
         out["late"] = True
         out["needed_by"] = messages.iso(order.needed_by)
