@@ -1,0 +1,78 @@
+"""A manufacturing order's consumption corrected after the fact, by hand on both databases:
+the component difference moves at its costs, the product is re-costed as if consumption
+had been right, what already shipped is a documented cost adjustment; and it reverts."""
+
+from __future__ import annotations
+
+from decimal import Decimal as D
+
+from sqlalchemy import select
+
+from shopfloor.registry.registry import Registry
+from shopfloor.store.corrections_tables import CostAdjustment
+from tests.helpers import apply, basic_setup, ledger_matches_balances
+from tests.reliability.test_lots import refused
+from tests.reliability.test_revert import stock
+
+
+def _adjusted(reg: Registry) -> D:
+    with reg.store.reading() as s:
+        return sum(s.scalars(select(CostAdjustment.amount)).all(), D(0))
+
+
+def test_consumption_corrected_recosts_the_product(registry: Registry) -> None:
+    basic_setup(registry)
+    apply(registry, "update_recipe", sku="P1", components=[{"sku": "M1", "quantity": "2"},
+                                                           {"sku": "M2", "quantity": "1"}])
+    apply(registry, "create_stock_adjustment", location="MAIN", reason="opening", lines=[
+        {"sku": "M1", "quantity_delta": "10", "unit_cost": "1.5"},
+        {"sku": "M2", "quantity_delta": "3", "unit_cost": "4"}])
+    mo = apply(registry, "create_manufacturing_order", sku="P1", quantity="2",
+               location="MAIN")["number"]
+    apply(registry, "complete_manufacturing_order", number=mo)
+    assert stock(registry, "P1") == (D(2), D(0), D(7))  # 2 x 1.5 + 4
+    apply(registry, "create_sales_order", customer="Bob", location="MAIN",
+          lines=[{"sku": "P1", "quantity": "1", "unit_price": "20"}])
+    apply(registry, "fulfill_order", number="SO-00001")
+
+    # 5 of M1 were used, not 4: 1 more at 1.5 = 1.5 over 2 made = 0.75 a unit -> 7.75;
+    # the one shipped left 0.75 too cheap, the one here is re-costed
+    done = apply(registry, "correct_manufacturing_order", number=mo,
+                 consumed=[{"sku": "M1", "quantity": "5"}])
+    assert done["completed_quantity"] == "2"
+    assert stock(registry, "M1") == (D(5), D(0), D("1.5"))
+    assert stock(registry, "P1") == (D(1), D(0), D("7.75"))
+    assert _adjusted(registry) == D("0.75")
+    # and no M2 was used at all: 2 back at 4 = -8, -4 a unit -> 3.75 (= 5 x 1.5 / 2)
+    fix = apply(registry, "correct_manufacturing_order", number=mo,
+                consumed=[{"sku": "M2", "quantity": "0"}])
+    assert stock(registry, "M2") == (D(3), D(0), D(4))
+    assert stock(registry, "P1") == (D(1), D(0), D("3.75"))
+    assert _adjusted(registry) == D("-3.25")  # the shipped one left at 7, worth 3.75
+    assert not ledger_matches_balances(registry)
+
+    err = refused(registry, "correct_manufacturing_order", number=mo,
+                  consumed=[{"sku": "M2", "quantity": "0"}])
+    assert (err.code, err.field) == ("validation_error", "consumed[0].quantity")
+    err = refused(registry, "correct_manufacturing_order", number=mo,
+                  consumed=[{"sku": "P1", "quantity": "1"}])
+    assert (err.code, err.field) == ("validation_error", "consumed[0].sku")
+
+    # nothing moved since the last fix: it reverts exactly, its adjustment answered
+    apply(registry, "revert_operation", operation_id=fix["operation_id"])
+    assert stock(registry, "M2") == (D(1), D(0), D(4))
+    assert stock(registry, "P1") == (D(1), D(0), D("7.75"))
+    assert _adjusted(registry) == D("0.75")
+    # the first fix cannot be re-averaged back once P1 has moved since
+    lost = apply(registry, "create_stock_adjustment", location="MAIN", reason="lost",
+                 lines=[{"sku": "P1", "quantity_delta": "-1"}])
+    err = refused(registry, "revert_operation", operation_id=done["operation_id"])
+    assert err.code == "conflict" and "correct it again" in err.message
+    assert lost["number"] in err.message
+    # with that reverted too, it goes: all as before the first fix
+    apply(registry, "revert_operation", operation_id=lost["operation_id"])
+    apply(registry, "revert_operation", operation_id=done["operation_id"])
+    assert stock(registry, "M1") == (D(6), D(0), D("1.5"))
+    assert stock(registry, "P1") == (D(1), D(0), D(7))
+    assert _adjusted(registry) == 0
+    assert not ledger_matches_balances(registry)
