@@ -52,7 +52,9 @@ def spread_demand(reg: Registry) -> None:
 
 
 def plan_seconds(url: str, items: int, orders: int, *, lot_for_lot: bool = False
-                 ) -> tuple[float, dict[str, int], str]:
+                 ) -> tuple[float, float, dict[str, int], str]:
+    """Best of three runs: wall time, and the process's CPU time in that run (steadier
+    when other work shares the cores)."""
     reg = open_registry(Settings(database_url=url))
     made = build(reg, items, orders)
     spread_demand(reg)
@@ -60,19 +62,21 @@ def plan_seconds(url: str, items: int, orders: int, *, lot_for_lot: bool = False
         with reg.store.writing() as s:
             s.execute(update(Item.__table__).values(supply_period_days=0))
             s.commit()
-    best = float("inf")
+    best, cpu = float("inf"), 0.0
     summary = ""
     for _ in range(3):
         started = reg.invoke("run_mrp", {"today": TODAY.isoformat()}, ACTOR)
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         worker_for(reg).run_one(started["job_id"])
-        best = min(best, time.perf_counter() - t0)
+        wall = time.perf_counter() - t0
+        if wall < best:
+            best, cpu = wall, time.process_time() - c0
         job = reg.invoke("get_job", {"job_id": started["job_id"]}, ACTOR)
         assert job["status"] == "succeeded", job["message"]
         plan = job["result"]
         summary = (f"{job['message']}; {len(plan['messages'])} action messages")
     reg.store.dispose()
-    return best, made, summary
+    return best, cpu, made, summary
 
 
 def main() -> None:
@@ -82,11 +86,11 @@ def main() -> None:
         for n, (items, orders) in enumerate(SIZES):
             items, orders = int(items * scale), int(orders * scale)
             url = f"sqlite:///{Path(tmp) / f'mrp{n}.db'}"
-            seconds, made, summary = plan_seconds(url, items, orders)
+            seconds, cpu, made, summary = plan_seconds(url, items, orders)
             results.append(seconds)
             print(f"MRP {made['items']} items, {made['recipe_lines']} recipe lines, "
-                  f"{orders} open orders, demand over {DAYS} days: {seconds:.2f} s  "
-                  f"({summary})", flush=True)
+                  f"{orders} open orders, demand over {DAYS} days: {seconds:.2f} s "
+                  f"(CPU {cpu:.2f} s; {summary})", flush=True)
     growth = results[1] / results[0]
     print(f"baseline: the 10k-item run; growth for 2x the company: {growth:.2f} "
           f"(2.0 = linear; target <= {TARGET_GROWTH})")
@@ -95,9 +99,10 @@ def main() -> None:
           flush=True)
     with tempfile.TemporaryDirectory() as tmp:
         items, orders = (int(x * scale) for x in SIZES[1])
-        seconds, _, summary = plan_seconds(f"sqlite:///{Path(tmp) / 'l4l.db'}", items, orders,
-                                           lot_for_lot=True)
-        print(f"for comparison, every item lot for lot: {seconds:.2f} s  ({summary})")
+        seconds, cpu, _, summary = plan_seconds(f"sqlite:///{Path(tmp) / 'l4l.db'}", items,
+                                                orders, lot_for_lot=True)
+        print(f"for comparison, every item lot for lot: {seconds:.2f} s (CPU {cpu:.2f} s; "
+              f"{summary})")
 
 
 if __name__ == "__main__":
