@@ -43,7 +43,6 @@ if TYPE_CHECKING:
 log = logging.getLogger("shopfloor.registry")
 
 
-
 def utcnow() -> datetime:
     return datetime.now(UTC)
 
@@ -154,9 +153,11 @@ class Registry:
                   operation_id=operation_id, roles=actor.roles)
 
     def _read(self, tool: Tool, req: BaseModel, actor: Actor) -> dict[str, Any]:
+        """A read locks nothing (its session may not even hold a transaction)."""
         with self.store.reading() as session:
-            result = tool.handler(self._op(session, actor), req)
-            return result.model_dump(mode="json")  # type: ignore[no-any-return]
+            op = Op(session, actor.subject, self.clock(), dialect=self.store.dialect,
+                    roles=actor.roles)
+            return tool.handler(op, req).model_dump(mode="json")  # type: ignore[no-any-return]
 
     def _start(self, tool: Tool, req: BaseModel, actor: Actor) -> dict[str, Any]:
         """Queue a job: one short write transaction, committed; the work happens later."""
