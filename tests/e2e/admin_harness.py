@@ -113,7 +113,10 @@ async def shot(page: Page, name: str, *, full: bool = True) -> None:
 
 async def preview(page: Page) -> str:
     """Press Preview; returns the preview's text as the renderer drew it."""
+    before = await page.query_selector("#outcome")
     await page.click("#submit")
+    if before is not None:
+        await before.wait_for_element_state("hidden")  # swapped for the answer
     await page.wait_for_selector("#preview #summary-text, #outcome-error")
     if await page.locator("#outcome-error").count():
         raise AssertionError(await page.inner_text("#outcome-error"))
@@ -121,7 +124,10 @@ async def preview(page: Page) -> str:
 
 
 async def confirm(page: Page) -> str:
-    await page.click("#confirm")
+    button = await page.wait_for_selector("#confirm")
+    assert button is not None
+    await button.click()
+    await button.wait_for_element_state("hidden")  # the answer replaced the preview
     await page.wait_for_selector("#applied, #outcome-error, #stale-notice")
     if not await page.locator("#applied").count():
         raise AssertionError(await page.inner_text("#outcome"))

@@ -99,11 +99,24 @@ def test_an_edited_form_cannot_apply_its_old_preview_and_a_revoked_session_ends(
             page = await ctx.new_page()
             await ah.sign_in(page, url, "ann", PASSWORD)
             await page.goto(url + "/tools/create_purchase_order?supplier=Acme&location=MAIN")
-            # 2. Edited after the preview: its Confirm is withdrawn at once.
+            # By keyboard: the first Tab reaches "Skip to content"; Enter in a field
+            # previews; Tab from the preview reaches Confirm.
+            await page.keyboard.press("Tab")
+            assert await page.evaluate("document.activeElement.className") == "skip"
             await page.fill("input[name='lines.0.sku']", "M2")
             await page.fill("input[name='lines.0.quantity']", "10")
-            shown = await ah.preview(page)
+            await page.focus("input[name='lines.0.quantity']")
+            await page.keyboard.press("Enter")
+            await page.wait_for_selector("#preview #summary-text")
+            shown = await page.inner_text("#preview")
             assert "Item M2" in shown
+            for _ in range(10):
+                if await page.evaluate("document.activeElement.id") == "confirm":
+                    break
+                await page.keyboard.press("Tab")
+            assert await page.evaluate("document.activeElement.id") == "confirm"
+
+            # 2. Edited after the preview: its Confirm is withdrawn at once.
             await page.fill("input[name='lines.0.quantity']", "500")
             assert await page.locator("#confirm").count() == 0
             assert await page.locator("#stale-hint").is_visible()

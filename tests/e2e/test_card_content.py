@@ -77,7 +77,7 @@ def test_card_fields_and_stale_then_confirm(served: tuple[str, str, Registry]) -
             lines = frame.locator("#lines")
             await frame.locator("#lines td:has-text('Oak board 40 mm')").wait_for()
             table = await lines.inner_text()
-            for text in ("OAK-40", "Oak board 40 mm", "30", "€60.50", "€1,815.00", "M1",
+            for text in ("OAK-40", "Oak board 40 mm", "30 m", "€60.50", "€1,815.00", "M1",
                          "Item M1", "2.5", "€10.00"):
                 assert text in table, (text, table)
             assert await frame.locator("details").count() == 0

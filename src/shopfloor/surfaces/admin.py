@@ -288,8 +288,8 @@ class Admin:
             return Response(status_code=204, headers={"HX-Location": target})
         return RedirectResponse(target, status_code=303)
 
-    async def names(self, actor: Actor, payload: dict[str, Any]) -> dict[str, str]:
-        """Item names for the SKUs a preview names (its document has SKUs only)."""
+    async def names(self, actor: Actor, payload: dict[str, Any]) -> dict[str, dict[str, str]]:
+        """Item names and units for the SKUs a preview names (its document has SKUs only)."""
         doc = payload.get("document") or {}
         skus: list[str] = []
         for key in ("sku", "product"):
@@ -298,12 +298,19 @@ class Admin:
         for row in doc.get("lines") or []:
             if isinstance(row, dict) and isinstance(row.get("sku"), str):
                 skus.append(row["sku"])
-        out: dict[str, str] = {}
+        for change in payload.get("changes") or []:
+            key = str(change.get("key") or "")
+            if change.get("entity") == "stock" and "@" in key:
+                skus.append(key.rsplit("@", 1)[0])
+        names: dict[str, str] = {}
+        units: dict[str, str] = {}
         for sku in list(dict.fromkeys(skus))[:50]:
             item = await self.read(actor, "get_item", {"sku": sku})
             if item.get("name"):
-                out[sku] = str(item["name"])
-        return out
+                names[sku] = str(item["name"])
+            if item.get("uom"):
+                units[sku] = str(item["uom"])
+        return {"names": names, "units": units}
 
 
 def record_links(tool: str, result: dict[str, Any]) -> list[tuple[str, str]]:

@@ -85,7 +85,8 @@ const ShopfloorRender = (() => {
     if (key === "status" || key === "action" || key === "kind") return words(s);
     if (MONEY.has(key) || /_price$|_cost$/.test(key)) return money(s);
     if (!TEXT.has(key) && NUMBER.test(s)) {
-      const unit = /quantity|on_hand|available|committed|^change$/.test(key) && row && row.uom;
+      const unit = /quantity|on_hand|available|committed|^change$/.test(key) && row &&
+        (row.uom || row._uom);
       return num(s) + (unit ? " " + unit : "");
     }
     if (DATE.test(s) || DATETIME.test(s)) return when(s, zone);
@@ -127,14 +128,15 @@ const ShopfloorRender = (() => {
   function columns(rows) {
     const cols = [];
     for (const r of rows) for (const k of Object.keys(r)) {
-      if (!cols.includes(k) && k !== "id" && !(Array.isArray(r[k]) && r[k].length && typeof r[k][0] === "object")) cols.push(k);
+      if (!cols.includes(k) && k !== "id" && !k.startsWith("_") && !(Array.isArray(r[k]) && r[k].length && typeof r[k][0] === "object")) cols.push(k);
     }
     return cols;
   }
   // A document's line rows with the item's name next to its SKU and a line total.
-  function lineRows(lines, names) {
+  function lineRows(lines, names, units) {
     return lines.map((l) => {
       const row = {};
+      if (l.sku && units && units[l.sku]) row._uom = units[l.sku];
       for (const [k, v] of Object.entries(l)) {
         row[k] = v;
         if (k === "sku" && !("name" in l)) row.name = names[v] || null;
@@ -196,14 +198,14 @@ const ShopfloorRender = (() => {
       root.appendChild(dl);
     }
     if (Array.isArray(doc.lines) && doc.lines.length) {
-      const rows = lineRows(doc.lines, names);
+      const rows = lineRows(doc.lines, names, o.units);
       const cols = dropEmpty(rows, columns(rows), tool);
       root.appendChild(table(rows, cols, tool, { id: "lines", caption: "Lines" }));
     }
     for (const [k, v] of Object.entries(doc)) {
       if (k === "lines" || k === "rows" || k === "recipes" || !Array.isArray(v) || !v.length) continue;
       if (typeof v[0] === "object") {
-        const rows = lineRows(v, names);
+        const rows = lineRows(v, names, o.units);
         root.appendChild(table(rows, dropEmpty(rows, columns(rows), tool), tool, { caption: label(k, tool) }));
       } else {
         const div = el("p", label(k, tool) + ": " + v.map((x) => display(k, x, doc, tool)).join(", "));

@@ -24,7 +24,8 @@
     if (!target || target.dataset.drawn) return;
     const d = JSON.parse(target.dataset.preview);
     target.dataset.drawn = "1";
-    ShopfloorRender.preview(target, d.payload, { names: d.names, currency: d.currency || currency, zone });
+    ShopfloorRender.preview(target, d.payload, { names: d.names, units: d.units,
+      currency: d.currency || currency, zone });
   }
   function settle(scope) {
     ShopfloorRender.localize(scope, zone);
