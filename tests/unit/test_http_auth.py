@@ -121,3 +121,35 @@ def test_account_changes_end_sessions_and_minted_tokens_still_work(
     assert out.json() == {"signed_out": False}
     assert _tools(url, minted).status_code == 200
     assert accounts.list()[0]["username"] == "lena"
+
+
+def test_an_identity_provider_token_works_on_the_api_and_signs_in_to_the_admin(
+        registry: Registry, db_url: str) -> None:
+    """JWKS_URL: an RS256 token from an external identity provider (here a JWKS served
+    locally) is accepted by the API and by the admin's token sign-in."""
+    import json
+
+    import jwt
+    from cryptography.hazmat.primitives.asymmetric import rsa
+    from starlette.applications import Starlette
+    from starlette.responses import JSONResponse
+    from starlette.routing import Route
+
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    public = json.loads(jwt.algorithms.RSAAlgorithm.to_jwk(key.public_key()))
+    public.update({"kid": "idp-1", "use": "sig", "alg": "RS256"})
+
+    async def jwks(_: object) -> JSONResponse:
+        return JSONResponse({"keys": [public]})
+
+    with serving(Starlette(routes=[Route("/jwks.json", jwks)])) as idp:
+        settings = Settings(database_url=db_url, jwks_url=f"{idp}/jwks.json")
+        token = jwt.encode({"sub": "sso-sam", "roles": ["operator"], "exp": 4102444800},
+                           key, algorithm="RS256", headers={"kid": "idp-1"})
+        with serving(build_app(registry, settings, run_worker=False)) as url:
+            assert _tools(url, token).status_code == 200
+            with httpx.Client(base_url=url) as browser:
+                signed = browser.post("/sign-in", data={"access_token": token, "next": "/log"})
+                assert signed.status_code == 303 and signed.headers["location"] == "/log"
+                page = browser.get("/log")
+                assert page.status_code == 200 and "sso-sam" in page.text
