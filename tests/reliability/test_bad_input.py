@@ -29,8 +29,19 @@ def _world(reg: Registry) -> dict[str, str]:
     apply(reg, "create_stock_adjustment", location="MAIN", reason="seed", lines=[
         {"sku": "T1", "quantity_delta": "4", "unit_cost": "1", "lots": [{"lot": "L1"}]}])
     job = reg.invoke("run_mrp", {}, ADMIN)
+    # done documents for corrections, returns and reverts (stock of M1 nets to 10 again)
+    po2 = apply(reg, "create_purchase_order", supplier="Acme", location="MAIN",
+                lines=[{"sku": "M1", "quantity": "3", "unit_price": "2"}])["number"]
+    apply(reg, "receive_purchase_order", number=po2)
+    so2 = apply(reg, "create_sales_order", customer="Bob", location="MAIN",
+                lines=[{"sku": "M1", "quantity": "1", "unit_price": "3"}])["number"]
+    got = apply(reg, "fulfill_order", number=so2)
+    mo2 = apply(reg, "create_manufacturing_order", sku="P1", quantity="1",
+                location="MAIN")["number"]
+    apply(reg, "complete_manufacturing_order", number=mo2)
     return {"po": po["number"], "so": so["number"], "mo": mo["number"],
-            "adj": adj["movements"][-1]["document_number"], "job": job["job_id"]}
+            "adj": adj["movements"][-1]["document_number"], "job": job["job_id"],
+            "po2": po2, "so2": so2, "mo2": mo2, "got": got["operation_id"]}
 
 
 # tool -> (valid arguments, [(broken arguments, field, code)]); {po} etc. are filled in.
@@ -205,6 +216,52 @@ CASES: dict[str, tuple[dict[str, Any], list[tuple[dict[str, Any], str, str]]]] =
     "release_lot": ({"sku": "T1", "lot": "L1"}, [
         ({"sku": "T1"}, "lot", "validation_error"),
         ({"sku": "T1", "lot": "NOPE"}, "lot", "not_found"),
+    ]),
+    "close_purchase_order": ({"number": "{po}"}, [
+        ({}, "number", "validation_error"),
+        ({"number": "{po2}"}, "number", "conflict"),
+        ({"number": "PO-99999"}, "number", "not_found"),
+    ]),
+    "close_sales_order": ({"number": "{so}"}, [
+        ({"number": "SO-99999"}, "number", "not_found"),
+        ({"number": "{so2}"}, "number", "conflict"),
+    ]),
+    "revert_operation": ({"operation_id": "{got}"}, [
+        ({}, "operation_id", "validation_error"),
+        ({"operation_id": "no-such-op"}, "operation_id", "not_found"),
+    ]),
+    "correct_purchase_receipt": ({"number": "{po2}", "sku": "M1", "unit_price": "3"}, [
+        ({"number": "{po2}", "sku": "M1"}, "quantity", "validation_error"),
+        ({"number": "{po2}", "sku": "M1", "quantity": "9"}, "quantity", "validation_error"),
+        ({"number": "{po2}", "sku": "M2", "quantity": "1"}, "sku", "validation_error"),
+        ({"number": "{po2}", "sku": "M1", "lot": "L9"}, "lot", "validation_error"),
+        ({"number": "{po}", "sku": "M1", "quantity": "1"}, "sku", "conflict"),
+    ]),
+    "correct_shipment": ({"number": "{so2}", "sku": "M1", "quantity": "0"}, [
+        ({"number": "{so2}", "sku": "M1", "quantity": "5"}, "quantity", "validation_error"),
+        ({"number": "{so2}", "sku": "M1", "quantity": "1"}, "quantity", "validation_error"),
+        ({"number": "{so2}", "sku": "M1", "quantity": "-1"}, "quantity", "validation_error"),
+    ]),
+    "correct_manufacturing_order": ({"number": "{mo2}", "completed_quantity": "0"}, [
+        ({"number": "{mo2}"}, "completed_quantity", "validation_error"),
+        ({"number": "{mo2}", "completed_quantity": "2"}, "completed_quantity",
+         "validation_error"),
+        ({"number": "{mo2}", "consumed": [{"sku": "NOPE", "quantity": "1"}]},
+         "consumed[0].sku", "not_found"),
+        ({"number": "{mo}", "consumed": [{"sku": "M1", "quantity": "1"}]}, "consumed",
+         "conflict"),
+    ]),
+    "create_customer_return": ({"number": "{so2}", "reason": "damaged", "lines": LINE}, [
+        ({"number": "{so2}", "lines": LINE}, "reason", "validation_error"),
+        ({"number": "{so2}", "reason": "x", "lines": [{"sku": "M1", "quantity": "2"}]},
+         "lines[0].quantity", "validation_error"),
+        ({"number": "{so2}", "reason": "x", "lines": [{"sku": "M2", "quantity": "1"}]},
+         "lines[0].sku", "validation_error"),
+    ]),
+    "create_supplier_return": ({"number": "{po2}", "reason": "wrong", "lines": LINE}, [
+        ({"number": "{po2}", "reason": "x", "lines": [{"sku": "M1", "quantity": "4"}]},
+         "lines[0].quantity", "validation_error"),
+        ({"number": "PO-99999", "reason": "x", "lines": LINE}, "number", "not_found"),
     ]),
     "apply_mrp_plan": ({"job_id": "{job}"}, [
         ({}, "job_id", "validation_error"),

@@ -128,8 +128,8 @@ def correct_purchase_receipt(op: Op, number: str, sku: str, quantity: Decimal | 
     batch, relot = _target(op, line.item, held, lot, number, True, delta)
     if (new_qty, new_price, relot) == (line.received_quantity, line.unit_price, False):
         raise ValidationFailed("nothing to correct: give a different quantity, unit_price "
-                               "or lot", field="quantity" if quantity is not None
-                               else "unit_price" if unit_price is not None else "lot")
+                               "or lot", field="unit_price" if unit_price is not None
+                               else "lot" if lot is not None else "quantity")
     if relot and batch is not None:
         _relot(op, line.item, po.location, "purchase_order", number, held, batch, True)
     if new_price != line.unit_price:

@@ -43,6 +43,8 @@ def correct(op: Op, number: str, completed: Decimal | None, used: Sequence[Used]
     mo = lookup.manufacturing_order(op, number, lock=True)
     if mo.status == "cancelled":
         raise Conflict(f"manufacturing order {number} is cancelled", field="number")
+    if completed is None and not used:
+        raise ValidationFailed("give completed_quantity or consumed", field="completed_quantity")
     if completed is not None:
         _completed(op, mo, completed)
     if used:

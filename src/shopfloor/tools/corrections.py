@@ -4,9 +4,7 @@ reversing and new ledger rows in one transaction."""
 
 from __future__ import annotations
 
-from typing import Self
-
-from pydantic import Field, model_validator
+from pydantic import Field
 
 from shopfloor.domain import closing, corrections, mo_corrections, reverts
 from shopfloor.domain.context import Op
@@ -28,7 +26,7 @@ tools = Toolset()
 
 
 class CloseOrder(NumberOrId, WriteRequest):
-    reason: Text | None = Field(None, description="kept in the order's notes")
+    reason: Text | None = None
 
 
 def _dropped(op: Op) -> int:
@@ -38,7 +36,7 @@ def _dropped(op: Op) -> int:
 @tools.write("close_purchase_order", title="Close purchase order short", response=OrderOut,
              role=Role.admin,
              description="Close a partly received purchase order with what it has: the rest "
-                         "is no longer on order (MRP and low stock stop counting it).")
+                         "is no longer on order, for MRP too.")
 def close_purchase_order(op: Op, req: CloseOrder) -> Done[OrderOut]:
     number = number_of(op, PurchaseOrder, req, "purchase order")
     po = closing.close_purchase_order(op, number, req.reason)
@@ -75,12 +73,12 @@ class RevertOut(Out):
 
 
 class RevertOperation(WriteRequest):
-    operation_id: Key = Field(description="an applied operation, from get_operation_log")
+    operation_id: Key = Field(description="from get_operation_log")
 
 
 @tools.write("revert_operation", title="Revert operation", response=RevertOut, role=Role.admin,
-             description="Undo an applied write by reversing its ledger rows and restoring its "
-                         "documents; refused, listing each blocker, if anything depends on it.")
+             description="Undo an applied write: reversing ledger rows, documents restored; "
+                         "refused, listing each blocker, if anything depends on it.")
 def revert_operation(op: Op, req: RevertOperation) -> Done[RevertOut]:
     o = reverts.revert(op, req.operation_id)
     n = len(o.rows)
@@ -94,20 +92,14 @@ class CorrectReceipt(NumberOrId, WriteRequest):
     sku: Key
     quantity: NonNegative | None = Field(None, description="the right received quantity")
     unit_price: Money | None = Field(None, description="the right unit price")
-    lot: Key | None = Field(None, description="the lot it is in")
+    lot: Key | None = None
 
-    @model_validator(mode="after")
-    def _something(self) -> Self:
-        if self.quantity is None and self.unit_price is None and self.lot is None:
-            raise ValueError("give quantity, unit_price or lot")
-        return self
 
 
 @tools.write("correct_purchase_receipt", title="Correct purchase receipt", response=OrderOut,
              role=Role.admin,
-             description="Fix a received quantity, price or lot: reversing and new ledger "
-                         "rows, stock re-costed as if right; stock gone at the old cost is a "
-                         "cost adjustment.")
+             description="Fix a received quantity, price or lot; stock re-costed as if "
+                         "right, what left at the old cost is a cost adjustment.")
 def correct_purchase_receipt(op: Op, req: CorrectReceipt) -> Done[OrderOut]:
     number = number_of(op, PurchaseOrder, req, "purchase order")
     po = corrections.correct_purchase_receipt(op, number, req.sku, req.quantity,
@@ -120,19 +112,14 @@ def correct_purchase_receipt(op: Op, req: CorrectReceipt) -> Done[OrderOut]:
 class CorrectShipment(NumberOrId, WriteRequest):
     sku: Key
     quantity: NonNegative | None = Field(None, description="the right shipped quantity")
-    lot: Key | None = Field(None, description="the lot it left from")
+    lot: Key | None = None
 
-    @model_validator(mode="after")
-    def _something(self) -> Self:
-        if self.quantity is None and self.lot is None:
-            raise ValueError("give quantity or lot")
-        return self
 
 
 @tools.write("correct_shipment", title="Correct shipment", response=OrderOut,
              role=Role.admin,
-             description="Fix a shipped quantity or lot: the difference ships, or comes back "
-                         "at the cost it left with; committed stock follows.")
+             description="Fix a shipped quantity or lot; what comes back returns at the cost "
+                         "it left with.")
 def correct_shipment(op: Op, req: CorrectShipment) -> Done[OrderOut]:
     number = number_of(op, SalesOrder, req, "sales order")
     so = corrections.correct_shipment(op, number, req.sku, req.quantity, req.lot)
@@ -149,20 +136,14 @@ class UsedIn(Request):
 
 class CorrectManufacturing(NumberOrId, WriteRequest):
     completed_quantity: NonNegative | None = Field(None, description="the right quantity made")
-    consumed: list[UsedIn] | None = Field(None, min_length=1, max_length=200,
-                                          description="right total used per component")
+    consumed: list[UsedIn] | None = Field(None, min_length=1, max_length=200)
 
-    @model_validator(mode="after")
-    def _something(self) -> Self:
-        if self.completed_quantity is None and not self.consumed:
-            raise ValueError("give completed_quantity or consumed")
-        return self
 
 
 @tools.write("correct_manufacturing_order", title="Correct manufacturing order",
              response=ManufacturingOrderOut, role=Role.admin,
-             description="Fix the quantity made or consumed: the difference moves at the "
-                         "original costs; the product is re-costed as if consumption was right.")
+             description="Fix the quantity made, or used per component (re-costs the "
+                         "product).")
 def correct_manufacturing_order(op: Op, req: CorrectManufacturing
                                 ) -> Done[ManufacturingOrderOut]:
     number = number_of(op, ManufacturingOrder, req, "manufacturing order")
