@@ -198,8 +198,8 @@ def test_hostile_names_are_text_in_every_view(served: tuple[str, Registry, Setti
     apply(reg, "create_customer", name=HOSTILE + " Ltd")
     po = apply(reg, "create_purchase_order", supplier=HOSTILE, location="MAIN",
                notes=HOSTILE, lines=[{"sku": "EVIL-1", "quantity": "2"}])
-    apply(reg, "create_sales_order", customer=HOSTILE + " Ltd", location="MAIN",
-          lines=[{"sku": "M1", "quantity": "1"}])
+    so = apply(reg, "create_sales_order", customer=HOSTILE + " Ltd", location="MAIN",
+               lines=[{"sku": "M1", "quantity": "1"}])
     apply(reg, "create_stock_adjustment", location="MAIN", reason=HOSTILE,
           lines=[{"sku": "EVIL-1", "quantity_delta": "1", "unit_cost": "1"}])
     op = reg.invoke("get_operation_log", {"limit": 1}, ADMIN)["entries"][0]["operation_id"]
@@ -208,7 +208,8 @@ def test_hostile_names_are_text_in_every_view(served: tuple[str, Registry, Setti
     views = ["/", "/items", "/items?query=EVIL", "/items/EVIL-1", "/purchase-orders",
              f"/purchase-orders/{po['number']}", "/sales-orders", "/log", f"/log/{op}",
              "/tools/create_purchase_order", "/tools/list_suppliers?run=1",
-             "/tools/get_operation_log?run=1"]
+             "/tools/get_operation_log?run=1", "/sales-orders/" + so["number"], "/jobs",
+             "/mrp", "/tools", "/tools/create_stock_adjustment?reason=" + HOSTILE]
 
     async def run() -> None:
         async with harness.browser() as browser, ah.admin_context(browser, url) as (ctx, watch):
