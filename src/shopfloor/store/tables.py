@@ -148,6 +148,9 @@ class Batch(Versioned, Base):
     item_id: Mapped[int] = mapped_column(ForeignKey("items.id"))
     lot_number: Mapped[str] = mapped_column(String(64))
     expiry: Mapped[date | None] = mapped_column(Date)
+    held: Mapped[bool] = mapped_column(Boolean, default=False)
+    hold_reason: Mapped[str | None] = mapped_column(String(500))
+    created_at: Mapped[datetime | None]
 
 
 class Balance(Versioned, Base):
@@ -174,11 +177,11 @@ class StockMovement(Base):
         Index("ix_movements_item_location_id", "item_id", "location_id", "id"),
         Index("ix_movements_item_id", "item_id", "id"),
         Index("ix_movements_created", "created_at"),
+        Index("ix_movements_batch", "batch_id", "id"),
+        Index("ix_movements_document", "document_number", "document_type"),
     )
     id: Mapped[int] = mapped_column(primary_key=True)
     item_id: Mapped[int] = mapped_column(ForeignKey("items.id"))
-        Index("ix_movements_batch", "batch_id", "id"),
-        Index("ix_movements_document", "document_number", "document_type"),
     location_id: Mapped[int] = mapped_column(ForeignKey("locations.id"))
     batch_id: Mapped[int | None] = mapped_column(ForeignKey("batches.id"))
     quantity: Mapped[Decimal]
