@@ -219,7 +219,7 @@ def create_transfer(op: Op, from_code: str, to_code: str,
     target = resolve.location(op, to_code, fld="to_location")
     if source.id == target.id:
         raise ValidationFailed("from_location and to_location are the same", field="to_location")
-    items = resolve.items(op, [(sku, f"lines[{i}].sku") for i, (sku, _) in enumerate(lines)])
+    items = resolve.items(op, [(ln.sku, f"lines[{i}].sku") for i, ln in enumerate(lines)])
     number = claim_number(op, StockTransfer, None, "TR")
     tr_id = op.session.connection().execute(_NEW_TRANSFER, {
         "number": number, "from_location_id": source.id, "to_location_id": target.id,

@@ -85,11 +85,11 @@ def create_manufacturing_order(op: Op, req: CreateManufacturingOrder
 
 class ConsumedIn(Lots):
     sku: Key
-    quantity: NonNegative = Field(description="actually used; 0: not used")
+    quantity: NonNegative
 
     def spec(self) -> completion.Consumed:
         return completion.Consumed(self.sku, self.quantity, self.lot_specs(),
-                                   self.serial_list(), self.allow_expired)
+                                   self.serial_list())
 
 
 class CompleteManufacturingOrder(NumberOrId, WriteRequest):
