@@ -266,3 +266,29 @@ def test_cancel_and_rebuild_jobs(registry: Registry) -> None:
     assert len(job["result"]["corrections"]) == 3
     assert not ledger_matches_balances(registry)
     assert D(registry.invoke("get_stock", {"sku": "P"}, ADMIN)["balances"][0]["committed"]) == 12
+
+
+def test_purchase_lines_keep_their_own_dates(registry: Registry) -> None:
+    """A line's own date wins over its order's; a line without one follows the order,
+    when the order's date moves too; MRP and the projected record read the line's."""
+    base(registry)
+    for sku in ("A", "B"):
+        apply(registry, "create_item", sku=sku, name=sku, default_supplier="Acme")
+    po = apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
+               expected_date=day(20), lines=[{"sku": "A", "quantity": "5",
+                                              "expected_date": day(4)},
+                                             {"sku": "B", "quantity": "5"}])
+    assert [(ln["sku"], ln["expected_date"]) for ln in po["lines"]] == \
+        [("A", day(4)), ("B", day(20))]
+    apply(registry, "modify_purchase_order", number=po["number"], expected_date=day(25))
+
+    def dates(sku: str) -> list[str]:
+        rec = registry.invoke("get_projected_stock", {"sku": sku, "today": TODAY.isoformat()},
+                              ADMIN)
+        return [r["date"] for r in rec["rows"]]
+
+    assert (dates("A"), dates("B")) == ([day(4)], [day(25)])
+    sell(registry, "A", "5", 30)
+    got = {(m["sku"], m["action"]): m for m in plan_of(registry)["messages"]}
+    assert set(got) == {("A", "defer"), ("B", "cancel")}    # nothing needs B
+    assert (got["A", "defer"]["expected"], got["A", "defer"]["move_to"]) == (day(4), day(30))
