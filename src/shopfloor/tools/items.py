@@ -85,10 +85,9 @@ class ItemFields(WriteRequest):
     purchase_price: Money | None = None
     sales_price: Money | None = None
     reorder_point: NonNegative | None = None
-    reorder_quantity: NonNegative | None = Field(None, description="minimum order quantity")
-    order_multiple: Quantity | None = Field(None, description="order in whole packs of this")
-    supply_period_days: int | None = Field(
-        None, ge=0, le=365, description="one planned order covers the needs of this many days")
+    reorder_quantity: NonNegative | None = None
+    order_multiple: Quantity | None = Field(None, description="pack size")
+    supply_period_days: int | None = Field(None, ge=0, le=365)
     lead_time_days: int | None = Field(None, ge=0, le=3650)
     default_supplier: Name | None = Field(None, description="supplier name")
     batch_tracked: bool | None = None

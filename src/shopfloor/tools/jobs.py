@@ -150,9 +150,7 @@ def _one_line_per_item(lines: list[dict[str, Any]]) -> list[list[dict[str, Any]]
 
 
 @tools.write("apply_mrp_plan", title="Apply MRP plan", response=PlanApplied,
-             description="Create the orders an MRP run suggested, all in one transaction: "
-                         "each keeps the needs it was planned for, and each purchase line "
-                         "the date it is needed.")
+             description="Create the orders an MRP run suggested, all in one transaction.")
 def apply_mrp_plan(op: Op, req: ApplyMrpPlan) -> Done[PlanApplied]:
     job = _job(op, req.job_id, lock=True)
     if job.kind != MRP_KIND or job.status != "succeeded" or not job.result:

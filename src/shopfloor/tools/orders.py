@@ -19,7 +19,7 @@ from shopfloor.tools.fields import Key, Limit, Money, Name, Page, Quantity, RowC
 from shopfloor.tools.lot_fields import TrackedLine
 from shopfloor.tools.planning import pegs_out
 from shopfloor.tools.refs import NumberOrId, number_of
-from shopfloor.tools.views import OrderOut, purchase_order_out, sales_order_out
+from shopfloor.tools.views import OrderDetailOut, OrderOut, purchase_order_out, sales_order_out
 
 tools = Toolset()
 D = TypeVar("D", PurchaseOrder, SalesOrder)
@@ -108,12 +108,12 @@ def list_purchase_orders(op: Op, req: ListPurchaseOrders) -> OrderPage:
     return _page(list(op.session.scalars(stmt).unique()), req.limit, purchase_order_out)
 
 
-@tools.read("get_purchase_order", title="Get purchase order", response=OrderOut,
+@tools.read("get_purchase_order", title="Get purchase order", response=OrderDetailOut,
             description="One purchase order by number or id, with its lines and "
                         "received quantities.")
-def get_purchase_order(op: Op, req: ByNumber) -> OrderOut:
+def get_purchase_order(op: Op, req: ByNumber) -> OrderDetailOut:
     po = lookup.purchase_order(op, _po(op, req))
-    return purchase_order_out(po).model_copy(update={"pegs": pegs_out(op, po=po.id)})
+    return OrderDetailOut(**dict(purchase_order_out(po)), pegs=pegs_out(op, po=po.id))
 
 
 class CreatePurchaseOrder(WriteRequest):

@@ -24,24 +24,21 @@ def pegs_out(op: Op, *, po: int | None = None, mo: int | None = None) -> list[Pe
 
 
 class ProjectedQuery(SkuOrId, Request):
-    location: Key | None = Field(None, description="one location (default: all as one pool)")
-    until: date | None = Field(None, description="last date to show (default: every event)")
-    include_planned: bool = Field(False, description="add the last MRP plan's planned "
-                                  "orders (if it was not applied)")
-    today: date | None = Field(None, description="as of this date (default: today)")
+    location: Key | None = None
+    until: date | None = None
+    include_planned: bool = Field(False, description="the last unapplied MRP plan's orders")
+    today: date | None = None
 
 
 class ProjectedRow(Out):
     date: date
-    kind: str = Field(description="purchase_order, manufacturing_order, sales_order, "
-                                  "planned_order")
+    kind: str
     document: str | None
     incoming: Amount
     outgoing: Amount
-    balance: Amount = Field(description="projected on hand after this row")
-    document_date: Day | None = Field(None, description="the document's own date when "
-                                       "it is past (counted today)")
-    for_sku: str | None = Field(None, description="component demand: the item being made")
+    balance: Amount
+    document_date: Day | None = Field(None, description="its own date, if past")
+    for_sku: str | None = None
 
 
 class ProjectedOut(Out):
@@ -53,15 +50,14 @@ class ProjectedOut(Out):
     lead_time_days: int
     rows: list[ProjectedRow]
     end_balance: Amount
-    first_short: date | None = Field(description="first day the balance goes below zero")
-    below_safety: date | None = Field(description="first day it goes below safety stock")
-    plan_job: str | None = Field(None, description="the MRP job whose planned orders are in")
+    first_short: date | None
+    below_safety: date | None
+    plan_job: str | None = None
 
 
 @tools.read("get_projected_stock", title="Projected stock",
-            description="An item's time-phased record: stock on hand, then every open "
-                        "order's dated supply and demand with the projected balance after "
-                        "each (and, if asked, the last MRP plan's planned orders).",
+            description="An item's time-phased record: on hand, then each open order's "
+                        "dated supply and demand, with the balance after each.",
             response=ProjectedOut)
 def get_projected_stock(op: Op, req: ProjectedQuery) -> ProjectedOut:
     today = req.today or op.now.date()

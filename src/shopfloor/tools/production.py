@@ -19,7 +19,11 @@ from shopfloor.tools.fields import Key, Limit, NonNegative, Page, Quantity, RowC
 from shopfloor.tools.lot_fields import Lots
 from shopfloor.tools.planning import pegs_out
 from shopfloor.tools.refs import NumberOrId, number_of
-from shopfloor.tools.views import ManufacturingOrderOut, manufacturing_order_out
+from shopfloor.tools.views import (
+    ManufacturingOrderDetailOut,
+    ManufacturingOrderOut,
+    manufacturing_order_out,
+)
 
 tools = Toolset()
 
@@ -57,11 +61,12 @@ def _mo(op: Op, req: NumberOrId) -> str:
 
 
 @tools.read("get_manufacturing_order", title="Get manufacturing order",
-            response=ManufacturingOrderOut,
+            response=ManufacturingOrderDetailOut,
             description="One manufacturing order by number or id, with its components per unit.")
-def get_manufacturing_order(op: Op, req: ByNumber) -> ManufacturingOrderOut:
+def get_manufacturing_order(op: Op, req: ByNumber) -> ManufacturingOrderDetailOut:
     mo = lookup.manufacturing_order(op, _mo(op, req))
-    return manufacturing_order_out(mo).model_copy(update={"pegs": pegs_out(op, mo=mo.id)})
+    return ManufacturingOrderDetailOut(**dict(manufacturing_order_out(mo)),
+                                       pegs=pegs_out(op, mo=mo.id))
 
 
 class CreateManufacturingOrder(WriteRequest):

@@ -154,8 +154,7 @@ def list_stock_movements(op: Op, req: MovementQuery) -> MovementPage:
 class AvailabilityQuery(SkuOrId, Request):
     quantity: Quantity
     location: Key | None = None
-    date: Day | None = Field(None, description="by this date, counting open orders and "
-                             "later promises (default: now, from stock)")
+    date: Day | None = Field(None, description="by then, counting open orders")
 
 
 class ShortageOut(Out):
@@ -163,8 +162,8 @@ class ShortageOut(Out):
     required: Amount
     available: Amount
     short: Amount
-    date: Day | None = Field(None, description="when it is needed (with `date`)")
-    earliest: Day | None = Field(None, description="when it can be had (with `date`)")
+    date: Day | None = None
+    earliest: Day | None = None
 
 
 class AvailabilityOut(Out):
@@ -174,8 +173,7 @@ class AvailabilityOut(Out):
     can_ship: bool
     can_build: bool | None = Field(description="null when the item has no recipe")
     shortages: list[ShortageOut]
-    earliest_date: Day | None = Field(None, description="with `date`: the first day it "
-                                      "can ship, from stock, open orders or a new order")
+    earliest_date: Day | None = None
 
 
 @tools.read("check_availability", title="Check availability", response=AvailabilityOut,

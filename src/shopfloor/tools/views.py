@@ -93,8 +93,7 @@ class LineOut(Out):
     quantity: Amount
     unit_price: Amount
     done_quantity: Amount = Field(description="received or fulfilled so far")
-    expected_date: date | None = Field(None, description="a purchase line's own date, "
-                                       "else its order's")
+    expected_date: date | None = None  # a purchase line's own date, else its order's
     returned_quantity: Amount = Field(description="sent back to the supplier or returned "
                                                   "by the customer")
 
@@ -104,8 +103,7 @@ class PegOut(Out):
     stock, with its date and the quantity of this order that goes to it."""
 
     sku: str
-    need: str = Field(description="sales_order, manufacturing_order, planned_order or "
-                                  "safety_stock")
+    need: str  # sales_order, manufacturing_order, planned_order (not created) or safety_stock
     document: str | None
     date: date
     quantity: Amount
@@ -121,8 +119,10 @@ class OrderOut(Out):
     created_at: datetime
     total: Amount
     lines: list[LineOut]
-    pegs: list[PegOut] = Field(default_factory=list, description="the needs an order MRP "
-                               "planned was placed for (get_purchase_order)")
+
+
+class OrderDetailOut(OrderOut):
+    pegs: list[PegOut] = Field(description="the needs MRP placed it for")
 
 
 class ManufacturingOrderOut(Out):
@@ -136,8 +136,10 @@ class ManufacturingOrderOut(Out):
     due_date: date | None
     created_at: datetime
     components: list[ComponentOut]
-    pegs: list[PegOut] = Field(default_factory=list, description="the needs an order MRP "
-                               "planned was made for (get_manufacturing_order)")
+
+
+class ManufacturingOrderDetailOut(ManufacturingOrderOut):
+    pegs: list[PegOut] = Field(description="the needs MRP made it for")
 
 
 class MovementOut(Out):
