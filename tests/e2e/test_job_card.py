@@ -151,7 +151,7 @@ def test_job_card_end_to_end(served: tuple[str, str, Registry]) -> None:
             cells = await row.locator("td").all_inner_texts()
             assert cells[1:4] == [rush["quantity"], rush["start_date"], rush["due_date"]
                                   + (" late" if rush.get("late") else "")], cells
-            assert rush["covers"][0]["document"] in cells[4] and "." not in cells[1]
+            assert rush["covers"][0][1] in cells[4] and "." not in cells[1]  # [kind, document, ..]
             assert await row.locator("td.date").first.evaluate(
                 "td => getComputedStyle(td).whiteSpace") == "nowrap"
             assert await frame.locator("#mos").evaluate(

@@ -45,10 +45,10 @@ def test_demo_plan_is_one_a_planner_accepts(registry: Registry) -> None:
     # quantities an order covers never exceed it.
     starts = {m["ref"]: m["start_date"] for m in plan["manufacturing_orders"]}
     for s in suggestions:
-        for need in s["covers"]:
-            if need["kind"] == "planned_order":
-                assert starts[need["document"]] == need["date"], need
-        assert sum(D(n["quantity"]) for n in s["covers"]) <= D(s["quantity"]), s
+        for kind, document, need_date, *_ in s["covers"]:
+            if kind == "planned_order":
+                assert starts[document] == need_date, s
+        assert sum(D(n[3]) for n in s["covers"]) <= D(s["quantity"]), s
     # Two waves of one product three weeks apart are two orders, each on its own date.
     by_sku: dict[str, list[str]] = {}
     for m in plan["manufacturing_orders"]:

@@ -12,8 +12,8 @@ from shopfloor.domain.planning import view
 def _order(n: int, covers: int) -> dict[str, Any]:
     return {"ref": f"P{n}", "sku": f"SKU-{n:06d}", "quantity": "12", "start_date": "2026-12-01",
             "due_date": "2026-12-09",
-            "covers": [{"kind": "planned_order", "document": f"P{n + k}", "date": "2026-12-09",
-                        "quantity": "1"} for k in range(covers)]}
+            "covers": [["planned_order", f"P{n + k}", "2026-12-09", "1"]
+                       for k in range(covers)]}
 
 
 def test_a_big_plan_is_bounded_for_the_card_and_says_so() -> None:

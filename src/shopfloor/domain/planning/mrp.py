@@ -134,6 +134,7 @@ def _plan(op: Op, today: date, location: str | None, report: Progress) -> dict[s
         "scope": said,
         "deliver_to": deliver_to or None,
         "planned_on": today.isoformat(),
+        "cover_fields": COVER_FIELDS,
         "manufacturing_orders": made,
         "purchase_orders": [{"supplier": s or None, "lines": lines,
                              "warning": None if s else "no default supplier: choose one"}
@@ -142,7 +143,11 @@ def _plan(op: Op, today: date, location: str | None, report: Progress) -> dict[s
     }
 
 
-iso, num, need_out = messages.iso, messages.num, messages.need_out
+iso, num = messages.iso, messages.num
+COVER_FIELDS = ["kind", "document", "date", "quantity", "for"]
+"""A planned order's `covers`: one row per need, [kind, document, date, quantity] and, for
+a placed parent order, the item it makes. Rows, not objects: a big plan has a hundred
+thousand of them, and as rows it is stored (JSON) in half the time and 3/4 the size."""
 
 
 def _order_out(layer: netting.Layer) -> dict[str, Any]:
@@ -152,8 +157,8 @@ def _order_out(layer: netting.Layer) -> dict[str, Any]:
     out: dict[str, Any] = {
         "ref": order.ref, "sku": item.sku, "quantity": num(order.quantity),
         "start_date": iso(order.start), "covers": [
-            {"kind": n.kind, "document": n.document, "date": iso(n.due or n.date),
-             "quantity": num(q)} if n.kind != MADE else need_out(n, q)
+            [n.kind, n.document, iso(n.due or n.date), num(q)] if n.kind != MADE
+            else [n.kind, n.document, iso(n.due or n.date), num(q), n.parent]
             for n, q in layer.pegs]}
     if order.quantity > order.net:
         out["sizing"] = lot_sizing.why(order.net, order.quantity, item)

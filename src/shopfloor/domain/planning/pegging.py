@@ -30,13 +30,19 @@ class PegRow:
     sku: str
 
 
-def rows(plan_covers: list[dict[str, Any]], made: dict[str, str], item_id: int, *,
+def needs(plan_covers: list[Any]) -> list[dict[str, Any]]:
+    """A plan's `covers` rows ([kind, document, date, quantity, ...]) as named needs."""
+    return [dict(zip(("kind", "document", "date", "quantity"), c, strict=False))
+            if isinstance(c, list) else c for c in plan_covers]
+
+
+def rows(plan_covers: list[Any], made: dict[str, str], item_id: int, *,
          purchase_order_id: int | None = None, manufacturing_order_id: int | None = None
          ) -> list[dict[str, Any]]:
     """Peg rows for one created order from the plan's `covers`; `made` maps planned
     order refs to the numbers this apply gave them."""
     out = []
-    for need in plan_covers:
+    for need in needs(plan_covers):
         kind, document = need["kind"], need["document"]
         if kind == PLANNED and document in made:
             kind, document = MADE, made[document]
@@ -53,10 +59,10 @@ def write(op: Op, pegs: list[dict[str, Any]]) -> None:
         op.session.execute(insert(Peg), pegs)
 
 
-def summary(plan_covers: list[dict[str, Any]], made: dict[str, str]) -> str:
+def summary(plan_covers: list[Any], made: dict[str, str]) -> str:
     """What a preview card shows an order is for: 'SO-00007 2026-12-18 5; ...'."""
     parts = []
-    for need in plan_covers:
+    for need in needs(plan_covers):
         document = made.get(need["document"], need["document"]) if need["document"] else None
         label = "safety stock" if need["kind"] == SAFETY else (document or need["kind"])
         parts.append(f"{label} {need['date']} {need['quantity']}")
