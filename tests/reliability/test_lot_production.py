@@ -152,3 +152,11 @@ def test_a_recall_holds_the_lot_and_everything_made_from_it_in_one_write(
         apply(registry, "fulfill_order", number=so["number"])
     assert info.value.code == "insufficient_stock" and "B1" in info.value.message
     assert docs
+
+
+def test_the_movements_of_one_document_say_which_lots_went_on_it(registry: Registry) -> None:
+    docs = two_levels(registry)
+    rows = registry.invoke("list_stock_movements", {"document": docs["mo_dough"]},
+                           ADMIN)["movements"]
+    assert sorted((r["sku"], r["batch"], D(r["quantity"])) for r in rows) == [
+        ("DOUGH", "D1", D(5)), ("FLOUR", "F1", D(-10)), ("SUGAR", "S1", D(-5))]

@@ -63,8 +63,11 @@ def balances(op: Op, sku: str | None, location: str | None, *, limit: int | None
 
 
 def movements(op: Op, sku: str | None, location: str | None, since: datetime | None,
-              limit: int, before_id: int | None) -> list[StockMovement]:
+              limit: int, before_id: int | None, document: str | None = None
+              ) -> list[StockMovement]:
     stmt: Select[StockMovement] = select(StockMovement)
+    if document is not None:  # which lots went on an order: indexed by document number
+        stmt = stmt.where(StockMovement.document_number == document)
     if sku is not None:
         stmt = stmt.where(StockMovement.item_id == lookup.item(op, sku, include_archived=True).id)
     if location is not None:

@@ -132,6 +132,7 @@ def list_low_stock(op: Op, req: LowStockQuery) -> LowStockList:
 class MovementQuery(Request):
     sku: Key | None = None
     location: Key | None = None
+    document: Key | None = Field(None, description="e.g. SO-00007")
     since: Since | None = None
     limit: Limit = 50
     cursor: RowCursor | None = None
@@ -146,7 +147,8 @@ class MovementPage(Page):
                         "adjustment and transfer.")
 def list_stock_movements(op: Op, req: MovementQuery) -> MovementPage:
     before = int(req.cursor) if req.cursor else None
-    rows = reports.movements(op, req.sku, req.location, req.since, req.limit + 1, before)
+    rows = reports.movements(op, req.sku, req.location, req.since, req.limit + 1, before,
+                             req.document)
     rows, next_cursor = paged(rows, req.limit, lambda m: str(m.id))
     return MovementPage(movements=[movement_out(m) for m in rows], next_cursor=next_cursor)
 
