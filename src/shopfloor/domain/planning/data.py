@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from decimal import Decimal
@@ -189,8 +189,15 @@ def read_documents(conn: Connection, company: Company, today: date, location_id:
         needs[item_id].append(Need(max(start, today), per * qty, MADE, number, start, sku))
 
 
-def read_company(conn: Connection, today: date, location_id: int | None) -> Company:
-    company = Company(read_items(conn), read_recipes(conn), read_on_hand(conn, location_id))
+def read_company(conn: Connection, today: date, location_id: int | None,
+                 report: Callable[[float, str], None] | None = None) -> Company:
+    say = report or (lambda fraction, message: None)
+    items = read_items(conn)
+    say(0.08, f"{len(items)} items read; reading recipes")
+    recipes = read_recipes(conn)
+    say(0.14, "reading stock")
+    company = Company(items, recipes, read_on_hand(conn, location_id))
+    say(0.2, "reading open orders")
     read_documents(conn, company, today, location_id)
     return company
 

@@ -88,12 +88,12 @@ def plan(op: Op, *, today: date, location: str | None = None,
 def _plan(op: Op, today: date, location: str | None, report: Progress) -> dict[str, Any]:
     location_id, deliver_to, said = scope(op, location)
     report(0.02, "reading items, recipes, stock and open orders")
-    company = data.read_company(op.session.connection(), today, location_id)
+    company = data.read_company(op.session.connection(), today, location_id, report)
     ordered = low_level_codes(company.items, company.recipes)
     depth = max((it.level for it in ordered), default=0) + 1
     report(0.3, f"{len(ordered)} items, {depth} levels: netting")
     refs: Iterator[int] = count(1)
-    step = max(len(ordered) // 12, 200)
+    step = 200  # a call is a time check; the worker saves progress at most every 0.2 s
     made: list[dict[str, Any]] = []
     bought: dict[str, list[dict[str, Any]]] = defaultdict(list)
     flags: list[dict[str, Any]] = []
