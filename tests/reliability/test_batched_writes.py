@@ -163,7 +163,7 @@ def test_mrp_never_plans_an_order_beyond_storage(registry: Registry) -> None:
     plan = run_job(registry, "run_mrp")["result"]
     bought = [ln["sku"] for po in plan["purchase_orders"] for ln in po["lines"]]
     assert "M1" not in bought
-    assert [e["sku"] for e in plan["exceptions"] if e["action"] == "review"] == ["M1"]
+    assert [e["sku"] for e in plan["messages"] if e["action"] == "review"] == ["M1"]
 
 
 def test_stock_moved_in_a_rolled_back_savepoint_is_forgotten(registry: Registry) -> None:

@@ -250,3 +250,21 @@ def test_returns_of_a_tracked_item_come_back_as_the_lot_they_left_as(
           lines=[{"sku": "FLOUR", "quantity": "2", "lot": "L-MID"}])
     assert lots_of(registry, "FLOUR") == {"L-MID": 9, "L-LATE": 10}
     assert ledger_matches_balances(registry) == []
+
+
+def test_mrp_does_not_count_on_held_or_expired_lots(registry: Registry) -> None:
+    from tests.reliability.test_mrp import run_job
+
+    setup(registry)
+    apply(registry, "modify_item", sku="FLOUR", lead_time_days=0)
+    receive(registry, "FLOUR", [{"lot": "GOOD", "quantity": "4", "expiry": "2027-06-01"},
+                                {"lot": "HELD", "quantity": "10"},
+                                {"lot": "OLD", "quantity": "3", "expiry": "2026-11-01"}])
+    apply(registry, "hold_lot", sku="FLOUR", lot="HELD", reason="lab")
+    apply(registry, "create_sales_order", customer="Cafe", location="MAIN",
+          due_date="2026-12-01", lines=[{"sku": "FLOUR", "quantity": "9"}])
+    plan = run_job(registry, "run_mrp", today=TODAY.date().isoformat())["result"]
+    # 17 on hand, of which only lot GOOD's 4 can be picked: 9 - 4 = 5 to buy
+    bought = {ln["sku"]: D(ln["quantity"]) for po in plan["purchase_orders"]
+              for ln in po["lines"]}
+    assert bought == {"FLOUR": D(5)}

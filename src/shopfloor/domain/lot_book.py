@@ -93,47 +93,62 @@ def tracked(item: Any) -> bool:
 
 
 class LotBook:
+    """Lots are read lazily: a document that only brings stock in never reads the lots it
+    does not touch. The first time picking needs the lots of an item at a location, the
+    lots of every tracked item the document prefetched there are read in one query."""
+
     def __init__(self, op: Op) -> None:
         self.op = op
-        self.slots: dict[tuple[int, int], dict[int, LotSlot]] = {}
+        self.known: dict[tuple[int, int], dict[int, LotSlot]] = {}
+        """Every lot slot seen, per (item, location); complete where `loaded`."""
+        self.loaded: set[tuple[int, int]] = set()
+        self.wanted: dict[int, set[int]] = {}
+        """Per location, the tracked items the document will move there."""
         self.fresh: dict[int, tuple[str, date | None]] = {}
         """Batches created by this operation (lot number, expiry): no stock anywhere yet."""
         self.picked: list[Picked] = []
 
+    def _slots(self) -> Iterable[LotSlot]:
+        return (s for place in self.known.values() for s in place.values())
+
     @property
     def pending(self) -> bool:
-        return any(s.dirty for lots in self.slots.values() for s in lots.values())
+        return any(s.dirty for s in self._slots())
+
+    def want(self, item_ids: Iterable[int], location_id: int) -> None:
+        self.wanted.setdefault(location_id, set()).update(item_ids)
 
     def load(self, item_ids: Iterable[int], location_id: int) -> None:
-        ids = sorted(i for i in item_ids if (i, location_id) not in self.slots)
+        ids = sorted({i for i in item_ids if (i, location_id) not in self.loaded})
         conn = self.op.session.connection()
         for start in range(0, len(ids), 500):
             chunk = ids[start:start + 500]
-            for i in chunk:
-                self.slots[(i, location_id)] = {}
             for r in conn.execute(_load(len(chunk)),
                                   {"location_id": location_id, **values(LOTS.c.item_id, chunk)}):
+                place = self.known.setdefault((r.item_id, location_id), {})
+                if r.batch_id in place:
+                    continue  # already read (or moved) by this operation: keep that
                 read(self.op.session, "batches", str(r.batch_id), r.batch_version)
-                self.slots[(r.item_id, location_id)][r.batch_id] = LotSlot(
-                    r.id, r.item_id, location_id, r.batch_id, r.lot_number, r.expiry, r.held,
-                    r.on_hand, r.version)
+                place[r.batch_id] = LotSlot(r.id, r.item_id, location_id, r.batch_id,
+                                            r.lot_number, r.expiry, r.held, r.on_hand, r.version)
+            self.loaded.update((i, location_id) for i in chunk)
 
     def lots(self, item_id: int, location_id: int) -> dict[int, LotSlot]:
-        if (item_id, location_id) not in self.slots:
-            self.load([item_id], location_id)
-        return self.slots[(item_id, location_id)]
+        if (item_id, location_id) not in self.loaded:
+            self.load({item_id, *self.wanted.get(location_id, ())}, location_id)
+        return self.known.setdefault((item_id, location_id), {})
 
     def slot(self, item_id: int, location_id: int, batch_id: int) -> LotSlot:
         """A lot at a location, even one with no stock there (one query, unless this
-        operation created the lot)."""
-        lots = self.lots(item_id, location_id)
-        found = lots.get(batch_id)
+        operation created the lot or has read it)."""
+        place = self.known.setdefault((item_id, location_id), {})
+        found = place.get(batch_id)
         if found is not None:
             return found
         if batch_id in self.fresh:
             number, expiry = self.fresh[batch_id]
-            found = lots[batch_id] = LotSlot(None, item_id, location_id, batch_id, number,
-                                             expiry, False, ZERO, 1)
+            found = place[batch_id] = LotSlot(None, item_id, location_id, batch_id, number,
+                                              expiry, False, ZERO, 1)
             return found
         r = self.op.session.connection().execute(
             _ONE, {"batch_id": batch_id, "location_id": location_id}).one()
@@ -144,7 +159,7 @@ class LotBook:
         else:
             found = LotSlot(r.lot_id, item_id, location_id, batch_id, r.lot_number, r.expiry,
                             r.held, r.on_hand, r.lot_version)
-        lots[batch_id] = found
+        place[batch_id] = found
         return found
 
     def fefo(self, item_id: int, location_id: int) -> list[LotSlot]:
@@ -186,7 +201,7 @@ class LotBook:
         self.op.change("lot", f"{where}/{lot.lot_number}", "on_hand", before, lot.on_hand)
 
     def flush(self) -> None:
-        dirty = [s for lots in self.slots.values() for s in lots.values() if s.dirty]
+        dirty = [s for s in self._slots() if s.dirty]
         if not dirty:
             return
         conn = self.op.session.connection()

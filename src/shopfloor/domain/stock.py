@@ -134,7 +134,7 @@ class Ledger:
         ones that do not exist yet start at zero and are inserted at the end."""
         wanted = {i.id: i for i in items if (i.id, location.id) not in self.slots}
         ids = sorted(wanted)
-        self.lots.load([i for i in ids if tracked(wanted[i])], location.id)
+        self.lots.want([i for i in ids if tracked(wanted[i])], location.id)
         for start in range(0, len(ids), 500):
             chunk = ids[start:start + 500]
             found = {r.item_id: r for r in self.op.session.connection().execute(

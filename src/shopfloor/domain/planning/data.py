@@ -21,6 +21,7 @@ from typing import Any
 from sqlalchemy import ColumnElement, Select, func, select
 from sqlalchemy.engine import Connection
 
+from shopfloor.domain import lot_reports
 from shopfloor.domain.catalog import OPEN_MO, OPEN_PO, OPEN_SO
 from shopfloor.store.tables import (
     Balance,
@@ -127,14 +128,20 @@ def read_recipes(conn: Connection, products: list[int] | None = None
     return out
 
 
-def read_on_hand(conn: Connection, location_id: int | None,
+def read_on_hand(conn: Connection, location_id: int | None, today: date,
                  item_ids: list[int] | None = None) -> dict[int, Decimal]:
+    """Stock a plan can count on: on hand less what sits in held or expired lots (picking
+    would never take it, so a plan must not promise it)."""
     b = Balance.__table__
     stmt = _at(b.c.location_id, location_id,
                select(b.c.item_id, func.sum(b.c.on_hand)).group_by(b.c.item_id))
     if item_ids is not None:
         stmt = stmt.where(b.c.item_id.in_(item_ids))
-    return {i: Decimal(q) for i, q in _all(conn, stmt)}
+    out = {i: Decimal(q) for i, q in _all(conn, stmt)}
+    for i, q in lot_reports.unusable(conn, location_id, today).items():
+        if i in out:
+            out[i] -= q
+    return out
 
 
 def read_documents(conn: Connection, company: Company, today: date, location_id: int | None,
@@ -196,7 +203,7 @@ def read_company(conn: Connection, today: date, location_id: int | None,
     say(0.08, f"{len(items)} items read; reading recipes")
     recipes = read_recipes(conn)
     say(0.14, "reading stock")
-    company = Company(items, recipes, read_on_hand(conn, location_id))
+    company = Company(items, recipes, read_on_hand(conn, location_id, today))
     say(0.2, "reading open orders")
     read_documents(conn, company, today, location_id)
     return company

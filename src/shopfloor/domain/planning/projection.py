@@ -83,7 +83,7 @@ def check_date(today: date, when: date | None, fld: str) -> None:
 def company_for(op: Op, item_ids: list[int], today: date, location_id: int | None) -> Company:
     conn = op.session.connection()
     company = Company(data.read_items(conn, item_ids), data.read_recipes(conn, item_ids),
-                      data.read_on_hand(conn, location_id, item_ids))
+                      data.read_on_hand(conn, location_id, today, item_ids))
     data.read_documents(conn, company, today, location_id, item_ids)
     return company
 
