@@ -80,3 +80,18 @@ def test_a_viewer_still_cannot_cancel(registry: Registry) -> None:
     mrp = registry.invoke("run_mrp", {}, OLGA)["job_id"]
     err = _refused(registry, Actor.of("vera", "viewer"), mrp, preview=False)
     assert err.code == "forbidden"
+
+
+def test_a_cancel_after_the_last_checkpoint_still_cancels_a_job_that_changes_nothing(
+        registry: Registry) -> None:
+    """The card said "cancelling": an MRP run that reaches its end before another
+    checkpoint drops its plan rather than report success."""
+    from shopfloor.jobs import queue
+
+    basic_setup(registry)
+    job_id = registry.invoke("run_mrp", {}, ADMIN)["job_id"]
+    assert queue.claim(registry.store, "w1", job_id) is not None
+    apply(registry, "cancel_job", ADMIN, job_id=job_id)  # still running: at a checkpoint
+    queue.finish(registry.store, job_id, "w1", "succeeded", "plan ready", {"plan": 1})
+    job = registry.invoke("get_job", {"job_id": job_id}, ADMIN)
+    assert (job["status"], job["result"]) == ("cancelled", None)

@@ -91,9 +91,14 @@ def finish(store: Store, job_id: str, worker: str, status: str, message: str,
             job = s.get(Job, job_id, options=[defer(Job.result)])
             if job is None or job.worker != worker or job.status != "running":
                 return  # re-queued meanwhile: another worker owns it now
-            job.status, job.message, job.result = status, message[:2000], result
+            final, text, kept = status, message, result
+            if status == "succeeded" and job.cancel_requested:
+                # asked to stop after its last checkpoint: a job that changes nothing (MRP)
+                # drops its result, so the cancel the user was told about holds
+                final, text, kept = "cancelled", "cancelled by request", None
+            job.status, job.message, job.result = final, text[:2000], kept
             job.finished_at = now()
-            if status == "succeeded":
+            if final == "succeeded":
                 job.progress = Decimal(1)
             s.commit()
 
