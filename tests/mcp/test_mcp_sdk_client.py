@@ -74,7 +74,7 @@ def test_stdio_lists_annotated_tools_and_reads_previews_applies(reg: Registry, s
                     assert a.read_only_hint
                     assert mt.meta == {"ui": {"resourceUri": JOB_URI, "visibility": ["app"]}}
                 else:
-                    assert a.read_only_hint and a.idempotent_hint and not a.destructive_hint
+                    assert a.read_only_hint and not a.destructive_hint
                     assert not mt.meta
             assert listed["create_item"].annotations.destructive_hint is False  # type: ignore[union-attr]
             assert listed["delete_item"].annotations.destructive_hint is True  # type: ignore[union-attr]

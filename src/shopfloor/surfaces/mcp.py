@@ -70,15 +70,14 @@ def mcp_tool(t: Mapping[str, Any], *, output_schemas: bool = True) -> types.Tool
     )
 
 
-_READ_HINTS = types.ToolAnnotations(read_only_hint=True, idempotent_hint=True,
-                                    open_world_hint=False)
+_READ_HINTS = types.ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
 
 def hints(*, read: bool, destructive: bool) -> types.ToolAnnotations:
     """The policy's hints, less what MCP's defaults already say (readOnly false,
     idempotent false, openWorld true, destructive true), since every tool pays for them
-    in context on every turn. A read needs no destructiveHint (meaningful only when not
-    read-only); a tool that changes something always states its destructiveHint, so a
+    in context on every turn. A read needs neither destructiveHint nor idempotentHint (the
+    spec gives both meaning only when readOnlyHint is false); a tool that changes something always states its destructiveHint, so a
     host that warns on it need not know the default."""
     if read:
         return _READ_HINTS
