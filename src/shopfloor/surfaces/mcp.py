@@ -77,8 +77,9 @@ def hints(*, read: bool, destructive: bool) -> types.ToolAnnotations:
     """The policy's hints, less what MCP's defaults already say (readOnly false,
     idempotent false, openWorld true, destructive true), since every tool pays for them
     in context on every turn. A read needs neither destructiveHint nor idempotentHint (the
-    spec gives both meaning only when readOnlyHint is false); a tool that changes something always states its destructiveHint, so a
-    host that warns on it need not know the default."""
+    spec gives both meaning only when readOnlyHint is false); a tool that changes something
+    always states its destructiveHint, so a host that warns on it need not know the
+    default."""
     if read:
         return _READ_HINTS
     return types.ToolAnnotations(destructive_hint=destructive, open_world_hint=False)
