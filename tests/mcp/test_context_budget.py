@@ -28,11 +28,9 @@ from shopfloor.app import catalogue_tools
 from shopfloor.registry.policy import COACHING
 from shopfloor.registry.tool import Tool
 
-BUDGET = 1000  # bytes of tools/list per tool: issue 10's target, not met (strict xfail below)
-CEILING = 1100
-"""What the catalogue holds today (61 tools: lots, trace, corrections, returns, planning
-reads came in with issues 11-13 at about 1,080 bytes each): a regression guard, so the
-figure can only come down until it meets BUDGET."""
+BUDGET = 1000
+"""Bytes of tools/list per tool, issue 10's figure: 61 tools (lots, trace, corrections,
+returns, planning reads came with issues 11-13) at about 982 each."""
 MODES = ("legacy", "auto")  # 2025-11-25 handshake, and 2026-07-28
 
 TAP = r"""
@@ -117,15 +115,6 @@ def _per_tool(sqlite_url: str, tmp_path: Path, tools: dict[str, Tool],
 
 
 @pytest.mark.parametrize("mode", MODES)
-def test_tools_list_stays_under_todays_ceiling(sqlite_url: str, tmp_path: Path,
-                                               tools: dict[str, Tool], mode: str) -> None:
-    per_tool, _, _ = _per_tool(sqlite_url, tmp_path, tools, mode)
-    assert per_tool <= CEILING, f"{per_tool:.0f} bytes per tool (ceiling {CEILING})"
-
-
-@pytest.mark.xfail(strict=True, reason="issue 10's 1,000 bytes per tool is not met with "
-                   "output schemas on: about 1,080 (see README, Measured)")
-@pytest.mark.parametrize("mode", MODES)
 def test_tools_list_fits_the_budget_per_tool_on_the_wire(sqlite_url: str, tmp_path: Path,
                                                           tools: dict[str, Tool],
                                                           mode: str) -> None:
@@ -148,11 +137,11 @@ def test_every_argument_and_result_field_is_still_listed_with_a_type(
         assert set(inputs.get("required", [])) == set(
             tool.request.model_json_schema().get("required", [])), tool.name
         assert not list(_untyped(inputs)), (tool.name, list(_untyped(inputs)))
-        assert outputs is not None and outputs["type"] == "object", tool.name
         if tool.policy.writes:
             assert wired["description"].endswith(" " + COACHING), tool.name
-            assert {"summary", "preview_token"} <= set(outputs["properties"]), tool.name
+            assert outputs is None, tool.name  # registry/results.py says why
         else:
+            assert outputs is not None and outputs["type"] == "object", tool.name
             assert _names(outputs) == _model_fields(tool.response, "serialization"), tool.name
             assert not list(_untyped(outputs)), (tool.name, list(_untyped(outputs)))
 

@@ -60,12 +60,13 @@ def test_every_catalogued_tool_exists_with_its_policy(reg: Registry) -> None:
 def test_schemas_are_objects_and_writes_share_the_control_arguments(reg: Registry) -> None:
     for t in reg.tools():
         assert t.input_schema["type"] == "object", t.name
-        assert t.output_schema["type"] == "object", t.name
         if t.policy.writes:
+            assert t.output_schema is None, t.name  # registry/results.py says why
             assert {"preview", "preview_token", "idempotency_key"} <= set(
                 t.input_schema["properties"]), t.name
             assert t.full_description.endswith(COACHING)
         else:
+            assert t.output_schema is not None and t.output_schema["type"] == "object", t.name
             assert COACHING not in t.full_description
 
 
@@ -124,7 +125,7 @@ def test_schemas_are_valid_and_compact(reg: Registry) -> None:
     `anyOf` pair where a type list does, no `$defs` entry used once, no default
     `additionalProperties`, no defaults in results, and it is its own compact form."""
     for t in reg.tools():
-        for schema, output in ((t.input_schema, False), (t.output_schema, True)):
+        for schema, output in ((t.input_schema, False), (t.output_schema or {}, True)):
             Draft202012Validator.check_schema(schema)
             assert compact(schema, output=output) == schema, t.name
             text = json.dumps(schema)

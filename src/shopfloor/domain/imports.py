@@ -16,9 +16,10 @@ from typing import Any
 from sqlalchemy import String, any_, bindparam, select
 from sqlalchemy.dialects.postgresql import ARRAY
 
-from shopfloor.domain import movements, stock
+from shopfloor.domain import lots, movements, stock
 from shopfloor.domain.catalog import material_with_recipe
 from shopfloor.domain.context import Op
+from shopfloor.domain.lot_book import LOTS
 from shopfloor.domain.numbers import fmt
 from shopfloor.registry.errors import ValidationFailed
 from shopfloor.store.tables import Item, Location, RecipeLine, Supplier
@@ -74,6 +75,7 @@ class Known:
     id: int
     archived: bool
     kind: str
+    tracked: bool
 
 
 def _among(op: Op, column: Any, keys: Iterable[str]) -> Iterator[Any]:
@@ -90,9 +92,10 @@ def _among(op: Op, column: Any, keys: Iterable[str]) -> Iterator[Any]:
 def _known(op: Op, skus: Iterable[str]) -> dict[str, Known]:
     found: dict[str, Known] = {}
     for where in _among(op, Item.sku, skus):
-        for sku, id_, archived, kind in op.session.execute(
-                select(Item.sku, Item.id, Item.archived, Item.kind).where(where)):
-            found[sku] = Known(id_, archived, kind)
+        for sku, id_, archived, kind, batch, serial in op.session.execute(
+                select(Item.sku, Item.id, Item.archived, Item.kind, Item.batch_tracked,
+                       Item.serial_tracked).where(where)):
+            found[sku] = Known(id_, archived, kind, batch or serial)
     return found
 
 
@@ -103,30 +106,55 @@ def _keys(op: Op, column: Any, keys: Iterable[str]) -> set[str]:
     return found
 
 
-def _with_recipe(op: Op, rows: Sequence[ImportRow], known: dict[str, Known]) -> set[int]:
-    """The items these rows would turn into materials that have a recipe: one query for
-    the few rows that change kind, not a recipe load per row."""
-    ids = sorted({known[r.sku].id for r in rows if r.fields.get("kind") == "material"
-                  and r.sku in known and known[r.sku].kind != "material"})
+def _ids(op: Op, column: Any, ids: Sequence[int], *where: Any) -> set[int]:
     found: set[int] = set()
     for start in range(0, len(ids), CHUNK):
-        found.update(op.session.scalars(select(RecipeLine.product_id).distinct().where(
-            RecipeLine.product_id.in_(ids[start:start + CHUNK]))))
+        found.update(op.session.scalars(select(column).distinct().where(
+            column.in_(ids[start:start + CHUNK]), *where)))
     return found
+
+
+def _blocked(op: Op, rows: Sequence[ImportRow], known: dict[str, Known]) -> dict[int, str]:
+    """Existing items a row may not change as asked, with the field that says why: a
+    product with a recipe made a material, tracking turned off while lots hold stock (the
+    same rules as modify_item). One query each, for the few rows that try."""
+    def turning(rows_: Iterable[ImportRow], to_material: bool) -> list[int]:
+        return sorted({known[r.sku].id for r in rows_ if r.sku in known and (
+            (r.fields.get("kind") == "material" and known[r.sku].kind != "material")
+            if to_material else (known[r.sku].tracked and not r.fields.get(
+                "batch_tracked", True) and not r.fields.get("serial_tracked", False)))})
+
+    blocked = {i: "kind" for i in _ids(op, RecipeLine.product_id, turning(rows, True))}
+    for i in _ids(op, LOTS.c.item_id, turning(rows, False), LOTS.c.on_hand != 0):
+        blocked.setdefault(i, "batch_tracked")
+    return blocked
+
+
+def _rule_problem(row: ImportRow) -> Rejected | None:
+    try:
+        lots.check_rule(row.fields.get("lot_numbering"))
+    except ValidationFailed as exc:
+        return Rejected(row.line, row.sku, exc.message, "lot_numbering")
+    return None
 
 
 def _check(row: ImportRow, first_line: dict[str, int], items: Mapping[str, Known],
            suppliers: Container[str], locations: Container[str],
-           with_recipe: set[int]) -> Rejected | None:
+           blocked: Mapping[int, str]) -> Rejected | None:
     if first_line.setdefault(row.sku, row.line) != row.line:
         return Rejected(row.line, row.sku, f"{row.sku} is also on line {first_line[row.sku]}",
                         "sku")
     existing = items.get(row.sku)
     if existing is not None and existing.archived:
         return Rejected(row.line, row.sku, f"{row.sku} is a deleted item", "sku")
-    if existing is not None and existing.id in with_recipe and \
-            row.fields.get("kind") == "material":
+    reason = blocked.get(existing.id) if existing is not None else None
+    if reason == "kind":
         return Rejected(row.line, row.sku, material_with_recipe(row.sku), "kind")
+    if reason is not None:
+        return Rejected(row.line, row.sku, lots.still_in_lots(row.sku), reason)
+    problem = _rule_problem(row)
+    if problem is not None:
+        return problem
     if existing is None and "name" not in row.fields:
         return Rejected(row.line, row.sku, "a new item needs a name", "name")
     if row.supplier is not None and row.supplier not in suppliers:
@@ -159,9 +187,9 @@ def _text(value: Any) -> str:
 
 def _reject(row: ImportRow | Rejected, first_line: dict[str, int], known: Mapping[str, Known],
             suppliers: Container[str], locations: Container[str],
-            with_recipe: set[int]) -> Outcome | None:
+            blocked: Mapping[int, str]) -> Outcome | None:
     problem = row if isinstance(row, Rejected) else _check(
-        row, first_line, known, suppliers, locations, with_recipe)
+        row, first_line, known, suppliers, locations, blocked)
     if problem is None:
         return None
     return Outcome(problem.line, problem.sku, "reject", problem.reason, problem.field)
@@ -190,9 +218,9 @@ def check(op: Op, rows: Sequence[ImportRow | Rejected], *, skip_rejects: bool) -
     known = _known(op, (r.sku for r in valid))
     suppliers = _keys(op, Supplier.name, (r.supplier for r in valid if r.supplier))
     locations = _keys(op, Location.code, (c for r in valid for c in r.stock))
-    with_recipe = _with_recipe(op, valid, known)
+    blocked = _blocked(op, valid, known)
     first_line: dict[str, int] = {}
-    rejected = [o for o in (_reject(r, first_line, known, suppliers, locations, with_recipe)
+    rejected = [o for o in (_reject(r, first_line, known, suppliers, locations, blocked)
                             for r in rows) if o is not None]
     if rejected:
         raise _refusal(rejected, len(rows))
@@ -204,15 +232,16 @@ def import_items(op: Op, rows: Sequence[ImportRow | Rejected], *,
     items = _by_key(op, Item.sku, (r.sku for r in valid), lock=True)
     suppliers = _by_key(op, Supplier.name, (r.supplier for r in valid if r.supplier))
     locations = _by_key(op, Location.code, (c for r in valid for c in r.stock))
-    known = {sku: Known(i.id, i.archived, i.kind) for sku, i in items.items()}
-    with_recipe = _with_recipe(op, valid, known)
+    known = {sku: Known(i.id, i.archived, i.kind, i.batch_tracked or i.serial_tracked)
+             for sku, i in items.items()}
+    blocked = _blocked(op, valid, known)
     outcomes: list[Outcome] = []
     first_line: dict[str, int] = {}
     counts: list[tuple[ImportRow, Outcome]] = []
     for n, row in enumerate(rows):
         if n % CHUNK == 0:
             op.progress(0.8 * n / len(rows), f"row {n + 1} of {len(rows)}")
-        rejected = _reject(row, first_line, known, suppliers, locations, with_recipe)
+        rejected = _reject(row, first_line, known, suppliers, locations, blocked)
         if rejected is not None:
             outcomes.append(rejected)
             continue

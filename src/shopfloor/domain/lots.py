@@ -283,5 +283,9 @@ def may_stop_tracking(op: Op, item: Any, fields: dict[str, Any]) -> None:
                                                       LOTS.c.on_hand != 0).limit(1)).first()
     if held is not None:
         fld = "serial_tracked" if item.serial_tracked else "batch_tracked"
-        raise Conflict(f"{item.sku} still has stock in lots; move it out of them (ship, "
-                       "consume or adjust) before turning tracking off", field=fld)
+        raise Conflict(still_in_lots(item.sku), field=fld)
+
+
+def still_in_lots(sku: str) -> str:
+    return (f"{sku} still has stock in lots; move it out of them (ship, consume or adjust) "
+            "before turning tracking off")

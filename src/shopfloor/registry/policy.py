@@ -24,7 +24,7 @@ DESTRUCTIVE_NAMES = frozenset({
 })
 
 COACHING = (
-    "Preview first and end your turn; once the user confirms (card or chat), apply with "
+    "Preview first, end your turn; once the user confirms (card or chat), apply with "
     "preview=false, preview_token, idempotency_key."
 )
 """DESIGN section 3: one short text shared by every write's description. It is paid for

@@ -1,25 +1,19 @@
 """The result shape every surface returns for writes (DESIGN section 3).
 
-One envelope for every write tool, as MCP lists it. It is paid for in context once per
-write tool on every turn, so it names only what an agent acts on before it has seen a
-result: the summary to relay and the preview_token to apply with (null: a warning blocks
-the apply). Everything else (changes, warnings, the document, an apply's operation_id)
-arrives in the result itself, named; the OpenAPI document types all of it
-(`result_envelope` and the tool's `response` model).
+tools/list gives a write no outputSchema. A write's result is read, not computed on: its
+summary is the text content every host shows, the preview_token to apply with is named by
+the coaching every write's description ends with, and everything else (changes, warnings,
+the document, an apply's operation_id) arrives named in the result itself. A listed
+envelope would be a promise with nothing in it to validate, and cost 118 bytes of context
+per write tool on every turn (36 writes: about 70 bytes per tool of the 1,000 budget).
+The OpenAPI document types all of it (`result_envelope` and the tool's `response`
+model), where bytes cost nothing and code generators use them.
 """
 
 from __future__ import annotations
 
 import copy
 from typing import Any
-
-_LISTED: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "summary": {"type": "string"},
-        "preview_token": {"type": ["string", "null"]},
-    },
-}
 
 _TYPED: dict[str, Any] = {
     "type": "object",
@@ -35,11 +29,6 @@ _TYPED: dict[str, Any] = {
     },
     "required": ["summary"],
 }
-
-
-def write_output_schema() -> dict[str, Any]:
-    """The envelope tools/list gives every write (a copy: callers may extend it)."""
-    return copy.deepcopy(_LISTED)
 
 
 def result_envelope() -> dict[str, Any]:

@@ -21,8 +21,9 @@ types, required fields, enums, defaults and the limits it could meet; not these:
 
 Outputs are also said without what a result shows by itself (`_bare_output`): field
 descriptions (the tool's description and the inputs carry the meaning; a result's names
-and values speak for themselves) and `"type": "object"` on nested objects that list their
-properties (a result is only ever what the tool returns). The top level keeps its
+and values speak for themselves), string formats (a date reads as a date: `2026-11-23`),
+and `"type": "object"` on nested objects that list their properties (a result is only
+ever what the tool returns). The top level keeps its
 `"type": "object"`, which MCP requires of an outputSchema.
 """
 
@@ -184,7 +185,8 @@ def _tidy(node: Any, *, output: bool, in_properties: bool) -> Any:
 
 
 def _bare_output(node: Any, keyed: bool = False) -> Any:
-    """An output schema without descriptions and nested object types (module docstring).
+    """An output schema without descriptions, formats and nested object types (module
+    docstring).
     `keyed`: `node` maps property or definition names to schemas."""
     if isinstance(node, list):
         return [_bare_output(v) for v in node]
@@ -193,7 +195,7 @@ def _bare_output(node: Any, keyed: bool = False) -> Any:
     if keyed:
         return {k: _bare_output(v) for k, v in node.items()}
     return {k: _bare_output(v, keyed=k in ("properties", "$defs")) for k, v in node.items()
-            if k != "description"
+            if k not in ("description", "format")
             and not (k == "type" and v == "object" and "properties" in node)}
 
 

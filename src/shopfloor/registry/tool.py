@@ -91,10 +91,9 @@ class Tool:
         return input_schema(self.request)
 
     @cached_property
-    def output_schema(self) -> dict[str, Any]:
-        from shopfloor.registry.results import write_output_schema
-
-        return write_output_schema() if self.policy.writes else output_schema(self.response)
+    def output_schema(self) -> dict[str, Any] | None:
+        """A read's result schema; none for a write (registry/results.py says why)."""
+        return None if self.policy.writes else output_schema(self.response)
 
 
 @dataclass

@@ -50,12 +50,12 @@ def _hoist(schema: dict[str, Any], prefix: str, components: dict[str, Any]) -> d
 
 
 def _result_schema(t: Tool) -> dict[str, Any]:
-    """A read's result; for a write, typed past the envelope MCP lists (where every byte is
+    """A read's result; for a write, typed here only (MCP lists none, where every byte is
     context): the preview carries the document, and an apply the document's own fields
     (a write job's apply: the queued job). Code generators get real types here."""
-    if not t.policy.writes:
-        return t.output_schema
     doc = output_schema(t.response)
+    if not t.policy.writes:
+        return doc
     defs = doc.pop("$defs", {})
     envelope = results.result_envelope()
     preview = {**envelope, "required": ["preview", "summary", "changes", "warnings"],

@@ -8,7 +8,7 @@ import csv
 import io
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Annotated, Any, Required
+from typing import Any, Required
 
 from pydantic import ConfigDict, Field, TypeAdapter, ValidationError, with_config
 from typing_extensions import TypedDict  # pydantic reads TypedDicts from here before 3.12
@@ -19,7 +19,20 @@ from shopfloor.domain.numbers import fmt
 from shopfloor.registry.actor import Role
 from shopfloor.registry.errors import ValidationFailed
 from shopfloor.registry.tool import Done, Toolset, WriteRequest
-from shopfloor.tools.fields import Key, Kind, Money, Name, NonNegative, Out, Quantity, Uom
+from shopfloor.tools.fields import (
+    Key,
+    Kind,
+    LeadDays,
+    LotRule,
+    Money,
+    Name,
+    NonNegative,
+    Out,
+    Quantity,
+    ShelfLifeDays,
+    SupplyDays,
+    Uom,
+)
 
 tools = Toolset()
 
@@ -39,8 +52,13 @@ class ItemRow(TypedDict, total=False):
     sales_price: Money
     reorder_point: NonNegative
     reorder_quantity: NonNegative
-    lead_time_days: Annotated[int, Field(ge=0, le=3650)]
+    order_multiple: Quantity
+    supply_period_days: SupplyDays
+    lead_time_days: LeadDays
     batch_tracked: bool
+    serial_tracked: bool
+    lot_numbering: LotRule
+    shelf_life_days: ShelfLifeDays
     default_supplier: Name
     unit_cost: Money
 
@@ -168,10 +186,8 @@ def parse_csv(text: str) -> list[imports.ImportRow | imports.Rejected]:
 
 class ImportItems(WriteRequest):
     csv: str = Field(min_length=1, max_length=5_000_000, pattern=r"^[^\x00]*$",
-                     description="header: sku, then any of name, kind, uom, purchase_price, "
-                                 "sales_price, reorder_point, reorder_quantity, lead_time_days, "
-                                 "batch_tracked, default_supplier, unit_cost, and "
-                                 "on_hand:<LOCATION> (counted opening stock)")
+                     description="header: sku, then any of create_item's fields, unit_cost "
+                                 "and on_hand:<LOCATION> (counted opening stock)")
     skip_rejects: bool = Field(False, description="import the valid rows if some are rejected")
 
     def precheck(self, op: Op) -> None:
@@ -197,9 +213,8 @@ class ImportReport(Out):
 
 
 @tools.write_job("import_items", title="Import items", response=ImportReport, role=Role.admin,
-                 description="Create or update items from CSV, with prices, reorder settings "
-                             "and counted stock per location. The preview shows each row; "
-                             "apply runs as a job.")
+                 description="Create or update items from CSV, with counted stock per "
+                             "location. The preview shows each row; apply runs as a job.")
 def import_items(op: Op, req: ImportItems) -> Done[ImportReport]:
     outcomes = imports.import_items(op, parse_csv(req.csv), skip_rejects=req.skip_rejects)
     tally = {a: sum(o.action == a for o in outcomes)

@@ -56,7 +56,7 @@ NonNegative = Annotated[
     Decimal,
     Field(ge=0, lt=MAX_AMOUNT, decimal_places=6, allow_inf_nan=False),
     _ASCII,
-    WithJsonSchema({**_NUM, "description": ">= 0"}),
+    WithJsonSchema({**_NUM, "minimum": 0}),
 ]
 Money = NonNegative
 
@@ -76,13 +76,17 @@ Uom = Annotated[
                       pattern=r"^[^\x00-\x1f\x7f]+$"),
 ]
 Text = Annotated[str, StringConstraints(max_length=2000, pattern=r"^[^\x00]*$")]
+LotRule = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=40)]
+LeadDays = Annotated[int, Field(ge=0, le=3650)]
+SupplyDays = Annotated[int, Field(ge=0, le=365)]
+ShelfLifeDays = Annotated[int, Field(ge=1, le=36500)]
 Limit = Annotated[int, Field(ge=1, le=500)]
 Id = Annotated[int, Field(ge=1, le=2**31 - 1)]  # the id columns are 32-bit on PostgreSQL
 Cursor = Annotated[str, StringConstraints(max_length=200, pattern=r"^[^\x00]*$")]
 RowCursor = Annotated[
     str,
     StringConstraints(pattern=r"^[0-9]{1,18}$"),
-    WithJsonSchema({"type": "string", "description": "next_cursor of the previous page"}),
+    WithJsonSchema({"type": "string", "description": "a page's next_cursor"}),
 ]
 """A page cursor over row ids: digits only, bounded, so a forged one is a coded error
 rather than an integer overflow in the database or a silently ignored value."""

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
-
-from pydantic import Field, StringConstraints
+from pydantic import Field
 
 from shopfloor.domain import catalog, lookup, lot_reports, reports
 from shopfloor.domain.context import Op
@@ -15,13 +13,17 @@ from shopfloor.tools.fields import (
     Cursor,
     Key,
     Kind,
+    LeadDays,
     Limit,
+    LotRule,
     Money,
     Name,
     NonNegative,
     Page,
     Quantity,
     SearchText,
+    ShelfLifeDays,
+    SupplyDays,
     Uom,
     paged,
 )
@@ -87,15 +89,15 @@ class ItemFields(WriteRequest):
     reorder_point: NonNegative | None = None
     reorder_quantity: NonNegative | None = None
     order_multiple: Quantity | None = Field(None, description="pack size")
-    supply_period_days: int | None = Field(None, ge=0, le=365)
-    lead_time_days: int | None = Field(None, ge=0, le=3650)
+    supply_period_days: SupplyDays | None = None
+    lead_time_days: LeadDays | None = None
     default_supplier: Name | None = Field(None, description="supplier name")
     batch_tracked: bool | None = None
     serial_tracked: bool | None = None
-    lot_numbering: Annotated[str, StringConstraints(min_length=1, max_length=40)] | None = \
-        Field(None, description="e.g. FL-{date}-{seq}: lots made without a number")
-    shelf_life_days: int | None = Field(None, ge=1, le=36500,
-                                        description="expiry of new lots, from their day")
+    lot_numbering: LotRule | None = Field(
+        None, description="e.g. FL-{date}-{seq}: lots made without a number")
+    shelf_life_days: ShelfLifeDays | None = Field(None,
+                                                  description="expiry of new lots, from their day")
 
     def values(self) -> dict[str, object]:
         return {f: getattr(self, f) for f in catalog.ITEM_FIELDS if getattr(self, f) is not None}

@@ -171,9 +171,8 @@ class HoldLot(WriteRequest):
 
 
 @tools.write("hold_lot", title="Hold lot", response=HoldOut,
-             description="Put a lot on hold (quarantine); with downstream, a recall: every "
-                         "lot made from it too. Held lots are never picked, shipped or "
-                         "consumed.")
+             description="Put a lot on hold (quarantine): it is never picked, shipped or "
+                         "consumed. With downstream, a recall.")
 def hold_lot(op: Op, req: HoldLot) -> Done[HoldOut]:
     h = holds.set_hold(op, req.sku, req.lot, True, req.reason, req.downstream)
     return Done(f"Hold {len(h.lots)} lot(s) from {req.sku} {req.lot}: {req.reason}",

@@ -19,7 +19,11 @@ M = TypeVar("M")
 
 
 class Query(Request):
-    query: SearchText | None = Field(None, description="part of the name (or location code)")
+    query: SearchText | None = Field(None, description="part of the name")
+
+
+class LocationQuery(Request):
+    query: SearchText | None = Field(None, description="part of the code or name")
 
 
 class LocationList(Out):
@@ -43,7 +47,7 @@ def _matching(stmt: Select[M], query: str | None, *columns: Any) -> Select[M]:
 
 @tools.read("list_locations", title="List locations", response=LocationList,
             description="Stock locations (warehouses, shop floor), by code.")
-def list_locations(op: Op, req: Query) -> LocationList:
+def list_locations(op: Op, req: LocationQuery) -> LocationList:
     stmt = _matching(select(Location), req.query, Location.code, Location.name)
     rows = op.session.scalars(stmt.order_by(Location.code)).all()
     return LocationList(locations=[LocationOut.model_validate(r) for r in rows])

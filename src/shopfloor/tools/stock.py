@@ -79,8 +79,8 @@ def _after(cursor: str | None) -> tuple[str, str] | None:
 
 
 @tools.read("get_stock", title="Get stock", response=StockList,
-            description="Stock balances per item and location: on hand, committed to open "
-                        "orders, available, average cost. Filter by sku and/or location.")
+            description="Stock per item and location: on hand, committed to open orders, "
+                        "available, average cost.")
 def get_stock(op: Op, req: GetStock) -> StockList:
     rows = reports.balances(op, req.sku, req.location, limit=req.limit + 1,
                             after=_after(req.cursor))
@@ -95,7 +95,7 @@ def get_stock(op: Op, req: GetStock) -> StockList:
 class LowStockQuery(Request):
     location: Key | None = None
     limit: Limit = 200
-    cursor: Cursor | None = Field(None, description="next_cursor of the previous page")
+    cursor: Cursor | None = Field(None, description="a page's next_cursor")
 
 
 class LowStockOut(Out):
