@@ -1,5 +1,7 @@
 """The job dashboard card in headless Chromium, hosted by the official AppBridge, against
-a real server whose in-process worker runs MRP over a 20,000-item company.
+a real server and a `shopfloor worker` process running MRP over a 20,000-item company (its
+own process, as deployed: the planner's CPU never delays the server's answers to the
+card's polls, which an in-process worker thread did on a loaded machine).
 
 Progress advances while the job runs; the plan shows once (a slow host never gets
 overlapping polls nor duplicate rows); elapsed time is the job's own; the plan's Confirm
@@ -10,8 +12,13 @@ shows Error; Cancel job stops a running job; nothing is loaded from outside.
 from __future__ import annotations
 
 import asyncio
+import os
+import sqlite3
+import subprocess
+import sys
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from datetime import datetime
 from typing import Any
 
@@ -35,6 +42,19 @@ pytestmark = pytest.mark.browser
 ITEMS, ORDERS = 20_000, 10_000
 
 
+@contextmanager
+def _worker(db_url: str) -> Iterator[None]:
+    env = {**os.environ, "SHOPFLOOR_DATABASE_URL": db_url,
+           "SHOPFLOOR_JOB_HEARTBEAT_SECONDS": "0.3"}
+    with subprocess.Popen([sys.executable, "-m", "shopfloor.surfaces.cli", "worker",
+                           "--poll", "0.1"], env=env) as proc:
+        try:
+            yield
+        finally:
+            proc.terminate()
+            proc.wait(10)
+
+
 @pytest.fixture
 def served(sqlite_url: str) -> Iterator[tuple[str, str, Registry]]:
     settings = Settings(database_url=sqlite_url, job_heartbeat_seconds=0.3)
@@ -43,7 +63,7 @@ def served(sqlite_url: str) -> Iterator[tuple[str, str, Registry]]:
     apply(reg, "create_sales_order", customer="Customer 1", location="MAIN",  # ...but one rush
           due_date=TODAY.isoformat(), lines=[{"sku": "PRO-0-000001", "quantity": "9000"}])
     token = Authenticator(reg, settings).mint("planner", ["admin"], 600)
-    with serving(build_app(reg, settings)) as url:
+    with serving(build_app(reg, settings, run_worker=False)) as url, _worker(sqlite_url):
         yield url, token, reg
 
 
@@ -83,6 +103,57 @@ def _count(reg: Registry, model: Any) -> int:
         return int(s.execute(select(func.count()).select_from(model)).scalar_one())
 
 
+@contextmanager
+def _writes_held(path: str) -> Iterator[None]:
+    """SQLite's write lock, held by the test: the worker stops at its next progress save
+    (a write) until it is released, while reads, the card's polls among them, go on."""
+    con = sqlite3.connect(path, isolation_level=None, timeout=30)
+    con.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    finally:
+        con.execute("ROLLBACK")
+        con.close()
+
+
+async def _card_shows(page: Any, want: tuple[str, float]) -> None:
+    frame = page.frame_locator("#card")
+    for _ in range(200):
+        state = await frame.locator("body").get_attribute("data-state")
+        value = float(await frame.locator("#bar").evaluate("b => b.value"))
+        if (state, value) == want:
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"the card never showed {want}: it shows {(state, value)}")
+
+
+@asynccontextmanager
+async def _frozen(page: Any, reg: Registry, job_id: str, path: str,
+                  past: float = 0.0) -> AsyncIterator[float]:
+    """The running job held at a progress value past `past` that it really saved (the
+    worker waits on the write lock for its next save) until the card shows it: the card
+    is followed however fast the planner gets, without timing luck."""
+    for _ in range(2000):
+        job = reg.invoke("get_job_status", {"job_id": job_id}, ADMIN)
+        if job["status"] != "queued" and float(job["progress"]) > past:
+            break
+        await asyncio.sleep(0.005)
+    with _writes_held(path):
+        job = reg.invoke("get_job_status", {"job_id": job_id}, ADMIN)
+        assert job["status"] == "running", f"the job ended before the card could follow: {job}"
+        await _card_shows(page, ("running", float(job["progress"])))
+        yield float(job["progress"])
+
+
+async def _freeze_twice(page: Any, reg: Registry, job_id: str,
+                        path: str) -> list[tuple[str, float]]:
+    seen: list[tuple[str, float]] = []
+    for _ in range(2):
+        async with _frozen(page, reg, job_id, path, seen[-1][1] if seen else 0.0) as value:
+            seen.append(("running", value))
+    return seen
+
+
 async def _watch_progress(page: Any, reg: Registry, job_id: str) -> list[tuple[str, float]]:
     """What the card shows, sampled until the job ends."""
     frame = page.frame_locator("#card")
@@ -111,6 +182,7 @@ def test_job_card_end_to_end(served: tuple[str, str, Registry]) -> None:
             html = await harness.card_html(mcp, JOB_URI)
             call_tool = harness.forward(mcp)
             args = {"today": TODAY.isoformat()}
+            path = reg.store.url.removeprefix("sqlite:///")
 
             async def start(page: Any) -> tuple[str, dict[str, Any]]:
                 started = await mcp.call_tool("run_mrp", args)
@@ -128,7 +200,8 @@ def test_job_card_end_to_end(served: tuple[str, str, Registry]) -> None:
             page = await harness.open_host(browser, rec, host)
             await harness.prove_recorder(page, rec)
             job_id, started = await start(page)
-            seen = await _watch_progress(page, reg, job_id)
+            seen = await _freeze_twice(page, reg, job_id, path)
+            seen += await _watch_progress(page, reg, job_id)
             await harness.shot(page, "job-succeeded")
             assert seen[-1] == ("succeeded", 1.0), seen
             middle = [v for state, v in seen if state == "running" and 0 < v < 1]
@@ -236,8 +309,8 @@ def test_job_card_end_to_end(served: tuple[str, str, Registry]) -> None:
             page = await harness.open_host(browser, rec, host)
             job_id, _ = await start(page)
             frame = page.frame_locator("#card")
-            await frame.locator("body[data-state='running']").wait_for(timeout=30000)
-            await frame.locator("#cancel").click()
+            async with _frozen(page, reg, job_id, path):
+                await frame.locator("#cancel").click()  # its cancel_job waits for the lock
             seen = await _watch_progress(page, reg, job_id)
             await harness.shot(page, "job-cancelled")
             assert seen[-1][0] == "cancelled", seen
