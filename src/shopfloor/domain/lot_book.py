@@ -24,6 +24,7 @@ from shopfloor.domain.context import Op
 from shopfloor.domain.numbers import ZERO, fmt
 from shopfloor.domain.resolve import keyed, values
 from shopfloor.registry.errors import Conflict, InsufficientStock
+from shopfloor.store.bulk import executemany
 from shopfloor.store.engine import RetryTransaction
 from shopfloor.store.lot_tables import LotBalance
 from shopfloor.store.tables import Batch, table
@@ -210,8 +211,7 @@ class LotBook:
         if old:
             params = [{"l_id": s.id, "l_version": s.version, "l_on_hand": s.on_hand,
                        "l_next": s.version + 1} for s in old]
-            result = conn.execute(_UPDATE, params)
-            if result.rowcount not in (-1, len(params)):
+            if executemany(conn, _UPDATE, params) not in (-1, len(params)):
                 raise RetryTransaction
             for s in old:
                 s.version += 1

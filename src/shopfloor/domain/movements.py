@@ -22,6 +22,7 @@ from shopfloor.domain.numbers import ZERO
 from shopfloor.domain.sequences import claim_number
 from shopfloor.domain.stock import Posting, Stocked
 from shopfloor.registry.errors import ValidationFailed
+from shopfloor.store.bulk import executemany
 from shopfloor.store.tables import (
     StockAdjustment,
     StockAdjustmentLine,
@@ -136,7 +137,7 @@ def _insert_lines(op: Op, table: Any, parent: str, parent_id: int,
                   rows: list[dict[str, Any]]) -> None:
     for r in rows:
         r[parent] = parent_id
-    op.session.connection().execute(_INSERT_LINES[table.name], rows)
+    executemany(op.session.connection(), _INSERT_LINES[table.name], rows)
 
 
 def _adjust_lines(rows: list[dict[str, Any]]) -> list[DocLine]:

@@ -29,6 +29,7 @@ from shopfloor.domain.lot_book import LotBook, LotSlot, Picked, tracked
 from shopfloor.domain.numbers import ZERO, cost, fmt
 from shopfloor.domain.resolve import keyed, values
 from shopfloor.registry.errors import InsufficientStock, ValidationFailed
+from shopfloor.store.bulk import executemany
 from shopfloor.store.engine import RetryTransaction
 from shopfloor.store.tables import Balance, StockMovement, table
 from shopfloor.store.tracking import read
@@ -308,7 +309,7 @@ class Ledger:
             if new:
                 _insert_balances(session, new)
             if self.moves:
-                session.connection().execute(_MOVE, self.moves)
+                executemany(session.connection(), _MOVE, self.moves)
             self.lots.flush()
             for s in dirty:
                 s.dirty = False
@@ -323,8 +324,7 @@ def _update_balances(session: Session, slots: list[Slot]) -> None:
     params = [{"b_id": s.id, "b_version": s.version, "b_on_hand": s.on_hand,
                "b_committed": s.committed, "b_average_cost": s.average_cost,
                "b_next": s.version + 1} for s in slots]
-    result = session.connection().execute(_UPDATE, params)
-    if result.rowcount not in (-1, len(params)):
+    if executemany(session.connection(), _UPDATE, params) not in (-1, len(params)):
         raise RetryTransaction  # a balance moved under us: run the whole operation again
     for s in slots:
         s.version += 1
