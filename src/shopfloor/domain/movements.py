@@ -92,6 +92,7 @@ def _post_lines(op: Op, number: str, location: stock.Place, lines: Sequence[Adju
         (i, items[spec.sku].id, spec.counted_at) for i, spec in enumerate(lines)
         if spec.counted_quantity is not None))
     rows: list[dict[str, Any]] = []
+    moving: list[tuple[Stocked, Decimal, Decimal, str, lots.Line]] = []
     for i, spec in enumerate(lines):
         fld = f"lines[{i}]"
         item = items[spec.sku]
@@ -115,17 +116,21 @@ def _post_lines(op: Op, number: str, location: stock.Place, lines: Sequence[Adju
                      "counted_quantity": spec.counted_quantity, "unit_cost": cost,
                      "counted_at": counted_at, "sku": item.sku})
         if delta != 0:
-            moved = lots.Line(item, abs(delta), fld, _lot_qty(spec.lots, abs(delta)),
-                              spec.serials)
-            parts = (lots.incoming if delta > 0 else lots.outgoing)(op, [moved])[0]
-            sign = 1 if delta > 0 else -1
-            for part in parts:
-                stock.post(op, Posting(item, location, sign * part.quantity, "adjustment",
-                                       "stock_adjustment", number,
-                                       unit_cost=cost if delta > 0 else None,
-                                       batch_id=part.batch_id,
-                                       field=part.field if part.batch_id
-                                       else f"{fld}.quantity_delta"))
+            moving.append((item, delta, cost, fld, lots.Line(
+                item, abs(delta), fld, _lot_qty(spec.lots, abs(delta)), spec.serials)))
+    # the lots of every line at once: one lookup of the lots named, whatever the lines
+    found = lots.incoming(op, [m[4] for m in moving if m[1] > 0])
+    left = lots.outgoing(op, [m[4] for m in moving if m[1] < 0])
+    ins, outs = iter(found), iter(left)
+    for item, delta, cost, fld, _ in moving:
+        sign = 1 if delta > 0 else -1
+        for part in next(ins if delta > 0 else outs):
+            stock.post(op, Posting(item, location, sign * part.quantity, "adjustment",
+                                   "stock_adjustment", number,
+                                   unit_cost=cost if delta > 0 else None,
+                                   batch_id=part.batch_id,
+                                   field=part.field if part.batch_id
+                                   else f"{fld}.quantity_delta"))
     return rows
 
 
