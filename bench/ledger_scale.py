@@ -100,8 +100,9 @@ def sqlite_pair() -> Iterator[tuple[str, str]]:
 
 
 @contextmanager
-def pg_pair() -> Iterator[tuple[str, str]]:
-    with pg_schema("small_") as small, pg_schema("big_") as big:
+def pg_pair(prefix: str = "") -> Iterator[tuple[str, str]]:
+    """Two PostgreSQL schemas, a small ledger and a big one, dropped afterwards."""
+    with pg_schema(f"{prefix}small_") as small, pg_schema(f"{prefix}big_") as big:
         yield small, big
 
 

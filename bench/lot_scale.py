@@ -14,10 +14,9 @@ from __future__ import annotations
 import os
 import statistics
 import sys
-import tempfile
 import time
-from collections.abc import Callable, Iterator
-from contextlib import ExitStack, contextmanager
+from collections.abc import Callable
+from contextlib import AbstractContextManager, ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +24,7 @@ from sqlalchemy import text
 
 sys.path.insert(0, str(Path(__file__).parents[1]))
 
+from bench import ledger_scale
 from bench.apply_throughput import pg_schema
 from shopfloor.app import open_registry
 from shopfloor.registry.actor import Actor
@@ -152,20 +152,12 @@ def receipts(url: str, label: str) -> None:
     reg.store.dispose()
 
 
-@contextmanager
-def sqlite_pair() -> Iterator[tuple[str, str]]:
-    with tempfile.TemporaryDirectory() as tmp:
-        yield f"sqlite:///{tmp}/small.db", f"sqlite:///{tmp}/big.db"
-
-
-@contextmanager
-def pg_pair() -> Iterator[tuple[str, str]]:
-    with pg_schema("lsmall_") as small, pg_schema("lbig_") as big:
-        yield small, big
+def pg_pair() -> AbstractContextManager[tuple[str, str]]:
+    return ledger_scale.pg_pair("l")
 
 
 def main() -> None:
-    for label, pair in (("sqlite", sqlite_pair), ("postgresql", pg_pair)):
+    for label, pair in (("sqlite", ledger_scale.sqlite_pair), ("postgresql", pg_pair)):
         with ExitStack() as stack:
             small_url, big_url = stack.enter_context(pair())
             receipts(small_url.replace("small", "receipts") if label == "sqlite"
