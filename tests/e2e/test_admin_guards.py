@@ -239,3 +239,70 @@ def test_hostile_names_are_text_in_every_view(served: tuple[str, Registry, Setti
             assert watch.dialogs == [] and watch.outside() == [] and watch.refusals == []
 
     asyncio.run(run())
+
+
+def test_pick_lists_reach_any_item_and_lists_page_both_ways(
+        served: tuple[str, Registry, Settings]) -> None:
+    """A catalogue past the old 500-entry pick list: the 518th part is found by typing
+    part of its name, in a line added after the page loaded, and the page itself carries
+    no catalogue. A list paged forward pages back the same way, and the browser's Back
+    lands where it was."""
+    url, reg, _ = served
+    for n in range(520):
+        apply(reg, "create_item", sku=f"PART-{n:04d}", name=f"Bracket size {n:04d}")
+
+    async def offered(page: Any, pick: str, wanted: list[str]) -> None:
+        """The pick list comes to offer exactly these (it is refilled as one types)."""
+        values: list[str] = []
+        for _ in range(100):
+            values = await page.evaluate(
+                f"[...document.querySelectorAll('#pick-{pick} option')].map(o => o.value)")
+            if values == wanted:
+                return
+            await asyncio.sleep(0.05)
+        raise AssertionError(f"#pick-{pick} offers {values}, not {wanted}")
+
+    async def run() -> None:
+        async with harness.browser() as browser, ah.admin_context(browser, url) as (ctx, watch):
+            page = await ctx.new_page()
+            await ah.sign_in(page, url, "ann", PASSWORD)
+            await page.goto(url + "/tools/create_purchase_order")
+            assert await page.locator("datalist option").count() == 0
+            await page.focus("#f-location")
+            await page.keyboard.type("mai")
+            await offered(page, "locations", ["MAIN"])
+            await page.click("[data-add-line='lines']")
+            assert await page.evaluate("document.activeElement.name") == "lines.1.sku"
+            await page.keyboard.type("size 0517")
+            await offered(page, "items", ["PART-0517"])
+            assert await page.get_attribute("input[name='lines.1.sku']", "list") == "pick-items"
+            await page.fill("input[name='lines.1.sku']", "PART-0517")
+            await page.fill("input[name='lines.1.quantity']", "3")
+            await page.fill("#f-supplier", "Acme")
+            await page.fill("#f-location", "MAIN")
+            shown = await ah.preview(page)
+            assert "Bracket size 0517" in shown
+            violations = await ah.axe(page, "pick-list")
+            assert violations == [], violations
+
+            await page.goto(url + "/items?query=bracket")
+            firsts = []
+            for _ in range(3):
+                firsts.append(await page.inner_text("tbody tr:first-child td:first-child"))
+                await page.click("#next-page")
+            assert firsts == ["PART-0000", "PART-0025", "PART-0050"]
+            assert await page.inner_text("#page-no") == "Page 4"
+            await page.click("#prev-page")
+            assert await page.inner_text("tbody tr:first-child td:first-child") == "PART-0050"
+            await page.click("#prev-page")
+            assert await page.inner_text("tbody tr:first-child td:first-child") == "PART-0025"
+            await page.go_back()
+            assert await page.inner_text("tbody tr:first-child td:first-child") == "PART-0050"
+            await page.click("#prev-page")
+            await page.click("#prev-page")
+            assert await page.inner_text("tbody tr:first-child td:first-child") == "PART-0000"
+            assert await page.locator("#prev-page").count() == 0
+            assert "query=bracket" in page.url
+            assert watch.outside() == [] and watch.errors == [] and watch.refusals == []
+
+    asyncio.run(run())

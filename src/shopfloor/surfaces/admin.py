@@ -17,7 +17,7 @@ from collections.abc import Awaitable, Callable
 from functools import cached_property
 from importlib import resources as package_files
 from typing import Any
-from urllib.parse import parse_qs, urlencode
+from urllib.parse import parse_qs
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 from starlette.concurrency import run_in_threadpool
@@ -188,21 +188,6 @@ class Admin:
             raise ShopfloorError(f"{name} is for cards only")
         return tool
 
-    async def picks(self, actor: Actor, fields: list[forms.Field]) -> dict[str, list[Any]]:
-        """Suggestions for the fields that name records (first page of each list)."""
-        wanted = {f.pick for f in fields if f.pick} | {
-            c.pick for f in fields for c in f.columns if c.pick}
-        out: dict[str, list[Any]] = {}
-        sources = {"items": ("search_items", {"limit": 500}, "items", "sku", "name"),
-                   "locations": ("list_locations", {}, "locations", "code", "name"),
-                   "suppliers": ("list_suppliers", {}, "suppliers", "name", "email"),
-                   "customers": ("list_customers", {}, "customers", "name", "email")}
-        for pick in sorted(p for p in wanted if p):
-            tool, args, key, value, text = sources[pick]
-            rows = (await self.read(actor, tool, args)).get(key, [])
-            out[pick] = [(r.get(value), r.get(text) or "") for r in rows]
-        return out
-
     async def tool_page(self, request: Request, actor: Actor, *, args: dict[str, Any] | None = None,
                         outcome: dict[str, Any] | None = None, status: int = 200) -> Response:
         tool = self.tool(actor, request.path_params["name"])
@@ -219,11 +204,11 @@ class Admin:
                            "scalars": {k: v for k, v in result.items()
                                        if not isinstance(v, list) and k != "next_cursor"},
                            "lists": [(k, v) for k, v in result.items() if isinstance(v, list)],
-                           "next_url": query_with(request, cursor=nxt) if nxt else None}
+                           **forms.pages(request, nxt)}
             except ShopfloorError as exc:
                 outcome = {"kind": "error", "error": exc}
         ctx = {"tool": tool, "fields": fields, "values": values, "outcome": outcome,
-               "picks": await self.picks(actor, fields), "allowed": actor.may(tool.policy.role)}
+               "picks": forms.picks_of(fields), "allowed": actor.may(tool.policy.role)}
         if request.headers.get("hx-request") and request.method == "POST":
             return self.render(request, "_outcome.html", actor, status=status, **ctx)
         return self.render(request, "tool.html", actor, status=status, **ctx)
@@ -302,15 +287,36 @@ class Admin:
             key = str(change.get("key") or "")
             if change.get("entity") == "stock" and "@" in key:
                 skus.append(key.rsplit("@", 1)[0])
-        names: dict[str, str] = {}
-        units: dict[str, str] = {}
-        for sku in list(dict.fromkeys(skus))[:50]:
-            item = await self.read(actor, "get_item", {"sku": sku})
-            if item.get("name"):
-                names[sku] = str(item["name"])
-            if item.get("uom"):
-                units[sku] = str(item["uom"])
-        return {"names": names, "units": units}
+        items = await self.items_named(actor, skus)
+        return {"names": {s: str(i["name"]) for s, i in items.items() if i.get("name")},
+                "units": {s: str(i["uom"]) for s, i in items.items() if i.get("uom")}}
+
+    async def items_named(self, actor: Actor, skus: list[str]) -> dict[str, dict[str, Any]]:
+        """The items behind some SKUs, in as few calls as the catalogue allows.
+
+        `search_items` with a `skus` list answers all of them at once; a catalogue whose
+        search takes no list is asked one SKU at a time, every call in one worker thread
+        (one hop off the event loop, not one per SKU). Unknown SKUs are simply absent."""
+        wanted = list(dict.fromkeys(s for s in skus if s))[:forms.MAX_LINES]
+        if not wanted or not self.may(actor, "search_items"):
+            return {}
+        props = self.registry.get("search_items").input_schema.get("properties", {})
+        if "skus" in props:
+            got = await self.read(actor, "search_items", {"skus": wanted,
+                                                          "limit": len(wanted)})
+            return {i["sku"]: i for i in got.get("items", []) if i.get("sku") in wanted}
+        if not self.may(actor, "get_item"):
+            return {}
+
+        def each() -> dict[str, dict[str, Any]]:
+            out: dict[str, dict[str, Any]] = {}
+            for sku in wanted:
+                try:
+                    out[sku] = self.registry.invoke("get_item", {"sku": sku}, actor)
+                except ShopfloorError:
+                    continue
+            return out
+        return await run_in_threadpool(each)
 
 
 def record_links(tool: str, result: dict[str, Any]) -> list[tuple[str, str]]:
@@ -363,17 +369,6 @@ async def form_of(request: Request) -> dict[str, list[str]]:
     return parsed
 
 
-def query_with(request: Request, **changes: Any) -> str:
-    """This page's URL with some query parameters changed (paging, filters)."""
-    params = {k: v for k, v in request.query_params.items()}
-    for k, v in changes.items():
-        if v in (None, ""):
-            params.pop(k, None)
-        else:
-            params[k] = str(v)
-    return request.url.path + ("?" + urlencode(params) if params else "")
-
-
 def admin_routes(registry: Registry, settings: Settings, auth: Authenticator) -> list[BaseRoute]:
     from shopfloor.surfaces.admin_views import Views
 
@@ -385,6 +380,7 @@ def admin_routes(registry: Registry, settings: Settings, auth: Authenticator) ->
         Route("/sign-in", admin.sign_in, methods=["POST"]),
         Route("/sign-out", admin.sign_out, methods=["POST"]),
         Route("/static/{name}", admin.static, methods=["GET"]),
+        Route("/picks/{pick}", views.pick_options, methods=["GET"]),
         Route("/tools", g(admin.tool_list), methods=["GET"]),
         Route("/tools/{name}", g(admin.tool_get), methods=["GET"]),
         Route("/tools/{name}/preview", g(admin.preview, write=True), methods=["POST"]),
@@ -394,4 +390,4 @@ def admin_routes(registry: Registry, settings: Settings, auth: Authenticator) ->
     ]
 
 
-__all__ = ["Admin", "Role", "admin_routes", "query_with"]
+__all__ = ["Admin", "Role", "admin_routes"]

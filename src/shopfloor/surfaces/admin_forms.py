@@ -16,6 +16,9 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlencode
+
+from starlette.requests import Request
 
 from shopfloor.registry.errors import ValidationFailed
 from shopfloor.registry.tool import CONTROL_FIELDS
@@ -26,6 +29,12 @@ PICKS = {"sku": "items", "item": "items", "product": "items", "component": "item
          "location": "locations", "from_location": "locations", "to_location": "locations",
          "supplier": "suppliers", "default_supplier": "suppliers", "customer": "customers"}
 MAX_LINES = 200
+# Where a pick list's suggestions come from: (tool, result list, value, text shown).
+PICK_SOURCES = {"items": ("search_items", "items", "sku", "name"),
+                "locations": ("list_locations", "locations", "code", "name"),
+                "suppliers": ("list_suppliers", "suppliers", "name", "email"),
+                "customers": ("list_customers", "customers", "name", "email")}
+PICK_LIMIT = 20
 
 
 @dataclass
@@ -110,6 +119,13 @@ def form_fields(schema: Mapping[str, Any]) -> list[Field]:
     req = set(schema.get("required", []))
     return [make_field(k, v, k in req, defs) for k, v in schema.get("properties", {}).items()
             if k not in CONTROL_FIELDS]
+
+
+def picks_of(fields: list[Field]) -> list[str]:
+    """The kinds of record a form's fields name (each gets one shared pick list)."""
+    wanted = {f.pick for f in fields if f.pick} | {
+        c.pick for f in fields for c in f.columns if c.pick}
+    return sorted(p for p in wanted if p)
 
 
 def _scalar(f: Field, raw: str, where: str) -> Any:
@@ -216,3 +232,32 @@ def values_of(fields: list[Field], args: Mapping[str, Any]) -> dict[str, Any]:
         elif v is not None:
             values[f.name] = as_text(v)
     return values
+
+
+def query_with(request: Request, **changes: Any) -> str:
+    """This page's URL with some query parameters changed (paging, filters); a list
+    value repeats its parameter."""
+    params = [(k, v) for k, v in request.query_params.multi_items() if k not in changes]
+    for k, v in changes.items():
+        for one in (v if isinstance(v, list) else [v]):
+            if one not in (None, ""):
+                params.append((k, str(one)))
+    return request.url.path + ("?" + urlencode(params) if params else "")
+
+
+def pages(request: Request, next_cursor: Any) -> dict[str, Any]:
+    """Links to the first, previous and next page of a cursor-paged list.
+
+    A cursor only leads forward, so the cursors that led here travel in the URL
+    (`back`, oldest first): Previous pops one, Next pushes this page's. Back, reload
+    and a shared link all land on the same page."""
+    cursor = request.query_params.get("cursor") or None
+    back = request.query_params.getlist("back")
+    here = [*back, cursor] if cursor else []
+    return {
+        "next_url": query_with(request, cursor=next_cursor, back=here) if next_cursor
+        else None,
+        "prev_url": query_with(request, cursor=back[-1] if back else None, back=back[:-1])
+        if cursor else None,
+        "first_url": query_with(request, cursor=None, back=None) if back else None,
+        "page_no": len(here) + 1}

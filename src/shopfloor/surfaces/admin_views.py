@@ -15,11 +15,14 @@ from typing import Any
 from urllib.parse import quote, urlencode
 
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import HTMLResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from shopfloor.registry.actor import Actor
-from shopfloor.surfaces.admin import Admin, query_with
+from shopfloor.surfaces import admin_forms as forms
+from shopfloor.surfaces import admin_session as sessions
+from shopfloor.surfaces.admin import HEADERS, Admin
+from shopfloor.surfaces.admin_forms import pages
 
 PAGE = 25
 MRP_KINDS = ("mrp", "run_mrp")
@@ -154,6 +157,30 @@ class Views:
                 Route(f"/{slug}/{{number:path}}", g(self.order), name=f"{slug}-one"))],
         ]
 
+    async def pick_options(self, request: Request) -> Response:
+        """Suggestions for a field that names a record, for what has been typed so far.
+
+        Asked as the person types (and when the field gets focus), so the pick list
+        holds the best few of a catalogue of any size. An ended session answers an empty
+        list rather than a redirect: a suggestion never takes the person off their form."""
+        pick = request.path_params["pick"]
+        rows: list[tuple[Any, str]] = []
+        try:
+            actor = await sessions.current_actor(request, self.a.auth)
+        except sessions.SignInNeeded:
+            actor = None
+        if actor is not None and pick in forms.PICK_SOURCES:
+            typed = [v for k, v in request.query_params.multi_items() if k != "pick"]
+            text = (typed[-1] if typed else "").strip()[:200]
+            tool, key, value, shown = forms.PICK_SOURCES[pick]
+            args: dict[str, Any] = {"query": text} if text else {}
+            if tool == "search_items":
+                args["limit"] = forms.PICK_LIMIT
+            found = (await self.a.read(actor, tool, args)).get(key, [])
+            rows = [(r.get(value), r.get(shown) or "") for r in found][:forms.PICK_LIMIT]
+        html = self.a.env.get_template("_picks.html").render(rows=rows)
+        return HTMLResponse(html, headers=HEADERS)
+
     async def home(self, request: Request, actor: Actor) -> Response:
         read = self.a.read
         low = (await read(actor, "list_low_stock", {"limit": 50})).get("items", [])
@@ -184,11 +211,8 @@ class Views:
             if q.get(key):
                 args[key] = q[key]
         result = await self.a.call(actor, "search_items", args)
-        nxt = result.get("next_cursor")
         return self.a.render(request, "items.html", actor, result=result, q=q,
-                             next_url=query_with(request, cursor=nxt) if nxt else None,
-                             first_url=query_with(request, cursor=None) if q.get("cursor")
-                             else None)
+                             **pages(request, result.get("next_cursor")))
 
     async def item(self, request: Request, actor: Actor) -> Response:
         sku = request.path_params["sku"]
@@ -198,7 +222,6 @@ class Views:
         if q.get("cursor"):
             args["cursor"] = q["cursor"]
         moves = await self.a.read(actor, "list_stock_movements", args)
-        nxt = moves.get("next_cursor")
         acts = [(label, tool, prefilled(tool, a)) for label, tool, a in (
             ("Edit item", "modify_item", {"sku": sku}),
             ("Adjust stock", "create_stock_adjustment", {"lines": [{"sku": sku}]}),
@@ -210,7 +233,7 @@ class Views:
             ("Edit recipe", "update_recipe", {"sku": sku}),
         ) if self.a.may(actor, tool)]
         return self.a.render(request, "item.html", actor, item=item, moves=moves, actions=acts,
-                             next_url=query_with(request, cursor=nxt) if nxt else None)
+                             **pages(request, moves.get("next_cursor")))
 
     async def orders(self, request: Request, actor: Actor) -> Response:
         kind = ORDERS[request.url.path.strip("/").split("/")[0]]
@@ -220,13 +243,9 @@ class Views:
             if q.get(key):
                 args[key] = q[key]
         result = await self.a.call(actor, kind.list_tool, args)
-        nxt = result.get("next_cursor")
         new_tool = kind.get_tool.replace("get_", "create_")
         return self.a.render(request, "orders.html", actor, kind=kind, result=result, q=q,
-                             new_tool=new_tool,
-                             next_url=query_with(request, cursor=nxt) if nxt else None,
-                             first_url=query_with(request, cursor=None) if q.get("cursor")
-                             else None)
+                             new_tool=new_tool, **pages(request, result.get("next_cursor")))
 
     async def order(self, request: Request, actor: Actor) -> Response:
         kind = ORDERS[request.url.path.strip("/").split("/")[0]]
@@ -275,14 +294,11 @@ class Views:
             if q.get(key):
                 args[key] = q[key]
         result = await self.a.call(actor, "get_operation_log", args)
-        nxt = result.get("next_cursor")
         writes = sorted((t for t in self.a.registry.tools() if t.policy.writes),
                         key=lambda t: t.title)
         return self.a.render(request, "log.html", actor, result=result, q=q, writes=writes,
                              can_revert=self.a.may(actor, "revert_operation"),
-                             next_url=query_with(request, cursor=nxt) if nxt else None,
-                             first_url=query_with(request, cursor=None) if q.get("cursor")
-                             else None)
+                             **pages(request, result.get("next_cursor")))
 
     async def entry(self, request: Request, actor: Actor) -> Response:
         op = request.path_params["operation_id"]

@@ -71,6 +71,7 @@
         .map((i) => Number((i.name.split(".")[1]) || -1))) + 1;
       const html = set.querySelector("template").innerHTML.replaceAll("__N__", String(n));
       tbody.insertAdjacentHTML("beforeend", html.trim());
+      if (window.htmx) window.htmx.process(tbody.lastElementChild);  // its pick lists
       const first = tbody.lastElementChild.querySelector("input, select");
       if (first) first.focus();
       invalidate(add.closest("form") || document.createElement("form"));
