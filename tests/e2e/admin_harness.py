@@ -144,3 +144,37 @@ async def no_overflow(page: Page) -> None:
     wide = await page.evaluate(
         "() => document.documentElement.scrollWidth - document.documentElement.clientWidth")
     assert wide <= 1, f"{page.url} is {wide}px wider than the window"
+
+
+SPLIT_WORDS = """() => {
+  const out = [];
+  for (const cell of document.querySelectorAll("main th, main td")) {
+    const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (const m of node.data.matchAll(/[^\\s-]{2,}/g)) {
+        const range = document.createRange();
+        range.setStart(node, m.index);
+        range.setEnd(node, m.index + m[0].length);
+        const tops = new Set([...range.getClientRects()].map((r) => Math.round(r.top)));
+        if (tops.size > 1) out.push(m[0]);
+      }
+    }
+  }
+  return out;
+}"""
+
+
+async def split_words(page: Page) -> list[str]:
+    """Words a table broke across lines mid-word ("Availabl|e", "dem|o"); a break after
+    a hyphen is a normal line break (OAK-|PLANK)."""
+    words: list[str] = await page.evaluate(SPLIT_WORDS)
+    return words
+
+
+async def tables_fit(page: Page) -> None:
+    """On a desktop window every table shows all its columns at once, each word whole."""
+    hidden = await page.evaluate("""() => [...document.querySelectorAll("main .table-wrap")]
+        .filter((w) => w.scrollWidth > w.clientWidth + 1).map((w) => w.innerText.slice(0, 40))""")
+    assert hidden == [], f"{page.url}: tables scroll sideways: {hidden}"
+    split = await split_words(page)
+    assert split == [], f"{page.url}: words broken across lines: {split}"
