@@ -137,6 +137,10 @@ def test_a_week_through_the_admin(served: tuple[str, Registry]) -> None:
             await page.goto(url + f"/purchase-orders/{number}")
             assert "Partially received" in await page.inner_text("h1")
             await check(page, "po-partly-received")
+            await ah.tables_fit(page)  # whole words ("olga", not "olg|a"), every column seen
+            fields = await page.locator("dl.fields dt").all_text_contents()
+            assert "Supplier" in fields and "Partner" not in fields, fields
+            assert "What" in await page.locator("main th").all_text_contents()
             await page.click("#order-actions a:has-text('Receive')")
             assert await page.input_value("input[name='lines.0.quantity']") == "4"
             assert await page.locator("input[name='lines.1.sku']").count() == 0
@@ -148,6 +152,12 @@ def test_a_week_through_the_admin(served: tuple[str, Registry]) -> None:
             assert "Receive purchase order" in await page.inner_text("h1")
             await page.go_back()
             assert number in await page.inner_text("h1")
+            # The plank's movements name the order in words, and lead to it.
+            await page.goto(url + "/items/OAK-PLANK")
+            moves = await page.inner_text("main")
+            assert "Purchase order" in moves and "purchase_order" not in moves
+            await page.click(f"main td a:has-text('{number}')")
+            await page.wait_for_url(f"**/purchase-orders/{number}")
 
             # Thursday: a customer orders two stools; we make them.
             await page.goto(url + "/sales-orders")
@@ -200,12 +210,14 @@ def test_a_week_through_the_admin(served: tuple[str, Registry]) -> None:
                 assert words in log, words
             assert "create_purchase_order" not in log
             await check(page, "log")
+            await ah.tables_fit(page)
             await page.select_option("#tool", "receive_purchase_order")
             await page.click("form.filters button")
             await page.wait_for_url("**tool=receive_purchase_order**")
             assert await page.locator("#log-table tbody tr").count() == 2
             await page.goto(url + "/")
             await check(page, "home")
+            await ah.tables_fit(page)
             await page.goto(url + "/tools/create_stock_transfer")
             await check(page, "tool-form")
 

@@ -37,6 +37,9 @@ LABELS = {"uom": "Unit", "sku": "SKU", "partner": "Partner", "due_date": "Due",
           "reorder_point": "Reorder point", "reorder_quantity": "Reorder quantity",
           "average_cost": "Average cost", "updated_at": "Updated", "finished_at": "Finished",
           "started_at": "Started", "heartbeat_at": "Heartbeat"}
+# Where a document a movement names has its page (by the movement's document_type).
+DOCUMENTS = {"purchase_order": "/purchase-orders/", "sales_order": "/sales-orders/",
+             "manufacturing_order": "/manufacturing-orders/"}
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _DATETIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}")
 _NUMBER = re.compile(r"^-?\d+(\.\d+)?$")
@@ -123,7 +126,11 @@ class Shower:
             return Markup(escape(self.titles[value]))
         if key == "tool" and isinstance(value, str):
             return Markup(escape(self.titles.get(value, words(value))))
+        if key == "document_type" and isinstance(value, str):
+            return Markup(escape(words(value)))
         href = self.link(key, value)
+        if key == "document_number" and row and row.get("document_type") in DOCUMENTS:
+            href = DOCUMENTS[str(row["document_type"])] + quote(str(value), safe="")
         if href is not None:
             return Markup('<a href="{0}">{1}</a>').format(href, value)
         if key == "status" or key == "action" or key.endswith("_status"):
@@ -149,11 +156,14 @@ class Shower:
             return self.table(values, compact=True)
         return Markup(", ").join(self.show(key, v) for v in values)
 
-    def fields(self, record: Mapping[str, Any], skip: Iterable[str] = ()) -> Markup:
-        """A record as a definition list (scalars only; lists are shown as tables apart)."""
+    def fields(self, record: Mapping[str, Any], skip: Iterable[str] = (),
+               names: Mapping[str, str] | None = None) -> Markup:
+        """A record as a definition list (scalars only; lists are shown as tables apart);
+        `names` relabels a field where the page knows better (a PO's partner: Supplier)."""
         skipped = set(skip)
+        names = names or {}
         items = [Markup('<div><dt>{0}</dt><dd>{1}</dd></div>').format(
-            label(k), self.show(k, v, record)) for k, v in record.items()
+            names.get(k, label(k)), self.show(k, v, record)) for k, v in record.items()
             if k not in skipped and not isinstance(v, list)]
         return Markup('<dl class="fields">{0}</dl>').format(Markup("").join(items))
 
@@ -167,12 +177,14 @@ class Shower:
 
     def table(self, rows: list[Mapping[str, Any]], columns: list[str] | None = None, *,
               compact: bool = False, caption: str | None = None,
-              extra: Callable[[Mapping[str, Any]], Markup] | None = None) -> Markup:
+              extra: Callable[[Mapping[str, Any]], Markup] | None = None,
+              names: Mapping[str, str] | None = None) -> Markup:
         cols = columns or self.columns(rows)
         if compact:
             cols = [c for c in cols if c != "id"]
+        titles = {c: (names or {}).get(c, label(c)) for c in cols}
         head = Markup("").join(
-            Markup('<th scope="col"{1}>{0}</th>').format(label(c), _num_class(rows, c))
+            Markup('<th scope="col"{1}>{0}</th>').format(titles[c], _num_class(rows, c))
             for c in cols)
         if extra is not None:
             head += Markup('<th scope="col"><span class="sr-only">Actions</span></th>')
@@ -180,7 +192,7 @@ class Shower:
         for r in rows:
             cells = Markup("").join(
                 Markup('<td data-label="{0}"{2}>{1}</td>').format(
-                    label(c), self._cell(c, r.get(c), r), _num_class(rows, c)) for c in cols)
+                    titles[c], self._cell(c, r.get(c), r), _num_class(rows, c)) for c in cols)
             if extra is not None:
                 cells += Markup('<td class="row-actions">{0}</td>').format(extra(r))
             body += Markup("<tr>{0}</tr>").format(cells)
