@@ -34,6 +34,7 @@ from shopfloor.domain.catalog import OPEN_MO, OPEN_PO
 from shopfloor.domain.context import Op
 from shopfloor.domain.numbers import ZERO
 from shopfloor.domain.planning import lot_sizing
+from shopfloor.store.engine import Prepared, connection_of
 from shopfloor.store.tables import (
     Balance,
     Item,
@@ -194,7 +195,7 @@ def availability(op: Op, sku: str, quantity: Decimal, location: str | None) -> A
 
 _BAL, _LOC, _REC = Balance.__table__, Location.__table__, RecipeLine.__table__
 _COMPONENT = Item.__table__.alias("component")
-_PARTS = union_all(
+_PARTS = Prepared(union_all(
     select(literal("stock").label("part"), _LOC.c.code.label("key"),
            null().cast(String).label("name"), _BAL.c.on_hand.label("quantity"),
            _BAL.c.committed, _BAL.c.average_cost, _BAL.c.location_id.label("position"))
@@ -204,7 +205,7 @@ _PARTS = union_all(
            null(), null(), _REC.c.position)
     .join(_COMPONENT, _COMPONENT.c.id == _REC.c.component_id)
     .where(_REC.c.product_id == bindparam("item_id")),
-).order_by("part", "position")
+).order_by("part", "position"))
 """An item's stock per location (by location id) and its recipe (by position) in one
 statement: rows of (part, key = location code or component SKU, name, quantity = on hand
 or per unit, committed, average_cost, position)."""
@@ -235,6 +236,6 @@ class ItemDetail:
 
 def item_detail(op: Op, sku: str) -> ItemDetail:
     item = lookup.item_row(op, sku)
-    parts = op.session.connection().execute(_PARTS, {"item_id": item.id}).all()
+    parts = _PARTS.all(connection_of(op.session), {"item_id": item.id})
     return ItemDetail(item, [p for p in parts if p.part == "stock"],
                       [p for p in parts if p.part == "recipe"])

@@ -154,7 +154,7 @@ class Registry:
 
     def _read(self, tool: Tool, req: BaseModel, actor: Actor) -> dict[str, Any]:
         """A read locks nothing (its session may not even hold a transaction)."""
-        with self.store.reading() as session:
+        with self.store.plain_reading() as session:
             op = Op(session, actor.subject, self.clock(), dialect=self.store.dialect,
                     roles=actor.roles)
             return tool.handler(op, req).model_dump(mode="json")  # type: ignore[no-any-return]

@@ -1,0 +1,80 @@
+"""Prepared statements (store.engine.Prepared) give what Core gives, on both databases:
+the same keys, values and Python types (exact decimals, booleans, nulls), errors wrapped
+as Core wraps them, and statements that listeners and logging still see."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+import pytest
+from sqlalchemy import bindparam, event, select, text
+from sqlalchemy.exc import DBAPIError
+
+from shopfloor.domain import lookup, reports
+from shopfloor.registry.registry import Registry
+from shopfloor.store.engine import Prepared
+from shopfloor.store.tables import Item
+from tests.helpers import ADMIN, apply, basic_setup
+
+
+def _company(registry: Registry) -> int:
+    basic_setup(registry)
+    apply(registry, "modify_item", sku="P1", purchase_price="12.345678", reorder_point="2.5",
+          default_supplier="Acme", batch_tracked=False, order_multiple="0.25")
+    apply(registry, "update_recipe", sku="P1",
+          components=[{"sku": "M1", "quantity": "1.5"}, {"sku": "M2", "quantity": "0.000001"}])
+    for location, qty in (("MAIN", "7.125"), ("SHOP", "2")):
+        apply(registry, "create_stock_adjustment", location=location, reason="count",
+              lines=[{"sku": "P1", "quantity_delta": qty}])
+    got = registry.invoke("get_item", {"sku": "P1"}, ADMIN)
+    assert got["stock"] and got["recipe"]
+    return int(got["id"])
+
+
+def _both(registry: Registry, prepared: Prepared, params: dict[str, Any]
+          ) -> tuple[list[Any], list[Any]]:
+    with registry.store.plain_reading() as session:
+        conn = session.connection()
+        fast = prepared.all(conn, params)
+        core = conn.execute(prepared.stmt, params).all()
+    return list(fast), list(core)
+
+
+def test_rows_are_cores_rows(registry: Registry) -> None:
+    item_id = _company(registry)
+    for prepared, params in ((lookup._ITEM_ROW, {"sku": "P1"}),
+                             (reports._PARTS, {"item_id": item_id})):
+        fast, core = _both(registry, prepared, params)
+        assert fast == core and len(core) >= 1
+        assert registry.store.dialect in prepared._forms  # it ran on the driver's cursor
+        for f, c in zip(fast, core, strict=True):
+            assert f._fields == c._fields
+            assert [type(v) for v in f] == [type(v) for v in c]
+    row = _both(registry, lookup._ITEM_ROW, {"sku": "P1"})[0][0]
+    assert row.purchase_price == Decimal("12.345678") and row.supplier == "Acme"
+    assert row.batch_tracked is False and row.order_multiple == Decimal("0.25")
+    assert _both(registry, lookup._ITEM_ROW, {"sku": "nope"}) == ([], [])
+
+
+def test_listeners_and_errors_see_what_core_would(registry: Registry) -> None:
+    _company(registry)
+    seen: list[str] = []
+
+    def record(_conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
+        seen.append(statement)
+
+    event.listen(registry.store.engine, "before_cursor_execute", record)
+    try:
+        registry.invoke("get_item", {"sku": "P1"}, ADMIN)
+    finally:
+        event.remove(registry.store.engine, "before_cursor_execute", record)
+    assert any("FROM items" in s for s in seen) and any("UNION ALL" in s for s in seen)
+
+    missing = Prepared(select(text("x")).select_from(text("no_such_table"))
+                       .where(text("x = :v")))
+    with registry.store.plain_reading() as session, pytest.raises(DBAPIError):
+        missing.all(session.connection(), {"v": 1})
+    with registry.store.plain_reading() as session, pytest.raises(ValueError, match="sku"):
+        Prepared(select(Item.id).where(Item.sku == bindparam("sku"))).all(
+            session.connection(), {"skew": "P1"})
