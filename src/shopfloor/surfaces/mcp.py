@@ -297,10 +297,18 @@ def server_for(catalogue: Callable[[], list[dict[str, Any]]], source: RegistrySo
 
 
 def settings_actor(settings: Settings) -> Callable[[], Actor]:
-    """The stdio actor: checked per call, so a missing one is a coded error, not a crash."""
+    """The stdio actor: checked per call, so a missing one is a coded error, not a crash.
+    The settings do not change while serving: once found, it is kept."""
     from shopfloor.app import local_actor
 
-    return lambda: local_actor(settings)
+    found: list[Actor] = []
+
+    def actor() -> Actor:
+        if not found:
+            found.append(local_actor(settings))
+        return found[0]
+
+    return actor
 
 
 def request_actor() -> Actor:
@@ -312,13 +320,63 @@ def request_actor() -> Actor:
     return actor
 
 
-async def serve_stdio(settings: Settings,
-                      catalogue: Callable[[], list[dict[str, Any]]] | None = None) -> None:
-    """stdio, where a line that is not JSON-RPC gets a JSON-RPC error, not silence.
+class Screened:
+    """The stdio transport's read stream, where a line that is not JSON-RPC gets a JSON-RPC
+    error and the session goes on.
 
     The SDK's transport hands unparseable lines to the server as exceptions, which it
     drops; a client then waits forever. Here they are answered (-32700 / -32600, id null)
-    and the session goes on.
+    as the server reads them: in its own reading, not through a relay task and a second
+    stream (a task switch and a stream hop on every message).
+    """
+
+    def __init__(self, read: Any, write: Any) -> None:
+        self._read = read
+        self._write = write
+
+    @property
+    def last_context(self) -> contextvars.Context | None:
+        """The sender's context, as the SDK's context-aware stream carries it."""
+        return getattr(self._read, "last_context", None)
+
+    async def receive(self) -> Any:
+        from mcp.shared.message import SessionMessage
+        from pydantic import ValidationError
+
+        while True:
+            item = await self._read.receive()
+            if not isinstance(item, Exception):
+                return item
+            parse = isinstance(item, ValidationError) and any(
+                e["type"] == "json_invalid" for e in item.errors())
+            code, text = (types.PARSE_ERROR, "Parse error") if parse else \
+                (types.INVALID_REQUEST, "Invalid Request")
+            await self._write.send(SessionMessage(types.JSONRPCError(
+                jsonrpc="2.0", id=None, error=types.ErrorData(code=code, message=text))))
+
+    async def aclose(self) -> None:
+        await self._read.aclose()
+
+    def __aiter__(self) -> Screened:
+        return self
+
+    async def __anext__(self) -> Any:
+        try:
+            return await self.receive()
+        except (anyio.EndOfStream, anyio.ClosedResourceError):
+            raise StopAsyncIteration from None
+
+    async def __aenter__(self) -> Screened:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
+async def serve_stdio(settings: Settings,
+                      catalogue: Callable[[], list[dict[str, Any]]] | None = None) -> None:
+    """stdio, where a line that is not JSON-RPC gets a JSON-RPC error, not silence (see
+    `Screened`).
 
     Start-up does only what tools/list needs: `catalogue` describes the tools (by default
     here and now; `shopfloor mcp` has a child process describe them while this one loads
@@ -327,8 +385,6 @@ async def serve_stdio(settings: Settings,
     import gc
 
     from mcp.server.stdio import stdio_server
-    from mcp.shared.message import SessionMessage
-    from pydantic import ValidationError
 
     from shopfloor.app import describe_catalogue, open_registry, worker_for
 
@@ -354,26 +410,11 @@ async def serve_stdio(settings: Settings,
                 await anyio.to_thread.run_sync(catalogue)
 
     async with stdio_server() as (read, write):
-        inbox_send, inbox = anyio.create_memory_object_stream[SessionMessage | Exception](16)
-
-        async def screen() -> None:
-            async with inbox_send:
-                async for item in read:
-                    if not isinstance(item, Exception):
-                        await inbox_send.send(item)
-                        continue
-                    parse = isinstance(item, ValidationError) and any(
-                        e["type"] == "json_invalid" for e in item.errors())
-                    code, text = (types.PARSE_ERROR, "Parse error") if parse else \
-                        (types.INVALID_REQUEST, "Invalid Request")
-                    await write.send(SessionMessage(types.JSONRPCError(
-                        jsonrpc="2.0", id=None, error=types.ErrorData(code=code, message=text))))
-
         try:
             async with anyio.create_task_group() as tg:
-                tg.start_soon(screen)
                 tg.start_soon(open_then_work)
-                await server.run(inbox, write, server.create_initialization_options())
+                await server.run(Screened(read, write), write,
+                                 server.create_initialization_options())
                 tg.cancel_scope.cancel()
         finally:
             for halt in halts:
