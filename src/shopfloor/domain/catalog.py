@@ -205,8 +205,14 @@ def create_partner(op: Op, model: type[Supplier] | type[Customer], name: str,
 
 
 def search_items(op: Op, query: str | None, kind: str | None, limit: int,
-                 after_sku: str | None, include_archived: bool = False) -> list[Item]:
+                 after_sku: str | None, include_archived: bool = False,
+                 skus: Sequence[str] | None = None) -> list[Item]:
+    """`skus`: exactly those items, deleted ones too (a document may name one): what a
+    screen showing a document's lines needs, in one query."""
     stmt = select(Item).order_by(Item.sku).limit(limit)
+    if skus is not None:
+        stmt = stmt.where(Item.sku.in_(sorted(set(skus))))
+        include_archived = True
     if query:
         like = f"%{query.lower()}%"
         stmt = stmt.where(or_(func.lower(Item.sku).like(like), func.lower(Item.name).like(like)))

@@ -292,31 +292,13 @@ class Admin:
                 "units": {s: str(i["uom"]) for s, i in items.items() if i.get("uom")}}
 
     async def items_named(self, actor: Actor, skus: list[str]) -> dict[str, dict[str, Any]]:
-        """The items behind some SKUs, in as few calls as the catalogue allows.
-
-        `search_items` with a `skus` list answers all of them at once; a catalogue whose
-        search takes no list is asked one SKU at a time, every call in one worker thread
-        (one hop off the event loop, not one per SKU). Unknown SKUs are simply absent."""
+        """The items behind some SKUs, in one `search_items` call; unknown SKUs are
+        simply absent."""
         wanted = list(dict.fromkeys(s for s in skus if s))[:forms.MAX_LINES]
         if not wanted or not self.may(actor, "search_items"):
             return {}
-        props = self.registry.get("search_items").input_schema.get("properties", {})
-        if "skus" in props:
-            got = await self.read(actor, "search_items", {"skus": wanted,
-                                                          "limit": len(wanted)})
-            return {i["sku"]: i for i in got.get("items", []) if i.get("sku") in wanted}
-        if not self.may(actor, "get_item"):
-            return {}
-
-        def each() -> dict[str, dict[str, Any]]:
-            out: dict[str, dict[str, Any]] = {}
-            for sku in wanted:
-                try:
-                    out[sku] = self.registry.invoke("get_item", {"sku": sku}, actor)
-                except ShopfloorError:
-                    continue
-            return out
-        return await run_in_threadpool(each)
+        got = await self.read(actor, "search_items", {"skus": wanted, "limit": len(wanted)})
+        return {i["sku"]: i for i in got.get("items", []) if i.get("sku") in wanted}
 
 
 def record_links(tool: str, result: dict[str, Any]) -> list[tuple[str, str]]:

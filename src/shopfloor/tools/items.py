@@ -43,6 +43,8 @@ tools = Toolset()
 
 class SearchItems(Request):
     query: SearchText | None = Field(None, description="matches SKU or name")
+    skus: list[Key] | None = Field(None, max_length=500, description="exactly these, "
+                                   "deleted ones too")
     kind: Kind | None = None
     limit: Limit = 50
     cursor: Cursor | None = None
@@ -55,7 +57,8 @@ class ItemPage(Page):
 @tools.read("search_items", title="Search items", response=ItemPage,
             description="Find items by SKU or name, with on-hand and available totals.")
 def search_items(op: Op, req: SearchItems) -> ItemPage:
-    found = catalog.search_items(op, req.query, req.kind, req.limit + 1, req.cursor)
+    found = catalog.search_items(op, req.query, req.kind, req.limit + 1, req.cursor,
+                                 skus=req.skus)
     found, next_cursor = paged(found, req.limit, lambda i: i.sku)
     totals = catalog.totals(op, [i.id for i in found])
     return ItemPage(items=[item_out(i, totals[i.id]) for i in found], next_cursor=next_cursor)
