@@ -14,7 +14,7 @@ from decimal import Decimal
 from shopfloor.domain import lookup, stock
 from shopfloor.domain.catalog import touch
 from shopfloor.domain.context import Op
-from shopfloor.domain.numbers import ZERO
+from shopfloor.domain.numbers import ZERO, said
 from shopfloor.registry.errors import Conflict
 from shopfloor.store.tables import PurchaseOrder, SalesOrder
 
@@ -71,7 +71,7 @@ def reopen_purchase_order(op: Op, number: str, status: str) -> list[str]:
     """Undo a close: back to the status it had, on order again. Blockers, if any."""
     po = lookup.purchase_order(op, number, lock=True)
     if po.status != "closed":
-        return [f"purchase order {number} is {po.status} now, not closed"]
+        return [f"purchase order {number} is {said(po.status)} now, not closed"]
     op.change("purchase_order", number, "status", po.status, status)
     po.status = status
     touch(po)
@@ -82,7 +82,7 @@ def reopen_sales_order(op: Op, number: str, status: str) -> list[str]:
     """Undo a close: back to the status it had, its outstanding committed again."""
     so = lookup.sales_order(op, number, lock=True)
     if so.status != "closed":
-        return [f"sales order {number} is {so.status} now, not closed"]
+        return [f"sales order {number} is {said(so.status)} now, not closed"]
     stock.prefetch(op, [ln.item for ln in so.lines], so.location)
     for ln in so.lines:
         short: Decimal = ln.quantity - ln.fulfilled_quantity

@@ -20,7 +20,7 @@ from shopfloor.domain import lookup, lots, resolve, stock
 from shopfloor.domain.catalog import touch
 from shopfloor.domain.context import Op
 from shopfloor.domain.limits import storable
-from shopfloor.domain.numbers import ZERO, cost, fmt
+from shopfloor.domain.numbers import ZERO, cost, fmt, said
 from shopfloor.domain.stock import Posting
 from shopfloor.registry.errors import Conflict, ValidationFailed
 from shopfloor.store.tables import ManufacturingOrder
@@ -51,7 +51,7 @@ class Variance:
 def complete(op: Op, number: str, report: Report) -> tuple[ManufacturingOrder, list[Variance]]:
     mo = lookup.manufacturing_order(op, number, lock=True)
     if mo.status not in ("planned", "in_progress"):
-        raise Conflict(f"manufacturing order {mo.number} is {mo.status} and can no longer "
+        raise Conflict(f"manufacturing order {mo.number} is {said(mo.status)} and can no longer "
                        "change", field="number")
     remaining = mo.quantity - mo.completed_quantity
     q = remaining if report.quantity is None else report.quantity

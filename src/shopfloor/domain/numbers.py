@@ -16,5 +16,11 @@ def fmt(value: Decimal) -> str:
     return text
 
 
+def said(status: str) -> str:
+    """A status as a person reads it in a message: `partially received`, not the stored
+    `partially_received` (results keep the stored value, for code)."""
+    return status.replace("_", " ")
+
+
 def cost(value: Decimal) -> Decimal:
     return value.quantize(COST_QUANTUM, rounding=ROUND_HALF_EVEN)

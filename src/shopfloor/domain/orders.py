@@ -17,7 +17,7 @@ from shopfloor.domain import lookup, lots, stock
 from shopfloor.domain.catalog import OPEN_PO, OPEN_SO, touch
 from shopfloor.domain.context import Op
 from shopfloor.domain.limits import storable
-from shopfloor.domain.numbers import ZERO, fmt
+from shopfloor.domain.numbers import ZERO, fmt, said
 from shopfloor.domain.sequences import claim_number
 from shopfloor.domain.stock import Posting
 from shopfloor.registry.errors import Conflict, ValidationFailed
@@ -60,7 +60,7 @@ def _status(op: Op, kind: str, doc: PurchaseOrder | SalesOrder, status: str) -> 
 
 def _open(doc: PurchaseOrder | SalesOrder, kind: str, open_states: tuple[str, ...]) -> None:
     if doc.status not in open_states:
-        raise Conflict(f"{kind} {doc.number} is {doc.status} and can no longer change",
+        raise Conflict(f"{kind} {doc.number} is {said(doc.status)} and can no longer change",
                        field="number")
 
 
@@ -143,8 +143,8 @@ def modify_purchase_order(op: Op, number: str, *, supplier: str | None, location
             op.change("purchase_order", number, f"line {sku}", was, None)
     if status is not None and status != po.status:
         if po.status != "draft" or status != "open":
-            raise Conflict(f"cannot change status {po.status} -> {status}; only draft -> open",
-                           field="status")
+            raise Conflict(f"cannot change status {said(po.status)} -> {said(status)}; only "
+                           "draft -> open", field="status")
         _status(op, "purchase_order", po, status)
     if po.lines and all(ln.received_quantity >= ln.quantity for ln in po.lines) and received:
         _status(op, "purchase_order", po, "received")

@@ -15,7 +15,7 @@ from shopfloor.domain import completion, lookup, stock
 from shopfloor.domain.catalog import OPEN_MO
 from shopfloor.domain.context import Op
 from shopfloor.domain.limits import storable
-from shopfloor.domain.numbers import fmt
+from shopfloor.domain.numbers import fmt, said
 from shopfloor.domain.sequences import claim_number
 from shopfloor.registry.errors import Conflict, ValidationFailed
 from shopfloor.store.tables import ManufacturingComponent, ManufacturingOrder
@@ -23,7 +23,7 @@ from shopfloor.store.tables import ManufacturingComponent, ManufacturingOrder
 
 def _open(mo: ManufacturingOrder) -> None:
     if mo.status not in OPEN_MO:
-        raise Conflict(f"manufacturing order {mo.number} is {mo.status} and can no longer "
+        raise Conflict(f"manufacturing order {mo.number} is {said(mo.status)} and can no longer "
                        "change", field="number")
 
 

@@ -19,7 +19,7 @@ from sqlalchemy import delete
 
 from shopfloor.domain import catalog, lookup, orders, production
 from shopfloor.domain.context import Op
-from shopfloor.domain.numbers import fmt
+from shopfloor.domain.numbers import fmt, said
 from shopfloor.domain.revert_ledger import Original, reverse_moves
 from shopfloor.registry.errors import ShopfloorError
 from shopfloor.store.planning_tables import Peg
@@ -36,7 +36,7 @@ def mrp_plan(op: Op, o: Original) -> None:
               for n in o.result.get("purchase_orders", [])]
     for mo in made:
         if mo.completed_quantity > 0 or mo.status != "planned":
-            o.blockers.append(f"manufacturing order {mo.number} is {mo.status} since "
+            o.blockers.append(f"manufacturing order {mo.number} is {said(mo.status)} since "
                               f"({fmt(mo.completed_quantity)} made)")
         elif mo.version != CREATED_VERSION:
             o.blockers.append(f"manufacturing order {mo.number} was modified since")
@@ -44,7 +44,7 @@ def mrp_plan(op: Op, o: Original) -> None:
         if any(ln.received_quantity > 0 for ln in po.lines):
             o.blockers.append(f"purchase order {po.number} has been received since")
         elif po.status != "open":
-            o.blockers.append(f"purchase order {po.number} is {po.status} since")
+            o.blockers.append(f"purchase order {po.number} is {said(po.status)} since")
         elif po.version != CREATED_VERSION:
             o.blockers.append(f"purchase order {po.number} was modified since")
     if o.blockers:

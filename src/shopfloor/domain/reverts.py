@@ -34,7 +34,7 @@ from shopfloor.domain import (
 )
 from shopfloor.domain.catalog import OPEN_MO, touch
 from shopfloor.domain.context import Op
-from shopfloor.domain.numbers import fmt
+from shopfloor.domain.numbers import fmt, said
 from shopfloor.domain.revert_ledger import Original, Reverser, reverse_moves
 from shopfloor.registry.errors import Conflict, NotFound
 from shopfloor.store.corrections_tables import Revert
@@ -48,7 +48,7 @@ _CLAIM = insert(REVERTS)
 def _po_receipt(op: Op, o: Original) -> None:
     po = lookup.purchase_order(op, o.result["number"], lock=True)
     if po.status in ("closed", "cancelled"):
-        o.blockers.append(f"purchase order {po.number} is {po.status} since; reopen it first")
+        o.blockers.append(f"purchase order {po.number} is {said(po.status)} since; reopen it first")
     for ln in po.lines:
         qty = o.moved(ln.item_id)
         if qty == 0:
@@ -72,7 +72,7 @@ def _po_receipt(op: Op, o: Original) -> None:
 def _so_shipment(op: Op, o: Original) -> None:
     so = lookup.sales_order(op, o.result["number"], lock=True)
     if so.status in ("closed", "cancelled"):
-        o.blockers.append(f"sales order {so.number} is {so.status} since; reopen it first")
+        o.blockers.append(f"sales order {so.number} is {said(so.status)} since; reopen it first")
     stock.prefetch(op, [ln.item for ln in so.lines], so.location)
     for ln in so.lines:
         qty = -o.moved(ln.item_id)
@@ -160,7 +160,7 @@ def _cancelled(op: Op, o: Original) -> None:
     else:
         doc, kind = lookup.manufacturing_order(op, number, lock=True), "manufacturing_order"
     if doc.status != "cancelled":
-        o.blockers.append(f"{kind.replace('_', ' ')} {number} is {doc.status} now")
+        o.blockers.append(f"{kind.replace('_', ' ')} {number} is {said(doc.status)} now")
         return
     status = o.before(kind, number, "status") or "open"
     op.change(kind, number, "status", doc.status, status)

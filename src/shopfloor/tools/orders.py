@@ -11,7 +11,7 @@ from sqlalchemy import select
 
 from shopfloor.domain import lookup, orders
 from shopfloor.domain.context import Op
-from shopfloor.domain.numbers import fmt
+from shopfloor.domain.numbers import fmt, said
 from shopfloor.registry.actor import Role
 from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
 from shopfloor.store.tables import PurchaseOrder, SalesOrder
@@ -179,7 +179,7 @@ def receive_purchase_order(op: Op, req: ReceivePurchaseOrder) -> Done[OrderOut]:
     specs = [ln.spec() for ln in req.lines] if req.lines else None
     po = orders.receive_purchase_order(op, _po(op, req), specs, req.batch, req.expiry)
     moved = sum(1 for c in op.changes if c.field.endswith(" received"))
-    return Done(f"Receive {moved} line(s) of {po.number}: now {po.status}",
+    return Done(f"Receive {moved} line(s) of {po.number}: now {said(po.status)}",
                 purchase_order_out(po))
 
 
@@ -266,4 +266,4 @@ def fulfill_order(op: Op, req: FulfillOrder) -> Done[OrderOut]:
     specs = [ln.spec() for ln in req.lines] if req.lines else None
     so = orders.fulfill_sales_order(op, _so(op, req), specs)
     moved = sum(1 for c in op.changes if c.field.endswith(" shipped"))
-    return Done(f"Ship {moved} line(s) of {so.number}: now {so.status}", sales_order_out(so))
+    return Done(f"Ship {moved} line(s) of {so.number}: now {said(so.status)}", sales_order_out(so))

@@ -11,7 +11,7 @@ from sqlalchemy import select
 
 from shopfloor.domain import completion, lookup, production
 from shopfloor.domain.context import Op
-from shopfloor.domain.numbers import fmt
+from shopfloor.domain.numbers import fmt, said
 from shopfloor.registry.actor import Role
 from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
 from shopfloor.store.tables import ManufacturingOrder
@@ -118,7 +118,7 @@ def complete_manufacturing_order(op: Op, req: CompleteManufacturingOrder
         req.quantity, req.scrap or Decimal(0), [c.spec() for c in req.consumed or ()],
         req.lot, req.expiry, tuple(req.serials or ())))
     return Done(f"Complete {mo.number}: {fmt(mo.completed_quantity)} of {fmt(mo.quantity)} "
-                f"{mo.item.sku} made ({mo.status})", manufacturing_order_out(mo))
+                f"{mo.item.sku} made ({said(mo.status)})", manufacturing_order_out(mo))
 
 
 class DeleteManufacturingOrder(NumberOrId, WriteRequest):
