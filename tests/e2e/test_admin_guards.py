@@ -306,3 +306,15 @@ def test_pick_lists_reach_any_item_and_lists_page_both_ways(
             assert watch.outside() == [] and watch.errors == [] and watch.refusals == []
 
     asyncio.run(run())
+
+
+def test_an_item_page_leaves_out_a_price_the_item_never_has(
+        served: tuple[str, Registry, Settings]) -> None:
+    """A material is not sold and a product not bought: no 'Sales price 0.00' on them."""
+    url, reg, settings = served
+    token = Authenticator(reg, settings).mint("ann", ["admin"], 600)
+    apply(reg, "create_item", sku="SOLD", name="Sold thing", kind="product", sales_price="9")
+    with httpx.Client(base_url=url, cookies={"shopfloor_session": token}) as client:
+        material, product = client.get("/items/M1").text, client.get("/items/SOLD").text
+    assert "Purchase price" in material and "Sales price" not in material
+    assert "Sales price" in product and "Purchase price" not in product
