@@ -1,4 +1,4 @@
-"""Prepared statements (store.engine.Prepared) give what Core gives, on both databases:
+"""Prepared statements (store.prepared.Prepared) give what Core gives, on both databases:
 the same keys, values and Python types (exact decimals, booleans, nulls), errors wrapped
 as Core wraps them, and statements that listeners and logging still see."""
 
@@ -13,7 +13,7 @@ from sqlalchemy.exc import DBAPIError
 
 from shopfloor.domain import lookup, reports
 from shopfloor.registry.registry import Registry
-from shopfloor.store.engine import Prepared
+from shopfloor.store.prepared import Prepared
 from shopfloor.store.tables import Item
 from tests.helpers import ADMIN, apply, basic_setup
 

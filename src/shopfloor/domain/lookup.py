@@ -12,7 +12,7 @@ from sqlalchemy.orm import InstrumentedAttribute
 
 from shopfloor.domain.context import Op
 from shopfloor.registry.errors import NotFound
-from shopfloor.store.engine import Prepared, connection_of
+from shopfloor.store.prepared import Prepared, connection_of
 from shopfloor.store.tables import (
     Base,
     Customer,
@@ -82,7 +82,7 @@ def item_row(op: Op, sku: str, *, fld: str = "sku") -> Row[Any]:
     for reads that only show it: the same refusals as `item`, without the ORM's cost of
     building, tracking and eagerly joining an `Item`. Run on the transaction's connection,
     past the session (nothing to flush in a read; the session layer cost ~15%), as a
-    prepared statement (see store.engine.Prepared)."""
+    prepared statement (see store.prepared)."""
     rows = _ITEM_ROW.all(connection_of(op.session), {"sku": sku})
     found = rows[0] if rows else None
     if found is None:

@@ -34,7 +34,7 @@ from shopfloor.domain.catalog import OPEN_MO, OPEN_PO
 from shopfloor.domain.context import Op
 from shopfloor.domain.numbers import ZERO
 from shopfloor.domain.planning import lot_sizing
-from shopfloor.store.engine import Prepared, connection_of
+from shopfloor.store.prepared import Prepared, connection_of
 from shopfloor.store.tables import (
     Balance,
     Item,

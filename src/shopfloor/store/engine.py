@@ -15,21 +15,23 @@ transaction); a connection the server has closed is noticed locally instead, see
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import random
 import select
+import threading
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
-from sqlalchemy import Connection, Dialect, Engine, Row, create_engine, event, make_url
-from sqlalchemy.engine.result import IteratorResult, SimpleResultMetaData
+from sqlalchemy import Connection, Engine, create_engine, event, make_url
 from sqlalchemy.exc import DBAPIError, DisconnectionError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.orm.exc import StaleDataError
-from sqlalchemy.sql.selectable import CompoundSelect, Select
 
 T = TypeVar("T")
+log = logging.getLogger("shopfloor.store")
 
 _TRANSIENT_PG = {"40001", "40P01", "55P03"}
 
@@ -127,7 +129,11 @@ class Store:
             _configure_sqlite(self.engine)
         elif self.dialect == "postgresql":
             _configure_postgresql(self.engine)
-        self._read = sessionmaker(self._reader(), expire_on_commit=False, autoflush=True)
+        self._read_engine = self._reader()
+        self._pinned_thread: int | None = None
+        self._pin: Connection | None = None
+        self._pin_busy = False
+        self._read = sessionmaker(self._read_engine, expire_on_commit=False, autoflush=True)
         self._write = sessionmaker(
             self.engine.execution_options(shopfloor_write=True),
             expire_on_commit=False,
@@ -158,19 +164,64 @@ class Store:
         with self._read() as session:
             yield session
 
+    def pin_reads(self) -> None:
+        """Keep one connection for the plain reads of the calling thread: a server with one
+        client that reads on its event loop (MCP over stdio). Checking a connection out of
+        the pool and back in cost as much as a get_item's statements; one pinned
+        connection is all one thread can use at a time. Other threads use the pool."""
+        self._pinned_thread = threading.get_ident()
+
+    def _pinned(self) -> Connection | None:
+        """The calling thread's pinned connection, idle and alive; None when this thread
+        has none or is already reading on it (a read within a read takes the pool's)."""
+        if self._pinned_thread != threading.get_ident() or self._pin_busy:
+            return None
+        conn = self._pin
+        if conn is None:
+            conn = self._pin = self._read_engine.connect()
+        elif self.dialect == "postgresql" and _hung_up(conn.connection.dbapi_connection):
+            conn.invalidate()  # as the pool's checkout would: reconnects on next use
+        return conn
+
     @contextmanager
     def plain_reading(self) -> Iterator[Session]:
-        """`reading`, for a registry read: the connection is checked out and begun first and
-        the session is bound to it, so a read that runs its statements on the connection
-        (`connection_of`) never builds the session's transaction; one that uses the ORM
-        joins the same transaction. Closing rolls the connection back and returns it."""
-        with self._reader().connect() as conn:
+        """`reading`, for a registry read: the connection is taken (pinned, see `pin_reads`,
+        or from the pool) and begun first and the session is bound to it, so a read that
+        runs its statements on the connection (`store.prepared`) never builds the
+        session's transaction; one that uses the ORM joins the same transaction. At the
+        end the connection is rolled back (and returned); a session left unused needs no
+        closing."""
+        pinned = self._pinned()
+        if pinned is not None:
+            conn, self._pin_busy = pinned, True
+        else:
+            conn = self._read_engine.connect()
+        try:
             conn.begin()
             session = Session(bind=conn, expire_on_commit=False)
             try:
                 yield session
             finally:
-                session.close()
+                if session.in_transaction() or session.identity_map or session.new:
+                    session.close()
+        finally:
+            if pinned is None:
+                conn.close()
+            else:
+                self._release_pin(conn)
+
+    def _release_pin(self, conn: Connection) -> None:
+        """End the pinned connection's read; one that cannot even roll back is dropped (the
+        next read pins a fresh one): the read itself has already succeeded or failed."""
+        self._pin_busy = False
+        try:
+            conn.rollback()
+        except Exception:
+            log.warning("dropping the pinned read connection", exc_info=True)
+            self._pin = None
+            with contextlib.suppress(Exception):
+                conn.invalidate()
+                conn.close()
 
     @contextmanager
     def writing(self) -> Iterator[Session]:
@@ -193,110 +244,9 @@ class Store:
         raise AssertionError("unreachable")
 
     def dispose(self) -> None:
+        self._pinned_thread = None
+        if self._pin is not None:
+            pin, self._pin = self._pin, None
+            pin.close()
         self.engine.dispose()
 
-
-def connection_of(session: Session) -> Connection:
-    """The connection a session's plain statements run on: the one it is bound to (a
-    `plain_reading` session), else its transaction's (which it begins)."""
-    bind = session.bind
-    return bind if isinstance(bind, Connection) else session.connection()
-
-
-_STATEMENT_EVENTS = ("before_execute", "after_execute", "before_cursor_execute",
-                     "after_cursor_execute")
-_DIALECT_EVENTS = ("do_execute", "handle_error")
-
-
-def _observed(conn: Connection) -> bool:
-    """Does anything log, count or intercept this connection's statements?"""
-    return (getattr(conn, "_echo", True)
-            or any(getattr(conn.dispatch, e) for e in _STATEMENT_EVENTS)
-            or any(getattr(conn.dialect.dispatch, e) for e in _DIALECT_EVENTS))
-
-
-class _Form:
-    """A statement as one dialect runs it: SQL, the order of its parameters, their
-    defaults (literals) and conversions, the result's keys and conversions."""
-
-    def __init__(self, stmt: Select[Any] | CompoundSelect[Any], dialect: Dialect) -> None:
-        compiled = stmt.compile(dialect=dialect)
-        self.sql = compiled.string
-        self.names = list(compiled.positiontup or []) if dialect.positional else None
-        self.defaults = {name: bp.effective_value for bp, name in compiled.bind_names.items()
-                         if not bp.required}
-        self.required = {name for bp, name in compiled.bind_names.items() if bp.required}
-        self.binders = {name: proc for bp, name in compiled.bind_names.items()
-                        if (proc := bp.type.dialect_impl(dialect).bind_processor(dialect))}
-        self.types = [c.type.dialect_impl(dialect) for c in stmt.selected_columns]
-        self.dialect = dialect
-        self.results: tuple[Any, SimpleResultMetaData, list[tuple[int, Any]]] | None = None
-
-    def parameters(self, given: Mapping[str, Any]) -> Any:
-        if given.keys() != self.required:
-            raise ValueError(f"parameters {sorted(given)}, expected {sorted(self.required)}")
-        values = {**self.defaults, **given}
-        for name, proc in self.binders.items():
-            values[name] = proc(values[name])
-        return values if self.names is None else tuple(values[n] for n in self.names)
-
-    def converters(self, description: Any) -> tuple[SimpleResultMetaData, list[tuple[int, Any]]]:
-        """Keys and value conversions, from the first result's description (PostgreSQL's
-        conversions depend on the column types the server reports), kept while it holds."""
-        codes = tuple((d[0], d[1]) for d in description)
-        if self.results is None or self.results[0] != codes:
-            procs = [(i, p) for i, (t, d) in enumerate(zip(self.types, description, strict=True))
-                     if (p := t.result_processor(self.dialect, d[1])) is not None]
-            self.results = (codes, SimpleResultMetaData([d[0] for d in description]), procs)
-        return self.results[1], self.results[2]
-
-
-class Prepared:
-    """A SELECT compiled once per dialect and run straight on the driver's cursor.
-
-    For the hottest reads (`get_item`): SQLAlchemy's execution path (an execution
-    context, result metadata, event dispatch) cost ~4x what the statement costs in the
-    driver. The same compiled SQL runs on the same connection, with the parameters and the
-    result conversions (each column type's processors) Core would apply, giving Core's
-    `Row`s. When anything listens to the connection's statement events or echo is on, it
-    runs through Core instead, so logging and statement counting see it; a driver error is
-    wrapped as Core wraps it (and a lost connection invalidated).
-    """
-
-    def __init__(self, stmt: Select[Any] | CompoundSelect[Any]) -> None:
-        self.stmt = stmt
-        self._forms: dict[str, _Form] = {}
-
-    def all(self, conn: Connection, params: Mapping[str, Any]) -> Sequence[Row[Any]]:
-        if _observed(conn):
-            return conn.execute(self.stmt, params).all()
-        dialect = conn.dialect
-        form = self._forms.get(dialect.name)
-        if form is None:
-            form = self._forms.setdefault(dialect.name, _Form(self.stmt, dialect))
-        args = form.parameters(params)
-        dbapi_conn = conn.connection
-        cursor = dbapi_conn.cursor()
-        try:
-            cursor.execute(form.sql, args)
-            rows = cursor.fetchall()
-            meta, procs = form.converters(cursor.description)
-        except dialect.loaded_dbapi.Error as exc:
-            lost = dialect.is_disconnect(exc, dbapi_conn.dbapi_connection, cursor)
-            if lost:
-                conn.invalidate(exc)
-            raise DBAPIError.instance(form.sql, args, exc, dialect.loaded_dbapi.Error,
-                                      dialect=dialect, connection_invalidated=lost) from exc
-        finally:
-            cursor.close()
-        if procs:
-            rows = [_converted(r, procs) for r in rows]
-        result: IteratorResult[Any] = IteratorResult(meta, iter(rows))
-        return result.all()
-
-
-def _converted(row: Sequence[Any], procs: list[tuple[int, Any]]) -> list[Any]:
-    out = list(row)
-    for i, proc in procs:
-        out[i] = proc(out[i])
-    return out

@@ -404,6 +404,8 @@ async def serve_stdio(settings: Settings,
         if registry is not None:
             from shopfloor.jobs.worker import start_in_thread
 
+            registry.store.pin_reads()  # here, on the loop: where the inline reads run
+
             worker = await anyio.to_thread.run_sync(worker_for, registry, settings)
             halts.append(start_in_thread(worker))
             if catalogue is not describe_catalogue:  # reap the child, listed or not
