@@ -28,20 +28,15 @@ def connection_of(session: Session) -> Connection:
     return bind if isinstance(bind, Connection) else session.connection()
 
 
-_STATEMENT_EVENTS = ("before_execute", "after_execute", "before_cursor_execute",
-                     "after_cursor_execute")
-_DIALECT_EVENTS = ("do_execute", "handle_error")
-
-
 def _observed(conn: Connection) -> bool:
     """Does anything log, count or intercept this connection's statements? Listeners are
     looked for on its engine (where logging and every listener here attach; a pooled
     connection's own dispatch is built afresh per checkout, and asking it costs more than
     the statement) and its dialect."""
     engine, dialect = conn.engine.dispatch, conn.dialect.dispatch
-    return (getattr(conn, "_echo", True)
-            or any(getattr(engine, e) for e in _STATEMENT_EVENTS)
-            or any(getattr(dialect, e) for e in _DIALECT_EVENTS))
+    return bool(getattr(conn, "_echo", True) or engine.before_execute or engine.after_execute
+                or engine.before_cursor_execute or engine.after_cursor_execute
+                or dialect.do_execute or dialect.handle_error)
 
 
 class _Form:
@@ -59,7 +54,7 @@ class _Form:
                         if (proc := bp.type.dialect_impl(dialect).bind_processor(dialect))}
         self.types = [c.type.dialect_impl(dialect) for c in stmt.selected_columns]
         self.dialect = dialect
-        self.results: tuple[Any, SimpleResultMetaData, list[Any] | None] | None = None
+        self.results: tuple[SimpleResultMetaData, list[Any] | None] | None = None
 
     def parameters(self, given: Mapping[str, Any]) -> Any:
         if given.keys() != self.required:
@@ -67,18 +62,18 @@ class _Form:
         values = {**self.defaults, **given}
         for name, proc in self.binders.items():
             values[name] = proc(values[name])
-        return values if self.names is None else tuple(values[n] for n in self.names)
+        return values if self.names is None else tuple([values[n] for n in self.names])
 
     def converters(self, description: Any) -> tuple[SimpleResultMetaData, list[Any] | None]:
         """Keys and value conversions, from the first result's description (PostgreSQL's
-        conversions depend on the column types the server reports), kept while it holds."""
-        codes = tuple((d[0], d[1]) for d in description)
-        if self.results is None or self.results[0] != codes:
+        conversions depend on the column types the server reports), then kept: as Core
+        keeps a compiled statement's result metadata."""
+        if self.results is None:
             procs = [t.result_processor(self.dialect, d[1])
                      for t, d in zip(self.types, description, strict=True)]
-            self.results = (codes, SimpleResultMetaData([d[0] for d in description]),
+            self.results = (SimpleResultMetaData([d[0] for d in description]),
                             procs if any(procs) else None)
-        return self.results[1], self.results[2]
+        return self.results
 
 
 class Prepared:

@@ -44,6 +44,8 @@ def _escape(match: re.Match[str]) -> str:
 
 def safe(text: str, *, keep_newlines: bool = False) -> str:
     """`text` with every character that could drive a terminal shown as an escape."""
+    if text.isascii() and text.isprintable():  # most cells: nothing to escape
+        return text
     if not keep_newlines:
         text = text.replace("\n", " ").replace("\t", " ")
     return _UNSAFE.sub(_escape, text)
