@@ -30,6 +30,33 @@ def _adjust(registry: Registry, qty: str) -> None:
           lines=[{"sku": "M1", "quantity_delta": qty}])
 
 
+def _idle(conn: Any) -> bool:
+    """No transaction left open on the driver's connection (SQLite or psycopg)."""
+    driver = conn.driver_connection
+    if hasattr(driver, "in_transaction"):
+        return not driver.in_transaction
+    return int(driver.info.transaction_status) == 0  # psycopg: IDLE
+
+
+def test_reads_leave_no_transaction_open(registry: Registry) -> None:
+    """The ORM reads and the plain ones, on a pinned connection and on the pool's."""
+    basic_setup(registry)
+    for pin in (False, True):
+        if pin:
+            registry.store.pin_reads()
+        for name, args in (("get_item", {"sku": "M1"}), ("get_stock", {"sku": "M1"}),
+                           ("list_locations", {}), ("get_item", {"sku": "P1"})):
+            assert registry.invoke(name, args, ADMIN)
+        if pin:
+            assert registry.store._pin is not None
+            assert _idle(registry.store._pin.connection)
+        raw = registry.store.engine.raw_connection()
+        try:
+            assert _idle(raw)
+        finally:
+            raw.close()
+
+
 def test_pinned_reads_keep_one_connection_and_see_each_commit(registry: Registry) -> None:
     basic_setup(registry)
     registry.store.pin_reads()

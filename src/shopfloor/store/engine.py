@@ -72,7 +72,10 @@ def _configure_sqlite(engine: Engine) -> None:
         else:
             # A deferred BEGIN takes no lock, so it cannot wait or fail: straight to the
             # driver, past a full statement execution (a fifth of a small read's cost).
-            conn.connection.driver_connection.execute("BEGIN")
+            # A plain read has begun already (Store.plain_reading): its ORM joins that.
+            driver = conn.connection.driver_connection
+            if not driver.in_transaction:
+                driver.execute("BEGIN")
 
 
 PG_POOL: dict[str, Any] = {
@@ -109,6 +112,11 @@ def _configure_postgresql(engine: Engine) -> None:
         invalidates the pool, so one transaction fails, not every pooled connection."""
         if _hung_up(dbapi_conn):
             raise DisconnectionError("the server closed this pooled connection")
+
+
+def _driver(conn: Connection) -> Any:
+    """The DBAPI driver's own connection under a SQLAlchemy one."""
+    return conn.connection.driver_connection
 
 
 class Store:
@@ -186,10 +194,12 @@ class Store:
     @contextmanager
     def plain_reading(self) -> Iterator[Session]:
         """`reading`, for a registry read: the connection is taken (pinned, see `pin_reads`,
-        or from the pool) and begun first and the session is bound to it, so a read that
-        runs its statements on the connection (`store.prepared`) never builds the
-        session's transaction; one that uses the ORM joins the same transaction. At the
-        end the connection is rolled back (and returned); a session left unused needs no
+        or from the pool) and the session is bound to it, so a read that runs its
+        statements on the connection (`store.prepared`) builds neither the session's
+        transaction nor the connection's: on SQLite the driver begins (deferred: one
+        snapshot for the read's statements, no lock), and SQLAlchemy's transaction, if the
+        ORM begins one, joins it; PostgreSQL reads are in autocommit. At the end the
+        connection is rolled back (and returned); a session left unused needs no
         closing."""
         pinned = self._pinned()
         if pinned is not None:
@@ -197,7 +207,8 @@ class Store:
         else:
             conn = self._read_engine.connect()
         try:
-            conn.begin()
+            if self.dialect == "sqlite":
+                _driver(conn).execute("BEGIN")
             session = Session(bind=conn, expire_on_commit=False)
             try:
                 yield session
@@ -215,7 +226,10 @@ class Store:
         next read pins a fresh one): the read itself has already succeeded or failed."""
         self._pin_busy = False
         try:
-            conn.rollback()
+            if conn.in_transaction():
+                conn.rollback()
+            elif self.dialect == "sqlite":
+                _driver(conn).rollback()
         except Exception:
             log.warning("dropping the pinned read connection", exc_info=True)
             self._pin = None
