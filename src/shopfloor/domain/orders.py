@@ -203,7 +203,7 @@ def receive_purchase_order(op: Op, number: str, lines: Sequence[LineSpec] | None
     stock.prefetch(op, [line.item for line, _, _ in todo], po.location)
     parts = lots.incoming(op, [_lot_line(line.item, qty, fld, _spec(lines, line), lot, expiry)
                                for line, qty, fld in todo])
-    for (line, qty, _), line_parts in zip(todo, parts, strict=True):
+    for (line, qty, fld), line_parts in zip(todo, parts, strict=True):
         for part in line_parts:
             stock.post(op, Posting(line.item, po.location, part.quantity, "receipt",
                                    "purchase_order", po.number, unit_cost=line.unit_price,
@@ -211,10 +211,28 @@ def receive_purchase_order(op: Op, number: str, lines: Sequence[LineSpec] | None
         op.change("purchase_order", number, f"line {line.item.sku} received",
                   line.received_quantity, line.received_quantity + qty)
         line.received_quantity += qty
+        _arrival(op, po, line, fld)
     done = all(ln.received_quantity >= ln.quantity for ln in po.lines)
     _status(op, "purchase_order", po, "received" if done else "partially_received")
     touch(po)
     return po
+
+
+def _arrival(op: Op, po: PurchaseOrder, line: PurchaseOrderLine, fld: str) -> None:
+    """A line received before or after its own expected date (the order's date only when
+    the line has none) says so: planning counted on that date."""
+    expected = line.expected_date or po.expected_date
+    if expected is None:
+        return
+    days = (op.now.date() - expected).days
+    if days == 0:
+        return
+    whose = "its line's date" if line.expected_date else "the order's date"
+    late = days > 0
+    op.warn("late" if late else "early",
+            f"{line.item.sku} received {abs(days)} day{'s' if abs(days) != 1 else ''} "
+            f"{'late' if late else 'early'} (expected {expected.isoformat()}, {whose})",
+            fld=fld.removesuffix(".quantity"))
 
 
 def _spec(lines: Sequence[LineSpec] | None, line: PurchaseOrderLine | SalesOrderLine
