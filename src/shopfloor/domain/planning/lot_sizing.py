@@ -33,9 +33,14 @@ def size_for(net: Decimal, safety: Decimal, minimum: Decimal,
 
 
 def size(net: Decimal, rules: ItemData) -> Decimal:
+    """size_for with the item's rules (MRP sizes every planned order through here)."""
     if net <= 0:
         return Decimal(0)
-    return size_for(net, rules.safety, rules.minimum, rules.multiple)
+    if rules.safety > 0:
+        quantity = net + rules.minimum
+    else:
+        quantity = net if net >= rules.minimum else rules.minimum
+    return packs(quantity, rules.multiple) if rules.multiple else quantity
 
 
 def why(net: Decimal, quantity: Decimal, rules: ItemData) -> list[str]:

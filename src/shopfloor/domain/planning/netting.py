@@ -34,27 +34,17 @@ from shopfloor.domain.planning import lot_sizing
 from shopfloor.domain.planning.data import SAFETY, ItemData, Need, Receipt
 
 _by_date = attrgetter("date")
+_by_arrival = attrgetter("date", "document")
 ON_HAND = "on_hand"
 SHORTFALL = "negative_stock"
-
-
-@dataclass(slots=True)
-class PlannedOrder:
-    ref: str
-    item: ItemData
-    make: bool
-    quantity: Decimal
-    net: Decimal           # the net need it was sized from
-    start: date
-    due: date
-    needed_by: date        # the date of the need that triggered it
-    late: bool
+PLANNED = "planned_order"
 
 
 @dataclass(slots=True)
 class Layer:
-    """A supply the needs draw on: stock on hand, an order already placed, or a planned
-    order. `pegs` are the needs it covers, with the quantity each took."""
+    """A supply the needs draw on: stock on hand, an order already placed (`receipt`), or
+    an order this plan adds (kind PLANNED: `document` is its ref, `date` its due date).
+    `pegs` are the needs it covers, with the quantity each took."""
 
     date: dt.date
     quantity: Decimal
@@ -62,8 +52,13 @@ class Layer:
     kind: str
     document: str | None
     receipt: Receipt | None = None
-    order: PlannedOrder | None = None
     pegs: list[tuple[Need, Decimal]] = field(default_factory=list)
+    # a planned order's: the net need it was sized from, its start, the date of the need
+    # that triggered it, and whether it starts too late for that need
+    net: Decimal = ZERO
+    start: dt.date | None = None
+    needed_by: dt.date | None = None
+    late: bool = False
 
 
 @dataclass(slots=True)
@@ -71,28 +66,22 @@ class Netted:
     item: ItemData
     on_hand: Decimal
     needs: list[Need]
-    layers: list[Layer]
-
-    @property
-    def planned(self) -> list[Layer]:
-        return [la for la in self.layers if la.order is not None]
-
-    @property
-    def placed(self) -> list[Layer]:
-        return [la for la in self.layers if la.receipt is not None]
+    placed: list[Layer]    # orders already placed, in the order they arrive
+    planned: list[Layer]   # orders this plan adds, by date
 
 
 def net(item: ItemData, on_hand: Decimal, receipts: list[Receipt], needs: list[Need],
-        today: date, make: bool, next_ref: Callable[[], str]) -> Netted:
+        today: date, next_ref: Callable[[], str]) -> Netted:
     lead = timedelta(days=item.lead)
-    earliest = today + lead
     layers: list[Layer] = []
     if on_hand > 0:
         layers.append(Layer(today, on_hand, on_hand, ON_HAND, None))
-    for r in sorted(receipts, key=lambda r: (r.date, r.document)):
-        layers.append(Layer(r.date, r.quantity, r.quantity, r.kind, r.document, r))
+    placed = [Layer(r.date, r.quantity, r.quantity, r.kind, r.document, r)
+              for r in sorted(receipts, key=_by_arrival)] if receipts else []
+    layers += placed
     wanted = list(needs)
     if item.safety > 0:
+        earliest = today + lead
         wanted.append(Need(earliest, item.safety, SAFETY, None, earliest))
     if on_hand < 0:  # stock already owed (a location that may go negative): due now
         wanted.append(Need(today, -on_hand, SHORTFALL, None, today))
@@ -100,15 +89,18 @@ def net(item: ItemData, on_hand: Decimal, receipts: list[Receipt], needs: list[N
     # planned parents as planned), safety stock after them: the sort is stable
     wanted.sort(key=_by_date)
     period = timedelta(days=item.period)
+    planned: list[Layer] = []
     at, count = 0, len(layers)
     for i, need in enumerate(wanted):
         left = need.quantity
         while left > 0:
             if at == count:
-                layers.append(_plan(item, make, wanted, i, left, today, lead, period,
-                                    next_ref()))
+                layer = _plan(item, wanted, i, left, today, lead, period, next_ref())
+                layers.append(layer)
+                planned.append(layer)
                 count += 1
-            layer = layers[at]
+            else:
+                layer = layers[at]
             if left < layer.left:
                 layer.left -= left
                 layer.pegs.append((need, left))
@@ -118,11 +110,11 @@ def net(item: ItemData, on_hand: Decimal, receipts: list[Receipt], needs: list[N
             layer.left = ZERO
             left -= take
             at += 1
-    return Netted(item, on_hand, wanted, layers)
+    return Netted(item, on_hand, wanted, placed, planned)
 
 
-def _plan(item: ItemData, make: bool, wanted: list[Need], i: int, left: Decimal,
-          today: date, lead: timedelta, period: timedelta, ref: str) -> Layer:
+def _plan(item: ItemData, wanted: list[Need], i: int, left: Decimal, today: date,
+          lead: timedelta, period: timedelta, ref: str) -> Layer:
     need = wanted[i]
     wanted_on = need.date
     start = wanted_on - lead
@@ -139,10 +131,5 @@ def _plan(item: ItemData, make: bool, wanted: list[Need], i: int, left: Decimal,
             break
         covered += later.quantity
     quantity = lot_sizing.size(covered, item)
-    order = PlannedOrder(ref, item, make, quantity, covered, start, due, need.due or need.date,
-                         late)
-    return Layer(due, quantity, quantity, "planned_order", ref, order=order)
-
-
-def supply_total(layers: list[Layer], kind_of: Callable[[Layer], bool]) -> Decimal:
-    return sum((la.quantity for la in layers if kind_of(la)), ZERO)
+    return Layer(due, quantity, quantity, PLANNED, ref, None, [], covered, start,
+                 need.due or wanted_on, late)
