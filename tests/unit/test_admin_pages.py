@@ -68,7 +68,10 @@ def test_lists_page_and_home_counts_what_is_on_order(client: httpx.Client,
     assert nxt and nxt.group(1)
     second = client.get(nxt.group(1).replace("&amp;", "&"))
     assert second.text.count('href="/items/PAGE-') == 5
-    assert 'id="first-page"' in second.text and 'id="next-page"' not in second.text
+    assert 'id="prev-page"' in second.text and 'id="next-page"' not in second.text
+    back = re.search(r'href="([^"]+)" id="prev-page"', second.text)
+    assert back and client.get(back.group(1).replace("&amp;", "&")).text.count(
+        'href="/items/PAGE-') == 25  # page 2's previous is page 1 (so no separate First)
 
     apply(registry, "modify_item", sku="M1", reorder_point="10")
     apply(registry, "modify_item", sku="M2", reorder_point="10")
