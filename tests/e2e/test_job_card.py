@@ -27,6 +27,7 @@ from sqlalchemy import func, select
 
 from bench.synthetic import TODAY, build
 from shopfloor.app import open_registry
+from shopfloor.domain.planning import view
 from shopfloor.registry.registry import Registry
 from shopfloor.settings import Settings
 from shopfloor.store.tables import Job, ManufacturingOrder, PurchaseOrder
@@ -229,6 +230,38 @@ def test_job_card_end_to_end(served: tuple[str, str, Registry]) -> None:
                 "td => getComputedStyle(td).whiteSpace") == "nowrap"
             assert await frame.locator("#mos").evaluate(
                 "t => t.scrollWidth <= 720 && t.scrollWidth <= t.parentElement.clientWidth")
+            # the action messages on orders already placed, next to the planned orders (a
+            # big plan's most urgent ones): what to do, the order, where it should move to,
+            # the need behind it
+            flags = plan["messages"]
+            assert flags, "the plan should flag orders already placed"
+            shown_flags = min(len(flags), view.MESSAGES)
+            assert await frame.locator("#msgs tbody tr").count() == shown_flags
+            flag = next(m for m in flags if m["action"] == "expedite")
+            first = await frame.locator("#msgs tbody tr").first.locator("td").all_inner_texts()
+            assert first[0] == "Expedite", first  # urgent first, whatever the plan's order
+            row = frame.locator("#msgs tbody tr", has_text=flag["document"]).first
+            cells = await row.locator("td").all_inner_texts()
+            assert cells[:6] == [flag["action"].capitalize(), flag["document"], flag["sku"],
+                                 flag["quantity"], flag["expected"] or "",
+                                 flag.get("move_to") or ""], cells
+            assert "." not in cells[3], cells  # quantities without trailing zeros
+            if flag["need"]:
+                assert "." not in cells[6], cells
+                assert flag["need"]["document"] in cells[6], cells
+                assert flag["need"]["date"] in cells[6], cells
+            assert await row.locator("td.date").first.evaluate(
+                "td => getComputedStyle(td).whiteSpace") == "nowrap"
+            assert await frame.locator("#pos td.covers span").first.evaluate(
+                "s => getComputedStyle(s).whiteSpace") == "nowrap"  # each need stays whole
+            for table in ("#msgs", "#pos"):  # SKUs and order numbers kept whole too
+                assert await frame.locator(table).evaluate(
+                    "t => t.scrollWidth <= 720 && t.scrollWidth <= t.parentElement.clientWidth")
+            await frame.locator("#msg-title").scroll_into_view_if_needed()
+            await harness.shot(page, "job-messages")
+            if len(flags) > shown_flags:
+                assert f"{shown_flags} of {len(flags)} action messages" in \
+                    await frame.locator("#more").inner_text()
             assert host.most == 1
             told = (await harness.host_log(page))["modelContext"]
             assert len(told) == 1 and told[0]["content"][0]["text"].startswith(

@@ -35,3 +35,14 @@ def test_a_big_plan_is_bounded_for_the_card_and_says_so() -> None:
 def test_a_small_plan_goes_as_it_is() -> None:
     plan = {"manufacturing_orders": [_order(1, 2)], "purchase_orders": [], "messages": []}
     assert view.for_card(plan) is plan
+
+
+def test_a_bounded_card_shows_the_most_urgent_messages_first() -> None:
+    flags = [{"sku": f"C{n}", "action": "cancel"} for n in range(150)] + \
+        [{"sku": "D1", "action": "defer"}, {"sku": "E1", "action": "expedite"},
+         {"sku": "R1", "action": "reduce"}, {"sku": "E2", "action": "expedite"}]
+    plan = {"manufacturing_orders": [], "purchase_orders": [], "messages": flags}
+    shown = view.for_card(plan)["messages"]
+    assert [m["sku"] for m in shown[:4]] == ["E1", "E2", "R1", "C0"]  # stable within one
+    assert len(shown) == view.MESSAGES and all(m["sku"] != "D1" for m in shown)
+    assert plan["messages"] is flags and flags[0]["sku"] == "C0"  # the stored plan untouched
