@@ -41,7 +41,17 @@ def enqueue(session: Any, kind: str, arguments: dict[str, Any], actor: str) -> J
 
 
 def claim(store: Store, worker: str, job_id: str | None = None) -> Job | None:
-    """Take the oldest queued job (or this one) for `worker`; None when there is none."""
+    """Take the oldest queued job (or this one) for `worker`; None when there is none.
+
+    An idle worker polls this every half second: it looks with a read first, so it takes
+    SQLite's write lock (or a PostgreSQL write transaction) only when there is a job."""
+    with store.reading() as s:
+        waiting = select(Job.id).where(Job.status == "queued").limit(1)
+        if job_id is not None:
+            waiting = waiting.where(Job.id == job_id)
+        if s.execute(waiting).first() is None:
+            return None
+
     def attempt() -> Job | None:
         with store.writing() as s:
             stmt = select(Job).where(Job.status == "queued").order_by(Job.created_at).limit(1)
