@@ -54,6 +54,7 @@ def test_receipt_judges_each_line_by_its_own_date(registry: Registry) -> None:
     assert said["M2"] == ("early", f"M2 received 10 days early (expected {_days(10)}, "
                                    "the order's date)", "lines")
     assert not any(w["blocking"] for w in preview["warnings"])
+    assert preview["summary"] == f"Receive 3 line(s) of {number} (1 late, 1 early): now received"
 
     done = registry.invoke("receive_purchase_order", preview["apply"]["arguments"], ADMIN)
     assert done["status"] == "received"

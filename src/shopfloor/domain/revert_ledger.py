@@ -96,7 +96,7 @@ def lot_numbers(session: Any, batch_ids: Iterable[int]) -> dict[int, str]:
     if not ids:
         return {}
     return dict(session.execute(select(Batch.id, Batch.lot_number)
-                                .where(Batch.id.in_(ids))).tuples().all())
+                                .where(Batch.id.in_(ids))).all())
 
 
 def _depends(o: Original, m: StockMovement, net_in: list[StockMovement]) -> str | None:

@@ -179,8 +179,11 @@ def receive_purchase_order(op: Op, req: ReceivePurchaseOrder) -> Done[OrderOut]:
     specs = [ln.spec() for ln in req.lines] if req.lines else None
     po = orders.receive_purchase_order(op, _po(op, req), specs, req.batch, req.expiry)
     moved = sum(1 for c in op.changes if c.field.endswith(" received"))
-    return Done(f"Receive {moved} line(s) of {po.number}: now {said(po.status)}",
-                purchase_order_out(po))
+    timing = [f"{n} {code}" for code in ("late", "early")
+              if (n := sum(1 for w in op.warnings if w.code == code))]
+    return Done(f"Receive {moved} line(s) of {po.number}"
+                + (f" ({', '.join(timing)})" if timing else "")
+                + f": now {said(po.status)}", purchase_order_out(po))
 
 
 # -- sales -----------------------------------------------------------------------------
