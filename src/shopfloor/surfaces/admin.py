@@ -25,6 +25,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from shopfloor.accounts import REASONS
 from shopfloor.registry.actor import Actor, Role
 from shopfloor.registry.errors import ShopfloorError, Unauthenticated
 from shopfloor.registry.registry import Registry
@@ -32,7 +33,6 @@ from shopfloor.registry.tool import Tool
 from shopfloor.settings import Settings
 from shopfloor.surfaces import admin_forms as forms
 from shopfloor.surfaces import admin_session as sessions
-from shopfloor.surfaces.accounts import REASONS
 from shopfloor.surfaces.admin_display import Shower, label, words
 from shopfloor.surfaces.auth import Authenticator
 

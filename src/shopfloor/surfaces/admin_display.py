@@ -17,7 +17,7 @@ from urllib.parse import quote
 
 from markupsafe import Markup, escape
 
-from shopfloor.domain.numbers import fmt
+from shopfloor.text import fmt, said
 
 MONEY = frozenset({"unit_price", "unit_cost", "purchase_price", "sales_price", "total", "cost",
                    "average_cost", "value", "amount", "price", "total_cost", "line_total",
@@ -55,7 +55,7 @@ def label(key: str) -> str:
 
 def words(value: str) -> str:
     """`partially_received` -> `Partially received`: no snake_case reaches a person."""
-    text = str(value).replace("_", " ")
+    text = said(str(value))
     return text[:1].upper() + text[1:]
 
 

@@ -23,11 +23,11 @@ from typing import Any
 
 import jwt
 
+from shopfloor.accounts import Accounts, SignedIn
 from shopfloor.registry.actor import Actor, Role
 from shopfloor.registry.errors import Unauthenticated
 from shopfloor.registry.registry import Registry
 from shopfloor.settings import Settings
-from shopfloor.surfaces.accounts import Accounts, SignedIn
 
 ALGORITHMS = ["HS256"]
 CACHE_SIZE = 1024

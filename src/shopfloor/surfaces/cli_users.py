@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 if TYPE_CHECKING:
-    from shopfloor.surfaces.accounts import Accounts
+    from shopfloor.accounts import Accounts
     from shopfloor.surfaces.cli import Context
 
 user_app = typer.Typer(no_args_is_help=True,
@@ -29,7 +29,7 @@ def _root(ctx: typer.Context) -> Context:
 
 
 def _accounts(ctx: typer.Context) -> Accounts:
-    from shopfloor.surfaces.accounts import Accounts
+    from shopfloor.accounts import Accounts
 
     return Accounts(_root(ctx).registry().store)
 

@@ -1,7 +1,10 @@
 """Local accounts and their sessions: who may sign in, and whether a session still holds.
 
-This is a surface's concern (who is calling), not a tool's: the registry never sees a
-password. Hashes are argon2id (argon2-cffi's defaults, rehashed when those move on). An
+Identity, not inventory: who is calling is settled before the registry runs (it needs an
+actor), so the registry never sees a password, and accounts are not tools. It lives
+beside the store rather than in a surface, so every surface that signs people in (the
+API's token endpoint, the admin, `shopfloor user`) shares it without reaching the store
+itself. Hashes are argon2id (argon2-cffi's defaults, rehashed when those move on). An
 unknown user costs the same hash check as a wrong password, so timing does not tell
 which names exist. A session is a row, so signing out, disabling an account or changing
 its password ends its sessions on every instance sharing the database.
