@@ -84,3 +84,16 @@ def test_import_may_turn_tracking_off_once_the_lots_are_empty(registry: Registry
     result = _run(registry, "sku,batch_tracked\nFLOUR,false\n")
     assert result["updated"] == 1
     assert registry.invoke("get_item", {"sku": "FLOUR"}, ADMIN)["batch_tracked"] is False
+
+
+def test_a_serial_tracked_item_stays_tracked_when_a_row_clears_batch(
+        registry: Registry) -> None:
+    """batch_tracked=false on a serial-tracked item with serials in stock leaves it tracked
+    (by serial): nothing is stranded, so the row is not refused."""
+    basic_setup(registry)
+    apply(registry, "create_item", sku="SAW", name="Saw", serial_tracked=True)
+    apply(registry, "create_stock_adjustment", location="MAIN", reason="count",
+          lines=[{"sku": "SAW", "quantity_delta": "1", "unit_cost": "9", "serials": ["S-1"]}])
+    result = _run(registry, "sku,batch_tracked\nSAW,false\n")
+    assert result["rejected"] == 0
+    assert registry.invoke("get_item", {"sku": "SAW"}, ADMIN)["serial_tracked"] is True

@@ -75,7 +75,17 @@ class Known:
     id: int
     archived: bool
     kind: str
-    tracked: bool
+    batch_tracked: bool
+    serial_tracked: bool
+
+    def stops_tracking(self, fields: Mapping[str, Any]) -> bool:
+        """Would these fields leave a tracked item tracked by neither lot nor serial?"""
+        return (self.batch_tracked or self.serial_tracked) and not (
+            fields.get("batch_tracked", self.batch_tracked)
+            or fields.get("serial_tracked", self.serial_tracked))
+
+    def becomes_material(self, fields: Mapping[str, Any]) -> bool:
+        return fields.get("kind") == "material" and self.kind != "material"
 
 
 def _among(op: Op, column: Any, keys: Iterable[str]) -> Iterator[Any]:
@@ -95,7 +105,7 @@ def _known(op: Op, skus: Iterable[str]) -> dict[str, Known]:
         for sku, id_, archived, kind, batch, serial in op.session.execute(
                 select(Item.sku, Item.id, Item.archived, Item.kind, Item.batch_tracked,
                        Item.serial_tracked).where(where)):
-            found[sku] = Known(id_, archived, kind, batch or serial)
+            found[sku] = Known(id_, archived, kind, batch, serial)
     return found
 
 
@@ -118,14 +128,11 @@ def _blocked(op: Op, rows: Sequence[ImportRow], known: dict[str, Known]) -> dict
     """Existing items a row may not change as asked, with the field that says why: a
     product with a recipe made a material, tracking turned off while lots hold stock (the
     same rules as modify_item). One query each, for the few rows that try."""
-    def turning(rows_: Iterable[ImportRow], to_material: bool) -> list[int]:
-        return sorted({known[r.sku].id for r in rows_ if r.sku in known and (
-            (r.fields.get("kind") == "material" and known[r.sku].kind != "material")
-            if to_material else (known[r.sku].tracked and not r.fields.get(
-                "batch_tracked", True) and not r.fields.get("serial_tracked", False)))})
-
-    blocked = {i: "kind" for i in _ids(op, RecipeLine.product_id, turning(rows, True))}
-    for i in _ids(op, LOTS.c.item_id, turning(rows, False), LOTS.c.on_hand != 0):
+    existing = [(known[r.sku], r.fields) for r in rows if r.sku in known]
+    to_material = sorted({k.id for k, fields in existing if k.becomes_material(fields)})
+    untracked = sorted({k.id for k, fields in existing if k.stops_tracking(fields)})
+    blocked = {i: "kind" for i in _ids(op, RecipeLine.product_id, to_material)}
+    for i in _ids(op, LOTS.c.item_id, untracked, LOTS.c.on_hand != 0):
         blocked.setdefault(i, "batch_tracked")
     return blocked
 
@@ -232,7 +239,7 @@ def import_items(op: Op, rows: Sequence[ImportRow | Rejected], *,
     items = _by_key(op, Item.sku, (r.sku for r in valid), lock=True)
     suppliers = _by_key(op, Supplier.name, (r.supplier for r in valid if r.supplier))
     locations = _by_key(op, Location.code, (c for r in valid for c in r.stock))
-    known = {sku: Known(i.id, i.archived, i.kind, i.batch_tracked or i.serial_tracked)
+    known = {sku: Known(i.id, i.archived, i.kind, i.batch_tracked, i.serial_tracked)
              for sku, i in items.items()}
     blocked = _blocked(op, valid, known)
     outcomes: list[Outcome] = []
