@@ -33,10 +33,9 @@ class _Plan:
     sql: str
     names: tuple[str, ...]
     processors: tuple[Processor, ...]
-    positional: bool
 
 
-_PLANS: dict[tuple[int, str, tuple[str, ...]], tuple[UpdateBase, _Plan | None]] = {}
+_PLANS: dict[tuple[int, tuple[str, ...]], tuple[UpdateBase, _Plan | None]] = {}
 """By the statement's id, holding the statement itself: an id is never reused while its
 plan is kept (the write path's statements are module constants)."""
 
@@ -46,15 +45,14 @@ def _plan(conn: Connection, stmt: UpdateBase, keys: tuple[str, ...]) -> _Plan | 
     compiled = stmt.compile(dialect=dialect, column_keys=list(keys) if isinstance(
         stmt, ValuesBase) else None)
     if compiled.insert_prefetch or compiled.update_prefetch or any(
-            b.expanding for b in compiled.binds.values()):
+            b.expanding for b in compiled.binds.values()) or not compiled.positional:
         return None  # Python-side defaults or expanding parameters: SQLAlchemy's own path
-    names = tuple(compiled.positiontup or ()) if compiled.positional else tuple(
-        compiled.binds)
+    names = tuple(compiled.positiontup or ())
     if set(names) - set(keys):
         return None
     processors = tuple(compiled.binds[n].type.dialect_impl(dialect).bind_processor(dialect)
                        for n in names)
-    return _Plan(compiled.string, names, processors, compiled.positional)
+    return _Plan(compiled.string, names, processors)
 
 
 def executemany(conn: Connection, stmt: UpdateBase,
@@ -66,7 +64,7 @@ def executemany(conn: Connection, stmt: UpdateBase,
     if conn.dialect.name != "sqlite":  # psycopg: SQLAlchemy batches rows into few statements
         return int(conn.execute(stmt, list(rows)).rowcount)
     keys = tuple(rows[0])
-    cache_key = (id(stmt), conn.dialect.name, keys)
+    cache_key = (id(stmt), keys)
     entry = _PLANS.get(cache_key)
     if entry is None or entry[0] is not stmt:
         entry = _PLANS[cache_key] = (stmt, _plan(conn, stmt, keys))
@@ -74,9 +72,5 @@ def executemany(conn: Connection, stmt: UpdateBase,
     if plan is None:
         return int(conn.execute(stmt, list(rows)).rowcount)
     pairs = tuple(zip(plan.names, plan.processors, strict=True))
-    params: list[Any]
-    if plan.positional:
-        params = [tuple(r[n] if f is None else f(r[n]) for n, f in pairs) for r in rows]
-    else:
-        params = [{n: r[n] if f is None else f(r[n]) for n, f in pairs} for r in rows]
+    params = [tuple(r[n] if f is None else f(r[n]) for n, f in pairs) for r in rows]
     return int(conn.exec_driver_sql(plan.sql, params).rowcount)
