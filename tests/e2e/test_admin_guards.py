@@ -128,6 +128,8 @@ def test_an_edited_form_cannot_apply_its_old_preview_and_a_revoked_session_ends(
             await page.click("#confirm")
             await page.wait_for_selector("#stale-notice")
             assert "differ from the previewed" in await page.inner_text("#stale-notice")
+            # the notice arrives with an empty #preview that the renderer then draws
+            await page.wait_for_selector("#preview #summary-text")
             assert _pos(reg) == []
             fresh = await page.inner_text("#preview")
             assert "7 @ 1" in fresh and "500" not in fresh

@@ -90,3 +90,48 @@ def test_a_default_computed_in_python_is_left_to_sqlalchemy(tmp_path: Path) -> N
         executemany(c, _INSERT, [{"qty": Decimal(3), "at": None, "note": "a"}] * 2)
     assert len(seen) == 1  # still one executemany
     assert [r[4] for r in _all(engine)] == [1, 1]
+
+
+def test_rows_sharing_one_value_object_each_get_it_converted(tmp_path: Path) -> None:
+    """The driver path converts a value once when the row above holds the very same
+    object (an operation's timestamp, its actor): every row must still get it."""
+    at, qty = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC), Decimal("7.25")
+    rows = [{"qty": qty, "at": at, "note": "x", "version": 1},
+            {"qty": qty, "at": at, "note": None, "version": 1},
+            {"qty": Decimal("7.250"), "at": None, "note": "x", "version": 2},
+            {"qty": qty, "at": at, "note": "x", "version": 1}]
+    ours, theirs = _engine(tmp_path / "a.db"), _engine(tmp_path / "b.db")
+    with ours.begin() as c:
+        executemany(c, _INSERT, rows)
+    with theirs.begin() as c:
+        c.execute(_INSERT, rows)
+    assert _all(ours) == _all(theirs)
+    assert [r[1:3] for r in _all(ours)] == [(qty, at), (qty, at), (qty, None), (qty, at)]
+
+
+def test_decimals_are_stored_as_millionths_rounded_half_even(tmp_path: Path) -> None:
+    """SQLite keeps a decimal as an integer count of millionths, PostgreSQL as NUMERIC(24,
+    6); both round to the sixth place half-even in Python, so a preview shows what is
+    stored on either."""
+    from sqlalchemy import text
+    from sqlalchemy.dialects import postgresql
+
+    engine = _engine(tmp_path / "x.db")
+    given_ = ["1.0000005", "1.0000015", "-2.5", "0", "123456.1234564"]
+    with engine.begin() as c:
+        executemany(c, _INSERT, [{"qty": Decimal(v), "at": None, "note": None, "version": 1}
+                                 for v in given_])
+        c.execute(_INSERT, [{"qty": Decimal("0.0000025"), "version": 1}])
+        raw = c.execute(text("SELECT typeof(qty), qty FROM rows ORDER BY id")).all()
+    assert raw == [("integer", 1000000), ("integer", 1000002), ("integer", -2500000),
+                   ("integer", 0), ("integer", 123456123456), ("integer", 2)]
+    assert [r[1] for r in _all(engine)] == [
+        Decimal("1"), Decimal("1.000002"), Decimal("-2.5"), Decimal(0),
+        Decimal("123456.123456"), Decimal("0.000002")]
+    pg = postgresql.psycopg.dialect()  # type: ignore[attr-defined]
+    bind = Dec().dialect_impl(pg).bind_processor(pg)
+    assert bind is not None
+    assert [bind(Decimal(v)) for v in given_] == [
+        Decimal("1.000000"), Decimal("1.000002"), Decimal("-2.500000"), Decimal("0.000000"),
+        Decimal("123456.123456")]
+    assert bind(None) is None

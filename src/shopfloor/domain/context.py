@@ -23,13 +23,24 @@ from shopfloor.registry.errors import ShopfloorError
 S = TypeVar("S", bound=Select[Any])
 
 
-@dataclass
+@dataclass(slots=True)
 class Change:
+    """Kept as the values themselves and worded only when shown: a hundred-line document
+    records two changes a line, and most are never read before the result is built."""
+
     entity: str
     key: str
     field: str
-    before: str | None
-    after: str | None
+    was: Any
+    now: Any
+
+    @property
+    def before(self) -> str | None:
+        return _text(self.was)
+
+    @property
+    def after(self) -> str | None:
+        return _text(self.now)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -63,6 +74,13 @@ def _text(value: Any) -> str | None:
     if isinstance(value, Decimal):
         return fmt(value)
     return str(value)
+
+
+def _same(before: Any, after: Any) -> bool:
+    """Equal as a person reads them: decimals by value (2.50 is 2.5), the rest as text."""
+    if type(before) is Decimal and type(after) is Decimal:
+        return before == after
+    return _text(before) == _text(after)
 
 
 @dataclass
@@ -104,14 +122,13 @@ class Op:
 
     def change(self, entity: str, key: str, fld: str, before: Any, after: Any) -> None:
         """Record a change; repeated changes to one field keep the first before."""
-        b, a = _text(before), _text(after)
         existing = self._index.get((entity, key, fld))
         if existing is not None:
-            existing.after = a
+            existing.now = after
             return
-        if b == a:
+        if _same(before, after):
             return
-        c = Change(entity, key, fld, b, a)
+        c = Change(entity, key, fld, before, after)
         self._index[(entity, key, fld)] = c
         self.changes.append(c)
 
@@ -129,4 +146,4 @@ class Op:
         return any(w.blocking for w in self.warnings)
 
     def final_changes(self) -> list[dict[str, Any]]:
-        return [c.as_dict() for c in self.changes if c.before != c.after]
+        return [c.as_dict() for c in self.changes if not _same(c.was, c.now)]

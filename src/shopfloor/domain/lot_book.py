@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy import Select, bindparam, insert, select, update
 from sqlalchemy.exc import IntegrityError
@@ -76,8 +76,7 @@ class LotSlot:
         return self.expiry is not None and self.expiry < today
 
 
-@dataclass(frozen=True)
-class Picked:
+class Picked(NamedTuple):
     """One lot a movement took or gave: what a preview shows and a result reports."""
 
     sku: str

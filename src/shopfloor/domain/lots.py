@@ -12,10 +12,9 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import date, timedelta
 from decimal import Decimal
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from sqlalchemy import Select, insert, select
 from sqlalchemy.exc import IntegrityError
@@ -50,8 +49,7 @@ class Tracked(Protocol):
     def shelf_life_days(self) -> int | None: ...
 
 
-@dataclass(frozen=True)
-class LotIn:
+class LotIn(NamedTuple):
     """A lot named on a line; `quantity` None means the whole line."""
 
     lot: str
@@ -59,8 +57,7 @@ class LotIn:
     expiry: date | None = None
 
 
-@dataclass(frozen=True)
-class Moved:
+class Moved(NamedTuple):
     """A line of stock as a caller names it: which item, how much, and its lots."""
 
     sku: str
@@ -70,8 +67,7 @@ class Moved:
     allow_expired: bool = False
 
 
-@dataclass(frozen=True)
-class Line:
+class Line(NamedTuple):
     item: Any
     """A `Tracked` item: an ORM `Item` or a `resolve.ItemRow`."""
     quantity: Decimal
@@ -82,8 +78,7 @@ class Line:
     """The expiry of a lot this line creates without naming one."""
 
 
-@dataclass(frozen=True)
-class Part:
+class Part(NamedTuple):
     batch_id: int | None
     quantity: Decimal
     field: str

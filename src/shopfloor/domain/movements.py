@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy import delete, func, insert, select
 
@@ -41,8 +41,7 @@ _NEW_ADJUSTMENT = insert(ADJUSTMENTS).returning(ADJUSTMENTS.c.id)
 _NEW_TRANSFER = insert(TRANSFERS).returning(TRANSFERS.c.id)
 
 
-@dataclass(frozen=True)
-class AdjustLine:
+class AdjustLine(NamedTuple):
     sku: str
     quantity_delta: Decimal | None = None
     counted_quantity: Decimal | None = None
@@ -55,8 +54,7 @@ class AdjustLine:
 MoveLine = lots.Moved
 
 
-@dataclass(frozen=True)
-class DocLine:
+class DocLine(NamedTuple):
     sku: str
     quantity: Decimal
     unit_cost: Decimal

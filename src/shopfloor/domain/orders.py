@@ -8,10 +8,9 @@ fulfilled. Terminal orders (received, fulfilled, cancelled) never change again.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 
 from shopfloor.domain import lookup, lots, stock
 from shopfloor.domain.catalog import OPEN_PO, OPEN_SO, touch
@@ -30,8 +29,7 @@ from shopfloor.store.tables import (
 )
 
 
-@dataclass(frozen=True)
-class LineSpec:
+class LineSpec(NamedTuple):
     sku: str
     quantity: Decimal
     unit_price: Decimal | None = None

@@ -10,16 +10,15 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy import ColumnElement, Select, bindparam, select
 
 from shopfloor.domain.context import Op
 from shopfloor.registry.errors import NotFound, ValidationFailed
 from shopfloor.store.tables import Item, Location, table
-from shopfloor.store.tracking import read
+from shopfloor.store.tracking import read, reads_of
 
 ITEMS = table(Item)
 LOCATIONS = table(Location)
@@ -52,8 +51,7 @@ _LOCATION = select(LOCATIONS.c.id, LOCATIONS.c.code, LOCATIONS.c.name,
                    ).where(LOCATIONS.c.code == bindparam("code"))
 
 
-@dataclass(frozen=True)
-class ItemRow:
+class ItemRow(NamedTuple):
     id: int
     sku: str
     name: str
@@ -67,8 +65,10 @@ class ItemRow:
     shelf_life_days: int | None = None
 
 
-@dataclass(frozen=True)
-class LocationRow:
+_FIELDS = len(ItemRow._fields)
+
+
+class LocationRow(NamedTuple):
     id: int
     code: str
     name: str
@@ -83,15 +83,19 @@ def items(op: Op, wanted: Sequence[tuple[str, str]]) -> dict[str, ItemRow]:
     found: dict[str, ItemRow] = {}
     archived: set[str] = set()
     conn = op.session.connection()
+    seen = reads_of(op.session)
+    make = ItemRow._make
     for start in range(0, len(skus), 500):
         chunk = skus[start:start + 500]
+        # the row is ItemRow's fields in order, then archived and version: no per-column
+        # attribute lookups for a hundred-line document
         for r in conn.execute(_items(len(chunk)), values(ITEMS.c.sku, chunk)):
-            read(op.session, "items", str(r.id), r.version)
-            if r.archived:
-                archived.add(r.sku)
-            found[r.sku] = ItemRow(r.id, r.sku, r.name, r.kind, r.uom, r.purchase_price,
-                                   r.sales_price, r.batch_tracked, r.serial_tracked,
-                                   r.lot_numbering, r.shelf_life_days)
+            row = make(r[:_FIELDS])
+            if seen is not None:
+                seen.setdefault(("items", str(row.id)), r[_FIELDS + 1])
+            if r[_FIELDS]:
+                archived.add(row.sku)
+            found[row.sku] = row
     for sku, fld in wanted:
         if sku not in found:
             raise NotFound(f"no item with SKU {sku!r}", field=fld)

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from sqlalchemy import Select, bindparam, event, insert, select, update
 from sqlalchemy.exc import IntegrityError
@@ -32,7 +32,7 @@ from shopfloor.registry.errors import InsufficientStock, ValidationFailed
 from shopfloor.store.bulk import executemany
 from shopfloor.store.engine import RetryTransaction
 from shopfloor.store.tables import Balance, StockMovement, table
-from shopfloor.store.tracking import read
+from shopfloor.store.tracking import reads_of
 
 BALANCES = table(Balance)
 MOVEMENTS = table(StockMovement)
@@ -75,7 +75,7 @@ class Place(Protocol):
     def allow_negative(self) -> bool: ...
 
 
-@dataclass
+@dataclass(slots=True)
 class Slot:
     """One balance as this operation sees it: read once, moved in memory, written once."""
 
@@ -90,8 +90,7 @@ class Slot:
     dirty: bool = False
 
 
-@dataclass(frozen=True)
-class Posting:
+class Posting(NamedTuple):
     item: Stocked
     location: Place
     quantity: Decimal
@@ -136,23 +135,28 @@ class Ledger:
         wanted = {i.id: i for i in items if (i.id, location.id) not in self.slots}
         ids = sorted(wanted)
         self.lots.want([i for i in ids if tracked(wanted[i])], location.id)
+        seen = reads_of(self.op.session)
+        conn = self.op.session.connection()
+        loc, code = location.id, location.code
         for start in range(0, len(ids), 500):
             chunk = ids[start:start + 500]
-            found = {r.item_id: r for r in self.op.session.connection().execute(
+            found = {r[1]: r for r in conn.execute(
                 _load(len(chunk), self.op.locks_rows),
-                {"location_id": location.id, **values(BALANCES.c.item_id, chunk)})}
+                {"location_id": loc, **values(BALANCES.c.item_id, chunk)})}
             for item_id in chunk:
-                item = wanted[item_id]
-                where = key(item, location)
+                where = f"{wanted[item_id].sku}@{code}"
                 row = found.get(item_id)
                 if row is None:
-                    read(self.op.session, "balances", f"new:{where}", None)
-                    slot = Slot(None, item_id, location.id, where, ZERO, ZERO, ZERO, 1)
+                    if seen is not None:
+                        seen.setdefault(("balances", f"new:{where}"), None)
+                    slot = Slot(None, item_id, loc, where, ZERO, ZERO, ZERO, 1)
                 else:
-                    read(self.op.session, "balances", str(row.id), row.version)
-                    slot = Slot(row.id, item_id, location.id, where, row.on_hand,
-                                row.committed, row.average_cost, row.version)
-                self.slots[(item_id, location.id)] = slot
+                    bid, _, on_hand, committed, average_cost, version = row
+                    if seen is not None:
+                        seen.setdefault(("balances", str(bid)), version)
+                    slot = Slot(bid, item_id, loc, where, on_hand, committed, average_cost,
+                                version)
+                self.slots[(item_id, loc)] = slot
 
     def slot(self, item: Stocked, location: Place) -> Slot:
         found = self.slots.get((item.id, location.id))
@@ -199,14 +203,14 @@ class Ledger:
         moved = bal.average_cost
         for lot in self.lots.fefo(p.item.id, p.location.id):
             take = min(lot.on_hand, need)
-            moved = self._post(replace(p, quantity=-take, batch_id=lot.batch_id), lot)
+            moved = self._post(p._replace(quantity=-take, batch_id=lot.batch_id), lot)
             need -= take
             if need == 0:
                 return moved
         outside = bal.on_hand - self.lots.in_lots(p.item.id, p.location.id)
         take = min(need, max(outside, ZERO))
         if take > 0:
-            moved = self._post(replace(p, quantity=-take), None)
+            moved = self._post(p._replace(quantity=-take), None)
             need -= take
         if need == 0:
             return moved
@@ -223,7 +227,7 @@ class Ledger:
                          "lots": [{"lot": s.lot_number, "on_hand": fmt(s.on_hand),
                                    "held": s.held, "expired": s.expired(today)}
                                   for s in blocked]}))
-        return self._post(replace(p, quantity=-need), None)
+        return self._post(p._replace(quantity=-need), None)
 
     def _post(self, p: Posting, lot: LotSlot | None) -> Decimal:
         op = self.op

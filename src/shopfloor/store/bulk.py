@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any
 
 from sqlalchemy import Connection
@@ -33,6 +34,28 @@ class _Plan:
     sql: str
     names: tuple[str, ...]
     processors: tuple[Processor, ...]
+
+    def params(self, rows: Sequence[Mapping[str, Any]]) -> list[tuple[Any, ...]]:
+        """The rows as the driver takes them, converted column by column: a value that is
+        the very object the row above had (the operation's timestamp, its actor, a
+        repeated quantity) is converted once."""
+        get = itemgetter(*self.names)
+        table = [list(get(r)) for r in rows] if len(self.names) > 1 else [
+            [get(r)] for r in rows]
+        for i, convert in enumerate(self.processors):
+            if convert is None:
+                continue
+            prev: Any = _UNSET
+            done: Any = None
+            for t in table:
+                v = t[i]
+                if v is not prev:
+                    prev, done = v, convert(v)
+                t[i] = done
+        return list(map(tuple, table))
+
+
+_UNSET = object()
 
 
 _PLANS: dict[tuple[int, tuple[str, ...]], tuple[UpdateBase, _Plan | None]] = {}
@@ -71,6 +94,4 @@ def executemany(conn: Connection, stmt: UpdateBase,
     plan = entry[1]
     if plan is None:
         return int(conn.execute(stmt, list(rows)).rowcount)
-    pairs = tuple(zip(plan.names, plan.processors, strict=True))
-    params = [tuple(r[n] if f is None else f(r[n]) for n, f in pairs) for r in rows]
-    return int(conn.exec_driver_sql(plan.sql, params).rowcount)
+    return int(conn.exec_driver_sql(plan.sql, plan.params(rows)).rowcount)

@@ -56,6 +56,12 @@ def created_here(session: Session, row: Any, natural_key: str) -> None:
     reads[(state.mapper.local_table.name, f"new:{natural_key}")] = None
 
 
+def reads_of(session: Session) -> ReadSet | None:
+    """The read set being kept, for a loop that records many rows (None: not tracking)."""
+    reads: ReadSet | None = session.info.get("reads")
+    return reads
+
+
 def read(session: Session, table: str, ident: str, version: int | None) -> None:
     """A row read outside the ORM (the batched write path reads plain rows): remember its
     version exactly as a loaded entity would be remembered."""

@@ -8,6 +8,7 @@ in SQL; products and quotients may not (scales would multiply): do those in Pyth
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
@@ -20,6 +21,30 @@ SCALE = 6
 QUANTUM = Decimal(1).scaleb(-SCALE)
 
 
+class _ScaledInteger(BigInteger):
+    """SQLite's column for a decimal: an integer count of millionths. Its conversions are
+    the column type's own (one closure call per value, not a TypeDecorator's two layers):
+    the write path converts thousands of values per document."""
+
+    cache_ok = True
+
+    def bind_processor(self, dialect: Dialect) -> Callable[[Any], int | None]:
+        def process(value: Any) -> int | None:
+            if value is None:
+                return None
+            if type(value) is not Decimal:
+                value = Decimal(value)
+            return int(value.quantize(QUANTUM).scaleb(SCALE))
+
+        return process
+
+    def result_processor(self, dialect: Dialect, coltype: object) -> Callable[[Any], Any]:
+        def process(value: Any) -> Decimal | None:
+            return None if value is None else Decimal(value).scaleb(-SCALE)
+
+        return process
+
+
 class Dec(TypeDecorator[Decimal]):
     impl = Numeric
     cache_ok = True
@@ -27,22 +52,21 @@ class Dec(TypeDecorator[Decimal]):
     def load_dialect_impl(self, dialect: Dialect) -> TypeEngine[Any]:
         if dialect.name == "postgresql":
             return dialect.type_descriptor(Numeric(24, SCALE, asdecimal=True))
-        return dialect.type_descriptor(BigInteger())
+        return _ScaledInteger()
 
-    def process_bind_param(self, value: Any, dialect: Dialect) -> Any:
-        if value is None:
-            return None
-        d = Decimal(value).quantize(QUANTUM)
-        if dialect.name == "postgresql":
-            return d
-        return int(d.scaleb(SCALE))
+    def bind_processor(self, dialect: Dialect) -> Callable[[Any], Any] | None:
+        """SQLite: the scaled integer's own conversion (it rounds). PostgreSQL: rounded to
+        the column's scale here, half-even as everywhere else, not by the server, then
+        the driver's own conversion (psycopg has none for decimals)."""
+        inner = self.impl_instance.bind_processor(dialect)
+        if dialect.name != "postgresql":
+            return inner
 
-    def process_result_value(self, value: Any, dialect: Dialect) -> Decimal | None:
-        if value is None:
-            return None
-        if dialect.name == "postgresql":
-            return Decimal(value)
-        return Decimal(int(value)).scaleb(-SCALE)
+        def process(value: Any) -> Any:
+            rounded = None if value is None else Decimal(value).quantize(QUANTUM)
+            return rounded if inner is None else inner(rounded)
+
+        return process
 
     @property
     def python_type(self) -> type[Decimal]:
