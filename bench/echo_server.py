@@ -1,4 +1,7 @@
-"""Baseline: the smallest MCP server on the SDK's low-level server (one echo tool), stdio."""
+"""Baseline: the smallest MCP server on the SDK's low-level server (one echo tool), over
+stdio, or with `http PORT [json]` over stateless streamable HTTP under uvicorn, served as
+`shopfloor serve` serves (its own process, uvicorn's defaults, access log at info): with
+the SDK's default answers (an SSE event per response), or with `json` as plain JSON."""
 
 from __future__ import annotations
 
@@ -33,5 +36,17 @@ async def main() -> None:
         await srv.run(read, write, srv.create_initialization_options())
 
 
+def serve_http(port: int, json_response: bool) -> None:
+    import uvicorn
+
+    app = server().streamable_http_app(stateless_http=True, json_response=json_response)
+    uvicorn.run(app, host="127.0.0.1", port=port, log_level="info")
+
+
 if __name__ == "__main__":
-    anyio.run(main)
+    import sys
+
+    if sys.argv[1:2] == ["http"]:
+        serve_http(int(sys.argv[2]), sys.argv[3:4] == ["json"])
+    else:
+        anyio.run(main)

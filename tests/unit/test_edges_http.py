@@ -88,3 +88,57 @@ def test_the_cache_is_bounded_and_never_trusts_an_unverified_token(server: Any) 
     with pytest.raises(ShopfloorError) as info:
         auth.actor(f"Bearer {head}.{body}.AAAA")
     assert info.value.code == "unauthenticated"
+
+
+def _call(meta: dict[str, Any] | None = None) -> dict[str, Any]:
+    params: dict[str, Any] = {"name": "search_items", "arguments": {"limit": 1}}
+    if meta is not None:
+        params["_meta"] = meta
+    return {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": params}
+
+
+def test_a_call_that_streams_nothing_is_answered_with_one_json_body(server: Any) -> None:
+    """No event stream where nothing precedes the answer: JSON costs client and server
+    less, and a big answer meets no per-event size cap."""
+    url, auth = server
+    with httpx.Client(timeout=10) as client:
+        r = client.post(f"{url}/mcp", headers={**SSE, **_bearer(auth)}, json=_call())
+        assert r.status_code == 200, r.text
+        assert r.headers["content-type"].startswith("application/json")
+        assert r.json()["id"] == 7 and r.json()["result"]["isError"] is False
+        # initialize and list answer the same way
+        r = client.post(f"{url}/mcp", headers={**SSE, **_bearer(auth)},
+                        json={"jsonrpc": "2.0", "id": 8, "method": "tools/list"})
+        assert r.headers["content-type"].startswith("application/json")
+        assert r.json()["result"]["tools"]
+
+
+def test_a_call_asking_for_progress_gets_an_event_stream(server: Any) -> None:
+    url, auth = server
+    with httpx.Client(timeout=10) as client:
+        r = client.post(f"{url}/mcp", headers={**SSE, **_bearer(auth)},
+                        json=_call({"progressToken": "p1"}))
+        assert r.status_code == 200, r.text
+        assert r.headers["content-type"].startswith("text/event-stream")
+        events = [line for line in r.text.splitlines() if line.startswith("data:")]
+        assert events and '"id":7' in events[-1].replace(" ", "")
+        # a token on anything but a tools/call, or a null token, streams nothing
+        r = client.post(f"{url}/mcp", headers={**SSE, **_bearer(auth)},
+                        json=_call({"progressToken": None}))
+        assert r.headers["content-type"].startswith("application/json")
+
+
+def test_a_chunked_body_over_the_limit_is_refused_as_it_is_read(server: Any) -> None:
+    url, auth = server
+
+    def chunks() -> Iterator[bytes]:
+        yield b'{"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"pad": "'
+        for _ in range(5):
+            yield b"x" * (1024 * 1024)
+        yield b'"}}'
+
+    with httpx.Client(timeout=10) as client:
+        r = client.post(f"{url}/mcp", content=chunks(), headers={
+            **SSE, **_bearer(auth), "Content-Type": "application/json"})
+        assert r.status_code == 413
+        assert r.json()["error"]["code"] == -32600

@@ -347,6 +347,13 @@ def serve(
     port: Annotated[int | None, typer.Option(help="default 8765")] = None,
 ) -> None:
     """Serve the HTTP API, the web admin and MCP over streamable HTTP at /mcp."""
+    # Start-up builds what lives as long as the process (modules, the catalogue, schemas,
+    # the app): frozen out of the cyclic collector's passes. Every MCP request over HTTP
+    # allocates enough to set off collections, and each full one walked all of start-up:
+    # ~0.2 ms a call, about a fifth of a get_item over /mcp.
+    import gc
+
+    gc.disable()
     import uvicorn
 
     from shopfloor.surfaces.server import build_app
@@ -354,6 +361,8 @@ def serve(
     c = _ctx(ctx)
     settings = c.settings()
     application = build_app(c.registry(), settings)
+    gc.freeze()
+    gc.enable()
     uvicorn.run(application, host=host or settings.host, port=port or settings.port,
                 log_level="info")
 

@@ -56,7 +56,10 @@ def _md(text: str) -> str:
 
 
 def _scalar(value: Any) -> bool:
-    return not isinstance(value, list | dict)
+    return not isinstance(value, _CONTAINERS)
+
+
+_CONTAINERS = (list, dict)
 
 
 def _rows(value: Any) -> bool:
@@ -65,11 +68,17 @@ def _rows(value: Any) -> bool:
 
 
 def _cell(value: Any, md: bool = False) -> str:
+    kind = type(value)
+    if kind is str:  # most cells, and the keys: only text can carry something to escape
+        text = safe(value)
+        return _md(text).replace("|", "\\|") if md else text
     if value is None:
         return ""
+    if kind is int or kind is bool:
+        return str(value)
     if isinstance(value, list) and all(_scalar(v) for v in value):
         text = ", ".join("" if v is None else str(v) for v in value)
-    elif isinstance(value, dict | list):
+    elif isinstance(value, _CONTAINERS):
         text = json.dumps(value, ensure_ascii=False)
     else:
         text = str(value)

@@ -4,10 +4,17 @@
 request; it sits behind the same bearer-JWT check as the tools API, and the token's
 subject is the actor of every tool call made through it. Stateless means POST only: there
 is no session for a GET stream to belong to, nor for a DELETE to end.
+
+A POST is answered with one JSON body unless it may stream: only a tools/call that asks
+for progress (a job followed to its end) sends anything before its answer, so only that
+gets an event stream. Streamable HTTP allows either per request. A JSON answer costs the
+SDK's client and server about a third less than one SSE event, and has no event-size cap
+(the SDK's client refuses an event over 1 MiB: a big company's MRP plan from get_job).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -20,7 +27,7 @@ from mcp_types import INVALID_REQUEST
 from starlette.applications import Starlette
 from starlette.responses import JSONResponse
 from starlette.routing import Route
-from starlette.types import Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 
 from shopfloor.app import worker_for
 from shopfloor.jobs.worker import start_in_thread
@@ -37,8 +44,10 @@ LOOPBACK = ("127.0.0.1", "localhost", "::1")
 class AuthenticatedMCP:
     """ASGI wrapper: 401 without a valid token, else run MCP as the token's subject."""
 
-    def __init__(self, manager: StreamableHTTPSessionManager, auth: Authenticator) -> None:
-        self.manager = manager
+    def __init__(self, streaming: StreamableHTTPSessionManager,
+                 answering: StreamableHTTPSessionManager, auth: Authenticator) -> None:
+        self.streaming = streaming
+        self.answering = answering
         self.auth = auth
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -55,17 +64,73 @@ class AuthenticatedMCP:
         if refusal is not None:
             await refusal(scope, receive, send)
             return
+        body = await _body(receive)
+        if body is None:
+            await _too_big()(scope, receive, send)
+            return
+        manager = self.streaming if _may_stream(body) else self.answering
         token = current_actor.set(actor)
         try:
-            await self.manager.handle_request(scope, receive, send)
+            await manager.handle_request(scope, _replay(body, receive), send)
         finally:
             current_actor.reset(token)
+
+
+async def _body(receive: Receive) -> bytes | None:
+    """The whole request body (None past the transport's limit, however it was sent)."""
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            return b"".join(chunks)  # the client left: the transport sees an empty body
+        chunk: bytes = message.get("body", b"")
+        size += len(chunk)
+        if size > DEFAULT_MAX_REQUEST_BODY_SIZE:
+            return None
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            return b"".join(chunks)
+
+
+def _replay(body: bytes, receive: Receive) -> Receive:
+    """`receive` for the transport: the body already read, then the connection's own."""
+    pending = [{"type": "http.request", "body": body, "more_body": False}]
+
+    async def replay() -> Message:
+        return pending.pop() if pending else await receive()
+
+    return replay
+
+
+def _may_stream(body: bytes) -> bool:
+    """A tools/call with a progress token (or a batch, which may hold one): it streams
+    its progress notifications. Anything else has only its answer to send. Most bodies
+    are told apart without parsing; a malformed one is the transport's to refuse."""
+    if b"progressToken" not in body:
+        return False
+    try:
+        message = json.loads(body)
+    except ValueError:
+        return False
+    if isinstance(message, list):
+        return True
+    if not isinstance(message, dict) or message.get("method") != "tools/call":
+        return False
+    params = message.get("params")
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    return isinstance(meta, dict) and meta.get("progressToken") is not None
+
+
+def _too_big() -> JSONResponse:
+    return _jsonrpc_error(413, INVALID_REQUEST,
+                          f"request body over {DEFAULT_MAX_REQUEST_BODY_SIZE} bytes")
 
 
 def _transport_refusal(method: str, headers: dict[str, str]) -> JSONResponse | None:
     """The SDK transport refuses a mistyped or oversized POST in plain text; a JSON-RPC
     client expects an error object, so those two are answered here first, the same way.
-    (A chunked body with no length still meets the transport's own 4 MiB limit.)
+    (A chunked body with no length meets the same 4 MiB limit as it is read.)
 
     A GET would open the SDK's stateless event stream, which never sends and never ends
     (nothing can be pushed without a session): each one held a connection for ever. It is
@@ -82,8 +147,7 @@ def _transport_refusal(method: str, headers: dict[str, str]) -> JSONResponse | N
                               "Content-Type must be application/json for JSON-RPC over HTTP")
     length = headers.get("content-length", "")
     if length.isdigit() and int(length) > DEFAULT_MAX_REQUEST_BODY_SIZE:
-        return _jsonrpc_error(413, INVALID_REQUEST,
-                              f"request body over {DEFAULT_MAX_REQUEST_BODY_SIZE} bytes")
+        return _too_big()
     return None
 
 
@@ -104,18 +168,17 @@ def _security(host: str) -> TransportSecuritySettings | None:
 
 
 def build_app(registry: Registry, settings: Settings, *, run_worker: bool = True) -> Starlette:
-    manager = StreamableHTTPSessionManager(
-        app=build_server(registry, request_actor, output_schemas=settings.mcp_output_schemas,
-                         progress_wait=settings.mcp_progress_wait_seconds),
-        stateless=True,
-        security_settings=_security(settings.host),
-    )
+    server = build_server(registry, request_actor, output_schemas=settings.mcp_output_schemas,
+                          progress_wait=settings.mcp_progress_wait_seconds)
+    streaming, answering = (StreamableHTTPSessionManager(
+        app=server, stateless=True, json_response=json_response,
+        security_settings=_security(settings.host)) for json_response in (False, True))
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         halt = start_in_thread(worker_for(registry, settings)) if run_worker else None
         try:
-            async with manager.run():
+            async with streaming.run(), answering.run():
                 yield
         finally:
             if halt is not None:
@@ -123,6 +186,6 @@ def build_app(registry: Registry, settings: Settings, *, run_worker: bool = True
 
     auth = Authenticator(registry, settings)  # one, so /mcp and the API share its cache
     # every method reaches the wrapper: 401 without a token first, then 405 but for POST
-    mcp_route = Route("/mcp", endpoint=AuthenticatedMCP(manager, auth))
+    mcp_route = Route("/mcp", endpoint=AuthenticatedMCP(streaming, answering, auth))
     return create_app(registry, settings, extra_routes=[mcp_route], lifespan=lifespan,
                       auth=auth)
