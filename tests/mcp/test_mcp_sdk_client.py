@@ -215,3 +215,28 @@ def test_job_progress_notifications_over_http(reg: Registry,
             await _follow_jobs(s)
 
     anyio.run(run)
+
+
+def test_an_answer_over_one_mib_reaches_the_sdk_client_over_http(reg: Registry,
+                                                                  sqlite_url: str) -> None:
+    """A big company's plan read back with get_job: the SDK's client refuses an SSE event
+    over 1 MiB, so a call that streams nothing is answered with a plain JSON body."""
+    from shopfloor.jobs import queue
+
+    rows = [{"sku": f"PLAN-{i:05d}", "note": "n" * 100} for i in range(12_000)]
+    with reg.store.writing() as s:
+        job_id = queue.enqueue(s, "run_mrp", {"today": "2026-12-01"}, "planner").id
+        s.commit()
+    assert queue.claim(reg.store, "test-worker", job_id) is not None
+    queue.finish(reg.store, job_id, "test-worker", "succeeded", "planned", {"orders": rows})
+    settings = Settings(database_url=sqlite_url)
+
+    async def run(url: str, token: str) -> None:
+        async with http_session(url, token) as s:
+            got = await s.call_tool("get_job", {"job_id": job_id})
+            assert not got.is_error
+            assert got.structured_content is not None
+            assert got.structured_content["result"]["orders"] == rows
+
+    with serving(build_app(reg, settings, run_worker=False)) as url:
+        anyio.run(run, url, Authenticator(reg, settings).mint("planner", ["admin"], 600))
