@@ -225,12 +225,13 @@ def incoming(op: Op, lines: Sequence[Line]) -> list[list[Part]]:
         except IntegrityError:
             raise RetryTransaction from None  # a racing document made one of them first
         book = stock.ledger(op).lots
+        skus = {ln.item.id: ln.item.sku for ln in lines}
         for r in created:
+            expires = new[(r.item_id, r.lot_number)]
             found[(r.item_id, r.lot_number)] = r.id
-            book.fresh[r.id] = (r.lot_number, new[(r.item_id, r.lot_number)])
-            op.change("lot", f"{_sku(lines, r.item_id)}/{r.lot_number}", "created", None,
-                      f"expires {new[(r.item_id, r.lot_number)]}"
-                      if new[(r.item_id, r.lot_number)] else "no expiry")
+            book.fresh[r.id] = (r.lot_number, expires)
+            op.change("lot", f"{skus[r.item_id]}/{r.lot_number}", "created", None,
+                      f"expires {expires}" if expires else "no expiry")
     return [[Part(found[(ln.item.id, n)] if n is not None else None, q, f)
              for n, q, f, _ in parts] for ln, parts in zip(lines, plans, strict=True)]
 
@@ -261,10 +262,6 @@ def outgoing(op: Op, lines: Sequence[Line]) -> list[list[Part]]:
 
 def _shelf_life(item: Tracked, today: date) -> date | None:
     return today + timedelta(days=item.shelf_life_days) if item.shelf_life_days else None
-
-
-def _sku(lines: Sequence[Line], item_id: int) -> str:
-    return str(next(ln.item.sku for ln in lines if ln.item.id == item_id))
 
 
 

@@ -199,8 +199,9 @@ def receive_purchase_order(op: Op, number: str, lines: Sequence[LineSpec] | None
     if lines is None and not todo:
         raise Conflict(f"{number} has nothing outstanding", field="number")
     stock.prefetch(op, [line.item for line, _, _ in todo], po.location)
-    parts = lots.incoming(op, [_lot_line(line.item, qty, fld, _spec(lines, line), lot, expiry)
-                               for line, qty, fld in todo])
+    specs = _specs(lines)
+    parts = lots.incoming(op, [_lot_line(line.item, qty, fld, specs.get(line.item.sku), lot,
+                                         expiry) for line, qty, fld in todo])
     for (line, qty, fld), line_parts in zip(todo, parts, strict=True):
         for part in line_parts:
             stock.post(op, Posting(line.item, po.location, part.quantity, "receipt",
@@ -233,9 +234,13 @@ def _arrival(op: Op, po: PurchaseOrder, line: PurchaseOrderLine, fld: str) -> No
             fld=fld.removesuffix(".quantity"))
 
 
-def _spec(lines: Sequence[LineSpec] | None, line: PurchaseOrderLine | SalesOrderLine
-          ) -> LineSpec | None:
-    return next((s for s in lines or () if s.sku == line.item.sku), None)
+def _specs(lines: Sequence[LineSpec] | None) -> dict[str, LineSpec]:
+    """The lines a caller named, by SKU (the first, where one is named twice): looked up
+    once per order line, not searched (a 200-line receipt searched 40,000 times)."""
+    found: dict[str, LineSpec] = {}
+    for spec in lines or ():
+        found.setdefault(spec.sku, spec)
+    return found
 
 
 def _lot_line(item: Item, qty: Decimal, fld: str, spec: LineSpec | None,
@@ -357,10 +362,11 @@ def fulfill_sales_order(op: Op, number: str, lines: Sequence[LineSpec] | None) -
     _open(so, "sales order", OPEN_SO)
     todo = _outstanding(so.lines, "fulfilled_quantity", lines, number, "shipping")
     stock.prefetch(op, [line.item for line, _, _ in todo], so.location)
-    parts = lots.outgoing(op, [_lot_line(line.item, qty, fld, _spec(lines, line))
+    specs = _specs(lines)
+    parts = lots.outgoing(op, [_lot_line(line.item, qty, fld, specs.get(line.item.sku))
                                for line, qty, fld in todo])
     for (line, qty, _), line_parts in zip(todo, parts, strict=True):
-        spec = _spec(lines, line)
+        spec = specs.get(line.item.sku)
         for part in line_parts:
             stock.post(op, Posting(line.item, so.location, -part.quantity, "shipment",
                                    "sales_order", so.number, batch_id=part.batch_id,
