@@ -16,14 +16,12 @@ runs).
 from __future__ import annotations
 
 import os
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +37,7 @@ from shopfloor.registry.actor import Actor
 from shopfloor.settings import Settings
 from shopfloor.surfaces.auth import Authenticator
 from tests.mcp.clients import http_session
-from tests.servers import free_port
+from tests.servers import free_port, serving_process
 
 N = int(os.environ.get("BENCH_CALLS", "500"))
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "3"))
@@ -69,26 +67,6 @@ async def over_stdio(cmd: list[str], env: dict[str, str], name: str,
 async def over_http(url: str, token: str, name: str, args: dict[str, Any]) -> float:
     async with http_session(url, token) as s:
         return await rate(s, name, args)
-
-
-@contextmanager
-def serving(cmd: list[str], env: dict[str, str], port: int) -> Iterator[str]:
-    """A server in its own process, until it accepts connections on `port`."""
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"{cmd[0]} did not start") from None
-                time.sleep(0.05)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        proc.terminate()
-        proc.wait(10)
 
 
 def alternate(ours: Callable[[], float], echo: Callable[[], float]) -> tuple[float, float]:
@@ -121,9 +99,10 @@ def main() -> None:
             lambda: anyio.run(over_stdio, echo_cmd, env, *ECHO)), 0.6)
         token = Authenticator(reg, settings).mint("bench", ["admin"], 600)
         ports = free_port(), free_port(), free_port()
-        with serving([SHOPFLOOR, "serve", "--port", str(ports[0])], env, ports[0]) as ours_url, \
-                serving([*echo_cmd, "http", str(ports[1])], env, ports[1]) as sse_url, \
-                serving([*echo_cmd, "http", str(ports[2]), "json"], env, ports[2]) as json_url:
+        ours_url, sse_url, json_url = (f"http://127.0.0.1:{p}" for p in ports)
+        with serving_process([SHOPFLOOR, "serve", "--port", str(ports[0])], env, ports[0]), \
+                serving_process([*echo_cmd, "http", str(ports[1])], env, ports[1]), \
+                serving_process([*echo_cmd, "http", str(ports[2]), "json"], env, ports[2]):
             report("http", *alternate(
                 lambda: anyio.run(over_http, ours_url, token, *GET_ITEM),
                 lambda: anyio.run(over_http, sse_url, token, *ECHO)), 0.8)

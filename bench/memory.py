@@ -15,7 +15,7 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).parents[1]))
 
-from tests.servers import free_port
+from tests.servers import free_port, serving_process
 
 TOTAL = int(os.environ.get("BENCH_REQUESTS", "50000"))
 
@@ -35,17 +35,9 @@ def main() -> None:
         token = subprocess.run([*cli, "token", "create", "--role", "admin"], env=env,
                                check=True, capture_output=True, text=True).stdout.strip()
         port = free_port()
-        server = subprocess.Popen([*cli, "serve", "--port", str(port)], env=env,
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         base = f"http://127.0.0.1:{port}/api/v1/tools"
         headers = {"Authorization": f"Bearer {token}"}
-        try:
-            for _ in range(100):
-                try:
-                    httpx.get(f"http://127.0.0.1:{port}/healthz")
-                    break
-                except httpx.HTTPError:
-                    time.sleep(0.1)
+        with serving_process([*cli, "serve", "--port", str(port)], env, port) as server:
             client = httpx.Client(headers=headers, timeout=30)
             requests = [
                 ("get_stock", {"sku": "OAK-BOARD-25"}), ("search_items", {"query": "oak"}),
@@ -69,9 +61,6 @@ def main() -> None:
                 list(pool.map(one, range(1000, TOTAL)))
                 elapsed = time.perf_counter() - start
             last = rss_mb(server.pid)
-        finally:
-            server.terminate()
-            server.wait(10)
     print(f"memory  serve RSS after 1k requests {first:.1f} MB, after {TOTAL // 1000}k "
           f"{last:.1f} MB: +{last - first:.1f} MB (target < 50)  "
           f"[{(TOTAL - 1000) / elapsed:.0f} req/s, 4 clients]")

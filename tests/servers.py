@@ -1,8 +1,10 @@
-"""Run real servers for tests: uvicorn in a thread on a free loopback port."""
+"""Run real servers for tests and benches: uvicorn in a thread on a free loopback port, or
+a server command in its own process."""
 
 from __future__ import annotations
 
 import socket
+import subprocess
 import threading
 import time
 from collections.abc import Iterator
@@ -36,3 +38,25 @@ def serving(app: Any) -> Iterator[str]:
     finally:
         server.should_exit = True
         thread.join(10)
+
+
+@contextmanager
+def serving_process(cmd: list[str], env: dict[str, str], port: int
+                    ) -> Iterator[subprocess.Popen[bytes]]:
+    """`cmd` in its own process (as deployed: no interpreter lock shared with the client),
+    until it accepts connections on `port`; terminated afterwards."""
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"{cmd[0]} did not start") from None
+                time.sleep(0.05)
+        yield proc
+    finally:
+        proc.terminate()
+        proc.wait(10)

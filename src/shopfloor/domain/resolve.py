@@ -18,7 +18,7 @@ from sqlalchemy import ColumnElement, Select, bindparam, select
 from shopfloor.domain.context import Op
 from shopfloor.registry.errors import NotFound, ValidationFailed
 from shopfloor.store.tables import Item, Location, table
-from shopfloor.store.tracking import read, reads_of
+from shopfloor.store.tracking import read, reads_of, remember
 
 ITEMS = table(Item)
 LOCATIONS = table(Location)
@@ -91,8 +91,7 @@ def items(op: Op, wanted: Sequence[tuple[str, str]]) -> dict[str, ItemRow]:
         # attribute lookups for a hundred-line document
         for r in conn.execute(_items(len(chunk)), values(ITEMS.c.sku, chunk)):
             row = make(r[:_FIELDS])
-            if seen is not None:
-                seen.setdefault(("items", str(row.id)), r[_FIELDS + 1])
+            remember(seen, "items", str(row.id), r[_FIELDS + 1])
             if r[_FIELDS]:
                 archived.add(row.sku)
             found[row.sku] = row

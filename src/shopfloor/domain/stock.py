@@ -32,7 +32,7 @@ from shopfloor.registry.errors import InsufficientStock, ValidationFailed
 from shopfloor.store.bulk import executemany
 from shopfloor.store.engine import RetryTransaction
 from shopfloor.store.tables import Balance, StockMovement, table
-from shopfloor.store.tracking import reads_of
+from shopfloor.store.tracking import reads_of, remember
 
 BALANCES = table(Balance)
 MOVEMENTS = table(StockMovement)
@@ -137,23 +137,21 @@ class Ledger:
         self.lots.want([i for i in ids if tracked(wanted[i])], location.id)
         seen = reads_of(self.op.session)
         conn = self.op.session.connection()
-        loc, code = location.id, location.code
+        loc = location.id
         for start in range(0, len(ids), 500):
             chunk = ids[start:start + 500]
             found = {r[1]: r for r in conn.execute(
                 _load(len(chunk), self.op.locks_rows),
                 {"location_id": loc, **values(BALANCES.c.item_id, chunk)})}
             for item_id in chunk:
-                where = f"{wanted[item_id].sku}@{code}"
+                where = key(wanted[item_id], location)
                 row = found.get(item_id)
                 if row is None:
-                    if seen is not None:
-                        seen.setdefault(("balances", f"new:{where}"), None)
+                    remember(seen, "balances", f"new:{where}", None)
                     slot = Slot(None, item_id, loc, where, ZERO, ZERO, ZERO, 1)
                 else:
                     bid, _, on_hand, committed, average_cost, version = row
-                    if seen is not None:
-                        seen.setdefault(("balances", str(bid)), version)
+                    remember(seen, "balances", str(bid), version)
                     slot = Slot(bid, item_id, loc, where, on_hand, committed, average_cost,
                                 version)
                 self.slots[(item_id, loc)] = slot

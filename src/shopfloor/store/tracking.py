@@ -57,14 +57,18 @@ def created_here(session: Session, row: Any, natural_key: str) -> None:
 
 
 def reads_of(session: Session) -> ReadSet | None:
-    """The read set being kept, for a loop that records many rows (None: not tracking)."""
+    """The read set being kept (None: not tracking), for a loop that remembers many rows:
+    looked up once, then `remember` per row."""
     reads: ReadSet | None = session.info.get("reads")
     return reads
 
 
-def read(session: Session, table: str, ident: str, version: int | None) -> None:
-    """A row read outside the ORM (the batched write path reads plain rows): remember its
-    version exactly as a loaded entity would be remembered."""
-    reads: ReadSet | None = session.info.get("reads")
+def remember(reads: ReadSet | None, table: str, ident: str, version: int | None) -> None:
+    """Remember a row's version in `reads`, exactly as a loaded entity would be."""
     if reads is not None:
         reads.setdefault((table, ident), version)
+
+
+def read(session: Session, table: str, ident: str, version: int | None) -> None:
+    """A row read outside the ORM (the batched write path reads plain rows)."""
+    remember(reads_of(session), table, ident, version)

@@ -69,14 +69,13 @@ def _rows(value: Any) -> bool:
 
 def _cell(value: Any, md: bool = False) -> str:
     kind = type(value)
-    if kind is str:  # most cells, and the keys: only text can carry something to escape
-        text = safe(value)
-        return _md(text).replace("|", "\\|") if md else text
     if value is None:
         return ""
-    if kind is int or kind is bool:
+    if kind is int or kind is bool:  # nothing in a number to escape
         return str(value)
-    if isinstance(value, list) and all(_scalar(v) for v in value):
+    if kind is str:  # most cells, and every key
+        text = value
+    elif isinstance(value, list) and all(_scalar(v) for v in value):
         text = ", ".join("" if v is None else str(v) for v in value)
     elif isinstance(value, _CONTAINERS):
         text = json.dumps(value, ensure_ascii=False)
