@@ -29,10 +29,10 @@ from sqlalchemy import bindparam, event, text
 
 sys.path.insert(0, str(Path(__file__).parents[1]))
 
-from shopfloor.app import open_registry
+from shopfloor.app.settings import Settings
+from shopfloor.app.wiring import open_registry
 from shopfloor.registry.actor import Actor
 from shopfloor.registry.registry import Registry
-from shopfloor.settings import Settings
 from shopfloor.store.types import SCALE
 
 N = int(os.environ.get("BENCH_APPLIES", "300"))

@@ -26,10 +26,10 @@ sys.path.insert(0, str(Path(__file__).parents[1]))
 
 from bench import ledger_scale
 from bench.apply_throughput import pg_schema
-from shopfloor.app import open_registry
+from shopfloor.app.settings import Settings
+from shopfloor.app.wiring import open_registry
 from shopfloor.registry.actor import Actor
 from shopfloor.registry.registry import Registry
-from shopfloor.settings import Settings
 from shopfloor.store.types import SCALE
 
 BIG = int(os.environ.get("BENCH_LEDGER_ROWS", "1000000"))

@@ -32,9 +32,9 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 sys.path.insert(0, str(Path(__file__).parents[1]))
 
 from bench import echo_server
-from shopfloor.app import open_registry
+from shopfloor.app.settings import Settings
+from shopfloor.app.wiring import open_registry
 from shopfloor.registry.actor import Actor
-from shopfloor.settings import Settings
 from shopfloor.surfaces.auth import Authenticator
 from tests.mcp.clients import http_session
 from tests.servers import free_port, serving_process

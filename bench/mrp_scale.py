@@ -31,10 +31,10 @@ sys.path.insert(0, str(Path(__file__).parents[1]))
 from sqlalchemy import bindparam, func, select, update
 
 from bench.synthetic import TODAY, build
-from shopfloor.app import open_registry, worker_for
+from shopfloor.app.settings import Settings
+from shopfloor.app.wiring import open_registry, worker_for
 from shopfloor.registry.actor import Actor
 from shopfloor.registry.registry import Registry
-from shopfloor.settings import Settings
 from shopfloor.store.tables import Item, Job, SalesOrder
 
 ACTOR = Actor.of("bench", "admin")

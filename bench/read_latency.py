@@ -28,10 +28,10 @@ from sqlalchemy import event
 sys.path.insert(0, str(Path(__file__).parents[1]))
 
 from bench.apply_throughput import PG, pg_schema
-from shopfloor.app import open_registry
+from shopfloor.app.settings import Settings
+from shopfloor.app.wiring import open_registry
 from shopfloor.registry.actor import Actor
 from shopfloor.registry.registry import Registry
-from shopfloor.settings import Settings
 
 CALLS = int(os.environ.get("BENCH_READ_CALLS", "2000"))  # per figure
 ITEMS = 50

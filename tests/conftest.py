@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 from sqlalchemy import create_engine, text
 
-from shopfloor.app import open_registry
+from shopfloor.app.settings import Settings
+from shopfloor.app.wiring import open_registry
 from shopfloor.registry.actor import Actor
 from shopfloor.registry.registry import Registry
-from shopfloor.settings import Settings
 from shopfloor.store.engine import Store
 from shopfloor.store.migrate import upgrade
 from shopfloor.store.tables import Base

@@ -18,8 +18,8 @@ from typing import Any
 import httpx
 from mcp import Client
 
+from shopfloor.app.settings import Settings
 from shopfloor.registry.registry import Registry
-from shopfloor.settings import Settings
 from shopfloor.surfaces.auth import Authenticator
 from shopfloor.surfaces.mcp import build_server, settings_actor
 from tests.mcp.clients import http_session, stdio_session
@@ -35,8 +35,8 @@ def _mcp_payload(result: Any) -> dict[str, Any]:
 
 @asynccontextmanager
 async def registry_surface(reg: Registry, role: str) -> AsyncIterator[Call]:
-    from shopfloor.app import local_actor
-    from shopfloor.registry.errors import ShopfloorError
+    from shopfloor.app.wiring import local_actor
+    from shopfloor.kernel.errors import ShopfloorError
 
     settings = Settings(local_role=ROLES[role], local_actor="local" if ROLES[role] else "")
 

@@ -21,9 +21,9 @@ import httpx
 import pytest
 from mcp import Client
 
-from shopfloor.app import open_registry
+from shopfloor.app.settings import Settings
+from shopfloor.app.wiring import open_registry
 from shopfloor.registry.registry import Registry
-from shopfloor.settings import Settings
 from shopfloor.surfaces.auth import Authenticator
 from shopfloor.surfaces.mcp import build_server, settings_actor
 from shopfloor.surfaces.server import build_app

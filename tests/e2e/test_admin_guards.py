@@ -14,10 +14,10 @@ from typing import Any
 import httpx
 import pytest
 
-from shopfloor.accounts import Accounts
-from shopfloor.app import open_registry
+from shopfloor.app.accounts import Accounts
+from shopfloor.app.settings import Settings
+from shopfloor.app.wiring import open_registry
 from shopfloor.registry.registry import Registry
-from shopfloor.settings import Settings
 from shopfloor.surfaces.auth import Authenticator
 from shopfloor.surfaces.server import build_app
 from tests.e2e import admin_harness as ah

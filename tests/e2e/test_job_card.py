@@ -26,10 +26,10 @@ import pytest
 from sqlalchemy import func, select
 
 from bench.synthetic import TODAY, build
-from shopfloor.app import open_registry
+from shopfloor.app.settings import Settings
+from shopfloor.app.wiring import open_registry
 from shopfloor.domain.planning import view
 from shopfloor.registry.registry import Registry
-from shopfloor.settings import Settings
 from shopfloor.store.tables import Job, ManufacturingOrder, PurchaseOrder
 from shopfloor.surfaces.auth import Authenticator
 from shopfloor.surfaces.server import build_app

@@ -18,10 +18,10 @@ from typing import Any
 import pytest
 from mcp.client.session import ClientSession
 
-from shopfloor.app import open_registry
-from shopfloor.registry.errors import NotFound
+from shopfloor.app.settings import Settings
+from shopfloor.app.wiring import open_registry
+from shopfloor.kernel.errors import NotFound
 from shopfloor.registry.registry import Registry
-from shopfloor.settings import Settings
 from shopfloor.surfaces.auth import Authenticator
 from shopfloor.surfaces.server import build_app
 from shopfloor.ui.cards import PREVIEW_URI

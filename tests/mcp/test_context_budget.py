@@ -24,7 +24,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 from pydantic import BaseModel
 
-from shopfloor.app import catalogue_tools
+from shopfloor.app.wiring import catalogue_tools
 from shopfloor.registry.policy import COACHING
 from shopfloor.registry.tool import Tool
 

@@ -12,10 +12,10 @@ import anyio
 import pytest
 from sqlalchemy import event
 
-from shopfloor.app import open_registry
-from shopfloor.registry.errors import NotFound
+from shopfloor.app.settings import Settings
+from shopfloor.app.wiring import open_registry
+from shopfloor.kernel.errors import NotFound
 from shopfloor.registry.registry import Registry
-from shopfloor.settings import Settings
 from shopfloor.surfaces.mcp import invoke
 from tests.helpers import ADMIN, basic_setup
 

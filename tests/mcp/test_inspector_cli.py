@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from shopfloor.app import open_registry
-from shopfloor.settings import Settings
+from shopfloor.app.settings import Settings
+from shopfloor.app.wiring import open_registry
 from shopfloor.ui.cards import JOB_URI, PREVIEW_URI
 from tests.helpers import basic_setup
 

@@ -18,10 +18,10 @@ import pytest
 from mcp import Client, StdioServerParameters
 from mcp.server.apps import EXTENSION_ID
 
-from shopfloor.app import open_registry
+from shopfloor.app.settings import Settings
+from shopfloor.app.wiring import open_registry
 from shopfloor.registry.policy import COACHING
 from shopfloor.registry.registry import Registry
-from shopfloor.settings import Settings
 from shopfloor.surfaces.auth import Authenticator
 from shopfloor.surfaces.server import build_app
 from shopfloor.ui.cards import JOB_URI, PREVIEW_URI
@@ -221,7 +221,7 @@ def test_an_answer_over_one_mib_reaches_the_sdk_client_over_http(reg: Registry,
                                                                   sqlite_url: str) -> None:
     """A big company's plan read back with get_job: the SDK's client refuses an SSE event
     over 1 MiB, so a call that streams nothing is answered with a plain JSON body."""
-    from shopfloor.jobs import queue
+    from shopfloor.store import queue
 
     rows = [{"sku": f"PLAN-{i:05d}", "note": "n" * 100} for i in range(12_000)]
     with reg.store.writing() as s:

@@ -18,10 +18,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from shopfloor.app import open_registry
-from shopfloor.registry.errors import ERROR_CODES, ShopfloorError
+from shopfloor.app.settings import Settings
+from shopfloor.app.wiring import open_registry
+from shopfloor.kernel.errors import ERROR_CODES, ShopfloorError
 from shopfloor.registry.registry import Registry
-from shopfloor.settings import Settings
 from shopfloor.surfaces.auth import Authenticator
 from shopfloor.surfaces.server import build_app
 from tests.helpers import ADMIN, apply, basic_setup, ledger_matches_balances

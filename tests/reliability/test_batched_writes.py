@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from sqlalchemy import event
 
-from shopfloor.registry.errors import ShopfloorError
+from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
 from tests.helpers import ADMIN, apply, basic_setup, ledger_matches_balances, on_hand, snapshot
 

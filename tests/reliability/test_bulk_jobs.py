@@ -10,8 +10,8 @@ from typing import Any
 
 from sqlalchemy import select
 
-from shopfloor.app import worker_for
-from shopfloor.registry.errors import ShopfloorError
+from shopfloor.app.wiring import worker_for
+from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
 from shopfloor.store.tables import Balance, OperationLog
 from tests.helpers import ADMIN, apply, basic_setup, ledger_matches_balances, on_hand, snapshot

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
+from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.actor import Actor
-from shopfloor.registry.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
 from tests.helpers import ADMIN, apply, basic_setup, ledger_matches_balances, snapshot
 from tests.reliability.test_mrp import run_job

@@ -9,10 +9,10 @@ from decimal import Decimal as D
 import pytest
 from sqlalchemy import select
 
-from shopfloor.registry.errors import ShopfloorError
+from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
-from shopfloor.store.corrections_tables import CostAdjustment
 from shopfloor.store.tables import StockMovement
+from shopfloor.store.tables.corrections import CostAdjustment
 from tests.helpers import ADMIN, apply, basic_setup, ledger_matches_balances, snapshot
 from tests.reliability.test_revert import stock
 

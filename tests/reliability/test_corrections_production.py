@@ -9,7 +9,7 @@ from decimal import Decimal as D
 from sqlalchemy import select
 
 from shopfloor.registry.registry import Registry
-from shopfloor.store.corrections_tables import CostAdjustment
+from shopfloor.store.tables.corrections import CostAdjustment
 from tests.helpers import apply, basic_setup, ledger_matches_balances
 from tests.reliability.test_lots import refused
 from tests.reliability.test_revert import stock

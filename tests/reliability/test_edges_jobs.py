@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
+from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.actor import Actor
-from shopfloor.registry.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
 from tests.helpers import ADMIN, apply, basic_setup
 
@@ -86,7 +86,7 @@ def test_a_cancel_after_the_last_checkpoint_still_cancels_a_job_that_changes_not
         registry: Registry) -> None:
     """The card said "cancelling": an MRP run that reaches its end before another
     checkpoint drops its plan rather than report success."""
-    from shopfloor.jobs import queue
+    from shopfloor.store import queue
 
     basic_setup(registry)
     job_id = registry.invoke("run_mrp", {}, ADMIN)["job_id"]

@@ -13,9 +13,9 @@ import pytest
 from sqlalchemy import create_engine, text
 
 from bench.read_latency import traced
-from shopfloor.app import open_registry
+from shopfloor.app.settings import Settings
+from shopfloor.app.wiring import open_registry
 from shopfloor.registry.registry import Registry
-from shopfloor.settings import Settings
 from tests.conftest import PG_URL
 from tests.helpers import ADMIN, apply, basic_setup, on_hand
 

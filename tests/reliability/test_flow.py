@@ -96,7 +96,7 @@ def test_purchase_receive_manufacture_fulfil(registry: Registry) -> None:
 
 
 def test_terminal_documents_are_immutable(registry: Registry) -> None:
-    from shopfloor.registry.errors import ShopfloorError
+    from shopfloor.kernel.errors import ShopfloorError
     from tests.helpers import basic_setup, snapshot
 
     reg = registry

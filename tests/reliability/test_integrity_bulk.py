@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from shopfloor.app import worker_for
-from shopfloor.registry.errors import ShopfloorError
+from shopfloor.app.wiring import worker_for
+from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
 from shopfloor.tools.bulk import MAX_ROWS
 from tests.helpers import ADMIN, apply, basic_setup, snapshot

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
-from shopfloor.app import worker_for
-from shopfloor.registry.errors import ShopfloorError
+from shopfloor.app.wiring import worker_for
+from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
 from shopfloor.store.tables import Item
 from tests.helpers import ADMIN, apply, basic_setup, snapshot

@@ -22,10 +22,10 @@ import pytest
 from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 
-from shopfloor.app import open_registry
-from shopfloor.registry.errors import ShopfloorError, unique_violation
+from shopfloor.app.settings import Settings
+from shopfloor.app.wiring import open_registry
+from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
-from shopfloor.settings import Settings
 from shopfloor.store.tables import (
     Balance,
     Base,
@@ -36,6 +36,7 @@ from shopfloor.store.tables import (
     PurchaseOrder,
     Supplier,
 )
+from shopfloor.store.violations import unique_violation
 from shopfloor.surfaces.auth import Authenticator
 from shopfloor.surfaces.server import build_app
 from tests.conftest import _truncate

@@ -27,8 +27,8 @@ import httpx
 from sqlalchemy import Connection, create_engine, func, select, text
 from sqlalchemy.pool import NullPool
 
-from shopfloor.app import open_registry
-from shopfloor.settings import Settings
+from shopfloor.app.settings import Settings
+from shopfloor.app.wiring import open_registry
 from shopfloor.store.tables import (
     IdempotencyKey,
     Item,

@@ -18,10 +18,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import select
 
-from shopfloor.app import open_registry
-from shopfloor.registry.errors import ShopfloorError
+from shopfloor.app.settings import Settings
+from shopfloor.app.wiring import open_registry
+from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
-from shopfloor.settings import Settings
 from shopfloor.store.tables import Balance, StockMovement
 from tests.conftest import _truncate
 from tests.helpers import ADMIN, apply, basic_setup, ledger_matches_balances, quick_snapshot

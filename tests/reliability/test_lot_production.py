@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from shopfloor.registry.errors import ShopfloorError
+from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
 from tests.helpers import ADMIN, apply, ledger_matches_balances
 from tests.reliability.test_lots import TODAY, lots_of

@@ -17,10 +17,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import func, select
 
-from shopfloor.registry.errors import ShopfloorError
+from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
-from shopfloor.store.lot_tables import LotBalance
 from shopfloor.store.tables import Balance, StockMovement
+from shopfloor.store.tables.lots import LotBalance
 from tests.helpers import apply, ledger_matches_balances, quick_snapshot
 from tests.reliability.test_ledger_properties import fresh  # noqa: F401 (fixture)
 from tests.reliability.test_lots import TODAY

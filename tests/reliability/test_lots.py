@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from shopfloor.registry.errors import ShopfloorError
+from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
 from tests.helpers import ADMIN, apply, ledger_matches_balances, snapshot
 

@@ -8,7 +8,7 @@ from datetime import date, timedelta
 from decimal import Decimal as D
 from typing import Any
 
-from shopfloor import demo
+from shopfloor.app import demo
 from shopfloor.registry.registry import Registry
 from tests.helpers import ADMIN
 from tests.reliability.test_mrp import run_job

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from shopfloor.registry.errors import ShopfloorError
+from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
 from tests.helpers import ADMIN, apply, snapshot
 from tests.reliability.test_mrp import base, stock

@@ -16,7 +16,7 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 
-from shopfloor.registry.errors import ShopfloorError
+from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
 from tests.helpers import ADMIN, apply
 from tests.reliability.test_ledger_properties import (  # noqa: F401 (fresh is a fixture)

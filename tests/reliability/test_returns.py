@@ -8,8 +8,8 @@ from decimal import Decimal as D
 
 import pytest
 
-from shopfloor.domain.numbers import cost
-from shopfloor.registry.errors import ShopfloorError
+from shopfloor.kernel.errors import ShopfloorError
+from shopfloor.kernel.numbers import cost
 from shopfloor.registry.registry import Registry
 from tests.helpers import ADMIN, apply, basic_setup, ledger_matches_balances, snapshot
 from tests.reliability.test_revert import revert, stock

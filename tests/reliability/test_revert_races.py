@@ -11,10 +11,10 @@ from typing import Any
 
 from sqlalchemy import func, select
 
-from shopfloor.registry.errors import ShopfloorError
+from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
-from shopfloor.store.corrections_tables import Revert
 from shopfloor.store.tables import StockMovement
+from shopfloor.store.tables.corrections import Revert
 from tests.helpers import ADMIN, apply, basic_setup, ledger_matches_balances
 from tests.reliability.test_revert import stock
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from shopfloor.registry.errors import ShopfloorError
+from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
 from tests.helpers import ADMIN, apply, basic_setup
 

@@ -7,7 +7,7 @@ from decimal import Decimal as D
 
 import pytest
 
-from shopfloor.registry.errors import ShopfloorError
+from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
 from tests.helpers import ADMIN, apply, basic_setup, ledger_matches_balances, on_hand
 

@@ -15,9 +15,9 @@ from typing import Any
 
 from sqlalchemy import func, select
 
-from shopfloor.app import open_registry
+from shopfloor.app.settings import Settings
+from shopfloor.app.wiring import open_registry
 from shopfloor.registry.registry import Registry
-from shopfloor.settings import Settings
 from shopfloor.store.tables import Balance, Item, Job, OperationLog
 from tests.conftest import _truncate
 from tests.helpers import apply, ledger_matches_balances

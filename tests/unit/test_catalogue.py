@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
+from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.actor import Actor
-from shopfloor.registry.errors import ShopfloorError
 from shopfloor.registry.policy import COACHING
 from shopfloor.registry.registry import Registry
 from shopfloor.registry.schema import compact
@@ -40,8 +40,8 @@ WRITES = {
 
 @pytest.fixture
 def reg(sqlite_url: str) -> Registry:
-    from shopfloor.app import open_registry
-    from shopfloor.settings import Settings
+    from shopfloor.app.settings import Settings
+    from shopfloor.app.wiring import open_registry
 
     return open_registry(Settings(database_url=sqlite_url))
 

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from shopfloor.app import open_registry
-from shopfloor.settings import Settings
+from shopfloor.app.settings import Settings
+from shopfloor.app.wiring import open_registry
 from shopfloor.surfaces.cli import EXIT_CODES, parse_args
 from tests.helpers import ADMIN, basic_setup
 

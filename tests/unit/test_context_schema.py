@@ -7,11 +7,11 @@ from typing import Any
 
 import pytest
 
-from shopfloor.app import open_registry
-from shopfloor.registry.errors import ShopfloorError
+from shopfloor.app.settings import Settings
+from shopfloor.app.wiring import open_registry
+from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
 from shopfloor.registry.results import result_envelope
-from shopfloor.settings import Settings
 from tests.helpers import ADMIN, apply, basic_setup
 
 

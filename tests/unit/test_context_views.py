@@ -13,7 +13,7 @@ from sqlalchemy import inspect, select
 
 from shopfloor.domain import lookup, reports
 from shopfloor.domain.context import Op
-from shopfloor.registry.errors import NotFound
+from shopfloor.kernel.errors import NotFound
 from shopfloor.registry.registry import Registry
 from shopfloor.store.tables import Balance
 from shopfloor.tools.views import (

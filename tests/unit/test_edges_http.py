@@ -11,9 +11,9 @@ import httpx
 import jwt
 import pytest
 
-from shopfloor.app import open_registry
-from shopfloor.registry.errors import ShopfloorError
-from shopfloor.settings import Settings
+from shopfloor.app.settings import Settings
+from shopfloor.app.wiring import open_registry
+from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.surfaces.auth import Authenticator
 from shopfloor.surfaces.server import build_app
 from tests.servers import serving

@@ -11,9 +11,9 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from shopfloor.accounts import Accounts
+from shopfloor.app.accounts import Accounts
+from shopfloor.app.settings import Settings
 from shopfloor.registry.registry import Registry
-from shopfloor.settings import Settings
 from shopfloor.surfaces.auth import Authenticator
 from shopfloor.surfaces.server import build_app
 from tests.servers import serving

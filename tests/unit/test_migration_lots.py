@@ -11,13 +11,13 @@ from alembic import command
 from alembic.config import Config
 from sqlalchemy import select, text
 
-from shopfloor import demo
-from shopfloor.app import open_registry
+from shopfloor.app import demo
+from shopfloor.app.settings import Settings
+from shopfloor.app.wiring import open_registry
 from shopfloor.registry.registry import Registry
-from shopfloor.settings import Settings
 from shopfloor.store import migrate
-from shopfloor.store.lot_tables import LotBalance
 from shopfloor.store.tables import Balance
+from shopfloor.store.tables.lots import LotBalance
 from tests.helpers import ADMIN, ledger_matches_balances
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 
-from shopfloor.app import open_registry
+from shopfloor.app.wiring import open_registry
 from shopfloor.registry.registry import Registry
 from shopfloor.store.tables import Base
 
@@ -18,7 +18,7 @@ def test_migrated_schema_matches_the_models(registry: Registry) -> None:
 
 
 def test_open_registry_is_idempotent_on_a_migrated_database(db_url: str) -> None:
-    from shopfloor.settings import Settings
+    from shopfloor.app.settings import Settings
 
     for _ in range(2):
         open_registry(Settings(database_url=db_url)).store.dispose()

@@ -22,8 +22,8 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from shopfloor.app import open_registry
-from shopfloor.settings import Settings
+from shopfloor.app.settings import Settings
+from shopfloor.app.wiring import open_registry
 from shopfloor.surfaces.auth import Authenticator
 from shopfloor.surfaces.server import build_app
 from tests.helpers import apply, basic_setup

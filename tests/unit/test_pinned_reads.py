@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 from sqlalchemy import create_engine, text
 
-from shopfloor.app import open_registry
-from shopfloor.registry.errors import NotFound
+from shopfloor.app.settings import Settings
+from shopfloor.app.wiring import open_registry
+from shopfloor.kernel.errors import NotFound
 from shopfloor.registry.registry import Registry
-from shopfloor.settings import Settings
 from tests.conftest import PG_URL
 from tests.helpers import ADMIN, apply, basic_setup
 

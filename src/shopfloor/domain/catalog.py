@@ -12,8 +12,8 @@ from sqlalchemy.orm.attributes import flag_modified
 
 from shopfloor.domain import lookup, lots
 from shopfloor.domain.context import Op
-from shopfloor.domain.numbers import ZERO, fmt
-from shopfloor.registry.errors import Conflict, ValidationFailed
+from shopfloor.kernel.errors import Conflict, ValidationFailed
+from shopfloor.kernel.numbers import ZERO, fmt
 from shopfloor.store.tables import (
     Balance,
     Customer,

@@ -14,8 +14,8 @@ from decimal import Decimal
 from shopfloor.domain import lookup, stock
 from shopfloor.domain.catalog import touch
 from shopfloor.domain.context import Op
-from shopfloor.domain.numbers import ZERO, said
-from shopfloor.registry.errors import Conflict
+from shopfloor.kernel.errors import Conflict
+from shopfloor.kernel.numbers import ZERO, said
 from shopfloor.store.tables import PurchaseOrder, SalesOrder
 
 CLOSABLE_PO = ("open", "partially_received")

@@ -20,9 +20,9 @@ from shopfloor.domain import lookup, lots, resolve, stock
 from shopfloor.domain.catalog import touch
 from shopfloor.domain.context import Op
 from shopfloor.domain.limits import storable
-from shopfloor.domain.numbers import ZERO, cost, fmt, said
 from shopfloor.domain.stock import Posting
-from shopfloor.registry.errors import Conflict, ValidationFailed
+from shopfloor.kernel.errors import Conflict, ValidationFailed
+from shopfloor.kernel.numbers import ZERO, cost, fmt, said
 from shopfloor.store.tables import ManufacturingOrder
 
 Consumed = lots.Moved

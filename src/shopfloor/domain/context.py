@@ -16,9 +16,9 @@ from typing import Any, TypeVar
 from sqlalchemy import Select
 from sqlalchemy.orm import Session
 
-from shopfloor.domain.numbers import fmt
-from shopfloor.registry.actor import Role
-from shopfloor.registry.errors import ShopfloorError
+from shopfloor.kernel.errors import ShopfloorError
+from shopfloor.kernel.numbers import fmt
+from shopfloor.kernel.roles import Role
 
 S = TypeVar("S", bound=Select[Any])
 

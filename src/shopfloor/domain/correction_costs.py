@@ -19,11 +19,11 @@ from sqlalchemy import insert, select
 
 from shopfloor.domain import stock
 from shopfloor.domain.context import Op
-from shopfloor.domain.numbers import ZERO, cost, fmt
 from shopfloor.domain.stock import Posting
-from shopfloor.registry.errors import ValidationFailed
-from shopfloor.store.corrections_tables import CostAdjustment
+from shopfloor.kernel.errors import ValidationFailed
+from shopfloor.kernel.numbers import ZERO, cost, fmt
 from shopfloor.store.tables import Batch, StockMovement, table
+from shopfloor.store.tables.corrections import CostAdjustment
 
 _ADJUST = insert(table(CostAdjustment))
 

@@ -25,11 +25,11 @@ from shopfloor.domain import lookup, lots, stock
 from shopfloor.domain.catalog import touch
 from shopfloor.domain.context import Op
 from shopfloor.domain.correction_costs import document_lots, lot_names, only_lot, recost
-from shopfloor.domain.numbers import fmt
 from shopfloor.domain.returns import moved_cost
 from shopfloor.domain.revert_ledger import later, named
 from shopfloor.domain.stock import Posting
-from shopfloor.registry.errors import Conflict, ValidationFailed
+from shopfloor.kernel.errors import Conflict, ValidationFailed
+from shopfloor.kernel.numbers import fmt
 from shopfloor.store.tables import PurchaseOrder, SalesOrder
 
 

@@ -20,8 +20,8 @@ from shopfloor.domain import lots, movements, stock
 from shopfloor.domain.catalog import material_with_recipe
 from shopfloor.domain.context import Op
 from shopfloor.domain.lot_book import LOTS
-from shopfloor.domain.numbers import fmt
-from shopfloor.registry.errors import ValidationFailed
+from shopfloor.kernel.errors import ValidationFailed
+from shopfloor.kernel.numbers import fmt
 from shopfloor.store.tables import Item, Location, RecipeLine, Supplier
 
 CHUNK = 500

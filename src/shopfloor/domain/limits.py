@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from shopfloor.registry.errors import ValidationFailed
+from shopfloor.kernel.errors import ValidationFailed
 
 LIMIT = Decimal(10) ** 12
 

@@ -11,7 +11,7 @@ from sqlalchemy import Row, Select, bindparam, select
 from sqlalchemy.orm import InstrumentedAttribute
 
 from shopfloor.domain.context import Op
-from shopfloor.registry.errors import NotFound
+from shopfloor.kernel.errors import NotFound
 from shopfloor.store.prepared import Prepared, connection_of
 from shopfloor.store.tables import (
     Base,

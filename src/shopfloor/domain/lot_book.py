@@ -21,13 +21,13 @@ from sqlalchemy import Select, bindparam, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from shopfloor.domain.context import Op
-from shopfloor.domain.numbers import ZERO, fmt
 from shopfloor.domain.resolve import keyed, values
-from shopfloor.registry.errors import Conflict, InsufficientStock
+from shopfloor.kernel.errors import Conflict, InsufficientStock
+from shopfloor.kernel.numbers import ZERO, fmt
 from shopfloor.store.bulk import executemany
 from shopfloor.store.engine import RetryTransaction
-from shopfloor.store.lot_tables import LotBalance
 from shopfloor.store.tables import Batch, table
+from shopfloor.store.tables.lots import LotBalance
 from shopfloor.store.tracking import read
 
 LOTS = table(LotBalance)

@@ -11,8 +11,8 @@ from sqlalchemy import func, select
 
 from shopfloor.domain import lots, stock
 from shopfloor.domain.context import Op
-from shopfloor.domain.numbers import ZERO
-from shopfloor.registry.errors import ValidationFailed
+from shopfloor.kernel.errors import ValidationFailed
+from shopfloor.kernel.numbers import ZERO
 from shopfloor.store.tables import StockMovement, table
 
 MOVES = table(StockMovement)

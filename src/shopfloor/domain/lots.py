@@ -24,10 +24,10 @@ from shopfloor.domain.context import Op
 from shopfloor.domain.lot_book import BATCHES, LOTS, tracked
 
 __all__ = ["Line", "LotIn", "Moved", "Part", "check_rule", "incoming", "outgoing", "tracked"]
-from shopfloor.domain.numbers import ZERO, fmt
 from shopfloor.domain.resolve import keyed, values
 from shopfloor.domain.sequences import reserve
-from shopfloor.registry.errors import Conflict, NotFound, ValidationFailed
+from shopfloor.kernel.errors import Conflict, NotFound, ValidationFailed
+from shopfloor.kernel.numbers import ZERO, fmt
 from shopfloor.store.engine import RetryTransaction
 
 PLACEHOLDERS = re.compile(r"\{(\w+)\}")

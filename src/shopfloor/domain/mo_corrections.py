@@ -20,10 +20,10 @@ from shopfloor.domain import lookup, lots, production, stock
 from shopfloor.domain.catalog import touch
 from shopfloor.domain.context import Op
 from shopfloor.domain.correction_costs import document_lots, document_unit, only_lot, recost
-from shopfloor.domain.numbers import ZERO, cost, fmt
 from shopfloor.domain.returns import moved_cost
 from shopfloor.domain.stock import Posting
-from shopfloor.registry.errors import Conflict, ValidationFailed
+from shopfloor.kernel.errors import Conflict, ValidationFailed
+from shopfloor.kernel.numbers import ZERO, cost, fmt
 from shopfloor.store.tables import ManufacturingOrder
 
 MO = "manufacturing_order"

@@ -18,10 +18,10 @@ from shopfloor.domain import lookup, lot_counts, lots, resolve, stock, stocktake
 from shopfloor.domain.catalog import touch
 from shopfloor.domain.context import Op
 from shopfloor.domain.lot_book import Picked
-from shopfloor.domain.numbers import ZERO
 from shopfloor.domain.sequences import claim_number
 from shopfloor.domain.stock import Posting, Stocked
-from shopfloor.registry.errors import ValidationFailed
+from shopfloor.kernel.errors import ValidationFailed
+from shopfloor.kernel.numbers import ZERO
 from shopfloor.store.bulk import executemany
 from shopfloor.store.tables import (
     StockAdjustment,

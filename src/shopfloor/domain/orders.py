@@ -16,10 +16,10 @@ from shopfloor.domain import lookup, lots, stock
 from shopfloor.domain.catalog import OPEN_PO, OPEN_SO, touch
 from shopfloor.domain.context import Op
 from shopfloor.domain.limits import storable
-from shopfloor.domain.numbers import ZERO, fmt, said
 from shopfloor.domain.sequences import claim_number
 from shopfloor.domain.stock import Posting
-from shopfloor.registry.errors import Conflict, ValidationFailed
+from shopfloor.kernel.errors import Conflict, ValidationFailed
+from shopfloor.kernel.numbers import ZERO, fmt, said
 from shopfloor.store.tables import (
     Item,
     PurchaseOrder,

@@ -15,9 +15,9 @@ from shopfloor.domain import completion, lookup, stock
 from shopfloor.domain.catalog import OPEN_MO
 from shopfloor.domain.context import Op
 from shopfloor.domain.limits import storable
-from shopfloor.domain.numbers import fmt, said
 from shopfloor.domain.sequences import claim_number
-from shopfloor.registry.errors import Conflict, ValidationFailed
+from shopfloor.kernel.errors import Conflict, ValidationFailed
+from shopfloor.kernel.numbers import fmt, said
 from shopfloor.store.tables import ManufacturingComponent, ManufacturingOrder
 
 

@@ -10,7 +10,7 @@ from sqlalchemy import func, select
 
 from shopfloor.domain.catalog import OPEN_MO, OPEN_SO
 from shopfloor.domain.context import Op
-from shopfloor.domain.numbers import ZERO, fmt
+from shopfloor.kernel.numbers import ZERO, fmt
 from shopfloor.store.tables import (
     Balance,
     ManufacturingComponent,

@@ -17,8 +17,8 @@ from sqlalchemy.orm import selectinload
 from shopfloor.domain import lookup
 from shopfloor.domain.catalog import all_components, touch
 from shopfloor.domain.context import Op
-from shopfloor.domain.numbers import fmt
-from shopfloor.registry.errors import NotFound, ValidationFailed
+from shopfloor.kernel.errors import NotFound, ValidationFailed
+from shopfloor.kernel.numbers import fmt
 from shopfloor.store.tables import Item, RecipeLine
 
 STEP = Decimal("0.000001")

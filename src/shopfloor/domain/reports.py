@@ -32,8 +32,8 @@ from sqlalchemy.orm import Session
 from shopfloor.domain import lookup
 from shopfloor.domain.catalog import OPEN_MO, OPEN_PO
 from shopfloor.domain.context import Op
-from shopfloor.domain.numbers import ZERO
 from shopfloor.domain.planning import lot_sizing
+from shopfloor.kernel.numbers import ZERO
 from shopfloor.store.prepared import Prepared, connection_of
 from shopfloor.store.tables import (
     Balance,

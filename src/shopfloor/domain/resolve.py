@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 from sqlalchemy import ColumnElement, Select, bindparam, select
 
 from shopfloor.domain.context import Op
-from shopfloor.registry.errors import NotFound, ValidationFailed
+from shopfloor.kernel.errors import NotFound, ValidationFailed
 from shopfloor.store.tables import Item, Location, table
 from shopfloor.store.tracking import read, reads_of, remember
 

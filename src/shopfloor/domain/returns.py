@@ -20,12 +20,12 @@ from sqlalchemy import select
 from shopfloor.domain import lookup, lots, stock
 from shopfloor.domain.catalog import touch
 from shopfloor.domain.context import Op
-from shopfloor.domain.numbers import ZERO, cost, fmt
 from shopfloor.domain.sequences import claim_number
 from shopfloor.domain.stock import Posting
-from shopfloor.registry.errors import NotFound, ValidationFailed
-from shopfloor.store.corrections_tables import Revert, StockReturn, StockReturnLine
+from shopfloor.kernel.errors import NotFound, ValidationFailed
+from shopfloor.kernel.numbers import ZERO, cost, fmt
 from shopfloor.store.tables import Batch, Location, StockMovement
+from shopfloor.store.tables.corrections import Revert, StockReturn, StockReturnLine
 
 DISPOSITIONS = ("restock", "quarantine", "scrap")
 

@@ -19,11 +19,11 @@ from sqlalchemy import delete
 
 from shopfloor.domain import catalog, lookup, orders, production
 from shopfloor.domain.context import Op
-from shopfloor.domain.numbers import fmt, said
 from shopfloor.domain.revert_ledger import Original, reverse_moves
-from shopfloor.registry.errors import ShopfloorError
-from shopfloor.store.planning_tables import Peg
+from shopfloor.kernel.errors import ShopfloorError
+from shopfloor.kernel.numbers import fmt, said
 from shopfloor.store.tables import Item
+from shopfloor.store.tables.planning import Peg
 
 CREATED_VERSION = 1
 """An order an MRP apply created and nothing has touched since has its first version."""

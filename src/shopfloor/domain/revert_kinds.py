@@ -20,9 +20,8 @@ from sqlalchemy import delete, insert, select
 from shopfloor.domain import lookup, stock
 from shopfloor.domain.catalog import touch
 from shopfloor.domain.context import Op
-from shopfloor.domain.numbers import ZERO, cost, fmt
 from shopfloor.domain.revert_ledger import Original, moved_since, reverse_moves, unreverted
-from shopfloor.store.corrections_tables import CostAdjustment
+from shopfloor.kernel.numbers import ZERO, cost, fmt
 from shopfloor.store.tables import (
     Batch,
     Item,
@@ -31,6 +30,7 @@ from shopfloor.store.tables import (
     StockMovement,
     table,
 )
+from shopfloor.store.tables.corrections import CostAdjustment
 
 _ADJUST = insert(table(CostAdjustment))
 _LINES = table(StockAdjustmentLine)

@@ -28,10 +28,10 @@ from sqlalchemy import select
 
 from shopfloor.domain import stock
 from shopfloor.domain.context import Op
-from shopfloor.domain.numbers import ZERO, fmt
 from shopfloor.domain.stock import Posting
-from shopfloor.store.corrections_tables import Revert
+from shopfloor.kernel.numbers import ZERO, fmt
 from shopfloor.store.tables import Batch, Item, Location, StockMovement
+from shopfloor.store.tables.corrections import Revert
 
 
 @dataclass

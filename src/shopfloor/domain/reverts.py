@@ -34,11 +34,11 @@ from shopfloor.domain import (
 )
 from shopfloor.domain.catalog import OPEN_MO, touch
 from shopfloor.domain.context import Op
-from shopfloor.domain.numbers import fmt, said
 from shopfloor.domain.revert_ledger import Original, Reverser, reverse_moves
-from shopfloor.registry.errors import Conflict, NotFound
-from shopfloor.store.corrections_tables import Revert
+from shopfloor.kernel.errors import Conflict, NotFound
+from shopfloor.kernel.numbers import fmt, said
 from shopfloor.store.tables import OperationLog, StockMovement, table
+from shopfloor.store.tables.corrections import Revert
 
 REVERTS = table(Revert)
 _CLAIM = insert(REVERTS)

@@ -9,7 +9,7 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
 from shopfloor.domain.context import Op
-from shopfloor.registry.errors import Conflict
+from shopfloor.kernel.errors import Conflict
 from shopfloor.store.tables import Base, Sequence, table
 
 SEQUENCES = table(Sequence)

@@ -26,9 +26,9 @@ from sqlalchemy.orm import ORMExecuteState, Session, SessionTransaction
 from shopfloor.domain.context import Op
 from shopfloor.domain.limits import storable
 from shopfloor.domain.lot_book import LotBook, LotSlot, Picked, tracked
-from shopfloor.domain.numbers import ZERO, cost, fmt
 from shopfloor.domain.resolve import keyed, values
-from shopfloor.registry.errors import InsufficientStock, ValidationFailed
+from shopfloor.kernel.errors import InsufficientStock, ValidationFailed
+from shopfloor.kernel.numbers import ZERO, cost, fmt
 from shopfloor.store.bulk import executemany
 from shopfloor.store.engine import RetryTransaction
 from shopfloor.store.tables import Balance, StockMovement, table

@@ -19,9 +19,9 @@ from typing import Any
 from sqlalchemy import Select, bindparam, func, select
 
 from shopfloor.domain.context import Op
-from shopfloor.domain.numbers import ZERO
 from shopfloor.domain.resolve import keyed, values
-from shopfloor.registry.errors import ValidationFailed
+from shopfloor.kernel.errors import ValidationFailed
+from shopfloor.kernel.numbers import ZERO
 from shopfloor.store.tables import StockMovement, table
 
 MOVEMENTS = table(StockMovement)

@@ -19,7 +19,7 @@ from sqlalchemy import select
 
 from shopfloor.domain.context import Op
 from shopfloor.domain.lot_book import BATCHES, LOTS
-from shopfloor.registry.errors import NotFound
+from shopfloor.kernel.errors import NotFound
 from shopfloor.store.tables import (
     Customer,
     Item,

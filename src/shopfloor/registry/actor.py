@@ -8,20 +8,8 @@ enforces the same rule without knowing it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import IntEnum
 
-
-class Role(IntEnum):
-    viewer = 1
-    operator = 2
-    admin = 3
-
-    @classmethod
-    def parse(cls, name: str) -> Role:
-        try:
-            return cls[name.strip().lower()]
-        except KeyError:
-            raise ValueError(f"unknown role {name!r}; use viewer, operator or admin") from None
+from shopfloor.kernel.roles import Role
 
 
 @dataclass(frozen=True)

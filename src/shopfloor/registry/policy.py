@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from shopfloor.registry.actor import Role
+from shopfloor.kernel.roles import Role
 
 DESTRUCTIVE_PREFIXES = ("delete_", "modify_", "correct_", "rebuild_", "revert_", "close_")
 DESTRUCTIVE_NAMES = frozenset({

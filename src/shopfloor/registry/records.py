@@ -14,7 +14,7 @@ from sqlalchemy import bindparam, insert, select
 from sqlalchemy.exc import IntegrityError
 
 from shopfloor.domain.context import Op
-from shopfloor.registry.errors import Conflict
+from shopfloor.kernel.errors import Conflict
 from shopfloor.registry.tool import Done
 from shopfloor.store.engine import RetryTransaction
 from shopfloor.store.tables import IdempotencyKey, OperationLog, SpentPreviewToken, table

@@ -20,10 +20,7 @@ from pydantic import BaseModel, ValidationError
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
 from shopfloor.domain.context import Op
-from shopfloor.jobs import queue
-from shopfloor.registry import records, tokens
-from shopfloor.registry.actor import Actor
-from shopfloor.registry.errors import (
+from shopfloor.kernel.errors import (
     Conflict,
     Forbidden,
     Internal,
@@ -31,14 +28,17 @@ from shopfloor.registry.errors import (
     ShopfloorError,
     StalePreview,
     ValidationFailed,
-    unique_violation,
 )
+from shopfloor.registry import records, tokens
+from shopfloor.registry.actor import Actor
 from shopfloor.registry.tool import CONTROL_FIELDS, Done, Tool, WriteRequest
+from shopfloor.store import queue
 from shopfloor.store.engine import RetryTransaction, Store, is_transient
 from shopfloor.store.tracking import fingerprint, start_tracking
+from shopfloor.store.violations import unique_violation
 
 if TYPE_CHECKING:
-    from shopfloor.jobs.worker import JobContext
+    from shopfloor.registry.jobs import JobContext
 
 log = logging.getLogger("shopfloor.registry")
 

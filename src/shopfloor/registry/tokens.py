@@ -15,7 +15,7 @@ import secrets
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from shopfloor.registry.errors import ValidationFailed
+from shopfloor.kernel.errors import ValidationFailed
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from typing import Annotated, Any, Generic, TypeVar
 from pydantic import BaseModel, BeforeValidator, ConfigDict, StringConstraints, WithJsonSchema
 
 from shopfloor.domain.context import Op
-from shopfloor.registry.actor import Role
+from shopfloor.kernel.roles import Role
 from shopfloor.registry.policy import COACHING, Policy, subject
 from shopfloor.registry.schema import input_schema, output_schema
 

@@ -25,12 +25,13 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from shopfloor.accounts import REASONS
-from shopfloor.registry.actor import Actor, Role
-from shopfloor.registry.errors import ShopfloorError, Unauthenticated
+from shopfloor.app.accounts import REASONS
+from shopfloor.app.settings import Settings
+from shopfloor.kernel.errors import ShopfloorError, Unauthenticated
+from shopfloor.kernel.roles import Role
+from shopfloor.registry.actor import Actor
 from shopfloor.registry.registry import Registry
 from shopfloor.registry.tool import Tool
-from shopfloor.settings import Settings
 from shopfloor.surfaces import admin_forms as forms
 from shopfloor.surfaces import admin_session as sessions
 from shopfloor.surfaces.admin_display import Shower, label, words

@@ -17,7 +17,7 @@ from urllib.parse import quote
 
 from markupsafe import Markup, escape
 
-from shopfloor.text import fmt, said
+from shopfloor.kernel.text import fmt, said
 
 MONEY = frozenset({"unit_price", "unit_cost", "purchase_price", "sales_price", "total", "cost",
                    "average_cost", "value", "amount", "price", "total_cost", "line_total",

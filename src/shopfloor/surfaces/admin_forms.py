@@ -20,7 +20,7 @@ from urllib.parse import urlencode
 
 from starlette.requests import Request
 
-from shopfloor.registry.errors import ValidationFailed
+from shopfloor.kernel.errors import ValidationFailed
 from shopfloor.registry.tool import CONTROL_FIELDS
 from shopfloor.surfaces.admin_display import label
 

@@ -18,8 +18,8 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
+from shopfloor.kernel.errors import ShopfloorError, Unauthenticated
 from shopfloor.registry.actor import Actor
-from shopfloor.registry.errors import ShopfloorError, Unauthenticated
 from shopfloor.surfaces.auth import Authenticator
 
 COOKIE = "shopfloor_session"

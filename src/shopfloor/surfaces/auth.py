@@ -23,11 +23,12 @@ from typing import Any
 
 import jwt
 
-from shopfloor.accounts import Accounts, SignedIn
-from shopfloor.registry.actor import Actor, Role
-from shopfloor.registry.errors import Unauthenticated
+from shopfloor.app.accounts import Accounts, SignedIn
+from shopfloor.app.settings import Settings
+from shopfloor.kernel.errors import Unauthenticated
+from shopfloor.kernel.roles import Role
+from shopfloor.registry.actor import Actor
 from shopfloor.registry.registry import Registry
-from shopfloor.settings import Settings
 
 ALGORITHMS = ["HS256"]
 CACHE_SIZE = 1024

@@ -16,11 +16,11 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from shopfloor.app.settings import Settings
+from shopfloor.kernel.errors import NotFound, ShopfloorError, Unauthenticated, ValidationFailed
 from shopfloor.registry.actor import Actor
-from shopfloor.registry.errors import NotFound, ShopfloorError, Unauthenticated, ValidationFailed
 from shopfloor.registry.registry import Registry
 from shopfloor.registry.tool import Tool
-from shopfloor.settings import Settings
 from shopfloor.surfaces.auth import Authenticator
 from shopfloor.surfaces.openapi import STATUS, document
 

@@ -23,14 +23,14 @@ from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.models import InitializationOptions
 
 from shopfloor import __version__
-from shopfloor.registry.errors import Internal, ShopfloorError
+from shopfloor.kernel.errors import Internal, ShopfloorError
 from shopfloor.surfaces.render import render
 from shopfloor.ui import cards
 
 if TYPE_CHECKING:
+    from shopfloor.app.settings import Settings
     from shopfloor.registry.actor import Actor
     from shopfloor.registry.registry import Registry
-    from shopfloor.settings import Settings
 
 log = logging.getLogger("shopfloor.mcp")
 
@@ -213,7 +213,7 @@ class RegistrySource:
 def build_server(registry: Registry, actor_for: Callable[[], Actor], *,
                  output_schemas: bool = True, progress_wait: float = 300.0,
                  inline_reads: bool = False) -> Server[Any]:
-    from shopfloor.app import describe
+    from shopfloor.app.wiring import describe
 
     described = [describe(t) for t in registry.tools()]
     return server_for(lambda: described, RegistrySource(registry), actor_for,
@@ -299,7 +299,7 @@ def server_for(catalogue: Callable[[], list[dict[str, Any]]], source: RegistrySo
 def settings_actor(settings: Settings) -> Callable[[], Actor]:
     """The stdio actor: checked per call, so a missing one is a coded error, not a crash.
     The settings do not change while serving: once found, it is kept."""
-    from shopfloor.app import local_actor
+    from shopfloor.app.wiring import local_actor
 
     found: list[Actor] = []
 
@@ -314,7 +314,7 @@ def settings_actor(settings: Settings) -> Callable[[], Actor]:
 def request_actor() -> Actor:
     actor = current_actor.get()
     if actor is None:
-        from shopfloor.registry.errors import Unauthenticated
+        from shopfloor.kernel.errors import Unauthenticated
 
         raise Unauthenticated("no authenticated actor for this MCP request")
     return actor
@@ -386,7 +386,7 @@ async def serve_stdio(settings: Settings,
 
     from mcp.server.stdio import stdio_server
 
-    from shopfloor.app import describe_catalogue, open_registry, worker_for
+    from shopfloor.app.wiring import describe_catalogue, open_registry, worker_for
 
     catalogue = catalogue or describe_catalogue
     source = RegistrySource(opener=lambda: open_registry(settings))
@@ -402,7 +402,7 @@ async def serve_stdio(settings: Settings,
     async def open_then_work() -> None:
         registry = await source.open()
         if registry is not None:
-            from shopfloor.jobs.worker import start_in_thread
+            from shopfloor.app.worker import start_in_thread
 
             registry.store.pin_reads()  # here, on the loop: where the inline reads run
 

@@ -6,8 +6,8 @@ import copy
 from typing import Any
 
 from shopfloor import __version__
+from shopfloor.kernel.errors import ERROR_CODES
 from shopfloor.registry import results
-from shopfloor.registry.errors import ERROR_CODES
 from shopfloor.registry.schema import output_schema
 from shopfloor.registry.tool import Tool
 

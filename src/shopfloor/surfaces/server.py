@@ -29,11 +29,11 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 from starlette.types import Message, Receive, Scope, Send
 
-from shopfloor.app import worker_for
-from shopfloor.jobs.worker import start_in_thread
-from shopfloor.registry.errors import ShopfloorError
+from shopfloor.app.settings import Settings
+from shopfloor.app.wiring import worker_for
+from shopfloor.app.worker import start_in_thread
+from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
-from shopfloor.settings import Settings
 from shopfloor.surfaces.auth import Authenticator
 from shopfloor.surfaces.http import create_app, error_response
 from shopfloor.surfaces.mcp import build_server, current_actor, request_actor

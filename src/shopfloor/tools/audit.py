@@ -9,7 +9,7 @@ from pydantic import Field
 from sqlalchemy import select
 
 from shopfloor.domain.context import Op
-from shopfloor.registry.errors import NotFound
+from shopfloor.kernel.errors import NotFound
 from shopfloor.registry.tool import Request, Toolset
 from shopfloor.store.tables import Job, OperationLog
 from shopfloor.tools.fields import (

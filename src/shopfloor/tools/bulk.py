@@ -15,9 +15,9 @@ from typing_extensions import TypedDict  # pydantic reads TypedDicts from here b
 
 from shopfloor.domain import imports, rebuild, recipe_changes
 from shopfloor.domain.context import Op
-from shopfloor.domain.numbers import fmt
-from shopfloor.registry.actor import Role
-from shopfloor.registry.errors import ValidationFailed
+from shopfloor.kernel.errors import ValidationFailed
+from shopfloor.kernel.numbers import fmt
+from shopfloor.kernel.roles import Role
 from shopfloor.registry.tool import Done, Toolset, WriteRequest
 from shopfloor.tools.fields import (
     Key,

@@ -8,8 +8,8 @@ from pydantic import Field
 
 from shopfloor.domain import closing, corrections, mo_corrections, reverts
 from shopfloor.domain.context import Op
-from shopfloor.domain.numbers import fmt
-from shopfloor.registry.actor import Role
+from shopfloor.kernel.numbers import fmt
+from shopfloor.kernel.roles import Role
 from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
 from shopfloor.store.tables import ManufacturingOrder, PurchaseOrder, SalesOrder
 from shopfloor.tools.fields import Amount, Key, Money, NonNegative, Out, Text

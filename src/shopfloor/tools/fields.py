@@ -23,7 +23,7 @@ from pydantic import (
     WithJsonSchema,
 )
 
-from shopfloor.domain.numbers import fmt
+from shopfloor.kernel.numbers import fmt
 
 MAX_AMOUNT = Decimal("1000000000")
 _NUM = {"type": ["number", "string"]}

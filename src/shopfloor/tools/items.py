@@ -6,7 +6,7 @@ from pydantic import Field
 
 from shopfloor.domain import catalog, lookup, lot_reports, reports
 from shopfloor.domain.context import Op
-from shopfloor.registry.actor import Role
+from shopfloor.kernel.roles import Role
 from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
 from shopfloor.store.tables import Item
 from shopfloor.tools.fields import (

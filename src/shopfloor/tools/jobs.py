@@ -18,10 +18,10 @@ from sqlalchemy import select
 from shopfloor.domain import lookup, orders, production
 from shopfloor.domain.context import Op
 from shopfloor.domain.planning import pegging, view
-from shopfloor.jobs import queue
-from shopfloor.registry.actor import Role
-from shopfloor.registry.errors import Conflict, Forbidden, NotFound, ValidationFailed
+from shopfloor.kernel.errors import Conflict, Forbidden, NotFound, ValidationFailed
+from shopfloor.kernel.roles import Role
 from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
+from shopfloor.store import queue
 from shopfloor.store.tables import Job, Location
 from shopfloor.tools.audit import JobOut, JobRef, job_out
 from shopfloor.tools.fields import JobId, Key, Out

@@ -11,8 +11,8 @@ from sqlalchemy import select
 
 from shopfloor.domain import lookup, orders
 from shopfloor.domain.context import Op
-from shopfloor.domain.numbers import fmt, said
-from shopfloor.registry.actor import Role
+from shopfloor.kernel.numbers import fmt, said
+from shopfloor.kernel.roles import Role
 from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
 from shopfloor.store.tables import PurchaseOrder, SalesOrder
 from shopfloor.tools.fields import Key, Limit, Money, Name, Page, Quantity, RowCursor, Text, paged

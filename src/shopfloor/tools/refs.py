@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict
 from sqlalchemy import select
 
 from shopfloor.domain.context import Op
-from shopfloor.registry.errors import NotFound, ValidationFailed
+from shopfloor.kernel.errors import NotFound, ValidationFailed
 from shopfloor.store.tables import Item
 from shopfloor.tools.fields import Id, Key
 

@@ -10,10 +10,10 @@ from pydantic import Field
 
 from shopfloor.domain import returns
 from shopfloor.domain.context import Op
-from shopfloor.domain.numbers import fmt
+from shopfloor.kernel.numbers import fmt
 from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
-from shopfloor.store.corrections_tables import StockReturn
 from shopfloor.store.tables import PurchaseOrder, SalesOrder
+from shopfloor.store.tables.corrections import StockReturn
 from shopfloor.tools.fields import Amount, Key, Out, Quantity
 from shopfloor.tools.refs import NumberOrId, number_of
 

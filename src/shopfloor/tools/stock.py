@@ -11,10 +11,10 @@ from pydantic import Field, model_validator
 
 from shopfloor.domain import lot_reports, movements, reports
 from shopfloor.domain.context import Op
-from shopfloor.domain.numbers import fmt
 from shopfloor.domain.planning import projection
-from shopfloor.registry.actor import Role
-from shopfloor.registry.errors import ValidationFailed
+from shopfloor.kernel.errors import ValidationFailed
+from shopfloor.kernel.numbers import fmt
+from shopfloor.kernel.roles import Role
 from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
 from shopfloor.store.tables import StockAdjustment
 from shopfloor.tools.fields import (

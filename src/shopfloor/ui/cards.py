@@ -45,7 +45,7 @@ def _html(name: str) -> str:
 
 def _with_currency(html: str) -> str:
     """Money in the deployment's currency (SHOPFLOOR_CURRENCY), read when cards are served."""
-    from shopfloor.settings import Settings
+    from shopfloor.app.settings import Settings
 
     code = "".join(ch for ch in Settings.load().currency.upper() if ch.isalpha())[:3]
     return html.replace('data-currency=""', f'data-currency="{code}"', 1)

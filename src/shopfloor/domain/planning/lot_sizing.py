@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from decimal import ROUND_CEILING, Decimal
 
-from shopfloor.domain.numbers import fmt
 from shopfloor.domain.planning.data import ItemData
+from shopfloor.kernel.numbers import fmt
 
 
 def packs(quantity: Decimal, multiple: Decimal | None) -> Decimal:

@@ -21,10 +21,10 @@ from decimal import Decimal
 from functools import lru_cache
 from typing import Any
 
-from shopfloor.domain.numbers import ZERO, fmt
 from shopfloor.domain.planning import lot_sizing
 from shopfloor.domain.planning.data import MADE, PLANNED, SAFETY, Need
 from shopfloor.domain.planning.netting import Netted
+from shopfloor.kernel.numbers import ZERO, fmt
 
 DEFER_DAYS = 7
 

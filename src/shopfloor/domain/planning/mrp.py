@@ -24,9 +24,9 @@ from sqlalchemy import select
 from shopfloor.domain import lookup
 from shopfloor.domain.context import Op
 from shopfloor.domain.limits import LIMIT
-from shopfloor.domain.numbers import ZERO, fmt
 from shopfloor.domain.planning import data, lot_sizing, messages, netting
 from shopfloor.domain.planning.data import MADE, PLANNED, ItemData, Need
+from shopfloor.kernel.numbers import ZERO, fmt
 from shopfloor.store.tables import Location
 
 Progress = Callable[[float, str], None]

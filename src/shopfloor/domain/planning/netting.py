@@ -29,9 +29,9 @@ from datetime import date, timedelta
 from decimal import Decimal
 from operator import attrgetter
 
-from shopfloor.domain.numbers import ZERO
 from shopfloor.domain.planning import lot_sizing
 from shopfloor.domain.planning.data import SAFETY, ItemData, Need, Receipt
+from shopfloor.kernel.numbers import ZERO
 
 _by_date = attrgetter("date")
 _by_arrival = attrgetter("date", "document")

@@ -15,10 +15,10 @@ from typing import Any
 from sqlalchemy import insert, select
 
 from shopfloor.domain.context import Op
-from shopfloor.domain.numbers import fmt
 from shopfloor.domain.planning.data import MADE, PLANNED, SAFETY
-from shopfloor.store.planning_tables import Peg
+from shopfloor.kernel.numbers import fmt
 from shopfloor.store.tables import Item
+from shopfloor.store.tables.planning import Peg
 
 
 @dataclass(frozen=True)

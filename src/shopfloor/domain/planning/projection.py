@@ -25,10 +25,10 @@ from sqlalchemy import select
 
 from shopfloor.domain import catalog, lookup
 from shopfloor.domain.context import Op
-from shopfloor.domain.numbers import ZERO
 from shopfloor.domain.planning import data
 from shopfloor.domain.planning.data import PLANNED, Company, ItemData
-from shopfloor.registry.errors import ValidationFailed
+from shopfloor.kernel.errors import ValidationFailed
+from shopfloor.kernel.numbers import ZERO
 from shopfloor.store.tables import Item, Job, RecipeLine
 
 MRP_KIND = "mrp"

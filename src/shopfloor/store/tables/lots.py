@@ -12,7 +12,7 @@ from decimal import Decimal
 from sqlalchemy import ForeignKey, Index, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
-from shopfloor.store.tables import ZERO, Base, Versioned
+from shopfloor.store.tables.core import ZERO, Base, Versioned
 
 
 class LotBalance(Versioned, Base):

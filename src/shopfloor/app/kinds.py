@@ -11,7 +11,7 @@ from typing import Any
 
 from shopfloor.domain import planning
 from shopfloor.domain.context import Op
-from shopfloor.jobs.worker import JobContext, Runner
+from shopfloor.registry.jobs import JobContext, Runner
 
 
 def run_mrp(ctx: JobContext) -> dict[str, Any]:

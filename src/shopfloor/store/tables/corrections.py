@@ -13,7 +13,7 @@ from decimal import Decimal
 from sqlalchemy import ForeignKey, Integer, String
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from shopfloor.store.tables import ZERO, Base, Item, Location, Versioned
+from shopfloor.store.tables.core import ZERO, Base, Item, Location, Versioned
 
 
 class Revert(Base):

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 if TYPE_CHECKING:
-    from shopfloor.accounts import Accounts
-    from shopfloor.surfaces.cli import Context
+    from shopfloor.app.accounts import Accounts
+    from shopfloor.surfaces.cli.context import Context
 
 user_app = typer.Typer(no_args_is_help=True,
                        help="Local accounts that sign in to the web admin with a password.")
@@ -29,7 +29,7 @@ def _root(ctx: typer.Context) -> Context:
 
 
 def _accounts(ctx: typer.Context) -> Accounts:
-    from shopfloor.accounts import Accounts
+    from shopfloor.app.accounts import Accounts
 
     return Accounts(_root(ctx).registry().store)
 
@@ -42,8 +42,8 @@ def _password() -> str:
 
 
 def _run(ctx: typer.Context, action: str, fn: object) -> None:
-    from shopfloor.registry.errors import ShopfloorError
-    from shopfloor.surfaces.cli import fail
+    from shopfloor.kernel.errors import ShopfloorError
+    from shopfloor.surfaces.cli.context import fail
 
     try:
         fn()  # type: ignore[operator]

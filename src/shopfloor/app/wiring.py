@@ -11,11 +11,11 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from shopfloor.jobs.worker import Worker
+    from shopfloor.app.settings import Settings
+    from shopfloor.app.worker import Worker
     from shopfloor.registry.actor import Actor
     from shopfloor.registry.registry import Registry
     from shopfloor.registry.tool import Tool
-    from shopfloor.settings import Settings
     from shopfloor.store.engine import Store
 
 
@@ -41,8 +41,8 @@ def load_secret(store: Store) -> str:
 
 def local_actor(settings: Settings) -> Actor:
     """Who the CLI and MCP stdio act as; unset means nobody, so every call is refused."""
+    from shopfloor.kernel.errors import Unauthenticated
     from shopfloor.registry.actor import Actor
-    from shopfloor.registry.errors import Unauthenticated
 
     if not settings.local_actor.strip() or not settings.local_role.strip():
         raise Unauthenticated("no local actor: set SHOPFLOOR_LOCAL_ACTOR and "
@@ -154,8 +154,8 @@ def worker_for(registry: Registry, settings: Settings | None = None, **options: 
     """A worker for every job kind: MRP, and each write-job tool of the registry."""
     from datetime import timedelta
 
-    from shopfloor.jobs.kinds import KINDS
-    from shopfloor.jobs.worker import Worker
+    from shopfloor.app.kinds import KINDS
+    from shopfloor.app.worker import Worker
 
     if settings is not None:
         options.setdefault("heartbeat", settings.job_heartbeat_seconds)

@@ -9,29 +9,18 @@ from __future__ import annotations
 
 import json
 import sys
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from shopfloor.surfaces.cli_users import user_app
+from shopfloor.surfaces.cli.context import EXIT_CODES, Context, fail
+from shopfloor.surfaces.cli.users import user_app
 from shopfloor.surfaces.render import FORMATS, render
 
 if TYPE_CHECKING:
     from shopfloor.registry.actor import Actor
     from shopfloor.registry.registry import Registry
-    from shopfloor.settings import Settings
 
-EXIT_CODES = {
-    "internal": 1,
-    "validation_error": 2,
-    "not_found": 3,
-    "conflict": 4,
-    "insufficient_stock": 5,
-    "stale_preview": 6,
-    "forbidden": 7,
-    "unauthenticated": 8,
-}
 
 # Plain help (no Rich): Rich re-wraps every line at the terminal width, which breaks the
 # host configuration `shopfloor mcp --help` prints for copying.
@@ -42,26 +31,6 @@ app.add_typer(tools_app, name="tools")
 token_app = typer.Typer(no_args_is_help=True, help="API tokens (JWT) for the HTTP surface.")
 app.add_typer(token_app, name="token")
 app.add_typer(user_app, name="user")
-
-
-@dataclass
-class Context:
-    db: str | None
-    fmt: str
-    config: str | None
-
-    def settings(self) -> Settings:
-        from shopfloor.settings import Settings
-
-        return Settings.load(self.config, database_url=self.db)
-
-    def registry(self) -> Registry:
-        from shopfloor.app import open_registry
-
-        return open_registry(self.settings())
-
-    def out(self, payload: Any) -> None:
-        typer.echo(render(payload, self.fmt))
 
 
 def _ctx(ctx: typer.Context) -> Context:
@@ -83,15 +52,6 @@ def main_options(
     ctx.obj = Context(db, fmt, config)
 
 
-def fail(c: Context, payload: dict[str, Any]) -> NoReturn:
-    err = payload["error"]
-    if c.fmt == "json":
-        typer.echo(json.dumps(payload, indent=2, ensure_ascii=False))
-    where = f" (field: {err['field']})" if err.get("field") else ""
-    typer.echo(f"error[{err['code']}]: {err['message']}{where}", err=True)
-    raise typer.Exit(EXIT_CODES.get(err["code"], 1))
-
-
 @app.command()
 def init(ctx: typer.Context) -> None:
     """Create or migrate the database and its signing secret."""
@@ -105,7 +65,7 @@ def demo(ctx: typer.Context,
          if_empty: Annotated[bool, typer.Option(help="only load into an empty database")] = False,
          ) -> None:
     """Load the demo company (a small furniture maker) through the registry."""
-    from shopfloor import demo as demo_data
+    from shopfloor.app import demo as demo_data
 
     c = _ctx(ctx)
     registry = c.registry()
@@ -190,7 +150,7 @@ def tools_list(ctx: typer.Context) -> None:
 @tools_app.command("schema")
 def tools_schema(ctx: typer.Context, name: str) -> None:
     """The input and output JSON Schema of one tool."""
-    from shopfloor.registry.errors import ShopfloorError
+    from shopfloor.kernel.errors import ShopfloorError
 
     c = _ctx(ctx)
     try:
@@ -219,7 +179,7 @@ def parse_args(raw_json: str | None, pairs: list[str],
     """--json, then each --arg key=value. A value is JSON if it parses, except for a field
     the tool's input schema types as text: that gets the raw text (sku=1001 is the SKU
     "1001", not the number 1001)."""
-    from shopfloor.registry.errors import ValidationFailed
+    from shopfloor.kernel.errors import ValidationFailed
 
     properties = (schema or {}).get("properties") or {}
     args: dict[str, Any] = {}
@@ -258,8 +218,8 @@ def call(
         "--wait", help="for a job: wait for it (run it here if no worker takes it)")] = False,
 ) -> None:
     """Invoke one tool as the local actor, e.g. `shopfloor call get_stock --arg sku=OAK-BOARD`."""
-    from shopfloor.app import local_actor
-    from shopfloor.registry.errors import ShopfloorError
+    from shopfloor.app.wiring import local_actor
+    from shopfloor.kernel.errors import ShopfloorError
 
     c = _ctx(ctx)
     try:
@@ -281,7 +241,7 @@ def wait_for_job(registry: Registry, actor: Actor, job_id: str) -> dict[str, Any
     """Poll the job with a progress bar on stderr; run it here if no worker claims it."""
     import time
 
-    from shopfloor.app import worker_for
+    from shopfloor.app.wiring import worker_for
 
     started = time.monotonic()
     with typer.progressbar(length=1000, label=f"job {job_id[:8]}", file=sys.stderr) as bar:
@@ -309,7 +269,7 @@ def worker(ctx: typer.Context,
 
     c = _ctx(ctx)
     registry = c.registry()
-    from shopfloor.app import worker_for
+    from shopfloor.app.wiring import worker_for
 
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -403,7 +363,7 @@ def mcp(ctx: typer.Context) -> None:
 
     gc.disable()
     settings = _ctx(ctx).settings()
-    from shopfloor.app import describe_catalogue_in_child
+    from shopfloor.app.wiring import describe_catalogue_in_child
 
     catalogue = describe_catalogue_in_child()
     import anyio
@@ -416,6 +376,3 @@ def mcp(ctx: typer.Context) -> None:
 def main() -> None:
     app()
 
-
-if __name__ == "__main__":
-    main()

@@ -1,87 +1,18 @@
-"""One error hierarchy with stable codes.
+"""A unique-constraint violation, read back as the `conflict` a check would have given.
 
-Every surface maps the code (never the class or the message) to its own shape, so a
-client can branch on `code` and show `message`; `field` names the argument at fault.
+It lives beside the schema because it reads the schema: which columns a constraint
+covers, and which tables are bookkeeping.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import Any
 
+from shopfloor.kernel.errors import Conflict
+from shopfloor.store.tables import Base
 
-class ShopfloorError(Exception):
-    code: ClassVar[str] = "internal"
-
-    def __init__(
-        self,
-        message: str,
-        *,
-        field: str | None = None,
-        details: dict[str, Any] | None = None,
-    ) -> None:
-        super().__init__(message)
-        self.message = message
-        self.field = field
-        self.details = details or {}
-
-    def to_payload(self) -> dict[str, Any]:
-        return {
-            "error": {
-                "code": self.code,
-                "message": self.message,
-                "field": self.field,
-                "details": self.details,
-            }
-        }
-
-
-class ValidationFailed(ShopfloorError):
-    code = "validation_error"
-
-
-class NotFound(ShopfloorError):
-    code = "not_found"
-
-
-class Conflict(ShopfloorError):
-    code = "conflict"
-
-
-class InsufficientStock(ShopfloorError):
-    code = "insufficient_stock"
-
-
-class StalePreview(ShopfloorError):
-    code = "stale_preview"
-
-
-class Forbidden(ShopfloorError):
-    code = "forbidden"
-
-
-class Unauthenticated(ShopfloorError):
-    code = "unauthenticated"
-
-
-class Internal(ShopfloorError):
-    code = "internal"
-
-
-ERROR_CODES: tuple[str, ...] = (
-    "validation_error",
-    "not_found",
-    "conflict",
-    "insufficient_stock",
-    "stale_preview",
-    "forbidden",
-    "unauthenticated",
-    "internal",
-)
-
-
-# -- unique violations ---------------------------------------------------------------------
 # A domain checks a key is free before it inserts, but on PostgreSQL two writers can both
 # pass that check; the loser meets the unique constraint instead. That is the same
 # refusal the check would have given, so it gets the same code.
@@ -147,8 +78,6 @@ def _violated(orig: Any) -> tuple[str, list[str], str | None] | None:
 
 
 def _constraint_columns(table: str, name: str | None) -> list[str] | None:
-    from shopfloor.store.tables import Base  # the schema, only once a violation happens
-
     found = Base.metadata.tables.get(table)
     if found is None or name is None:
         return None

@@ -407,7 +407,3 @@ def table(model: type[Base]) -> Table:
     return found
 
 
-from shopfloor.store import accounts_tables as _accounts  # noqa: E402,F401
-from shopfloor.store import corrections_tables as _corrections  # noqa: E402,F401
-from shopfloor.store import lot_tables as _lots  # noqa: E402,F401
-from shopfloor.store import planning_tables as _planning  # noqa: E402,F401

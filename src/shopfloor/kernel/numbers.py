@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from decimal import ROUND_HALF_EVEN, Decimal
 
-from shopfloor.text import fmt, said
+from shopfloor.kernel.text import fmt, said
 
 __all__ = ["COST_QUANTUM", "ZERO", "cost", "fmt", "said"]
 

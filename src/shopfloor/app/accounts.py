@@ -23,10 +23,10 @@ from argon2.exceptions import InvalidHashError, VerificationError
 from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
 
-from shopfloor.registry.actor import Role
-from shopfloor.registry.errors import Conflict, NotFound, Unauthenticated, ValidationFailed
-from shopfloor.store.accounts_tables import Account, AccountSession
+from shopfloor.kernel.errors import Conflict, NotFound, Unauthenticated, ValidationFailed
+from shopfloor.kernel.roles import Role
 from shopfloor.store.engine import Store
+from shopfloor.store.tables.accounts import Account, AccountSession
 
 MIN_PASSWORD = 8
 MAX_PASSWORD = 1024

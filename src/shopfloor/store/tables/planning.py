@@ -14,7 +14,7 @@ from decimal import Decimal
 from sqlalchemy import Date, ForeignKey, Index, String
 from sqlalchemy.orm import Mapped, mapped_column
 
-from shopfloor.store.tables import Base
+from shopfloor.store.tables.core import Base
 
 
 class Peg(Base):

@@ -12,7 +12,7 @@ from datetime import datetime
 from sqlalchemy import ForeignKey, String
 from sqlalchemy.orm import Mapped, mapped_column
 
-from shopfloor.store.tables import Base
+from shopfloor.store.tables.core import Base
 
 
 class Account(Base):

@@ -1,0 +1,1 @@
+"""The application: settings, wiring the catalogue to a store, jobs and their worker."""

@@ -1,0 +1,8 @@
+"""The schema, one module per concept; importing the package registers every table on
+`Base.metadata` (Alembic, the tests' truncation and the violation reader need them all)."""
+
+from shopfloor.store.tables.accounts import *  # noqa: F403
+from shopfloor.store.tables.core import *  # noqa: F403
+from shopfloor.store.tables.corrections import *  # noqa: F403
+from shopfloor.store.tables.lots import *  # noqa: F403
+from shopfloor.store.tables.planning import *  # noqa: F403
