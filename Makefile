@@ -58,6 +58,7 @@ postgres:
 
 lint: install
 	$(BIN)/ruff check src tests bench
+	$(BIN)/lint-imports --no-cache
 
 typecheck: install
 	$(BIN)/mypy src

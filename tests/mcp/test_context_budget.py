@@ -25,7 +25,7 @@ from mcp import Client, StdioServerParameters
 from pydantic import BaseModel
 
 from shopfloor.app.wiring import catalogue_tools
-from shopfloor.registry.policy import COACHING
+from shopfloor.registry.facts import COACHING
 from shopfloor.registry.tool import Tool
 
 BUDGET = 1000
@@ -137,7 +137,7 @@ def test_every_argument_and_result_field_is_still_listed_with_a_type(
         assert set(inputs.get("required", [])) == set(
             tool.request.model_json_schema().get("required", [])), tool.name
         assert not list(_untyped(inputs)), (tool.name, list(_untyped(inputs)))
-        if tool.policy.writes:
+        if tool.facts.writes:
             assert wired["description"].endswith(" " + COACHING), tool.name
             assert outputs is None, tool.name  # registry/results.py says why
         else:

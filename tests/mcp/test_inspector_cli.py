@@ -61,7 +61,7 @@ def test_inspector_app_info(sqlite_url: str) -> None:
     assert probed.returncode == 0, probed.stderr
     info = {line["toolName"]: line for line in map(json.loads, probed.stdout.splitlines())}
     assert set(info) == {t.name for t in reg.tools()}
-    writes = {t.name for t in reg.tools() if t.policy.writes}
+    writes = {t.name for t in reg.tools() if t.facts.writes}
     assert writes >= {"create_item", "cancel_job", "apply_mrp_plan", "import_items"}
     for name in writes:
         assert info[name]["resourceUri"] == PREVIEW_URI, info[name]

@@ -20,7 +20,7 @@ from mcp.server.apps import EXTENSION_ID
 
 from shopfloor.app.settings import Settings
 from shopfloor.app.wiring import open_registry
-from shopfloor.registry.policy import COACHING
+from shopfloor.registry.facts import COACHING
 from shopfloor.registry.registry import Registry
 from shopfloor.surfaces.auth import Authenticator
 from shopfloor.surfaces.server import build_app
@@ -63,11 +63,11 @@ def test_stdio_lists_annotated_tools_and_reads_previews_applies(reg: Registry, s
                 a = mt.annotations
                 assert a is not None and mt.title == t.title
                 assert mt.input_schema == t.input_schema and mt.output_schema == t.output_schema
-                if t.policy.writes:
-                    assert not a.read_only_hint and a.destructive_hint is t.policy.destructive
+                if t.facts.writes:
+                    assert not a.read_only_hint and a.destructive_hint is t.facts.destructive
                     assert mt.meta == {"ui": {"resourceUri": PREVIEW_URI}}
                     assert COACHING in (mt.description or "")
-                elif t.policy.job:
+                elif t.facts.job:
                     assert not a.read_only_hint and not a.destructive_hint
                     assert mt.meta == {"ui": {"resourceUri": JOB_URI}}
                 elif t.app_only:
@@ -150,7 +150,7 @@ def test_streamable_http_behind_jwt(reg: Registry, served: tuple[str, Authentica
             ok = await s.call_tool("get_stock", {})
             assert not ok.is_error
             for t in reg.tools():
-                if t.policy.writes or t.policy.job:
+                if t.facts.writes or t.facts.job:
                     res = await s.call_tool(t.name, {})
                     assert res.is_error, t.name
                     assert res.structured_content["error"]["code"] == "forbidden"  # type: ignore[index]

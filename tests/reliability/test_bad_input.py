@@ -282,7 +282,7 @@ def _fill(value: Any, refs: dict[str, str]) -> Any:
 
 
 def test_every_write_tool_has_bad_input_cases(registry: Registry) -> None:
-    writes = {t.name for t in registry.tools() if t.policy.writes}
+    writes = {t.name for t in registry.tools() if t.facts.writes}
     assert writes <= set(CASES), writes - set(CASES)
 
 

@@ -96,7 +96,7 @@ def test_close_is_admin_only_and_destructive_and_refuses_finished_orders(
     basic_setup(registry)
     tools = {t.name: t for t in registry.tools()}
     for name in ("close_purchase_order", "close_sales_order"):
-        assert tools[name].policy.destructive and tools[name].policy.role.name == "admin"
+        assert tools[name].facts.destructive and tools[name].facts.role.name == "admin"
     apply(registry, "create_purchase_order", supplier="Acme", location="MAIN", status="draft",
           lines=[{"sku": "M1", "quantity": "1"}])
     with pytest.raises(ShopfloorError) as info:

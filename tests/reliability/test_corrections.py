@@ -147,8 +147,8 @@ def test_corrections_are_admin_and_destructive(registry: Registry) -> None:
     for name in ("correct_purchase_receipt", "correct_shipment",
                  "correct_manufacturing_order", "revert_operation", "close_purchase_order",
                  "close_sales_order"):
-        assert tools[name].policy.writes and tools[name].policy.destructive, name
-        assert tools[name].policy.role.name == "admin", name
+        assert tools[name].facts.writes and tools[name].facts.destructive, name
+        assert tools[name].facts.role.name == "admin", name
     for name in ("create_customer_return", "create_supplier_return"):
-        policy = tools[name].policy
+        policy = tools[name].facts
         assert policy.writes and not policy.destructive and policy.role.name == "operator"

@@ -160,4 +160,4 @@ def test_close_and_create_revert_and_what_cannot(registry: Registry) -> None:
                         Actor.of("op", "operator"))
     assert info.value.code == "forbidden"
     tool = next(t for t in registry.tools() if t.name == "revert_operation")
-    assert tool.policy.destructive and tool.policy.role.name == "admin"
+    assert tool.facts.destructive and tool.facts.role.name == "admin"

@@ -48,9 +48,9 @@ def test_every_tool_has_a_page(client: httpx.Client, registry: Registry) -> None
         assert page.status_code == 200, tool.name
         assert 'id="tool-form"' in page.text, tool.name
         assert tool.title in page.text
-        if tool.policy.writes:
+        if tool.facts.writes:
             assert f'action="/tools/{tool.name}/preview"' in page.text
-        elif not tool.policy.job:
+        elif not tool.facts.job:
             shown = client.get(f"/tools/{tool.name}?run=1")
             assert shown.status_code == 200, (tool.name, shown.text[-500:])
             assert 'id="result"' in shown.text or 'id="outcome-error"' in shown.text

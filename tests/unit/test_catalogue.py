@@ -11,7 +11,7 @@ from jsonschema import Draft202012Validator
 
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.actor import Actor
-from shopfloor.registry.policy import COACHING
+from shopfloor.registry.facts import COACHING
 from shopfloor.registry.registry import Registry
 from shopfloor.registry.schema import compact
 
@@ -50,9 +50,9 @@ def test_every_catalogued_tool_exists_with_its_policy(reg: Registry) -> None:
     tools = {t.name: t for t in reg.tools()}
     assert set(tools) >= READS | set(WRITES)
     for name in READS:
-        assert not tools[name].policy.writes and tools[name].policy.role.name == "viewer"
+        assert not tools[name].facts.writes and tools[name].facts.role.name == "viewer"
     for name, (destructive, role) in WRITES.items():
-        policy = tools[name].policy
+        policy = tools[name].facts
         assert policy.writes and policy.destructive is destructive, name
         assert policy.role.name == role, name
 
@@ -60,7 +60,7 @@ def test_every_catalogued_tool_exists_with_its_policy(reg: Registry) -> None:
 def test_schemas_are_objects_and_writes_share_the_control_arguments(reg: Registry) -> None:
     for t in reg.tools():
         assert t.input_schema["type"] == "object", t.name
-        if t.policy.writes:
+        if t.facts.writes:
             assert t.output_schema is None, t.name  # registry/results.py says why
             assert {"preview", "preview_token", "idempotency_key"} <= set(
                 t.input_schema["properties"]), t.name
@@ -73,7 +73,7 @@ def test_schemas_are_objects_and_writes_share_the_control_arguments(reg: Registr
 def test_descriptions_and_schemas_stay_small(reg: Registry) -> None:
     for t in reg.tools():
         size = len(t.full_description.encode()) + len(json.dumps(t.input_schema).encode())
-        coaching = len(COACHING) if t.policy.writes else 0
+        coaching = len(COACHING) if t.facts.writes else 0
         assert size - coaching < 1600, f"{t.name}: {size} bytes"
         assert len(t.description) < 240, t.name
 

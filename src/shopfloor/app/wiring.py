@@ -61,8 +61,8 @@ def describe(t: Tool) -> dict[str, Any]:
     """What a surface lists of a tool (everything but its handler), JSON-ready."""
     return {"name": t.name, "title": t.title, "description": t.full_description,
             "input_schema": t.input_schema, "output_schema": t.output_schema,
-            "writes": t.policy.writes, "job": t.policy.job,
-            "destructive": t.policy.destructive, "app_only": t.app_only}
+            "writes": t.facts.writes, "job": t.facts.job,
+            "destructive": t.facts.destructive, "app_only": t.app_only}
 
 
 def describe_catalogue() -> list[dict[str, Any]]:
@@ -151,13 +151,12 @@ def open_registry(settings: Settings, *, store: Store | None = None) -> Registry
 
 
 def worker_for(registry: Registry, settings: Settings | None = None, **options: Any) -> Worker:
-    """A worker for every job kind: MRP, and each write-job tool of the registry."""
+    """A worker for every job kind the catalogue declares."""
     from datetime import timedelta
 
-    from shopfloor.app.kinds import KINDS
     from shopfloor.app.worker import Worker
 
     if settings is not None:
         options.setdefault("heartbeat", settings.job_heartbeat_seconds)
         options.setdefault("stale_after", timedelta(seconds=settings.job_stale_seconds))
-    return Worker(registry.store, {**KINDS, **registry.job_runners()}, **options)
+    return Worker(registry.store, registry.job_runners(), **options)

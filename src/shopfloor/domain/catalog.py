@@ -84,7 +84,7 @@ def material_with_recipe(sku: str) -> str:
     """Why an item with a recipe cannot become a material: a material is bought, so its
     recipe would be dead data that planning and manufacturing orders still follow."""
     return (f"{sku} has a recipe and a material cannot: remove the recipe first "
-            "(update_recipe with no components), then make it a material")
+            "(a recipe with no components), then make it a material")
 
 
 def delete_item(op: Op, sku: str) -> Item:

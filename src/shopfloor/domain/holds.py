@@ -71,8 +71,9 @@ def set_hold(op: Op, sku: str, lot: str, held: bool, reason: str | None,
                     f"{'on hold' if held else 'released'}")
             continue
         op.change("lot", f"{t.sku}/{t.lot}", "held", r.held, held)
-        if held:
-            op.change("lot", f"{t.sku}/{t.lot}", "hold_reason", r.hold_reason, reason)
+        if held or r.hold_reason is not None:  # a release logs the reason it clears
+            op.change("lot", f"{t.sku}/{t.lot}", "hold_reason", r.hold_reason,
+                      reason if held else None)
         params.append({"b_id": r.id, "b_version": r.version, "b_held": held,
                        "b_reason": reason if held else None, "b_next": r.version + 1})
     if params:

@@ -127,7 +127,7 @@ def _ids(op: Op, column: Any, ids: Sequence[int], *where: Any) -> set[int]:
 def _blocked(op: Op, rows: Sequence[ImportRow], known: dict[str, Known]) -> dict[int, str]:
     """Existing items a row may not change as asked, with the field that says why: a
     product with a recipe made a material, tracking turned off while lots hold stock (the
-    same rules as modify_item). One query each, for the few rows that try."""
+    same rules as changing one item). One query each, for the few rows that try."""
     existing = [(known[r.sku], r.fields) for r in rows if r.sku in known]
     to_material = sorted({k.id for k, fields in existing if k.becomes_material(fields)})
     untracked = sorted({k.id for k, fields in existing if k.stops_tracking(fields)})

@@ -100,7 +100,7 @@ def _consumed(op: Op, mo: ManufacturingOrder, used: Sequence[Used]) -> None:
     number = mo.number
     if mo.completed_quantity == 0:
         raise Conflict(f"{number} has completed nothing; report consumption with "
-                       "complete_manufacturing_order", field="consumed")
+                       "its completion", field="consumed")
     seen: set[str] = set()
     value = ZERO
     items = []

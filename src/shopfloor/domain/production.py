@@ -41,7 +41,7 @@ def create(op: Op, sku: str, quantity: Decimal, location: str, *, number: str | 
         raise ValidationFailed(f"{sku} is a material: materials are bought, not made",
                                field="sku")
     if not item.recipe_lines:
-        raise ValidationFailed(f"{sku} has no recipe; set one with update_recipe", field="sku")
+        raise ValidationFailed(f"{sku} has no recipe; give it a recipe first", field="sku")
     loc = lookup.location(op, location)
     mo = ManufacturingOrder(number=claim_number(op, ManufacturingOrder, number, "MO"),
                             item=item, item_id=item.id, location=loc, location_id=loc.id,

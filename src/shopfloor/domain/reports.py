@@ -3,7 +3,7 @@
 All of them read the balance table (O(1) in ledger size) except the ledger listing,
 which walks the ledger's (item, location, id) index newest first.
 
-`item_detail` is what `get_item` shows, in two plain queries built once: an agent's most
+`item_detail` is what an item's page shows, in two plain queries built once: an agent's most
 frequent read, so it skips the ORM (whose per-row bookkeeping cost ~3x the queries).
 """
 

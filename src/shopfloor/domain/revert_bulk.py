@@ -70,7 +70,7 @@ def _parse(fld: str, text: str | None) -> Any:
 
 
 def item_fields(op: Op, o: Original) -> None:
-    """modify_item and import_items: fields back, counted stock reversed, new items
+    """Item fields changed one at a time or by an import: fields back, counted stock reversed, new items
     archived."""
     created = [c["key"] for c in o.changes("item") if c["field"] == "created"]
     for c in o.changes("item"):
@@ -104,7 +104,7 @@ def item_fields(op: Op, o: Original) -> None:
 
 
 def recipes(op: Op, o: Original) -> None:
-    """update_recipe and batch_update_recipes: each recipe line back to its quantity, a
+    """Recipes changed one at a time or in a batch: each recipe line back to its quantity, a
     replaced component back in place of its replacement."""
     by_product: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for c in o.changes("recipe"):

@@ -11,6 +11,7 @@ back and its documented cost adjustments are answered by opposite ones.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from decimal import Decimal
 from typing import Any
@@ -76,32 +77,52 @@ def _recosted(o: Original) -> bool:
                for c in o.result.get("changes", []))
 
 
-def correction(op: Op, o: Original) -> None:
+def _corrected(op: Op, o: Original, restore_document: Callable[[Op, Original, str], None]
+               ) -> None:
     number = o.result["number"]
     recosted = _recosted(o)
     if recosted:
         o.blockers.extend(moved_since(o))
-    if o.tool == "correct_purchase_receipt":
-        po = lookup.purchase_order(op, number, lock=True)
-        fields: dict[str, Any] = {"status": (po, "status")}
-        for ln in po.lines:
-            fields[f"line {ln.item.sku} price"] = (ln, "unit_price")
-            fields[f"line {ln.item.sku} received"] = (ln, "received_quantity")
-        restore(op, o, "purchase_order", number, po, fields)
-    elif o.tool == "correct_shipment":
-        so = lookup.sales_order(op, number, lock=True)
-        fields = {"status": (so, "status")}
-        for sl in so.lines:
-            fields[f"line {sl.item.sku} shipped"] = (sl, "fulfilled_quantity")
-        restore(op, o, "sales_order", number, so, fields)
-    else:
-        mo = lookup.manufacturing_order(op, number, lock=True)
-        restore(op, o, "manufacturing_order", number, mo,
-                {"status": (mo, "status"), "completed_quantity": (mo, "completed_quantity")})
+    restore_document(op, o, number)
     commitments(op, o)
     reverse_moves(op, o)
     if recosted and not o.blockers:
         answer_adjustments(op, o)
+
+
+def _receipt_fields(op: Op, o: Original, number: str) -> None:
+    po = lookup.purchase_order(op, number, lock=True)
+    fields: dict[str, Any] = {"status": (po, "status")}
+    for ln in po.lines:
+        fields[f"line {ln.item.sku} price"] = (ln, "unit_price")
+        fields[f"line {ln.item.sku} received"] = (ln, "received_quantity")
+    restore(op, o, "purchase_order", number, po, fields)
+
+
+def _shipment_fields(op: Op, o: Original, number: str) -> None:
+    so = lookup.sales_order(op, number, lock=True)
+    fields: dict[str, Any] = {"status": (so, "status")}
+    for sl in so.lines:
+        fields[f"line {sl.item.sku} shipped"] = (sl, "fulfilled_quantity")
+    restore(op, o, "sales_order", number, so, fields)
+
+
+def _production_fields(op: Op, o: Original, number: str) -> None:
+    mo = lookup.manufacturing_order(op, number, lock=True)
+    restore(op, o, "manufacturing_order", number, mo,
+            {"status": (mo, "status"), "completed_quantity": (mo, "completed_quantity")})
+
+
+def receipt_correction(op: Op, o: Original) -> None:
+    _corrected(op, o, _receipt_fields)
+
+
+def shipment_correction(op: Op, o: Original) -> None:
+    _corrected(op, o, _shipment_fields)
+
+
+def production_correction(op: Op, o: Original) -> None:
+    _corrected(op, o, _production_fields)
 
 
 def answer_adjustments(op: Op, o: Original) -> None:
@@ -119,7 +140,7 @@ def answer_adjustments(op: Op, o: Original) -> None:
             "amount": -r.amount, "created_at": op.now} for r in rows])
 
 
-# -- update_stock_adjustment --------------------------------------------------------------
+# -- an adjustment's update ----------------------------------------------------------------
 def adjustment_update(op: Op, o: Original) -> None:
     """Back to the lines the adjustment had before the update, and their ledger effect."""
     number = o.result["number"]
@@ -173,8 +194,9 @@ def _previous_lines(op: Op, o: Original, number: str) -> list[dict[str, Any]]:
         costs[item_id] = cost(sum((m.quantity * m.unit_cost for m in its), ZERO) / qty) \
             if qty else its[0].unit_cost
     skus = {m.item.sku: m.item_id for m in mine}
-    lines = (log.result.get("lines") if log is not None and log.tool in (
-        "create_stock_adjustment", "update_stock_adjustment") else None)
+    # the adjustment's own create or update logged its lines; an import did not
+    lines = (log.result.get("lines") if log is not None
+             and log.result.get("number") == number else None)
     if not lines:  # an import's opening stock: the net of its rows per item
         return [{"item_id": i, "quantity_delta": sum((m.quantity for m in mine
                                                       if m.item_id == i), ZERO),
@@ -201,7 +223,7 @@ def _replace_lines(op: Op, adj: Any, lines: list[dict[str, Any]]) -> None:
     op.change("stock_adjustment", adj.number, "lines", None, f"{len(lines)} as before")
 
 
-# -- hold_lot / release_lot ----------------------------------------------------------------
+# -- lot holds and releases ----------------------------------------------------------------
 def lot_hold(op: Op, o: Original) -> None:
     """Each lot back on hold (or released) as it was, if nothing changed it since."""
     held = [c for c in o.changes("lot") if c["field"] == "held"]
@@ -212,9 +234,9 @@ def lot_hold(op: Op, o: Original) -> None:
             o.blockers.append(f"lot {c['key']} was held or released again since")
             continue
         batch.held = c["before"] == "True"
+        # a hold logs the reason it set, a release the reason it cleared: either way the
+        # reason to restore is the change's `before`
         batch.hold_reason = reasons.get(c["key"]) if batch.held else None
-        if c["after"] == "False" and batch.held:
-            batch.hold_reason = _reason_before(op, o, c["key"])
         op.change("lot", c["key"], "held", c["after"], c["before"])
 
 
@@ -227,15 +249,4 @@ def _batch(op: Op, key: str) -> Batch | None:
             Item.sku == key[:at], Batch.lot_number == key[at + 1:])).one_or_none()
         if found is not None:
             return found
-    return None
-
-
-def _reason_before(op: Op, o: Original, key: str) -> str | None:
-    """A release undone: the reason the lot was held for, from the log of its hold."""
-    for log in op.session.scalars(select(OperationLog).where(
-            OperationLog.tool == "hold_lot", OperationLog.created_at
-            <= op.now).order_by(OperationLog.created_at.desc(), OperationLog.id.desc())):
-        for c in log.result.get("changes", []):
-            if (c["entity"], c["key"], c["field"]) == ("lot", key, "hold_reason"):
-                return c["after"]  # type: ignore[no-any-return]
     return None

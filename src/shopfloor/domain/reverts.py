@@ -4,8 +4,9 @@
 writes one reversing row per row (see revert_ledger: incoming leaves at the cost it came
 in with, outgoing comes back at the cost it left with). Documents go back to the state
 the operation found them in (received and shipped quantities, statuses, committed
-stock). Each tool's document side is one small reverser in `REVERSERS`, the one place
-that says what can be undone.
+stock). Each document kind's side is one small reverser here (or in revert_kinds,
+revert_bulk); a tool names its reverser on its own declaration (`undo=`), and the
+revert tool hands `revert` the lookup, so nothing here knows a tool by name.
 
 Nothing is undone that something later depends on: stock that came in and has been
 shipped, consumed or moved out since (it may have left at a cost that included it), an
@@ -17,6 +18,8 @@ the others are refused.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from sqlalchemy import insert, select
@@ -28,8 +31,6 @@ from shopfloor.domain import (
     orders,
     production,
     returns,
-    revert_bulk,
-    revert_kinds,
     stock,
 )
 from shopfloor.domain.catalog import OPEN_MO, touch
@@ -44,8 +45,8 @@ REVERTS = table(Revert)
 _CLAIM = insert(REVERTS)
 
 
-# -- the document side, one reverser per tool -------------------------------------------
-def _po_receipt(op: Op, o: Original) -> None:
+# -- the document side, one reverser per kind of operation ------------------------------
+def po_receipt(op: Op, o: Original) -> None:
     po = lookup.purchase_order(op, o.result["number"], lock=True)
     if po.status in ("closed", "cancelled"):
         o.blockers.append(f"purchase order {po.number} is {said(po.status)} since; reopen it first")
@@ -69,7 +70,7 @@ def _po_receipt(op: Op, o: Original) -> None:
     reverse_moves(op, o)
 
 
-def _so_shipment(op: Op, o: Original) -> None:
+def so_shipment(op: Op, o: Original) -> None:
     so = lookup.sales_order(op, o.result["number"], lock=True)
     if so.status in ("closed", "cancelled"):
         o.blockers.append(f"sales order {so.number} is {said(so.status)} since; reopen it first")
@@ -95,7 +96,7 @@ def _so_shipment(op: Op, o: Original) -> None:
     reverse_moves(op, o)
 
 
-def _mo_completion(op: Op, o: Original) -> None:
+def mo_completion(op: Op, o: Original) -> None:
     mo = lookup.manufacturing_order(op, o.result["number"], lock=True)
     if mo.status == "cancelled":
         o.blockers.append(f"manufacturing order {mo.number} is cancelled since")
@@ -115,16 +116,17 @@ def _mo_completion(op: Op, o: Original) -> None:
     reverse_moves(op, o)
 
 
-def _created_order(op: Op, o: Original) -> None:
+def _created(kind: str, op: Op, o: Original) -> None:
+    """An order's creation undone: cancelled, if nothing has moved against it since."""
     number = o.result["number"]
     try:
-        if o.tool == "create_purchase_order":
+        if kind == "purchase_order":
             po = lookup.purchase_order(op, number, lock=True)
             if any(ln.received_quantity > 0 for ln in po.lines):
                 o.blockers.append(f"purchase order {number} has been received since")
                 return
             orders.cancel_purchase_order(op, number)
-        elif o.tool == "create_sales_order":
+        elif kind == "sales_order":
             so = lookup.sales_order(op, number, lock=True)
             if any(ln.fulfilled_quantity > 0 for ln in so.lines):
                 o.blockers.append(f"sales order {number} has shipped since")
@@ -140,25 +142,24 @@ def _created_order(op: Op, o: Original) -> None:
         o.blockers.append(exc.message)
 
 
-def _close(op: Op, o: Original) -> None:
+def _closed(kind: str, op: Op, o: Original) -> None:
     number = o.result["number"]
-    kind = "purchase_order" if o.tool == "close_purchase_order" else "sales_order"
     status = o.before(kind, number, "status") or "open"
     reopen = closing.reopen_purchase_order if kind == "purchase_order" else \
         closing.reopen_sales_order
     o.blockers.extend(reopen(op, number, status))
 
 
-def _cancelled(op: Op, o: Original) -> None:
+def _cancelled(kind: str, op: Op, o: Original) -> None:
     """A cancel undone: back to the status it had, its stock committed again."""
     number = o.result["number"]
-    if o.tool == "delete_purchase_order":
-        doc: Any = lookup.purchase_order(op, number, lock=True)
-        kind = "purchase_order"
-    elif o.tool == "delete_sales_order":
-        doc, kind = lookup.sales_order(op, number, lock=True), "sales_order"
+    doc: Any
+    if kind == "purchase_order":
+        doc = lookup.purchase_order(op, number, lock=True)
+    elif kind == "sales_order":
+        doc = lookup.sales_order(op, number, lock=True)
     else:
-        doc, kind = lookup.manufacturing_order(op, number, lock=True), "manufacturing_order"
+        doc = lookup.manufacturing_order(op, number, lock=True)
     if doc.status != "cancelled":
         o.blockers.append(f"{kind.replace('_', ' ')} {number} is {said(doc.status)} now")
         return
@@ -178,55 +179,38 @@ def _cancelled(op: Op, o: Original) -> None:
     touch(doc)
 
 
-def _return(op: Op, o: Original) -> None:
-    kind = "customer" if o.tool == "create_customer_return" else "supplier"
+def _returned(kind: str, op: Op, o: Original) -> None:
     blockers, _ = returns.undo(op, kind, o.result["number"])
     o.blockers.extend(blockers)
     reverse_moves(op, o)
 
 
-REVERSERS: dict[str, Reverser] = {
-    "receive_purchase_order": _po_receipt,
-    "fulfill_order": _so_shipment,
-    "complete_manufacturing_order": _mo_completion,
-    "create_stock_adjustment": reverse_moves,
-    "create_stock_transfer": reverse_moves,
-    "create_purchase_order": _created_order,
-    "create_sales_order": _created_order,
-    "create_manufacturing_order": _created_order,
-    "close_purchase_order": _close,
-    "close_sales_order": _close,
-    "delete_purchase_order": _cancelled,
-    "delete_sales_order": _cancelled,
-    "delete_manufacturing_order": _cancelled,
-    "create_customer_return": _return,
-    "create_supplier_return": _return,
-    "correct_purchase_receipt": revert_kinds.correction,
-    "correct_shipment": revert_kinds.correction,
-    "correct_manufacturing_order": revert_kinds.correction,
-    "update_stock_adjustment": revert_kinds.adjustment_update,
-    "hold_lot": revert_kinds.lot_hold,
-    "release_lot": revert_kinds.lot_hold,
-    "apply_mrp_plan": revert_bulk.mrp_plan,
-    "import_items": revert_bulk.item_fields,
-    "modify_item": revert_bulk.item_fields,
-    "update_recipe": revert_bulk.recipes,
-    "batch_update_recipes": revert_bulk.recipes,
-}
-"""Tools whose applies can be reverted. Others are refused with what to do instead."""
-
-INSTEAD = {
-    "revert_operation": "apply the original operation again",
-    "rebuild_balances": "it set each balance to what its ledger rows add up to, so the "
-                        "figures it replaced disagreed with the ledger; if a figure is still "
-                        "wrong, post a create_stock_adjustment",
-    "cancel_job": "start the job again",
-}
+def created(kind: str) -> Reverser:
+    """Undoes the creation of a `purchase_order`, `sales_order` or `manufacturing_order`."""
+    return partial(_created, kind)
 
 
-def register(tool: str, reverser: Reverser) -> None:
-    """For document kinds that live in their own module (returns, corrections)."""
-    REVERSERS[tool] = reverser
+def closed(kind: str) -> Reverser:
+    """Undoes closing a `purchase_order` or `sales_order` short."""
+    return partial(_closed, kind)
+
+
+def cancelled(kind: str) -> Reverser:
+    """Undoes cancelling (deleting) an order of this kind."""
+    return partial(_cancelled, kind)
+
+
+def returned(kind: str) -> Reverser:
+    """Undoes a `customer` or `supplier` return."""
+    return partial(_returned, kind)
+
+
+moves = reverse_moves
+"""Undoes an operation that only moved stock (an adjustment, a transfer)."""
+
+Found = Reverser | str | None
+"""What the revert tool's lookup answers for an operation's tool: its reverser; or why it
+cannot be reverted and what to do instead; or None when the tool is unknown."""
 
 
 def load(op: Op, operation_id: str) -> Original:
@@ -256,12 +240,12 @@ def claim(op: Op, o: Original) -> None:
                        field="operation_id") from None
 
 
-def revert(op: Op, operation_id: str) -> Original:
+def revert(op: Op, operation_id: str, undo_of: Callable[[str], Found]) -> Original:
+    """`undo_of` answers, for the logged operation's tool, how to undo it."""
     o = load(op, operation_id)
-    reverser = REVERSERS.get(o.tool)
-    if reverser is None:
-        hint = INSTEAD.get(o.tool, "it moved no stock and changed no document a revert can "
-                                   "restore; change it with its own tools")
+    reverser = undo_of(o.tool)
+    if reverser is None or isinstance(reverser, str):
+        hint = reverser or "no tool of that name is in the catalogue now"
         raise Conflict(f"{o.tool} cannot be reverted: {hint}", field="operation_id")
     claim(op, o)
     reverser(op, o)

@@ -107,15 +107,15 @@ class Registry:
     def invoke(self, name: str, args: Mapping[str, Any] | None, actor: Actor) -> dict[str, Any]:
         try:
             tool = self.get(name)
-            if not actor.may(tool.policy.role):
+            if not actor.may(tool.facts.role):
                 raise Forbidden(
-                    f"{name} needs the {tool.policy.role.name} role; "
+                    f"{name} needs the {tool.facts.role.name} role; "
                     f"{actor.subject} has {_roles(actor)}"
                 )
             req = self._parse(tool, args)
-            if tool.policy.job and not tool.policy.writes:
+            if tool.facts.job and not tool.facts.writes:
                 return self._start(tool, req, actor)
-            if not tool.policy.writes:
+            if not tool.facts.writes:
                 return self._read(tool, req, actor)
             assert isinstance(req, WriteRequest)
             return self._write(tool, req, actor)
@@ -179,7 +179,7 @@ class Registry:
         claims = None
         if req.preview_token:
             claims = tokens.read(self._preview_key, req.preview_token)
-        elif tool.policy.destructive and self.require_preview_token:
+        elif tool.facts.destructive and self.require_preview_token:
             raise ValidationFailed(
                 f"{tool.name} is destructive and this deployment requires a preview_token: "
                 "preview first, then apply with its token",
@@ -292,7 +292,7 @@ class Registry:
                         raise RetryTransaction from None  # our twin spent it: replay
                     raise self._stale("the preview_token was already used", tool, req, actor,
                                       args, digest) from None
-            if tool.policy.job:
+            if tool.facts.job:
                 if claims is None:
                     self._dry_run(session, tool, req, actor)
                 result = self._enqueue(session, tool, actor, args, claims, key)
@@ -336,8 +336,16 @@ class Registry:
                 "kind": job.kind, "changes": [], "warnings": []}
 
     def job_runners(self) -> dict[str, Callable[[JobContext], dict[str, Any]]]:
-        return {t.name: partial(self.run_write_job, t) for t in self._tools.values()
-                if t.policy.writes and t.policy.job}
+        """Every job kind the catalogue declares: a write job runs its own tool's handler
+        (kind = the tool), a job-starting tool names its kind and runner."""
+        runners: dict[str, Callable[[JobContext], dict[str, Any]]] = {}
+        for t in self._tools.values():
+            if t.facts.writes and t.facts.job:
+                runners[t.name] = partial(self.run_write_job, t)
+            elif t.facts.runs is not None:
+                kind, runner = t.facts.runs
+                runners[kind] = runner
+        return runners
 
     def run_write_job(self, tool: Tool, ctx: JobContext) -> dict[str, Any]:
         """Run a queued write: the tool's own handler in one transaction that also marks

@@ -1,7 +1,9 @@
-"""A tool is declared once: name, models, policy, description, handler.
+"""A tool is declared once: name, models, facts, description, handler.
 
-Nothing about a surface lives here. A catalogue module makes a `Toolset`, decorates its
-handlers, and the registry takes the toolsets in.
+A catalogue module makes a `Toolset`, decorates its handlers with everything the rest of
+the system needs to know about each (its `Facts`), and the registry takes the toolsets
+in at start-up: declaring and registering are separate steps, and the registry never
+imports a tool.
 """
 
 from __future__ import annotations
@@ -9,14 +11,17 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Annotated, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, Generic, TypeVar
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, StringConstraints, WithJsonSchema
 
 from shopfloor.domain.context import Op
 from shopfloor.kernel.roles import Role
-from shopfloor.registry.policy import COACHING, Policy, subject
+from shopfloor.registry.facts import COACHING, NEVER, Facts, Undo, subject_of
 from shopfloor.registry.schema import input_schema, output_schema
+
+if TYPE_CHECKING:
+    from shopfloor.registry.jobs import Runner
 
 Req = TypeVar("Req", bound=BaseModel)
 Resp = TypeVar("Resp", bound=BaseModel)
@@ -73,18 +78,20 @@ class Tool:
     description: str
     request: type[BaseModel]
     response: type[BaseModel]
-    policy: Policy
+    facts: Facts
     handler: Callable[[Op, Any], Any]
 
-    app_only: bool = False
+    @property
+    def app_only(self) -> bool:
+        return self.facts.app_only
 
     @property
     def subject(self) -> str:
-        return subject(self.name)
+        return self.facts.subject or subject_of(self.name)
 
     @property
     def full_description(self) -> str:
-        return f"{self.description} {COACHING}" if self.policy.writes else self.description
+        return f"{self.description} {COACHING}" if self.facts.writes else self.description
 
     @cached_property
     def input_schema(self) -> dict[str, Any]:
@@ -93,52 +100,65 @@ class Tool:
     @cached_property
     def output_schema(self) -> dict[str, Any] | None:
         """A read's result schema; none for a write (registry/results.py says why)."""
-        return None if self.policy.writes else output_schema(self.response)
+        return None if self.facts.writes else output_schema(self.response)
+
+
+Decorator = Callable[[Callable[[Op, Any], Any]], Callable[[Op, Any], Any]]
 
 
 @dataclass
 class Toolset:
-    """The tools of one catalogue module, in declaration order."""
+    """The tools of one catalogue module, in declaration order. `area` is the admin group
+    its tools are listed under unless a tool names another."""
 
+    area: str
     tools: list[Tool] = field(default_factory=list)
 
     def read(self, name: str, *, title: str, description: str, response: type[Resp],
-             app_only: bool = False
-             ) -> Callable[[Callable[[Op, Req], Resp]], Callable[[Op, Req], Resp]]:
+             app_only: bool = False, admin: str | None = None) -> Decorator:
         """`app_only`: for cards to call (MCP Apps visibility ["app"]), hidden from the model;
         it is still a normal, role-checked tool on every surface."""
-        return self._declare(name, title, description, response, Policy.read(), app_only)
+        return self._declare(name, title, description, response, Facts(
+            writes=False, role=Role.viewer, destructive=False, admin=admin or self.area,
+            app_only=app_only))
 
     def write(self, name: str, *, title: str, description: str, response: type[Resp],
-              role: Role = Role.operator
-              ) -> Callable[[Callable[[Op, Req], Done[Resp]]], Callable[[Op, Req], Done[Resp]]]:
-        return self._declare(name, title, description, response, Policy.write(name, role))
+              destructive: bool, undo: Undo = NEVER, role: Role = Role.operator,
+              subject: str = "", admin: str | None = None) -> Decorator:
+        """`destructive` is the author's word, checked against the naming rules by a test;
+        `undo` says how a revert undoes an apply (by default: it cannot)."""
+        return self._declare(name, title, description, response, Facts(
+            writes=True, role=role, destructive=destructive, undo=undo, subject=subject,
+            admin=admin or self.area))
 
     def job(self, name: str, *, title: str, description: str, response: type[Resp],
-            role: Role = Role.operator
-            ) -> Callable[[Callable[[Op, Req], Resp]], Callable[[Op, Req], Resp]]:
-        """A tool that starts a background job and returns its id at once."""
-        return self._declare(name, title, description, response, Policy.start(role))
+            runs: tuple[str, Runner], role: Role = Role.operator,
+            admin: str | None = None) -> Decorator:
+        """A tool that queues a background job of kind `runs[0]`, run by `runs[1]`, and
+        returns its id at once: it changes no stock itself."""
+        return self._declare(name, title, description, response, Facts(
+            writes=False, role=role, destructive=False, job=True, runs=runs,
+            admin=admin or self.area))
 
     def write_job(self, name: str, *, title: str, description: str, response: type[Resp],
-                  role: Role = Role.operator
-                  ) -> Callable[[Callable[[Op, Req], Done[Resp]]], Callable[[Op, Req], Done[Resp]]]:
+                  destructive: bool, undo: Undo = NEVER, role: Role = Role.operator,
+                  subject: str = "", admin: str | None = None) -> Decorator:
         """A previewed write whose apply queues a job (the job does the work)."""
-        return self._declare(name, title, description, response,
-                             Policy.write(name, role, job=True))
+        return self._declare(name, title, description, response, Facts(
+            writes=True, role=role, destructive=destructive, job=True, undo=undo,
+            subject=subject, admin=admin or self.area))
 
     def _declare(self, name: str, title: str, description: str, response: type[BaseModel],
-                 policy: Policy, app_only: bool = False) -> Callable[[Any], Any]:
+                 facts: Facts) -> Decorator:
         def decorate(fn: Callable[[Op, Any], Any]) -> Callable[[Op, Any], Any]:
             request = fn.__annotations__.get("req")
             if isinstance(request, str):
                 request = fn.__globals__[request]
             if not (isinstance(request, type) and issubclass(request, BaseModel)):
                 raise TypeError(f"{name}: the handler's `req` must be annotated with its model")
-            if policy.writes and not issubclass(request, WriteRequest):
+            if facts.writes and not issubclass(request, WriteRequest):
                 raise TypeError(f"{name}: a write tool's request must extend WriteRequest")
-            self.tools.append(Tool(name, title, description, request, response, policy, fn,
-                                   app_only))
+            self.tools.append(Tool(name, title, description, request, response, facts, fn))
             return fn
 
         return decorate

@@ -175,7 +175,7 @@ class Store:
     def pin_reads(self) -> None:
         """Keep one connection for the plain reads of the calling thread: a server with one
         client that reads on its event loop (MCP over stdio). Checking a connection out of
-        the pool and back in cost as much as a get_item's statements; one pinned
+        the pool and back in cost as much as an item read's statements; one pinned
         connection is all one thread can use at a time. Other threads use the pool."""
         self._pinned_thread = threading.get_ident()
 

@@ -1,6 +1,6 @@
 """Prepared statements: the hottest reads, compiled once and run on the driver's cursor.
 
-For `get_item`, SQLAlchemy's execution path (an execution context, result metadata, event
+For the item read an agent makes most, SQLAlchemy's execution path (an execution context, result metadata, event
 dispatch) cost ~4x what its statements cost in the driver. `Prepared` runs the same
 compiled SQL on the same connection, with the parameters and the result conversions (each
 column type's processors) Core would apply, and gives Core's `Row`s. When anything

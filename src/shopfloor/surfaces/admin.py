@@ -76,10 +76,10 @@ class Admin:
         return Shower(self.settings.currency, self.titles, {**LINKS, **(links or {})})
 
     def tools_for(self, actor: Actor) -> list[Tool]:
-        return [t for t in self.registry.tools() if not t.app_only and actor.may(t.policy.role)]
+        return [t for t in self.registry.tools() if not t.app_only and actor.may(t.facts.role)]
 
     def may(self, actor: Actor, name: str) -> bool:
-        return self.has(name) and actor.may(self.registry.get(name).policy.role)
+        return self.has(name) and actor.may(self.registry.get(name).facts.role)
 
     async def call(self, actor: Actor, name: str, args: dict[str, Any]) -> dict[str, Any]:
         result: dict[str, Any] = await run_in_threadpool(self.registry.invoke, name, args, actor)
@@ -196,7 +196,7 @@ class Admin:
         query = parse_qs(request.url.query, keep_blank_values=False)
         values = forms.values_of(fields, args) if args is not None else forms.prefill(fields, query)
         result = None
-        if args is None and not tool.policy.writes and not tool.policy.job and "run" in query:
+        if args is None and not tool.facts.writes and not tool.facts.job and "run" in query:
             try:
                 run_args = forms.parse(fields, query)
                 result = await self.call(actor, tool.name, run_args)
@@ -209,7 +209,7 @@ class Admin:
             except ShopfloorError as exc:
                 outcome = {"kind": "error", "error": exc}
         ctx = {"tool": tool, "fields": fields, "values": values, "outcome": outcome,
-               "picks": forms.picks_of(fields), "allowed": actor.may(tool.policy.role)}
+               "picks": forms.picks_of(fields), "allowed": actor.may(tool.facts.role)}
         if request.headers.get("hx-request") and request.method == "POST":
             return self.render(request, "_outcome.html", actor, status=status, **ctx)
         return self.render(request, "tool.html", actor, status=status, **ctx)

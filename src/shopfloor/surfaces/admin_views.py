@@ -294,7 +294,7 @@ class Views:
             if q.get(key):
                 args[key] = q[key]
         result = await self.a.call(actor, "get_operation_log", args)
-        writes = sorted((t for t in self.a.registry.tools() if t.policy.writes),
+        writes = sorted((t for t in self.a.registry.tools() if t.facts.writes),
                         key=lambda t: t.title)
         return self.a.render(request, "log.html", actor, result=result, q=q, writes=writes,
                              can_revert=self.a.may(actor, "revert_operation"),

@@ -33,8 +33,8 @@ def error_response(exc: ShopfloorError, status: int | None = None) -> JSONRespon
 
 def tool_info(t: Tool) -> dict[str, Any]:
     return {"name": t.name, "title": t.title, "description": t.full_description,
-            "kind": "write" if t.policy.writes else "read", "role": t.policy.role.name,
-            "destructive": t.policy.destructive, "input_schema": t.input_schema,
+            "kind": "write" if t.facts.writes else "read", "role": t.facts.role.name,
+            "destructive": t.facts.destructive, "input_schema": t.input_schema,
             "output_schema": t.output_schema}
 
 

@@ -226,7 +226,7 @@ async def invoke(registry: Registry, name: str, arguments: dict[str, Any], actor
     """A plain read on the event loop when `inline_reads` (one client, as on stdio: the
     thread hop cost a quarter of a read's throughput); everything else in a worker
     thread, so a write or a job start never holds the loop up."""
-    if inline_reads and registry.get(name).policy.plain_read:
+    if inline_reads and registry.get(name).facts.plain_read:
         return registry.invoke(name, arguments, actor)
     return await anyio.to_thread.run_sync(registry.invoke, name, arguments, actor)
 

@@ -54,14 +54,14 @@ def _result_schema(t: Tool) -> dict[str, Any]:
     context): the preview carries the document, and an apply the document's own fields
     (a write job's apply: the queued job). Code generators get real types here."""
     doc = output_schema(t.response)
-    if not t.policy.writes:
+    if not t.facts.writes:
         return doc
     defs = doc.pop("$defs", {})
     envelope = results.result_envelope()
     preview = {**envelope, "required": ["preview", "summary", "changes", "warnings"],
                "properties": {**envelope["properties"], "preview": {"const": True},
                               "document": doc}}
-    if t.policy.job:
+    if t.facts.job:
         applied: dict[str, Any] = {**envelope, "required": ["applied", "summary", "job_id"],
                                    "properties": {**envelope["properties"],
                                                   "job_id": {"type": "string"}}}
@@ -85,9 +85,9 @@ def document(tools: list[Tool]) -> dict[str, Any]:
             "operationId": t.name,
             "summary": t.title,
             "description": t.full_description,
-            "tags": ["write" if t.policy.writes else "read"],
-            "x-shopfloor-role": t.policy.role.name,
-            "x-shopfloor-destructive": t.policy.destructive,
+            "tags": ["write" if t.facts.writes else "read"],
+            "x-shopfloor-role": t.facts.role.name,
+            "x-shopfloor-destructive": t.facts.destructive,
             "requestBody": {"required": True, "content": {"application/json": {
                 "schema": {"$ref": f"#/components/schemas/{prefix}Input"}}}},
             "responses": {

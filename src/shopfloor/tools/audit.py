@@ -25,7 +25,7 @@ from shopfloor.tools.fields import (
     paged,
 )
 
-tools = Toolset()
+tools = Toolset("history")
 
 
 class LogQuery(Request):

@@ -13,11 +13,12 @@ from typing import Any, Required
 from pydantic import ConfigDict, Field, TypeAdapter, ValidationError, with_config
 from typing_extensions import TypedDict  # pydantic reads TypedDicts from here before 3.12
 
-from shopfloor.domain import imports, rebuild, recipe_changes
+from shopfloor.domain import imports, rebuild, recipe_changes, revert_bulk
 from shopfloor.domain.context import Op
 from shopfloor.kernel.errors import ValidationFailed
 from shopfloor.kernel.numbers import fmt
 from shopfloor.kernel.roles import Role
+from shopfloor.registry.facts import Undo
 from shopfloor.registry.tool import Done, Toolset, WriteRequest
 from shopfloor.tools.fields import (
     Key,
@@ -34,7 +35,7 @@ from shopfloor.tools.fields import (
     Uom,
 )
 
-tools = Toolset()
+tools = Toolset("bulk")
 
 MAX_ROWS = 50_000
 STOCK_PREFIX = "on_hand:"
@@ -214,7 +215,10 @@ class ImportReport(Out):
 
 @tools.write_job("import_items", title="Import items", response=ImportReport, role=Role.admin,
                  description="Create or update items from CSV, with counted stock per "
-                             "location. The preview shows each row; apply runs as a job.")
+                             "location. The preview shows each row; apply runs as a job.",
+                 destructive=True,
+                 undo=Undo.using(revert_bulk.item_fields),
+                 subject="the item import")
 def import_items(op: Op, req: ImportItems) -> Done[ImportReport]:
     outcomes = imports.import_items(op, parse_csv(req.csv), skip_rejects=req.skip_rejects)
     tally = {a: sum(o.action == a for o in outcomes)
@@ -261,7 +265,10 @@ class RecipeReport(Out):
 @tools.write_job("batch_update_recipes", title="Update recipes in bulk", role=Role.admin,
                  response=RecipeReport,
                  description="Replace a component with another, or rescale it, in every "
-                             "recipe using it. The preview lists each recipe; apply is a job.")
+                             "recipe using it. The preview lists each recipe; apply is a job.",
+                 destructive=True,
+                 undo=Undo.using(revert_bulk.recipes),
+                 subject="the batch recipe update")
 def batch_update_recipes(op: Op, req: BatchUpdateRecipes) -> Done[RecipeReport]:
     req.require_a_change()
     rows = recipe_changes.batch_update(op, req.component, req.replace_with, req.scale,
@@ -293,7 +300,13 @@ class RebuildReport(Out):
 @tools.write_job("rebuild_balances", title="Rebuild balances", response=RebuildReport,
                  role=Role.admin,
                  description="Recompute every balance from the ledger and open orders; the "
-                             "preview lists each correction; apply is a job.")
+                             "preview lists each correction; apply is a job.",
+                 destructive=True,
+                 undo=Undo.refused("it set each balance to what its ledger rows add up "
+                                   "to, so the figures it replaced disagreed with the "
+                                   "ledger; if a figure is still wrong, post a "
+                                   "create_stock_adjustment"),
+                 subject="the balance rebuild")
 def rebuild_balances(op: Op, req: RebuildBalances) -> Done[RebuildReport]:
     fixes: list[dict[str, Any]] = rebuild.rebuild_balances(op)
     return Done(f"Rebuild balances: {len(fixes)} to correct",

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from shopfloor.domain import closing, corrections, mo_corrections, reverts
+from shopfloor.domain import closing, corrections, mo_corrections, revert_kinds, reverts
 from shopfloor.domain.context import Op
 from shopfloor.kernel.numbers import fmt
 from shopfloor.kernel.roles import Role
+from shopfloor.registry.facts import Undo
 from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
 from shopfloor.store.tables import ManufacturingOrder, PurchaseOrder, SalesOrder
 from shopfloor.tools.fields import Amount, Key, Money, NonNegative, Out, Text
@@ -22,7 +23,7 @@ from shopfloor.tools.views import (
     sales_order_out,
 )
 
-tools = Toolset()
+tools = Toolset("corrections")
 
 
 class CloseOrder(NumberOrId, WriteRequest):
@@ -36,7 +37,9 @@ def _dropped(op: Op) -> int:
 @tools.write("close_purchase_order", title="Close purchase order short", response=OrderOut,
              role=Role.admin,
              description="Close a partly received purchase order with what it has: the rest "
-                         "is no longer on order, for MRP too.")
+                         "is no longer on order, for MRP too.",
+             destructive=True,
+             undo=Undo.using(reverts.closed("purchase_order")))
 def close_purchase_order(op: Op, req: CloseOrder) -> Done[OrderOut]:
     number = number_of(op, PurchaseOrder, req, "purchase order")
     po = closing.close_purchase_order(op, number, req.reason)
@@ -47,7 +50,9 @@ def close_purchase_order(op: Op, req: CloseOrder) -> Done[OrderOut]:
 @tools.write("close_sales_order", title="Close sales order short", response=OrderOut,
              role=Role.admin,
              description="Close a partly shipped sales order with what it shipped: the rest "
-                         "is released from committed stock.")
+                         "is released from committed stock.",
+             destructive=True,
+             undo=Undo.using(reverts.closed("sales_order")))
 def close_sales_order(op: Op, req: CloseOrder) -> Done[OrderOut]:
     number = number_of(op, SalesOrder, req, "sales order")
     so = closing.close_sales_order(op, number, req.reason)
@@ -78,9 +83,13 @@ class RevertOperation(WriteRequest):
 
 @tools.write("revert_operation", title="Revert operation", response=RevertOut, role=Role.admin,
              description="Undo an applied write: reversing ledger rows, documents restored; "
-                         "refused, listing each blocker, if anything depends on it.")
+                         "refused, listing each blocker, if anything depends on it.",
+             destructive=True,
+             undo=Undo.refused("apply the original operation again"))
 def revert_operation(op: Op, req: RevertOperation) -> Done[RevertOut]:
-    o = reverts.revert(op, req.operation_id)
+    from shopfloor.tools import undo_of  # the catalogue imports this module
+
+    o = reverts.revert(op, req.operation_id, undo_of().get)
     n = len(o.rows)
     return Done(f"Revert {o.tool} {o.operation_id}: {n} ledger row{'s' * (n != 1)} reversed",
                 RevertOut(reverted_operation_id=o.operation_id, reverted_tool=o.tool,
@@ -99,7 +108,9 @@ class CorrectReceipt(NumberOrId, WriteRequest):
 @tools.write("correct_purchase_receipt", title="Correct purchase receipt", response=OrderOut,
              role=Role.admin,
              description="Fix a received quantity, price or lot; stock re-costed as if "
-                         "right, what left at the old cost is a cost adjustment.")
+                         "right, what left at the old cost is a cost adjustment.",
+             destructive=True,
+             undo=Undo.using(revert_kinds.receipt_correction))
 def correct_purchase_receipt(op: Op, req: CorrectReceipt) -> Done[OrderOut]:
     number = number_of(op, PurchaseOrder, req, "purchase order")
     po = corrections.correct_purchase_receipt(op, number, req.sku, req.quantity,
@@ -119,7 +130,9 @@ class CorrectShipment(NumberOrId, WriteRequest):
 @tools.write("correct_shipment", title="Correct shipment", response=OrderOut,
              role=Role.admin,
              description="Fix a shipped quantity or lot; what comes back returns at the cost "
-                         "it left with.")
+                         "it left with.",
+             destructive=True,
+             undo=Undo.using(revert_kinds.shipment_correction))
 def correct_shipment(op: Op, req: CorrectShipment) -> Done[OrderOut]:
     number = number_of(op, SalesOrder, req, "sales order")
     so = corrections.correct_shipment(op, number, req.sku, req.quantity, req.lot)
@@ -143,7 +156,9 @@ class CorrectManufacturing(NumberOrId, WriteRequest):
 @tools.write("correct_manufacturing_order", title="Correct manufacturing order",
              response=ManufacturingOrderOut, role=Role.admin,
              description="Fix the quantity made, or used per component (re-costs the "
-                         "product).")
+                         "product).",
+             destructive=True,
+             undo=Undo.using(revert_kinds.production_correction))
 def correct_manufacturing_order(op: Op, req: CorrectManufacturing
                                 ) -> Done[ManufacturingOrderOut]:
     number = number_of(op, ManufacturingOrder, req, "manufacturing order")

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from shopfloor.domain import catalog, lookup, lot_reports, reports
+from shopfloor.domain import catalog, lookup, lot_reports, reports, revert_bulk
 from shopfloor.domain.context import Op
 from shopfloor.kernel.roles import Role
+from shopfloor.registry.facts import Undo
 from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
 from shopfloor.store.tables import Item
 from shopfloor.tools.fields import (
@@ -38,7 +39,7 @@ from shopfloor.tools.views import (
     recipe_out,
 )
 
-tools = Toolset()
+tools = Toolset("items")
 
 
 class SearchItems(Request):
@@ -113,7 +114,8 @@ class CreateItem(ItemFields):
 
 
 @tools.write("create_item", title="Create item", response=ItemOut,
-             description="Create an item (material, intermediate or product).")
+             description="Create an item (material, intermediate or product).",
+             destructive=False)
 def create_item(op: Op, req: CreateItem) -> Done[ItemOut]:
     item = catalog.create_item(op, req.sku, req.values(), req.default_supplier)
     return Done(f"Create {item.kind} {item.sku} ({item.name})", item_out(item))
@@ -124,7 +126,9 @@ class ModifyItem(SkuOrId, ItemFields):
 
 
 @tools.write("modify_item", title="Modify item", response=ItemOut, role=Role.admin,
-             description="Change an item's fields; only the fields given change.")
+             description="Change an item's fields; only the fields given change.",
+             destructive=True,
+             undo=Undo.using(revert_bulk.item_fields))
 def modify_item(op: Op, req: ModifyItem) -> Done[ItemOut]:
     item = catalog.modify_item(op, sku_of(op, req), req.values(), req.default_supplier,
                                req.clear_default_supplier)
@@ -138,7 +142,8 @@ class DeleteItem(SkuOrId, WriteRequest):
 
 @tools.write("delete_item", title="Delete item", response=ItemOut, role=Role.admin,
              description="Delete an item with no stock, no open documents and no recipe use. "
-                         "Its history is kept.")
+                         "Its history is kept.",
+             destructive=True)
 def delete_item(op: Op, req: DeleteItem) -> Done[ItemOut]:
     item = catalog.delete_item(op, sku_of(op, req))
     return Done(f"Delete item {item.sku} ({item.name})", item_out(item))
@@ -169,7 +174,9 @@ class UpdateRecipe(SkuOrId, WriteRequest):
 
 
 @tools.write("update_recipe", title="Update recipe", response=RecipeOut, role=Role.admin,
-             description="Replace an item's recipe with these components (empty: remove it).")
+             description="Replace an item's recipe with these components (empty: remove it).",
+             destructive=True,
+             undo=Undo.using(revert_bulk.recipes))
 def update_recipe(op: Op, req: UpdateRecipe) -> Done[RecipeOut]:
     item = catalog.update_recipe(
         op, sku_of(op, req), [catalog.ComponentSpec(c.sku, c.quantity) for c in req.components]

@@ -7,7 +7,7 @@ started the job (its kind), unless the one cancelling is the one who started it.
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import UTC, date, datetime
 from decimal import Decimal
 from functools import cache
 from typing import Any
@@ -15,18 +15,20 @@ from typing import Any
 from pydantic import Field
 from sqlalchemy import select
 
-from shopfloor.domain import lookup, orders, production
+from shopfloor.domain import lookup, orders, planning, production, revert_bulk
 from shopfloor.domain.context import Op
 from shopfloor.domain.planning import pegging, view
 from shopfloor.kernel.errors import Conflict, Forbidden, NotFound, ValidationFailed
 from shopfloor.kernel.roles import Role
+from shopfloor.registry.facts import Undo
+from shopfloor.registry.jobs import JobContext
 from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
 from shopfloor.store import queue
 from shopfloor.store.tables import Job, Location
 from shopfloor.tools.audit import JobOut, JobRef, job_out
 from shopfloor.tools.fields import JobId, Key, Out
 
-tools = Toolset()
+tools = Toolset("planning")
 CANCEL_ROLE = Role.operator
 MRP_KIND = "mrp"
 TOOL_OF_KIND = {MRP_KIND: "run_mrp"}
@@ -45,7 +47,22 @@ class RunMrp(Request):
     today: date | None = Field(None, description="plan as of this date (default: today)")
 
 
-@tools.job("run_mrp", title="Run MRP", response=Started,
+def plan_in_background(ctx: JobContext) -> dict[str, Any]:
+    """MRP as a job: reads the whole company in one snapshot and returns the plan."""
+    today = date.fromisoformat(ctx.arguments["today"]) if ctx.arguments.get("today") \
+        else date.today()
+    with ctx.store.reading() as session:
+        op = Op(session, ctx.actor, datetime.now(UTC), dialect=ctx.store.dialect)
+        result = planning.plan(op, today=today, location=ctx.arguments.get("location"),
+                               progress=ctx.progress)
+    mos, pos = result["manufacturing_orders"], result["purchase_orders"]
+    lines = sum(len(p["lines"]) for p in pos)
+    result["summary"] = (f"MRP: {len(mos)} manufacturing orders and {lines} purchase lines "
+                         f"from {len(pos)} suppliers suggested")
+    return result
+
+
+@tools.job("run_mrp", title="Run MRP", response=Started, runs=(MRP_KIND, plan_in_background),
            description="Plan purchases and production from open demand, reorder points, "
                        "recipes and lead times. Starts a job; its result is the plan.")
 def run_mrp(op: Op, req: RunMrp) -> Started:
@@ -80,7 +97,9 @@ class CancelJob(WriteRequest):
 
 
 @tools.write("cancel_job", title="Cancel job", response=JobOut,
-             description="Cancel a queued job, or stop a running one at its next checkpoint.")
+             description="Cancel a queued job, or stop a running one at its next checkpoint.",
+             destructive=False,
+             undo=Undo.refused("start the job again"))
 def cancel_job(op: Op, req: CancelJob) -> Done[JobOut]:
     job = _job(op, req.job_id, lock=True)
     _may_cancel(op, job)
@@ -96,7 +115,7 @@ def cancel_job(op: Op, req: CancelJob) -> Done[JobOut]:
 def _roles_by_tool() -> dict[str, Role]:
     from shopfloor.tools import catalogue  # the catalogue imports this module
 
-    return {t.name: t.policy.role for toolset in catalogue() for t in toolset}
+    return {t.name: t.facts.role for toolset in catalogue() for t in toolset}
 
 
 def role_to_cancel(kind: str) -> tuple[str, Role]:
@@ -150,7 +169,10 @@ def _one_line_per_item(lines: list[dict[str, Any]]) -> list[list[dict[str, Any]]
 
 
 @tools.write("apply_mrp_plan", title="Apply MRP plan", response=PlanApplied,
-             description="Create the orders an MRP run suggested, all in one transaction.")
+             description="Create the orders an MRP run suggested, all in one transaction.",
+             destructive=False,
+             undo=Undo.using(revert_bulk.mrp_plan),
+             subject="the MRP plan")
 def apply_mrp_plan(op: Op, req: ApplyMrpPlan) -> Done[PlanApplied]:
     job = _job(op, req.job_id, lock=True)
     if job.kind != MRP_KIND or job.status != "succeeded" or not job.result:

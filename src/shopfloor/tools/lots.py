@@ -7,12 +7,13 @@ from typing import Literal
 
 from pydantic import Field
 
-from shopfloor.domain import holds, lot_reports, trace
+from shopfloor.domain import holds, lot_reports, revert_kinds, trace
 from shopfloor.domain.context import Op
+from shopfloor.registry.facts import Undo
 from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
 from shopfloor.tools.fields import Amount, Key, Out, Text
 
-tools = Toolset()
+tools = Toolset("lots")
 
 
 class LotOut(Out):
@@ -172,7 +173,9 @@ class HoldLot(WriteRequest):
 
 @tools.write("hold_lot", title="Hold lot", response=HoldOut,
              description="Put a lot on hold (quarantine): it is never picked, shipped or "
-                         "consumed. With downstream, a recall.")
+                         "consumed. With downstream, a recall.",
+             destructive=True,
+             undo=Undo.using(revert_kinds.lot_hold))
 def hold_lot(op: Op, req: HoldLot) -> Done[HoldOut]:
     h = holds.set_hold(op, req.sku, req.lot, True, req.reason, req.downstream)
     return Done(f"Hold {len(h.lots)} lot(s) from {req.sku} {req.lot}: {req.reason}",
@@ -186,7 +189,9 @@ class ReleaseLot(WriteRequest):
 
 
 @tools.write("release_lot", title="Release lot", response=HoldOut,
-             description="Release a held lot (and with downstream, the lots made from it).")
+             description="Release a held lot (and with downstream, the lots made from it).",
+             destructive=True,
+             undo=Undo.using(revert_kinds.lot_hold))
 def release_lot(op: Op, req: ReleaseLot) -> Done[HoldOut]:
     h = holds.set_hold(op, req.sku, req.lot, False, None, req.downstream)
     return Done(f"Release {len(h.lots)} lot(s) from {req.sku} {req.lot}", _hold_out(h))

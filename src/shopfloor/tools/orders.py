@@ -9,10 +9,11 @@ from typing import Literal, TypeVar
 from pydantic import Field
 from sqlalchemy import select
 
-from shopfloor.domain import lookup, orders
+from shopfloor.domain import lookup, orders, reverts
 from shopfloor.domain.context import Op
 from shopfloor.kernel.numbers import fmt, said
 from shopfloor.kernel.roles import Role
+from shopfloor.registry.facts import Undo
 from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
 from shopfloor.store.tables import PurchaseOrder, SalesOrder
 from shopfloor.tools.fields import Key, Limit, Money, Name, Page, Quantity, RowCursor, Text, paged
@@ -21,7 +22,7 @@ from shopfloor.tools.planning import pegs_out
 from shopfloor.tools.refs import NumberOrId, number_of
 from shopfloor.tools.views import OrderDetailOut, OrderOut, purchase_order_out, sales_order_out
 
-tools = Toolset()
+tools = Toolset("orders")
 D = TypeVar("D", PurchaseOrder, SalesOrder)
 
 PoStatus = Literal["draft", "open", "partially_received", "received", "closed", "cancelled"]
@@ -127,7 +128,9 @@ class CreatePurchaseOrder(WriteRequest):
 
 
 @tools.write("create_purchase_order", title="Create purchase order", response=OrderOut,
-             description="Order items from a supplier, for receipt at a location.")
+             description="Order items from a supplier, for receipt at a location.",
+             destructive=False,
+             undo=Undo.using(reverts.created("purchase_order")))
 def create_purchase_order(op: Op, req: CreatePurchaseOrder) -> Done[OrderOut]:
     po = orders.create_purchase_order(
         op, req.supplier, req.location, [ln.spec() for ln in req.lines], number=req.number,
@@ -147,7 +150,8 @@ class ModifyPurchaseOrder(NumberOrId, WriteRequest):
 
 
 @tools.write("modify_purchase_order", title="Modify purchase order", response=OrderOut,
-             role=Role.admin, description="Change an open purchase order; lines replace all.")
+             role=Role.admin, description="Change an open purchase order; lines replace all.",
+             destructive=True)
 def modify_purchase_order(op: Op, req: ModifyPurchaseOrder) -> Done[OrderOut]:
     po = orders.modify_purchase_order(
         op, _po(op, req), supplier=req.supplier, location=req.location,
@@ -158,7 +162,9 @@ def modify_purchase_order(op: Op, req: ModifyPurchaseOrder) -> Done[OrderOut]:
 
 @tools.write("delete_purchase_order", title="Cancel purchase order", response=OrderOut,
              role=Role.admin, description="Cancel a purchase order with nothing received yet. "
-                                          "It is kept, as cancelled.")
+                                          "It is kept, as cancelled.",
+             destructive=True,
+             undo=Undo.using(reverts.cancelled("purchase_order")))
 def delete_purchase_order(op: Op, req: ByNumberWrite) -> Done[OrderOut]:
     po = orders.cancel_purchase_order(op, _po(op, req))
     return Done(f"Cancel purchase order {po.number}", purchase_order_out(po))
@@ -174,7 +180,9 @@ class ReceivePurchaseOrder(NumberOrId, WriteRequest):
 
 @tools.write("receive_purchase_order", title="Receive purchase order", response=OrderOut,
              description="Book goods in from a purchase order, in part or in full, at the "
-                         "order's prices (moving average cost).")
+                         "order's prices (moving average cost).",
+             destructive=True,
+             undo=Undo.using(reverts.po_receipt))
 def receive_purchase_order(op: Op, req: ReceivePurchaseOrder) -> Done[OrderOut]:
     specs = [ln.spec() for ln in req.lines] if req.lines else None
     po = orders.receive_purchase_order(op, _po(op, req), specs, req.batch, req.expiry)
@@ -223,7 +231,9 @@ class CreateSalesOrder(WriteRequest):
 
 
 @tools.write("create_sales_order", title="Create sales order", response=OrderOut,
-             description="Take a customer order; its quantities are committed at the location.")
+             description="Take a customer order; its quantities are committed at the location.",
+             destructive=False,
+             undo=Undo.using(reverts.created("sales_order")))
 def create_sales_order(op: Op, req: CreateSalesOrder) -> Done[OrderOut]:
     so = orders.create_sales_order(op, req.customer, req.location,
                                    [ln.spec() for ln in req.lines], number=req.number,
@@ -242,7 +252,8 @@ class ModifySalesOrder(NumberOrId, WriteRequest):
 
 
 @tools.write("modify_sales_order", title="Modify sales order", response=OrderOut,
-             role=Role.admin, description="Change an open sales order; lines replace all.")
+             role=Role.admin, description="Change an open sales order; lines replace all.",
+             destructive=True)
 def modify_sales_order(op: Op, req: ModifySalesOrder) -> Done[OrderOut]:
     so = orders.modify_sales_order(op, _so(op, req), customer=req.customer,
                                    location=req.location, due_date=req.due_date, notes=req.notes,
@@ -252,7 +263,9 @@ def modify_sales_order(op: Op, req: ModifySalesOrder) -> Done[OrderOut]:
 
 @tools.write("delete_sales_order", title="Cancel sales order", response=OrderOut,
              role=Role.admin, description="Cancel an open sales order and release its "
-                                          "committed stock. It is kept, as cancelled.")
+                                          "committed stock. It is kept, as cancelled.",
+             destructive=True,
+             undo=Undo.using(reverts.cancelled("sales_order")))
 def delete_sales_order(op: Op, req: ByNumberWrite) -> Done[OrderOut]:
     so = orders.cancel_sales_order(op, _so(op, req))
     return Done(f"Cancel sales order {so.number}", sales_order_out(so))
@@ -264,7 +277,10 @@ class FulfillOrder(NumberOrId, WriteRequest):
 
 
 @tools.write("fulfill_order", title="Fulfil sales order", response=OrderOut,
-             description="Ship a sales order, in part or in full, from its location.")
+             description="Ship a sales order, in part or in full, from its location.",
+             destructive=True,
+             undo=Undo.using(reverts.so_shipment),
+             subject="the sales order fulfilment")
 def fulfill_order(op: Op, req: FulfillOrder) -> Done[OrderOut]:
     specs = [ln.spec() for ln in req.lines] if req.lines else None
     so = orders.fulfill_sales_order(op, _so(op, req), specs)

@@ -14,7 +14,7 @@ from shopfloor.store.tables import Customer, Location, Supplier
 from shopfloor.tools.fields import Key, Name, Out, SearchText
 from shopfloor.tools.views import LocationOut, PartnerOut
 
-tools = Toolset()
+tools = Toolset("partners")
 M = TypeVar("M")
 
 
@@ -76,7 +76,8 @@ class CreateLocation(WriteRequest):
 
 
 @tools.write("create_location", title="Create location", response=LocationOut,
-             description="Create a stock location.")
+             description="Create a stock location.",
+             destructive=False)
 def create_location(op: Op, req: CreateLocation) -> Done[LocationOut]:
     loc = catalog.create_location(op, req.code, req.name, req.allow_negative)
     return Done(f"Create location {loc.code} ({loc.name})", LocationOut.model_validate(loc))
@@ -89,14 +90,16 @@ class CreatePartner(WriteRequest):
 
 
 @tools.write("create_supplier", title="Create supplier", response=PartnerOut,
-             description="Create a supplier.")
+             description="Create a supplier.",
+             destructive=False)
 def create_supplier(op: Op, req: CreatePartner) -> Done[PartnerOut]:
     row = catalog.create_partner(op, Supplier, req.name, req.email, req.phone)
     return Done(f"Create supplier {row.name}", PartnerOut.model_validate(row))
 
 
 @tools.write("create_customer", title="Create customer", response=PartnerOut,
-             description="Create a customer.")
+             description="Create a customer.",
+             destructive=False)
 def create_customer(op: Op, req: CreatePartner) -> Done[PartnerOut]:
     row = catalog.create_partner(op, Customer, req.name, req.email, req.phone)
     return Done(f"Create customer {row.name}", PartnerOut.model_validate(row))

@@ -14,7 +14,7 @@ from shopfloor.tools.fields import Amount, Day, Key, Out
 from shopfloor.tools.refs import SkuOrId, sku_of
 from shopfloor.tools.views import PegOut
 
-tools = Toolset()
+tools = Toolset("planning")
 
 
 def pegs_out(op: Op, *, po: int | None = None, mo: int | None = None) -> list[PegOut]:

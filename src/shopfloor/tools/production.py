@@ -9,10 +9,11 @@ from typing import Literal
 from pydantic import Field
 from sqlalchemy import select
 
-from shopfloor.domain import completion, lookup, production
+from shopfloor.domain import completion, lookup, production, reverts
 from shopfloor.domain.context import Op
 from shopfloor.kernel.numbers import fmt, said
 from shopfloor.kernel.roles import Role
+from shopfloor.registry.facts import Undo
 from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
 from shopfloor.store.tables import ManufacturingOrder
 from shopfloor.tools.fields import Key, Limit, NonNegative, Page, Quantity, RowCursor, paged
@@ -25,7 +26,7 @@ from shopfloor.tools.views import (
     manufacturing_order_out,
 )
 
-tools = Toolset()
+tools = Toolset("production")
 
 
 class ListManufacturingOrders(Request):
@@ -79,7 +80,9 @@ class CreateManufacturingOrder(WriteRequest):
 
 @tools.write("create_manufacturing_order", title="Create manufacturing order",
              response=ManufacturingOrderOut,
-             description="Plan production of an item from its recipe; commits components.")
+             description="Plan production of an item from its recipe; commits components.",
+             destructive=False,
+             undo=Undo.using(reverts.created("manufacturing_order")))
 def create_manufacturing_order(op: Op, req: CreateManufacturingOrder
                                ) -> Done[ManufacturingOrderOut]:
     mo = production.create(op, req.sku, req.quantity, req.location, number=req.number,
@@ -111,7 +114,9 @@ class CompleteManufacturingOrder(NumberOrId, WriteRequest):
              response=ManufacturingOrderOut,
              description="Report production (partial allowed): consumes components (recipe, "
                          "or what was actually used and its lots) and adds the good units "
-                         "at the actual cost.")
+                         "at the actual cost.",
+             destructive=True,
+             undo=Undo.using(reverts.mo_completion))
 def complete_manufacturing_order(op: Op, req: CompleteManufacturingOrder
                                  ) -> Done[ManufacturingOrderOut]:
     mo, _ = completion.complete(op, _mo(op, req), completion.Report(
@@ -127,7 +132,9 @@ class DeleteManufacturingOrder(NumberOrId, WriteRequest):
 
 @tools.write("delete_manufacturing_order", title="Cancel manufacturing order",
              response=ManufacturingOrderOut, role=Role.admin,
-             description="Cancel a planned or running order and release its components.")
+             description="Cancel a planned or running order and release its components.",
+             destructive=True,
+             undo=Undo.using(reverts.cancelled("manufacturing_order")))
 def delete_manufacturing_order(op: Op, req: DeleteManufacturingOrder
                                ) -> Done[ManufacturingOrderOut]:
     mo = production.cancel(op, _mo(op, req))

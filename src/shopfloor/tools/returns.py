@@ -8,16 +8,17 @@ from typing import Literal
 
 from pydantic import Field
 
-from shopfloor.domain import returns
+from shopfloor.domain import returns, reverts
 from shopfloor.domain.context import Op
 from shopfloor.kernel.numbers import fmt
+from shopfloor.registry.facts import Undo
 from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
 from shopfloor.store.tables import PurchaseOrder, SalesOrder
 from shopfloor.store.tables.corrections import StockReturn
 from shopfloor.tools.fields import Amount, Key, Out, Quantity
 from shopfloor.tools.refs import NumberOrId, number_of
 
-tools = Toolset()
+tools = Toolset("returns")
 
 Reason = Field(min_length=1, max_length=500, pattern=r"^[^\x00]*$",
                description="why, for the audit trail")
@@ -75,7 +76,9 @@ def _summary(doc: StockReturn, order: str) -> str:
 
 @tools.write("create_customer_return", title="Customer return", response=ReturnOut,
              description="Take goods back against a sales order: each line restocked at the "
-                         "cost it left with, quarantined, or scrapped.")
+                         "cost it left with, quarantined, or scrapped.",
+             destructive=False,
+             undo=Undo.using(reverts.returned("customer")))
 def create_customer_return(op: Op, req: CreateCustomerReturn) -> Done[ReturnOut]:
     number = number_of(op, SalesOrder, req, "sales order")
     doc = returns.customer_return(
@@ -97,7 +100,9 @@ class CreateSupplierReturn(NumberOrId, WriteRequest):
 
 @tools.write("create_supplier_return", title="Supplier return", response=ReturnOut,
              description="Send received goods back against a purchase order; they leave at "
-                         "the cost they were received at.")
+                         "the cost they were received at.",
+             destructive=False,
+             undo=Undo.using(reverts.returned("supplier")))
 def create_supplier_return(op: Op, req: CreateSupplierReturn) -> Done[ReturnOut]:
     number = number_of(op, PurchaseOrder, req, "purchase order")
     doc = returns.supplier_return(

@@ -9,12 +9,13 @@ from typing import Self
 
 from pydantic import Field, model_validator
 
-from shopfloor.domain import lot_reports, movements, reports
+from shopfloor.domain import lot_reports, movements, reports, revert_kinds, reverts
 from shopfloor.domain.context import Op
 from shopfloor.domain.planning import projection
 from shopfloor.kernel.errors import ValidationFailed
 from shopfloor.kernel.numbers import fmt
 from shopfloor.kernel.roles import Role
+from shopfloor.registry.facts import Undo
 from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
 from shopfloor.store.tables import StockAdjustment
 from shopfloor.tools.fields import (
@@ -47,7 +48,7 @@ from shopfloor.tools.views import (
     transfer_out,
 )
 
-tools = Toolset()
+tools = Toolset("stock")
 
 
 class GetStock(Request):
@@ -235,7 +236,9 @@ def _adjust_summary(verb: str, adj_number: str, location: str, n: int) -> str:
 
 @tools.write("create_stock_adjustment", title="Adjust stock", response=AdjustmentOut,
              description="Correct stock at a location by a delta or to a counted quantity "
-                         "as of when it was counted.")
+                         "as of when it was counted.",
+             destructive=False,
+             undo=Undo.using(reverts.moves))
 def create_stock_adjustment(op: Op, req: CreateAdjustment) -> Done[AdjustmentOut]:
     adj = movements.create_adjustment(op, req.location, req.reason,
                                       [ln.spec() for ln in req.lines])
@@ -252,7 +255,10 @@ class UpdateAdjustment(NumberOrId, WriteRequest):
 @tools.write("update_stock_adjustment", title="Update stock adjustment",
              response=AdjustmentOut, role=Role.admin,
              description="Correct an earlier adjustment: its ledger rows are reversed and the "
-                         "new lines posted; history is kept.")
+                         "new lines posted; history is kept.",
+             destructive=True,
+             undo=Undo.using(revert_kinds.adjustment_update),
+             subject="the stock adjustment changes")
 def update_stock_adjustment(op: Op, req: UpdateAdjustment) -> Done[AdjustmentOut]:
     number = number_of(op, StockAdjustment, req, "stock adjustment")
     adj = movements.update_adjustment(op, number, req.reason,
@@ -277,7 +283,9 @@ class CreateTransfer(WriteRequest):
 
 
 @tools.write("create_stock_transfer", title="Transfer stock", response=TransferOut,
-             description="Move stock between locations; it keeps its cost.")
+             description="Move stock between locations; it keeps its cost.",
+             destructive=False,
+             undo=Undo.using(reverts.moves))
 def create_stock_transfer(op: Op, req: CreateTransfer) -> Done[TransferOut]:
     tr = movements.create_transfer(op, req.from_location, req.to_location,
                                    [ln.spec() for ln in req.lines])

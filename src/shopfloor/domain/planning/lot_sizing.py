@@ -2,11 +2,11 @@
 
 Lot for lot by default (exactly the net need). The item's rules then apply: an item with
 a reorder point is topped up to its maximum, the reorder point plus the reorder quantity
-(min/max, as list_low_stock suggests it); any other item orders at least its reorder
+(min/max, as the low-stock list suggests it); any other item orders at least its reorder
 quantity (the minimum order); either way in whole packs (`order_multiple`). A period of
 supply is applied by the netting, which adds every need of the next N days to the net
 need before sizing. The same rules size a planned order, judge whether an order already
-placed is bigger than its needs justify (reduce), and round list_low_stock's suggestion.
+placed is bigger than its needs justify (reduce), and round the low-stock list's suggestion.
 """
 
 from __future__ import annotations

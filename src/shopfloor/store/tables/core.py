@@ -378,7 +378,7 @@ class SpentPreviewToken(Base):
 
 class Job(Base):
     """A unit of background work. Not version-tracked: workers update it constantly, and a
-    preview of cancel_job must not go stale because the job made progress."""
+    preview of a job's cancel must not go stale because the job made progress."""
 
     __tablename__ = "jobs"
     __table_args__ = (Index("ix_jobs_status_created", "status", "created_at"),)

@@ -134,8 +134,8 @@ def tools_list(ctx: typer.Context) -> None:
     c = _ctx(ctx)
     registry = c.registry()
     rows = [
-        {"name": t.name, "title": t.title, "kind": "write" if t.policy.writes else "read",
-         "role": t.policy.role.name, "destructive": t.policy.destructive,
+        {"name": t.name, "title": t.title, "kind": "write" if t.facts.writes else "read",
+         "role": t.facts.role.name, "destructive": t.facts.destructive,
          "description": t.full_description, "input_schema": t.input_schema,
          "output_schema": t.output_schema}
         for t in registry.tools()

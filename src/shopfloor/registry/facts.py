@@ -1,0 +1,91 @@
+"""What a tool declares about itself, in one frozen record on its decorator.
+
+Every fact a surface, the registry or the revert path needs about a tool lives here and
+nowhere else: nothing below the registry keeps a table keyed by tool name. The naming
+rules (`delete_*` is destructive, ...) are a test over the declared facts, not a lookup.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from shopfloor.kernel.roles import Role
+
+if TYPE_CHECKING:
+    from shopfloor.domain.revert_ledger import Original
+    from shopfloor.registry.jobs import Runner
+
+COACHING = (
+    "Preview first, end your turn; once the user confirms (card or chat), apply with "
+    "preview=false, preview_token, idempotency_key."
+)
+"""DESIGN section 3: one short text shared by every write's description. It is paid for
+in context once per write tool on every turn, so each word must carry the protocol: a
+preview is the default; the user confirms before anything applies; what the apply sends."""
+
+NOT_REVERTIBLE = ("it moved no stock and changed no document a revert can restore; change "
+                  "it with its own tools")
+
+
+@dataclass(frozen=True)
+class Undo:
+    """How a revert undoes an applied write: a domain reverser that writes the
+    opposite rows, or the reason it cannot and what to do instead."""
+
+    reverser: Callable[[Any, Original], None] | None = None
+    instead: str = NOT_REVERTIBLE
+
+    @classmethod
+    def using(cls, reverser: Callable[[Any, Original], None]) -> Undo:
+        return cls(reverser=reverser)
+
+    @classmethod
+    def refused(cls, instead: str) -> Undo:
+        return cls(instead=instead)
+
+
+NEVER = Undo()
+
+
+# What a write acts on, as the card names it to the agent ("User cancelled the stock
+# adjustment preview."): a noun phrase with its own article, derived from the tool's name
+# unless the tool declares its own `subject`.
+_VERB_NOUNS = {"modify": "changes", "delete": "deletion", "update": "update",
+               "receive": "receipt", "fulfill": "fulfilment", "complete": "completion",
+               "cancel": "cancellation", "rebuild": "rebuild", "import": "import",
+               "correct": "correction", "close": "close", "revert": "revert"}
+
+
+def subject_of(name: str) -> str:
+    verb, _, thing = name.partition("_")
+    thing = thing.replace("_", " ")
+    noun = _VERB_NOUNS.get(verb)
+    return f"the {thing} {noun}" if noun else f"the {thing}"
+
+
+@dataclass(frozen=True)
+class Facts:
+    """`writes`: previewed, applied once, logged. `destructive`: can lower stock, value or
+    a document's state (MCP's destructiveHint). `job`: its work runs in the background;
+    `runs` is the (kind, runner) a job-starting tool queues. `admin`: the group the web
+    admin lists it under. `subject`: what a card calls it. `app_only`: for cards, hidden
+    from the model (MCP Apps visibility ["app"])."""
+
+    writes: bool
+    role: Role
+    destructive: bool
+    job: bool = False
+    runs: tuple[str, Runner] | None = None
+    undo: Undo = NEVER
+    admin: str = ""
+    subject: str = ""
+    app_only: bool = False
+
+    @property
+    def plain_read(self) -> bool:
+        """Reads the database and nothing else, within a page: short enough to run on a
+        single-client event loop (MCP stdio) instead of paying for a thread hop. Writes,
+        job starts and anything that waits keep to a worker thread."""
+        return not self.writes and not self.job
