@@ -11,8 +11,8 @@ from typing import Any
 
 from sqlalchemy import insert, text
 
-from shopfloor.domain import rebuild
-from shopfloor.domain.context import Op
+from shopfloor.domain.base.context import Op
+from shopfloor.domain.stock import rebuild
 from shopfloor.registry.registry import Registry
 from shopfloor.store.tables import (
     Balance,

@@ -173,8 +173,9 @@ def test_stock_moved_in_a_rolled_back_savepoint_is_forgotten(registry: Registry)
 
     from sqlalchemy import func, select
 
-    from shopfloor.domain import resolve, stock
-    from shopfloor.domain.context import Op
+    from shopfloor.domain.base import resolve
+    from shopfloor.domain.base.context import Op
+    from shopfloor.domain.stock import ledger as stock
     from shopfloor.store.tables import StockMovement
 
     basic_setup(registry)

@@ -11,8 +11,9 @@ from typing import Any
 import pytest
 from sqlalchemy import inspect, select
 
-from shopfloor.domain import lookup, reports
-from shopfloor.domain.context import Op
+from shopfloor.domain.base import lookup
+from shopfloor.domain.base.context import Op
+from shopfloor.domain.planning import reports
 from shopfloor.kernel.errors import NotFound
 from shopfloor.registry.registry import Registry
 from shopfloor.store.tables import Balance

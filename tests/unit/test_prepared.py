@@ -11,7 +11,8 @@ import pytest
 from sqlalchemy import bindparam, event, select, text
 from sqlalchemy.exc import DBAPIError
 
-from shopfloor.domain import lookup, reports
+from shopfloor.domain.base import lookup
+from shopfloor.domain.planning import reports
 from shopfloor.registry.registry import Registry
 from shopfloor.store.prepared import Prepared
 from shopfloor.store.tables import Item

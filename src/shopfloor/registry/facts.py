@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from shopfloor.kernel.roles import Role
 
 if TYPE_CHECKING:
-    from shopfloor.domain.revert_ledger import Original
+    from shopfloor.domain.corrections.ledger import Original
     from shopfloor.registry.jobs import Runner
 
 COACHING = (

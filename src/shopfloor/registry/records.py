@@ -13,7 +13,7 @@ from typing import Any
 from sqlalchemy import bindparam, insert, select
 from sqlalchemy.exc import IntegrityError
 
-from shopfloor.domain.context import Op
+from shopfloor.domain.base.context import Op
 from shopfloor.kernel.errors import Conflict
 from shopfloor.registry.tool import Done
 from shopfloor.store.engine import RetryTransaction

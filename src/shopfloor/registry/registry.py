@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ValidationError
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
-from shopfloor.domain.context import Op
+from shopfloor.domain.base.context import Op
 from shopfloor.kernel.errors import (
     Conflict,
     Forbidden,

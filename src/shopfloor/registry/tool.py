@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Generic, TypeVar
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, StringConstraints, WithJsonSchema
 
-from shopfloor.domain.context import Op
+from shopfloor.domain.base.context import Op
 from shopfloor.kernel.roles import Role
 from shopfloor.registry.facts import COACHING, NEVER, Facts, Undo, subject_of
 from shopfloor.registry.schema import input_schema, output_schema

@@ -1,13 +1,12 @@
 """Prepared statements: the hottest reads, compiled once and run on the driver's cursor.
 
-For the item read an agent makes most, SQLAlchemy's execution path (an execution context, result metadata, event
-dispatch) cost ~4x what its statements cost in the driver. `Prepared` runs the same
-compiled SQL on the same connection, with the parameters and the result conversions (each
-column type's processors) Core would apply, and gives Core's `Row`s. When anything
-listens to the engine's statement events or echo is on, it runs through Core instead, so
-logging and statement counting see it; a driver error is wrapped as Core wraps it (and a
-lost connection invalidated).
-"""
+For the item read an agent makes most, SQLAlchemy's execution path (an execution
+context, result metadata, event dispatch) cost ~4x what its statements cost in the
+driver. `Prepared` runs the same compiled SQL on the same connection, with the
+parameters and the result conversions (each column type's processors) Core would apply,
+and gives Core's `Row`s. When anything listens to the engine's statement events or echo
+is on, it runs through Core instead, so logging and statement counting see it; a driver
+error is wrapped as Core wraps it (and a lost connection invalidated). """
 
 from __future__ import annotations
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import cache
 from importlib import import_module
 
-from shopfloor.domain.revert_ledger import Reverser
+from shopfloor.domain.corrections.ledger import Reverser
 from shopfloor.registry.tool import Toolset
 
 MODULES = ("items", "partners", "stock", "orders", "production", "audit", "jobs", "bulk",

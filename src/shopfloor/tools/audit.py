@@ -8,7 +8,7 @@ from typing import Any, Literal
 from pydantic import Field
 from sqlalchemy import select
 
-from shopfloor.domain.context import Op
+from shopfloor.domain.base.context import Op
 from shopfloor.kernel.errors import NotFound
 from shopfloor.registry.tool import Request, Toolset
 from shopfloor.store.tables import Job, OperationLog

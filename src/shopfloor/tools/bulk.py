@@ -13,8 +13,10 @@ from typing import Any, Required
 from pydantic import ConfigDict, Field, TypeAdapter, ValidationError, with_config
 from typing_extensions import TypedDict  # pydantic reads TypedDicts from here before 3.12
 
-from shopfloor.domain import imports, rebuild, recipe_changes, revert_bulk
-from shopfloor.domain.context import Op
+from shopfloor.domain.base.context import Op
+from shopfloor.domain.corrections import bulk as revert_bulk
+from shopfloor.domain.production import recipes as recipe_changes
+from shopfloor.domain.stock import imports, rebuild
 from shopfloor.kernel.errors import ValidationFailed
 from shopfloor.kernel.numbers import fmt
 from shopfloor.kernel.roles import Role

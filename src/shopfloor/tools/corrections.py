@@ -6,8 +6,12 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from shopfloor.domain import closing, corrections, mo_corrections, revert_kinds, reverts
-from shopfloor.domain.context import Op
+from shopfloor.domain.base.context import Op
+from shopfloor.domain.corrections import kinds as revert_kinds
+from shopfloor.domain.corrections import orders as corrections
+from shopfloor.domain.corrections import production as mo_corrections
+from shopfloor.domain.corrections import reverts
+from shopfloor.domain.orders import closing
 from shopfloor.kernel.numbers import fmt
 from shopfloor.kernel.roles import Role
 from shopfloor.registry.facts import Undo

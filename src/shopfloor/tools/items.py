@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from shopfloor.domain import catalog, lookup, lot_reports, reports, revert_bulk
-from shopfloor.domain.context import Op
+from shopfloor.domain.base import lookup
+from shopfloor.domain.base.context import Op
+from shopfloor.domain.corrections import bulk as revert_bulk
+from shopfloor.domain.lots import reports as lot_reports
+from shopfloor.domain.planning import reports
+from shopfloor.domain.stock import items as catalog
 from shopfloor.kernel.roles import Role
 from shopfloor.registry.facts import Undo
 from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest

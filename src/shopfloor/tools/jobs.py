@@ -15,9 +15,13 @@ from typing import Any
 from pydantic import Field
 from sqlalchemy import select
 
-from shopfloor.domain import lookup, orders, planning, production, revert_bulk
-from shopfloor.domain.context import Op
+from shopfloor.domain import planning
+from shopfloor.domain.base import lookup
+from shopfloor.domain.base.context import Op
+from shopfloor.domain.corrections import bulk as revert_bulk
+from shopfloor.domain.orders import documents as orders
 from shopfloor.domain.planning import pegging, view
+from shopfloor.domain.production import manufacturing as production
 from shopfloor.kernel.errors import Conflict, Forbidden, NotFound, ValidationFailed
 from shopfloor.kernel.roles import Role
 from shopfloor.registry.facts import Undo

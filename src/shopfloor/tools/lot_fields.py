@@ -6,7 +6,7 @@ from datetime import date
 
 from pydantic import Field
 
-from shopfloor.domain.lots import LotIn
+from shopfloor.domain.stock.lots import LotIn
 from shopfloor.registry.tool import Request
 from shopfloor.tools.fields import Key, Quantity
 

@@ -7,8 +7,10 @@ from typing import Literal
 
 from pydantic import Field
 
-from shopfloor.domain import holds, lot_reports, revert_kinds, trace
-from shopfloor.domain.context import Op
+from shopfloor.domain.base.context import Op
+from shopfloor.domain.corrections import kinds as revert_kinds
+from shopfloor.domain.lots import holds, trace
+from shopfloor.domain.lots import reports as lot_reports
 from shopfloor.registry.facts import Undo
 from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
 from shopfloor.tools.fields import Amount, Key, Out, Text

@@ -9,8 +9,10 @@ from typing import Literal, TypeVar
 from pydantic import Field
 from sqlalchemy import select
 
-from shopfloor.domain import lookup, orders, reverts
-from shopfloor.domain.context import Op
+from shopfloor.domain.base import lookup
+from shopfloor.domain.base.context import Op
+from shopfloor.domain.corrections import reverts
+from shopfloor.domain.orders import documents as orders
 from shopfloor.kernel.numbers import fmt, said
 from shopfloor.kernel.roles import Role
 from shopfloor.registry.facts import Undo

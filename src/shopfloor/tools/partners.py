@@ -7,8 +7,8 @@ from typing import Any, TypeVar
 from pydantic import Field
 from sqlalchemy import Select, func, or_, select
 
-from shopfloor.domain import catalog
-from shopfloor.domain.context import Op
+from shopfloor.domain.base.context import Op
+from shopfloor.domain.stock import items as catalog
 from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
 from shopfloor.store.tables import Customer, Location, Supplier
 from shopfloor.tools.fields import Key, Name, Out, SearchText

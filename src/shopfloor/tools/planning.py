@@ -7,7 +7,7 @@ from datetime import date
 
 from pydantic import Field
 
-from shopfloor.domain.context import Op
+from shopfloor.domain.base.context import Op
 from shopfloor.domain.planning import pegging, projection
 from shopfloor.registry.tool import Request, Toolset
 from shopfloor.tools.fields import Amount, Day, Key, Out

@@ -9,8 +9,11 @@ from typing import Literal
 from pydantic import Field
 from sqlalchemy import select
 
-from shopfloor.domain import completion, lookup, production, reverts
-from shopfloor.domain.context import Op
+from shopfloor.domain.base import lookup
+from shopfloor.domain.base.context import Op
+from shopfloor.domain.corrections import reverts
+from shopfloor.domain.production import completion
+from shopfloor.domain.production import manufacturing as production
 from shopfloor.kernel.numbers import fmt, said
 from shopfloor.kernel.roles import Role
 from shopfloor.registry.facts import Undo

@@ -12,7 +12,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 from sqlalchemy import select
 
-from shopfloor.domain.context import Op
+from shopfloor.domain.base.context import Op
 from shopfloor.kernel.errors import NotFound, ValidationFailed
 from shopfloor.store.tables import Item
 from shopfloor.tools.fields import Id, Key

@@ -8,8 +8,9 @@ from typing import Literal
 
 from pydantic import Field
 
-from shopfloor.domain import returns, reverts
-from shopfloor.domain.context import Op
+from shopfloor.domain.base.context import Op
+from shopfloor.domain.corrections import reverts
+from shopfloor.domain.orders import returns
 from shopfloor.kernel.numbers import fmt
 from shopfloor.registry.facts import Undo
 from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest

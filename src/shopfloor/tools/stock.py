@@ -9,9 +9,12 @@ from typing import Self
 
 from pydantic import Field, model_validator
 
-from shopfloor.domain import lot_reports, movements, reports, revert_kinds, reverts
-from shopfloor.domain.context import Op
-from shopfloor.domain.planning import projection
+from shopfloor.domain.base.context import Op
+from shopfloor.domain.corrections import kinds as revert_kinds
+from shopfloor.domain.corrections import reverts
+from shopfloor.domain.lots import reports as lot_reports
+from shopfloor.domain.planning import projection, reports
+from shopfloor.domain.stock import movements
 from shopfloor.kernel.errors import ValidationFailed
 from shopfloor.kernel.numbers import fmt
 from shopfloor.kernel.roles import Role

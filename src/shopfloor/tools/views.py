@@ -10,9 +10,9 @@ from pydantic import Field
 from sqlalchemy import inspect
 from sqlalchemy.orm import object_session
 
-from shopfloor.domain import reports
-from shopfloor.domain.lot_reports import LotRow
-from shopfloor.domain.movements import Document
+from shopfloor.domain.lots.reports import LotRow
+from shopfloor.domain.planning import reports
+from shopfloor.domain.stock.movements import Document
 from shopfloor.store.tables import (
     Balance,
     Item,

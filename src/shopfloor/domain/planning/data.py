@@ -21,8 +21,8 @@ from typing import Any
 from sqlalchemy import BigInteger, ColumnElement, Select, func, select, type_coerce
 from sqlalchemy.engine import Connection
 
-from shopfloor.domain import lot_reports
-from shopfloor.domain.catalog import OPEN_MO, OPEN_PO, OPEN_SO
+from shopfloor.domain.lots import reports as lot_reports
+from shopfloor.domain.stock.items import OPEN_MO, OPEN_PO, OPEN_SO
 from shopfloor.store.tables import (
     Balance,
     Item,

@@ -21,9 +21,9 @@ from typing import Any
 
 from sqlalchemy import select
 
-from shopfloor.domain import lookup
-from shopfloor.domain.context import Op
-from shopfloor.domain.limits import LIMIT
+from shopfloor.domain.base import lookup
+from shopfloor.domain.base.context import Op
+from shopfloor.domain.base.limits import LIMIT
 from shopfloor.domain.planning import data, lot_sizing, messages, netting
 from shopfloor.domain.planning.data import MADE, PLANNED, ItemData, Need
 from shopfloor.kernel.numbers import ZERO, fmt

@@ -14,7 +14,7 @@ from typing import Any
 
 from sqlalchemy import insert, select
 
-from shopfloor.domain.context import Op
+from shopfloor.domain.base.context import Op
 from shopfloor.domain.planning.data import MADE, PLANNED, SAFETY
 from shopfloor.kernel.numbers import fmt
 from shopfloor.store.tables import Item

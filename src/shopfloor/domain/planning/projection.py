@@ -23,10 +23,11 @@ from typing import Any
 
 from sqlalchemy import select
 
-from shopfloor.domain import catalog, lookup
-from shopfloor.domain.context import Op
+from shopfloor.domain.base import lookup
+from shopfloor.domain.base.context import Op
 from shopfloor.domain.planning import data
 from shopfloor.domain.planning.data import PLANNED, Company, ItemData
+from shopfloor.domain.stock import items as catalog
 from shopfloor.kernel.errors import ValidationFailed
 from shopfloor.kernel.numbers import ZERO
 from shopfloor.store.tables import Item, Job, RecipeLine

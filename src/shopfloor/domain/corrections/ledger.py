@@ -1,0 +1,195 @@
+"""The ledger side of a revert: one reversing row per row the operation wrote, after
+checking that nothing later depends on the stock it brought in.
+
+Reversing rows go newest first, at the same item, location and lot (or outside any lot,
+as the row was): stock that came in leaves at the cost it came in with (the rest
+re-averaged), stock that left comes back at the cost it left with.
+
+What depends on incoming stock: for an untracked item, any later outgoing row at that
+balance (it may have left at a cost that included it); for a lot-tracked receipt, a
+later outgoing row of that very lot (the lot was shipped, consumed or moved: traced
+onward). Stock of other lots leaving since does not block: they are their own goods.
+
+Average cost: when nothing else has moved the balance since (or everything that did has
+been reverted too), the balance gets back the exact average the operation found, from
+its logged before-value; otherwise the reversing rows re-average it, which is what
+moving average means.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from sqlalchemy import select
+
+from shopfloor.domain.base.context import Op
+from shopfloor.domain.stock import ledger as stock
+from shopfloor.domain.stock.ledger import Posting
+from shopfloor.kernel.numbers import ZERO, fmt
+from shopfloor.store.tables import Batch, Item, Location, StockMovement
+from shopfloor.store.tables.corrections import Revert
+
+
+@dataclass
+class Original:
+    """The operation being reverted, as the log and the ledger hold it."""
+
+    operation_id: str
+    tool: str
+    arguments: dict[str, Any]
+    result: dict[str, Any]
+    moves: list[StockMovement]
+    session: Any
+    blockers: list[str] = field(default_factory=list)
+    rows: list[dict[str, Any]] = field(default_factory=list)
+
+    def before(self, entity: str, key: str, fld: str) -> str | None:
+        for c in self.result.get("changes", []):
+            if (c["entity"], c["key"], c["field"]) == (entity, key, fld):
+                return c["before"]  # type: ignore[no-any-return]
+        return None
+
+    def changes(self, entity: str) -> list[dict[str, Any]]:
+        return [c for c in self.result.get("changes", []) if c["entity"] == entity]
+
+    def moved(self, item_id: int) -> Decimal:
+        return sum((m.quantity for m in self.moves if m.item_id == item_id), ZERO)
+
+
+Reverser = Callable[[Op, Original], None]
+
+
+def unreverted() -> Any:
+    """Movements that still count: not written by a reverted operation or by a revert."""
+    return (StockMovement.operation_id.is_(None)
+            | (~StockMovement.operation_id.in_(select(Revert.reverted_operation_id))
+               & ~StockMovement.operation_id.in_(select(Revert.operation_id))))
+
+
+def later(session: Any, item_id: int, location_id: int, after_id: int,
+          batch_ids: Iterable[int] | None = None) -> list[StockMovement]:
+    """Rows at this balance (of these lots, if given) after row `after_id` that count."""
+    stmt = select(StockMovement).where(
+        StockMovement.item_id == item_id, StockMovement.location_id == location_id,
+        StockMovement.id > after_id, unreverted())
+    if batch_ids is not None:
+        stmt = stmt.where(StockMovement.batch_id.in_(sorted(set(batch_ids))))
+    return list(session.scalars(stmt.order_by(StockMovement.id)).unique())
+
+
+def named(rows: Iterable[StockMovement], lots: dict[int, str] | None = None) -> str:
+    """'shipment 4 on sales_order SO-00001 (lot L1)', for each row: what a blocker names."""
+    out = []
+    for x in rows:
+        lot = f" (lot {lots[x.batch_id]})" if lots and x.batch_id in lots else ""
+        out.append(f"{x.reason} {fmt(-x.quantity)} on {x.document_type or 'no document'} "
+                   f"{x.document_number or ''}".rstrip() + lot)
+    return ", ".join(out)
+
+
+def lot_numbers(session: Any, batch_ids: Iterable[int]) -> dict[int, str]:
+    ids = sorted(set(batch_ids))
+    if not ids:
+        return {}
+    return dict(session.execute(select(Batch.id, Batch.lot_number)
+                                .where(Batch.id.in_(ids))).all())
+
+
+def _depends(o: Original, m: StockMovement, net_in: list[StockMovement]) -> str | None:
+    """A blocker when stock this operation brought in to m's balance has left since."""
+    last = max(x.id for x in o.moves if (x.item_id, x.location_id) == (m.item_id,
+                                                                       m.location_id))
+    lots = [x.batch_id for x in net_in if x.batch_id is not None]
+    if lots and len(lots) == len(net_in):  # a tracked receipt: only its own lots count
+        used = [x for x in later(o.session, m.item_id, m.location_id, last, lots)
+                if x.quantity < 0]
+        if used:
+            numbers = lot_numbers(o.session, lots)
+            return (f"{m.item.sku} at {m.location.code}: lot "
+                    f"{', '.join(sorted(set(numbers.values())))} has been traced onward "
+                    f"({named(used, numbers)}); revert those first")
+        return None
+    used = [x for x in later(o.session, m.item_id, m.location_id, last) if x.quantity < 0]
+    if used:
+        # it may have left with this stock's cost: a supplier return or a correction is the
+        # way to change it now
+        return (f"{m.item.sku} at {m.location.code}: stock that came in has left since "
+                f"({named(used)}); revert those first")
+    return None
+
+
+def reverse_moves(op: Op, o: Original) -> None:
+    """The reversing ledger rows, after checking no later outgoing stock depends on them."""
+    if not o.moves:
+        return
+    by_place: dict[int, tuple[Location, list[Item]]] = {}
+    for m in o.moves:
+        by_place.setdefault(m.location_id, (m.location, []))[1].append(m.item)
+    for location, items in by_place.values():
+        stock.prefetch(op, items, location)
+    nets: dict[tuple[int, int], Decimal] = defaultdict(lambda: ZERO)
+    for m in o.moves:
+        nets[(m.item_id, m.location_id)] += m.quantity
+    start: dict[tuple[int, int], tuple[Decimal, bool]] = {}
+    for (item_id, loc_id), net in nets.items():
+        here = [x for x in o.moves if (x.item_id, x.location_id) == (item_id, loc_id)]
+        m = here[0]
+        bal = stock.balance(op, m.item, m.location)
+        start[(item_id, loc_id)] = (bal.average_cost,
+                                    bool(later(o.session, item_id, loc_id,
+                                               max(x.id for x in here))))
+        if net > 0:
+            blocker = _depends(o, m, [x for x in here if x.quantity > 0])
+            if blocker:
+                o.blockers.append(blocker)
+    if o.blockers:
+        return
+    for m in reversed(o.moves):
+        if m.quantity > 0:
+            p = Posting(m.item, m.location, -m.quantity, "revert", m.document_type,
+                        m.document_number, batch_id=m.batch_id, exit_cost=m.unit_cost,
+                        pool=m.batch_id is None)
+        else:
+            p = Posting(m.item, m.location, -m.quantity, "revert", m.document_type,
+                        m.document_number, unit_cost=m.unit_cost, batch_id=m.batch_id,
+                        pool=m.batch_id is None)
+        moved = stock.post(op, p)
+        o.rows.append({"sku": m.item.sku, "location": m.location.code,
+                       "quantity": p.quantity, "unit_cost": moved, "reason": "revert",
+                       "document_type": m.document_type, "document_number": m.document_number,
+                       "reverses_movement": m.id})
+    for (item_id, loc_id), (avg, moved_on) in start.items():
+        if moved_on:
+            continue  # the balance moved on since: the reversing rows re-averaged it
+        m = next(x for x in o.moves if (x.item_id, x.location_id) == (item_id, loc_id))
+        key = stock.key(m.item, m.location)
+        was_qty, was_avg = (o.before("stock", key, "on_hand"),
+                            o.before("stock", key, "average_cost"))
+        if was_qty is not None and Decimal(was_qty) != stock.balance(op, m.item,
+                                                                     m.location).on_hand:
+            continue
+        stock.revalue(op, m.item, m.location, Decimal(was_avg) if was_avg is not None else avg)
+
+
+def moved_since(o: Original) -> list[str]:
+    """Blockers for a revert that must find every balance it touched as it left it (a
+    re-costing cannot be re-averaged back): the later rows, named."""
+    out = []
+    seen: set[tuple[int, int]] = set()
+    for m in o.moves:
+        if (m.item_id, m.location_id) in seen:
+            continue
+        seen.add((m.item_id, m.location_id))
+        last = max(x.id for x in o.moves if (x.item_id, x.location_id) == (m.item_id,
+                                                                           m.location_id))
+        rows = later(o.session, m.item_id, m.location_id, last)
+        if rows:
+            what = ", ".join(f"{x.reason} {fmt(x.quantity)} on {x.document_type} "
+                             f"{x.document_number}" for x in rows)
+            out.append(f"{m.item.sku} at {m.location.code} was re-costed and has moved since "
+                       f"({what}); correct it again instead")
+    return out

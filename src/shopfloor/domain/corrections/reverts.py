@@ -1,0 +1,254 @@
+"""Undoing an applied operation by writing its opposite, never by editing history.
+
+`revert(op, operation_id)` reads the operation from the log and its ledger rows, and
+writes one reversing row per row (see revert_ledger: incoming leaves at the cost it came
+in with, outgoing comes back at the cost it left with). Documents go back to the state
+the operation found them in (received and shipped quantities, statuses, committed
+stock). Each document kind's side is one small reverser here (or in revert_kinds,
+revert_bulk); a tool names its reverser on its own declaration (`undo=`), and the
+revert tool hands `revert` the lookup, so nothing here knows a tool by name.
+
+Nothing is undone that something later depends on: stock that came in and has been
+shipped, consumed or moved out since (it may have left at a cost that included it), an
+order that moved on (closed, returned against, received since it was created). Every
+such blocker is listed in one `conflict`. The revert claims its row in `reverts` first,
+unique per reverted operation: of racing reverts of one operation exactly one commits,
+the others are refused.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+from typing import Any
+
+from sqlalchemy import insert, select
+from sqlalchemy.exc import IntegrityError
+
+from shopfloor.domain.base import lookup
+from shopfloor.domain.base.context import Op
+from shopfloor.domain.corrections.ledger import Original, Reverser, reverse_moves
+from shopfloor.domain.orders import closing, returns
+from shopfloor.domain.orders import documents as orders
+from shopfloor.domain.production import manufacturing as production
+from shopfloor.domain.stock import ledger as stock
+from shopfloor.domain.stock.items import OPEN_MO, touch
+from shopfloor.kernel.errors import Conflict, NotFound
+from shopfloor.kernel.numbers import fmt, said
+from shopfloor.store.tables import OperationLog, StockMovement, table
+from shopfloor.store.tables.corrections import Revert
+
+REVERTS = table(Revert)
+_CLAIM = insert(REVERTS)
+
+
+# -- the document side, one reverser per kind of operation ------------------------------
+def po_receipt(op: Op, o: Original) -> None:
+    po = lookup.purchase_order(op, o.result["number"], lock=True)
+    if po.status in ("closed", "cancelled"):
+        o.blockers.append(f"purchase order {po.number} is {said(po.status)} since; reopen it first")
+    for ln in po.lines:
+        qty = o.moved(ln.item_id)
+        if qty == 0:
+            continue
+        after = ln.received_quantity - qty
+        if after < ln.returned_quantity:
+            o.blockers.append(f"{ln.item.sku}: {fmt(ln.returned_quantity)} of it was returned "
+                              f"to the supplier since")
+        op.change("purchase_order", po.number, f"line {ln.item.sku} received",
+                  ln.received_quantity, after)
+        ln.received_quantity = after
+    status = "open" if all(ln.received_quantity == 0 for ln in po.lines) else \
+        "partially_received"
+    if po.status not in ("closed", "cancelled"):
+        op.change("purchase_order", po.number, "status", po.status, status)
+        po.status = status
+    touch(po)
+    reverse_moves(op, o)
+
+
+def so_shipment(op: Op, o: Original) -> None:
+    so = lookup.sales_order(op, o.result["number"], lock=True)
+    if so.status in ("closed", "cancelled"):
+        o.blockers.append(f"sales order {so.number} is {said(so.status)} since; reopen it first")
+    stock.prefetch(op, [ln.item for ln in so.lines], so.location)
+    for ln in so.lines:
+        qty = -o.moved(ln.item_id)
+        if qty == 0:
+            continue
+        after = ln.fulfilled_quantity - qty
+        if after < ln.returned_quantity:
+            o.blockers.append(f"{ln.item.sku}: {fmt(ln.returned_quantity)} of it came back "
+                              "from the customer since")
+        op.change("sales_order", so.number, f"line {ln.item.sku} shipped",
+                  ln.fulfilled_quantity, after)
+        ln.fulfilled_quantity = after
+        stock.commit(op, ln.item, so.location, qty)
+    status = "open" if all(ln.fulfilled_quantity == 0 for ln in so.lines) else \
+        "partially_fulfilled"
+    if so.status not in ("closed", "cancelled"):
+        op.change("sales_order", so.number, "status", so.status, status)
+        so.status = status
+    touch(so)
+    reverse_moves(op, o)
+
+
+def mo_completion(op: Op, o: Original) -> None:
+    mo = lookup.manufacturing_order(op, o.result["number"], lock=True)
+    if mo.status == "cancelled":
+        o.blockers.append(f"manufacturing order {mo.number} is cancelled since")
+    made = o.moved(mo.item_id)
+    stock.prefetch(op, [c.item for c in mo.components], mo.location)
+    for c in mo.components:
+        stock.commit(op, c.item, mo.location, -o.moved(c.item_id))
+    after = mo.completed_quantity - made
+    op.change("manufacturing_order", mo.number, "completed_quantity", mo.completed_quantity,
+              after)
+    mo.completed_quantity = after
+    status = "in_progress" if after > 0 else (
+        o.before("manufacturing_order", mo.number, "status") or "planned")
+    op.change("manufacturing_order", mo.number, "status", mo.status, status)
+    mo.status = status
+    touch(mo)
+    reverse_moves(op, o)
+
+
+def _created(kind: str, op: Op, o: Original) -> None:
+    """An order's creation undone: cancelled, if nothing has moved against it since."""
+    number = o.result["number"]
+    try:
+        if kind == "purchase_order":
+            po = lookup.purchase_order(op, number, lock=True)
+            if any(ln.received_quantity > 0 for ln in po.lines):
+                o.blockers.append(f"purchase order {number} has been received since")
+                return
+            orders.cancel_purchase_order(op, number)
+        elif kind == "sales_order":
+            so = lookup.sales_order(op, number, lock=True)
+            if any(ln.fulfilled_quantity > 0 for ln in so.lines):
+                o.blockers.append(f"sales order {number} has shipped since")
+                return
+            orders.cancel_sales_order(op, number)
+        else:
+            mo = lookup.manufacturing_order(op, number, lock=True)
+            if mo.completed_quantity > 0:
+                o.blockers.append(f"manufacturing order {number} has produced since")
+                return
+            production.cancel(op, number)
+    except Conflict as exc:
+        o.blockers.append(exc.message)
+
+
+def _closed(kind: str, op: Op, o: Original) -> None:
+    number = o.result["number"]
+    status = o.before(kind, number, "status") or "open"
+    reopen = closing.reopen_purchase_order if kind == "purchase_order" else \
+        closing.reopen_sales_order
+    o.blockers.extend(reopen(op, number, status))
+
+
+def _cancelled(kind: str, op: Op, o: Original) -> None:
+    """A cancel undone: back to the status it had, its stock committed again."""
+    number = o.result["number"]
+    doc: Any
+    if kind == "purchase_order":
+        doc = lookup.purchase_order(op, number, lock=True)
+    elif kind == "sales_order":
+        doc = lookup.sales_order(op, number, lock=True)
+    else:
+        doc = lookup.manufacturing_order(op, number, lock=True)
+    if doc.status != "cancelled":
+        o.blockers.append(f"{kind.replace('_', ' ')} {number} is {said(doc.status)} now")
+        return
+    status = o.before(kind, number, "status") or "open"
+    op.change(kind, number, "status", doc.status, status)
+    doc.status = status
+    if kind == "sales_order":
+        stock.prefetch(op, [ln.item for ln in doc.lines], doc.location)
+        for ln in doc.lines:
+            if ln.quantity > ln.fulfilled_quantity:
+                stock.commit(op, ln.item, doc.location, ln.quantity - ln.fulfilled_quantity)
+    elif kind == "manufacturing_order" and status in OPEN_MO:
+        stock.prefetch(op, [c.item for c in doc.components], doc.location)
+        for c in doc.components:
+            stock.commit(op, c.item, doc.location,
+                         c.quantity_per_unit * (doc.quantity - doc.completed_quantity))
+    touch(doc)
+
+
+def _returned(kind: str, op: Op, o: Original) -> None:
+    blockers, _ = returns.undo(op, kind, o.result["number"])
+    o.blockers.extend(blockers)
+    reverse_moves(op, o)
+
+
+def created(kind: str) -> Reverser:
+    """Undoes the creation of a `purchase_order`, `sales_order` or `manufacturing_order`."""
+    return partial(_created, kind)
+
+
+def closed(kind: str) -> Reverser:
+    """Undoes closing a `purchase_order` or `sales_order` short."""
+    return partial(_closed, kind)
+
+
+def cancelled(kind: str) -> Reverser:
+    """Undoes cancelling (deleting) an order of this kind."""
+    return partial(_cancelled, kind)
+
+
+def returned(kind: str) -> Reverser:
+    """Undoes a `customer` or `supplier` return."""
+    return partial(_returned, kind)
+
+
+moves = reverse_moves
+"""Undoes an operation that only moved stock (an adjustment, a transfer)."""
+
+Found = Reverser | str | None
+"""What the revert tool's lookup answers for an operation's tool: its reverser; or why it
+cannot be reverted and what to do instead; or None when the tool is unknown."""
+
+
+def load(op: Op, operation_id: str) -> Original:
+    row = op.session.scalars(select(OperationLog).where(
+        OperationLog.operation_id == operation_id)).one_or_none()
+    if row is None:
+        raise NotFound(f"no applied operation {operation_id!r}", field="operation_id")
+    moves = list(op.session.scalars(select(StockMovement).where(
+        StockMovement.operation_id == operation_id).order_by(StockMovement.id)).unique())
+    return Original(operation_id, row.tool, row.arguments, row.result, moves, op.session)
+
+
+def claim(op: Op, o: Original) -> None:
+    """The revert's row, first: a second revert of the same operation waits here for the
+    first to commit, then fails on the unique index (or sees the row and stops)."""
+    done = op.session.execute(select(Revert.operation_id).where(
+        Revert.reverted_operation_id == o.operation_id)).scalar_one_or_none()
+    if done is not None:
+        raise Conflict(f"operation {o.operation_id} was already reverted by {done}",
+                       field="operation_id", details={"reverted_by": done})
+    try:
+        op.session.connection().execute(_CLAIM, {
+            "reverted_operation_id": o.operation_id, "operation_id": op.operation_id or "",
+            "tool": o.tool, "actor": op.actor, "created_at": op.now})
+    except IntegrityError:
+        raise Conflict(f"operation {o.operation_id} was already reverted by another request",
+                       field="operation_id") from None
+
+
+def revert(op: Op, operation_id: str, undo_of: Callable[[str], Found]) -> Original:
+    """`undo_of` answers, for the logged operation's tool, how to undo it."""
+    o = load(op, operation_id)
+    reverser = undo_of(o.tool)
+    if reverser is None or isinstance(reverser, str):
+        hint = reverser or "no tool of that name is in the catalogue now"
+        raise Conflict(f"{o.tool} cannot be reverted: {hint}", field="operation_id")
+    claim(op, o)
+    reverser(op, o)
+    if o.blockers:
+        raise Conflict(f"cannot revert {o.tool} {operation_id}: " + "; ".join(o.blockers),
+                       field="operation_id", details={"blockers": o.blockers})
+    op.change("operation", operation_id, "reverted", None, o.tool)
+    return o
+

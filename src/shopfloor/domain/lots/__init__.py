@@ -1,0 +1,1 @@
+"""Lots as people ask about them: holds and recalls, trace forward and back, expiry."""

@@ -1,0 +1,89 @@
+"""Reading lots: an item's lots, lots about to expire, and the lot split of balances."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import date, timedelta
+from decimal import Decimal
+
+from sqlalchemy import Connection, func, or_, select, tuple_
+
+from shopfloor.domain.base import lookup
+from shopfloor.domain.base.context import Op
+from shopfloor.domain.lots.trace import ITEMS, LOCATIONS
+from shopfloor.domain.stock.lot_ledger import BATCHES, LOTS
+
+
+@dataclass(frozen=True)
+class LotRow:
+    sku: str
+    lot: str
+    location: str
+    on_hand: Decimal
+    expiry: date | None
+    held: bool
+    hold_reason: str | None
+
+
+_COLUMNS = (ITEMS.c.sku, BATCHES.c.lot_number, LOCATIONS.c.code, LOTS.c.on_hand,
+            BATCHES.c.expiry, BATCHES.c.held, BATCHES.c.hold_reason)
+
+
+def _rows(op: Op, *where: object) -> list[LotRow]:
+    stmt = (select(*_COLUMNS).select_from(LOTS)
+            .join(BATCHES, BATCHES.c.id == LOTS.c.batch_id)
+            .join(ITEMS, ITEMS.c.id == LOTS.c.item_id)
+            .join(LOCATIONS, LOCATIONS.c.id == LOTS.c.location_id)
+            .where(LOTS.c.on_hand != 0, *where)  # type: ignore[arg-type]
+            .order_by(BATCHES.c.expiry.is_(None), BATCHES.c.expiry, ITEMS.c.sku,
+                      BATCHES.c.lot_number, LOCATIONS.c.code))
+    return [LotRow(*r) for r in op.session.execute(stmt)]
+
+
+def item_lots(op: Op, sku: str, location: str | None = None) -> list[LotRow]:
+    """An item's lots with stock, first to expire first (the order picking takes them)."""
+    where: list[object] = [LOTS.c.item_id == lookup.item(op, sku).id]
+    if location is not None:
+        where.append(LOTS.c.location_id == lookup.location(op, location).id)
+    return _rows(op, *where)
+
+
+def expiring(op: Op, days: int, location: str | None) -> list[LotRow]:
+    """Lots with stock that expire within `days` (those already expired included)."""
+    until = op.now.date() + timedelta(days=days)
+    where: list[object] = [BATCHES.c.expiry.is_not(None), BATCHES.c.expiry <= until]
+    if location is not None:
+        where.append(LOTS.c.location_id == lookup.location(op, location).id)
+    return _rows(op, *where)
+
+
+def of_balances(op: Op, pairs: Iterable[tuple[int, int]]) -> dict[tuple[int, int], list[LotRow]]:
+    """The lots of many (item, location) balances in one query."""
+    wanted = sorted(set(pairs))
+    out: dict[tuple[int, int], list[LotRow]] = {p: [] for p in wanted}
+    if not wanted:
+        return out
+    stmt = (select(LOTS.c.item_id, LOTS.c.location_id, *_COLUMNS).select_from(LOTS)
+            .join(BATCHES, BATCHES.c.id == LOTS.c.batch_id)
+            .join(ITEMS, ITEMS.c.id == LOTS.c.item_id)
+            .join(LOCATIONS, LOCATIONS.c.id == LOTS.c.location_id)
+            .where(LOTS.c.on_hand != 0,
+                   tuple_(LOTS.c.item_id, LOTS.c.location_id).in_(wanted))
+            .order_by(BATCHES.c.expiry.is_(None), BATCHES.c.expiry, BATCHES.c.lot_number))
+    for r in op.session.execute(stmt):
+        out[(r.item_id, r.location_id)].append(LotRow(*r[2:]))
+    return out
+
+
+def unusable(conn: Connection, location_id: int | None, today: date) -> dict[int, Decimal]:
+    """Stock per item that sits in held or expired lots: on hand, but nothing MRP, low stock
+    or a promise may count on (picking never takes it)."""
+    stmt = (select(LOTS.c.item_id, func.sum(LOTS.c.on_hand))
+            .join(BATCHES, BATCHES.c.id == LOTS.c.batch_id)
+            .where(LOTS.c.on_hand > 0,
+                   or_(BATCHES.c.held.is_(True), BATCHES.c.expiry < today))
+            .group_by(LOTS.c.item_id))
+    if location_id is not None:
+        stmt = stmt.where(LOTS.c.location_id == location_id)
+    return {item_id: Decimal(q) for item_id, q in conn.execute(stmt)}

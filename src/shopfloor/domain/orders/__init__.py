@@ -1,0 +1,1 @@
+"""Purchase and sales orders: placing, receiving, shipping, closing short, returns."""

@@ -1,0 +1,209 @@
+"""Returns: goods coming back from a customer, goods going back to a supplier.
+
+A customer return is valued at the cost the goods left with (the shipments' own ledger
+rows), not today's average: what comes back is what went out. Each line has a
+disposition: `restock` (back on the shelf of the order's location), `quarantine` (to a
+held location, out of the way of picking) or `scrap` (recorded, never back in stock).
+A supplier return leaves at the cost it was received at, and what stays is re-averaged
+without it. Orders count what came back (`returned_quantity`), never more than moved.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from sqlalchemy import select
+
+from shopfloor.domain.base import lookup
+from shopfloor.domain.base.context import Op
+from shopfloor.domain.base.sequences import claim_number
+from shopfloor.domain.stock import ledger as stock
+from shopfloor.domain.stock import lots
+from shopfloor.domain.stock.items import touch
+from shopfloor.domain.stock.ledger import Posting
+from shopfloor.kernel.errors import NotFound, ValidationFailed
+from shopfloor.kernel.numbers import ZERO, cost, fmt
+from shopfloor.store.tables import Batch, Location, StockMovement
+from shopfloor.store.tables.corrections import Revert, StockReturn, StockReturnLine
+
+DISPOSITIONS = ("restock", "quarantine", "scrap")
+
+
+@dataclass(frozen=True)
+class ReturnSpec:
+    sku: str
+    quantity: Decimal
+    disposition: str = "restock"
+    lot: str | None = None
+
+
+def moved_cost(op: Op, document_type: str, number: str, item_id: int, reason: str) -> Decimal:
+    """The unit cost a document's rows moved an item at, weighted by quantity, leaving out
+    rows of reverted operations: what a shipment left with, what a receipt came in at."""
+    reverted = select(Revert.reverted_operation_id)
+    rows = op.session.execute(
+        select(StockMovement.quantity, StockMovement.unit_cost)
+        .where(StockMovement.document_type == document_type,
+               StockMovement.document_number == number, StockMovement.item_id == item_id,
+               StockMovement.reason == reason,
+               StockMovement.operation_id.is_(None)
+               | ~StockMovement.operation_id.in_(reverted))).all()
+    qty = sum((q for q, _ in rows), ZERO)
+    if qty == 0:
+        return ZERO
+    return cost(sum((q * c for q, c in rows), ZERO) / qty)
+
+
+def _lot(op: Op, item: Any, lot: str | None, fld: str, document_type: str, number: str,
+         reason: str) -> int | None:
+    """The lot a returned line moves. Named: looked up. Not named, for a tracked item: the
+    one lot the order moved of it (goods go back as the lot they came or left as); an
+    order that moved several asks which."""
+    if lot is not None:
+        found = op.session.execute(select(Batch.id).where(
+            Batch.item_id == item.id, Batch.lot_number == lot)).scalar_one_or_none()
+        if found is None:
+            raise NotFound(f"no lot {lot!r} of {item.sku}", field=fld)
+        return int(found)
+    if not lots.tracked(item):
+        return None
+    moved = sorted({(b, n) for b, n in op.session.execute(
+        select(StockMovement.batch_id, Batch.lot_number)
+        .join(Batch, Batch.id == StockMovement.batch_id)
+        .where(StockMovement.item_id == item.id, StockMovement.reason == reason,
+               StockMovement.document_type == document_type,
+               StockMovement.document_number == number)) if b is not None})
+    if len(moved) == 1:
+        return moved[0][0]
+    kind = "serial" if item.serial_tracked else "lot"
+    raise ValidationFailed(
+        f"{item.sku} moved on {number} as {len(moved)} {kind}s "
+        f"({', '.join(n for _, n in moved)}): name the one coming back" if moved else
+        f"{item.sku} is tracked: name the {kind}", field=fld)
+
+
+def _lines(specs: Sequence[ReturnSpec], order_lines: Sequence[Any], number: str, done: str,
+           verb: str) -> list[tuple[Any, ReturnSpec, str]]:
+    by_sku = {ln.item.sku: ln for ln in order_lines}
+    seen: set[str] = set()
+    out = []
+    for i, spec in enumerate(specs):
+        line = by_sku.get(spec.sku)
+        if line is None:
+            raise ValidationFailed(f"{spec.sku} is not on {number}", field=f"lines[{i}].sku")
+        if spec.sku in seen:
+            raise ValidationFailed(f"{spec.sku} appears twice; use one line per item",
+                                   field=f"lines[{i}].sku")
+        seen.add(spec.sku)
+        left = getattr(line, done) - line.returned_quantity
+        if spec.quantity > left:
+            raise ValidationFailed(
+                f"{spec.sku}: returning {fmt(spec.quantity)} but only {fmt(left)} {verb} and "
+                "not yet returned", field=f"lines[{i}].quantity")
+        out.append((line, spec, f"lines[{i}]"))
+    return out
+
+
+def _document(op: Op, kind: str, number: str, reason: str) -> StockReturn:
+    doc = StockReturn(number=claim_number(op, StockReturn, None, "RET"), kind=kind,
+                      order_number=number, reason=reason, created_at=op.now)
+    op.session.add(doc)
+    op.change("return", doc.number, "order", None, number)
+    return doc
+
+
+def _returned(op: Op, kind: str, number: str, line: Any, qty: Decimal) -> None:
+    op.change(kind, number, f"line {line.item.sku} returned", line.returned_quantity,
+              line.returned_quantity + qty)
+    line.returned_quantity += qty
+
+
+def customer_return(op: Op, number: str, specs: Sequence[ReturnSpec], reason: str,
+                    quarantine: str | None) -> StockReturn:
+    so = lookup.sales_order(op, number, lock=True)
+    todo = _lines(specs, so.lines, number, "fulfilled_quantity", "shipped")
+    held: Location | None = None
+    if any(spec.disposition == "quarantine" for _, spec, _ in todo):
+        if quarantine is None:
+            raise ValidationFailed("a quarantine line needs quarantine_location",
+                                   field="quarantine_location")
+        held = lookup.location(op, quarantine, fld="quarantine_location")
+        if held.id == so.location_id:
+            raise ValidationFailed("quarantine_location must differ from the order's "
+                                   "location, or the goods could be picked again",
+                                   field="quarantine_location")
+        stock.prefetch(op, [line.item for line, _, _ in todo], held)
+    stock.prefetch(op, [line.item for line, _, _ in todo], so.location)
+    doc = _document(op, "customer", number, reason)
+    for i, (line, spec, fld) in enumerate(todo):
+        unit = moved_cost(op, "sales_order", number, line.item_id, "shipment")
+        where = {"restock": so.location, "quarantine": held, "scrap": None}[spec.disposition]
+        if where is not None:
+            stock.post(op, Posting(line.item, where, spec.quantity, "customer_return",
+                                   "stock_return", doc.number, unit_cost=unit,
+                                   batch_id=_lot(op, line.item, spec.lot, f"{fld}.lot",
+                                                 "sales_order", number, "shipment"),
+                                   field=f"{fld}.quantity"))
+        else:
+            op.change("return", doc.number, f"line {line.item.sku} scrapped", None,
+                      f"{fmt(spec.quantity)} @ {fmt(unit)}")
+        _returned(op, "sales_order", number, line, spec.quantity)
+        doc.lines.append(StockReturnLine(
+            item_id=line.item_id, item=line.item, position=i, quantity=spec.quantity,
+            unit_cost=unit, disposition=spec.disposition, lot_number=spec.lot,
+            location_id=where.id if where else None, location=where))
+    touch(so)
+    op.session.flush()
+    return doc
+
+
+def supplier_return(op: Op, number: str, specs: Sequence[ReturnSpec], reason: str
+                    ) -> StockReturn:
+    po = lookup.purchase_order(op, number, lock=True)
+    todo = _lines(specs, po.lines, number, "received_quantity", "received")
+    stock.prefetch(op, [line.item for line, _, _ in todo], po.location)
+    doc = _document(op, "supplier", number, reason)
+    for i, (line, spec, fld) in enumerate(todo):
+        unit = moved_cost(op, "purchase_order", number, line.item_id, "receipt")
+        stock.post(op, Posting(line.item, po.location, -spec.quantity, "supplier_return",
+                               "stock_return", doc.number, exit_cost=unit,
+                               batch_id=_lot(op, line.item, spec.lot, f"{fld}.lot",
+                                             "purchase_order", number, "receipt"),
+                               field=f"{fld}.quantity"))
+        _returned(op, "purchase_order", number, line, spec.quantity)
+        doc.lines.append(StockReturnLine(
+            item_id=line.item_id, item=line.item, position=i, quantity=spec.quantity,
+            unit_cost=unit, disposition="return", lot_number=spec.lot,
+            location_id=po.location_id, location=po.location))
+    touch(po)
+    op.session.flush()
+    return doc
+
+
+def undo(op: Op, kind: str, return_number: str) -> tuple[list[str], StockReturn]:
+    """A return reverted: the order counts it as not returned. Its ledger rows are reversed
+    by the revert itself."""
+    doc = op.session.scalars(select(StockReturn).where(
+        StockReturn.number == return_number)).one()
+    if kind == "customer":
+        order: Any = lookup.sales_order(op, doc.order_number, lock=True)
+        entity = "sales_order"
+    else:
+        order, entity = lookup.purchase_order(op, doc.order_number, lock=True), "purchase_order"
+    by_item = {ln.item_id: ln for ln in order.lines}
+    blockers = []
+    for rl in doc.lines:
+        line = by_item[rl.item_id]
+        if line.returned_quantity < rl.quantity:
+            blockers.append(f"{doc.order_number} line {line.item.sku} counts less returned "
+                            "than this return")
+            continue
+        _returned(op, entity, doc.order_number, line, -rl.quantity)
+    touch(order)
+    if not blockers:
+        op.change("return", doc.number, "reverted", None, "yes")
+    return blockers, doc
+

@@ -1,0 +1,1 @@
+"""Manufacturing orders and recipes: planning, completing, consuming, scrapping."""

@@ -1,0 +1,86 @@
+"""Manufacturing orders: commit components, consume them, produce at rolled-up cost.
+
+An order snapshots the recipe when it is made, so a later recipe change does not rewrite
+what the shop floor was told to build. Completion may be partial; each completion
+consumes components at their average cost and produces the item at the sum of what it
+consumed.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from decimal import Decimal
+
+from shopfloor.domain.base import lookup
+from shopfloor.domain.base.context import Op
+from shopfloor.domain.base.limits import storable
+from shopfloor.domain.base.sequences import claim_number
+from shopfloor.domain.production import completion
+from shopfloor.domain.stock import ledger as stock
+from shopfloor.domain.stock.items import OPEN_MO
+from shopfloor.kernel.errors import Conflict, ValidationFailed
+from shopfloor.kernel.numbers import fmt, said
+from shopfloor.store.tables import ManufacturingComponent, ManufacturingOrder
+
+
+def _open(mo: ManufacturingOrder) -> None:
+    if mo.status not in OPEN_MO:
+        raise Conflict(f"manufacturing order {mo.number} is {said(mo.status)} and can no longer "
+                       "change", field="number")
+
+
+def _commit(op: Op, mo: ManufacturingOrder, quantity: Decimal) -> None:
+    stock.prefetch(op, [c.item for c in mo.components], mo.location)
+    for c in mo.components:
+        stock.commit(op, c.item, mo.location,
+                     storable(c.quantity_per_unit * quantity, "quantity"))
+
+
+def create(op: Op, sku: str, quantity: Decimal, location: str, *, number: str | None,
+           due_date: date | None) -> ManufacturingOrder:
+    item = lookup.item(op, sku)
+    if item.kind == "material":
+        raise ValidationFailed(f"{sku} is a material: materials are bought, not made",
+                               field="sku")
+    if not item.recipe_lines:
+        raise ValidationFailed(f"{sku} has no recipe; give it a recipe first", field="sku")
+    loc = lookup.location(op, location)
+    mo = ManufacturingOrder(number=claim_number(op, ManufacturingOrder, number, "MO"),
+                            item=item, item_id=item.id, location=loc, location_id=loc.id,
+                            quantity=quantity, status="planned", due_date=due_date,
+                            created_at=op.now)
+    for i, line in enumerate(item.recipe_lines):
+        mo.components.append(ManufacturingComponent(item_id=line.component_id,
+                                                    item=line.component, position=i,
+                                                    quantity_per_unit=line.quantity))
+    op.session.add(mo)
+    op.session.flush()
+    op.change("manufacturing_order", mo.number, "status", None, "planned")
+    # what a preview (one order, or every order of an MRP plan) shows a person to confirm
+    op.change("manufacturing_order", mo.number, "make", None,
+              f"{fmt(quantity)} {item.sku} at {loc.code}")
+    if due_date is not None:
+        op.change("manufacturing_order", mo.number, "due_date", None, due_date)
+    stock.prefetch(op, [c.item for c in mo.components], loc)
+    for c in mo.components:
+        bal = stock.balance(op, c.item, loc)
+        need = storable(c.quantity_per_unit * quantity, "quantity")
+        if bal.on_hand - bal.committed < need:
+            op.warn("short", f"{c.item.sku}: needs {fmt(need)}, {fmt(bal.on_hand - bal.committed)} "
+                    f"available at {loc.code}", fld="quantity")
+    _commit(op, mo, quantity)
+    return mo
+
+
+def complete(op: Op, number: str, quantity: Decimal | None) -> ManufacturingOrder:
+    """Completion as the recipe says; `completion.complete` takes what really happened."""
+    return completion.complete(op, number, completion.Report(quantity))[0]
+
+
+def cancel(op: Op, number: str) -> ManufacturingOrder:
+    mo = lookup.manufacturing_order(op, number, lock=True)
+    _open(mo)
+    _commit(op, mo, -(mo.quantity - mo.completed_quantity))
+    op.change("manufacturing_order", number, "status", mo.status, "cancelled")
+    mo.status = "cancelled"
+    return mo

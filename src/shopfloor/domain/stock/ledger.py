@@ -1,0 +1,394 @@
+"""The stock ledger and its balances, batched per operation.
+
+Every change of stock is one ledger row plus a balance update in the same transaction.
+Costing is moving average per item and location: a receipt re-averages, an issue leaves
+at the current average and does not change it, a transfer carries its cost along.
+
+An operation reads the balances it touches in one query (locked on PostgreSQL), moves
+them in memory, and writes them back at its end: the ledger rows as one executemany, the
+balance updates as another (each checked against the version it read), new balances as a
+third. The rules below run the same for a preview and an apply; only the apply's writes
+are kept.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any, NamedTuple, Protocol
+
+from sqlalchemy import Select, bindparam, event, insert, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import ORMExecuteState, Session, SessionTransaction
+
+from shopfloor.domain.base.context import Op
+from shopfloor.domain.base.limits import storable
+from shopfloor.domain.base.resolve import keyed, values
+from shopfloor.domain.stock.lot_ledger import LotBook, LotSlot, Picked, tracked
+from shopfloor.kernel.errors import InsufficientStock, ValidationFailed
+from shopfloor.kernel.numbers import ZERO, cost, fmt
+from shopfloor.store.bulk import executemany
+from shopfloor.store.engine import RetryTransaction
+from shopfloor.store.tables import Balance, StockMovement, table
+from shopfloor.store.tracking import reads_of, remember
+
+BALANCES = table(Balance)
+MOVEMENTS = table(StockMovement)
+
+# Built once: constructing a statement costs more than running it on SQLite.
+_UPDATE = (update(BALANCES)
+           .where(BALANCES.c.id == bindparam("b_id"), BALANCES.c.version == bindparam("b_version"))
+           .values(on_hand=bindparam("b_on_hand"), committed=bindparam("b_committed"),
+                   average_cost=bindparam("b_average_cost"), version=bindparam("b_next")))
+_INSERT = insert(BALANCES).returning(BALANCES.c.id, BALANCES.c.item_id, BALANCES.c.location_id)
+_MOVE = insert(MOVEMENTS)
+
+
+@functools.cache
+def _load(n: int, locked: bool) -> Select[Any]:
+    stmt = select(BALANCES.c.id, BALANCES.c.item_id, BALANCES.c.on_hand, BALANCES.c.committed,
+                  BALANCES.c.average_cost, BALANCES.c.version
+                  ).where(BALANCES.c.location_id == bindparam("location_id"),
+                          keyed(BALANCES.c.item_id, n))
+    return stmt.with_for_update() if locked else stmt
+
+
+
+
+class Stocked(Protocol):
+    """What the ledger needs of an item: an ORM `Item` or a row from `lookup.items`."""
+
+    @property
+    def id(self) -> int: ...
+    @property
+    def sku(self) -> str: ...
+
+
+class Place(Protocol):
+    @property
+    def id(self) -> int: ...
+    @property
+    def code(self) -> str: ...
+    @property
+    def allow_negative(self) -> bool: ...
+
+
+@dataclass(slots=True)
+class Slot:
+    """One balance as this operation sees it: read once, moved in memory, written once."""
+
+    id: int | None
+    item_id: int
+    location_id: int
+    key: str
+    on_hand: Decimal
+    committed: Decimal
+    average_cost: Decimal
+    version: int
+    dirty: bool = False
+
+
+class Posting(NamedTuple):
+    item: Stocked
+    location: Place
+    quantity: Decimal
+    reason: str
+    document_type: str | None
+    document_number: str | None
+    unit_cost: Decimal | None = None
+    batch_id: int | None = None
+    field: str | None = None
+    exit_cost: Decimal | None = None
+    """Outgoing only: leave at this unit cost (not the average) and re-average what stays,
+    as a reversal of a receipt or a supplier return does: the stock goes back at the cost
+    it came in with."""
+    allow_expired: bool = False
+    """A named expired lot may be used."""
+    pool: bool = False
+    """A tracked item's stock outside any lot (from before it was tracked), on purpose."""
+
+
+class Ledger:
+    """The balances and ledger rows of one operation."""
+
+    def __init__(self, op: Op) -> None:
+        self.op = op
+        self.slots: dict[tuple[int, int], Slot] = {}
+        self.moves: list[dict[str, Any]] = []
+        self.flushing = False
+        self.lots = LotBook(op)
+        op.session.connection()  # begin, so the transaction (or savepoint) is known
+        self.scope = op.session.get_nested_transaction() or op.session.get_transaction()
+        op.session.info["ledger"] = self
+        op.flushers.append(self.flush)
+
+    @property
+    def pending(self) -> bool:
+        return (bool(self.moves) or any(s.dirty for s in self.slots.values())
+                or self.lots.pending)
+
+    def load(self, items: Iterable[Stocked], location: Place) -> None:
+        """Read (and lock) the balances of many items at one location in one query; the
+        ones that do not exist yet start at zero and are inserted at the end."""
+        wanted = {i.id: i for i in items if (i.id, location.id) not in self.slots}
+        ids = sorted(wanted)
+        self.lots.want([i for i in ids if tracked(wanted[i])], location.id)
+        seen = reads_of(self.op.session)
+        conn = self.op.session.connection()
+        loc = location.id
+        for start in range(0, len(ids), 500):
+            chunk = ids[start:start + 500]
+            found = {r[1]: r for r in conn.execute(
+                _load(len(chunk), self.op.locks_rows),
+                {"location_id": loc, **values(BALANCES.c.item_id, chunk)})}
+            for item_id in chunk:
+                where = key(wanted[item_id], location)
+                row = found.get(item_id)
+                if row is None:
+                    remember(seen, "balances", f"new:{where}", None)
+                    slot = Slot(None, item_id, loc, where, ZERO, ZERO, ZERO, 1)
+                else:
+                    bid, _, on_hand, committed, average_cost, version = row
+                    remember(seen, "balances", str(bid), version)
+                    slot = Slot(bid, item_id, loc, where, on_hand, committed, average_cost,
+                                version)
+                self.slots[(item_id, loc)] = slot
+
+    def slot(self, item: Stocked, location: Place) -> Slot:
+        found = self.slots.get((item.id, location.id))
+        if found is None:
+            self.load([item], location)
+            found = self.slots[(item.id, location.id)]
+        return found
+
+    def post(self, p: Posting) -> Decimal:
+        """Move stock and write its ledger rows; returns the unit cost it moved at.
+
+        `unit_cost` applies to incoming stock (None: at the current average). Outgoing
+        stock leaves at the current average. Taking stock below zero is refused unless the
+        location allows it. A tracked item moves by lot: incoming names its lot, outgoing
+        names one or is picked first-expiring-first-out (one ledger row per lot).
+        """
+        if p.pool or not tracked(p.item):
+            return self._post(p, None)
+        if p.batch_id is not None:
+            lot = self.lots.slot(p.item.id, p.location.id, p.batch_id)
+            if p.quantity < 0:
+                self.lots.check_named(lot, -p.quantity, p.reason, p.item.sku, p.location.code,
+                                      p.allow_expired, p.field)
+            elif getattr(p.item, "serial_tracked", False) and lot.on_hand + p.quantity > 1:
+                self.op.refuse(ValidationFailed(
+                    f"serial {lot.lot_number} of {p.item.sku} is already at {p.location.code}",
+                    field=p.field))
+            return self._post(p, lot)
+        if p.quantity > 0:
+            self.op.refuse(ValidationFailed(
+                f"{p.item.sku} is lot-tracked: name the lot this stock comes in as",
+                field=p.field))
+            return self._post(p, None)
+        if getattr(p.item, "serial_tracked", False):
+            self.op.refuse(ValidationFailed(
+                f"{p.item.sku} is serial-tracked: name the serial numbers that leave",
+                field=p.field))
+        return self._pick(p)
+
+    def _pick(self, p: Posting) -> Decimal:
+        """First-expiring-first-out across the usable lots, then stock outside any lot."""
+        need = -p.quantity
+        bal = self.slot(p.item, p.location)
+        moved = bal.average_cost
+        for lot in self.lots.fefo(p.item.id, p.location.id):
+            take = min(lot.on_hand, need)
+            moved = self._post(p._replace(quantity=-take, batch_id=lot.batch_id), lot)
+            need -= take
+            if need == 0:
+                return moved
+        outside = bal.on_hand - self.lots.in_lots(p.item.id, p.location.id)
+        take = min(need, max(outside, ZERO))
+        if take > 0:
+            moved = self._post(p._replace(quantity=-take), None)
+            need -= take
+        if need == 0:
+            return moved
+        blocked = self.lots.unusable(p.item.id, p.location.id)
+        if blocked and bal.on_hand >= need:
+            today = self.op.now.date()
+            why = ", ".join(f"lot {s.lot_number} {fmt(s.on_hand)} "
+                            + ("on hold" if s.held else f"expired {s.expiry}") for s in blocked)
+            self.op.refuse(InsufficientStock(
+                f"{p.item.sku} at {p.location.code}: {fmt(need)} more needed than the usable "
+                f"lots hold ({why})", field=p.field,
+                details={"sku": p.item.sku, "location": p.location.code,
+                         "requested": fmt(-p.quantity), "short": fmt(need),
+                         "lots": [{"lot": s.lot_number, "on_hand": fmt(s.on_hand),
+                                   "held": s.held, "expired": s.expired(today)}
+                                  for s in blocked]}))
+        return self._post(p._replace(quantity=-need), None)
+
+    def _post(self, p: Posting, lot: LotSlot | None) -> Decimal:
+        op = self.op
+        bal = self.slot(p.item, p.location)
+        before_qty, before_avg = bal.on_hand, bal.average_cost
+        after_qty = storable(before_qty + p.quantity, p.field)
+        if p.quantity < 0 and after_qty < 0 and not p.location.allow_negative:
+            op.refuse(InsufficientStock(
+                f"{p.item.sku} at {p.location.code}: on hand {fmt(before_qty)}, "
+                f"needs {fmt(-p.quantity)}",
+                field=p.field,
+                details={"sku": p.item.sku, "location": p.location.code,
+                         "on_hand": fmt(before_qty), "requested": fmt(-p.quantity)},
+            ))
+        if p.quantity > 0:
+            in_cost = before_avg if p.unit_cost is None else p.unit_cost
+            if before_qty <= 0 or after_qty == 0:
+                new_avg = cost(in_cost)
+            else:
+                new_avg = cost((before_qty * before_avg + p.quantity * in_cost) / after_qty)
+            move_cost = cost(in_cost)
+        elif p.exit_cost is not None:
+            move_cost = cost(p.exit_cost)
+            rest = before_qty * before_avg + p.quantity * move_cost
+            new_avg = cost(max(ZERO, rest) / after_qty) if after_qty > 0 else before_avg
+        else:
+            new_avg = before_avg
+            move_cost = before_avg
+        storable(new_avg, p.field)
+        storable(move_cost, p.field)
+        bal.on_hand, bal.average_cost, bal.dirty = after_qty, new_avg, True
+        op.change("stock", bal.key, "on_hand", before_qty, after_qty)
+        op.change("stock", bal.key, "average_cost", before_avg, new_avg)
+        if lot is not None:
+            self.lots.move(lot, p.quantity, bal.key)
+        if lot is not None or tracked(p.item):
+            self.lots.picked.append(Picked(
+                p.item.sku, p.location.code, lot.lot_number if lot else None,
+                lot.expiry if lot else None, p.quantity, p.field, p.batch_id))
+        self.moves.append({
+            "item_id": p.item.id, "location_id": p.location.id, "batch_id": p.batch_id,
+            "quantity": p.quantity, "unit_cost": move_cost, "reason": p.reason,
+            "document_type": p.document_type, "document_number": p.document_number,
+            "actor": op.actor, "operation_id": op.operation_id, "created_at": op.now,
+        })
+        return move_cost
+
+    def commit(self, item: Stocked, location: Place, delta: Decimal,
+               fld: str | None = "quantity") -> None:
+        """Reserve (or release) stock for open demand: available = on hand - committed."""
+        if delta == 0:
+            return
+        bal = self.slot(item, location)
+        before = bal.committed
+        bal.committed = storable(max(ZERO, before + delta), fld)
+        bal.dirty = True
+        self.op.change("stock", bal.key, "committed", before, bal.committed)
+
+    def revalue(self, item: Stocked, location: Place, average_cost: Decimal) -> None:
+        """Set a balance's average cost without moving stock: a correction restoring the
+        cost it had before (nothing moved since), or re-costing what remains after a
+        receipt price was corrected. The ledger rows that justify it are the caller's."""
+        bal = self.slot(item, location)
+        new = storable(cost(average_cost), "average_cost")
+        if new == bal.average_cost:
+            return
+        self.op.change("stock", bal.key, "average_cost", bal.average_cost, new)
+        bal.average_cost, bal.dirty = new, True
+
+    def flush(self) -> None:
+        """Write what this operation moved: a few executemany statements, whatever the
+        number of lines."""
+        if not self.pending or self.flushing:
+            return
+        self.flushing = True
+        try:
+            session = self.op.session
+            dirty = [s for s in self.slots.values() if s.dirty]
+            new = [s for s in dirty if s.id is None]
+            old = [s for s in dirty if s.id is not None]
+            if old:
+                _update_balances(session, old)
+            if new:
+                _insert_balances(session, new)
+            if self.moves:
+                executemany(session.connection(), _MOVE, self.moves)
+            self.lots.flush()
+            for s in dirty:
+                s.dirty = False
+            self.moves = []
+        finally:
+            self.flushing = False
+
+
+def _update_balances(session: Session, slots: list[Slot]) -> None:
+    """Absolute values, each row only if it still has the version this operation read
+    (on PostgreSQL the rows are locked besides; on SQLite the write lock is held)."""
+    params = [{"b_id": s.id, "b_version": s.version, "b_on_hand": s.on_hand,
+               "b_committed": s.committed, "b_average_cost": s.average_cost,
+               "b_next": s.version + 1} for s in slots]
+    if executemany(session.connection(), _UPDATE, params) not in (-1, len(params)):
+        raise RetryTransaction  # a balance moved under us: run the whole operation again
+    for s in slots:
+        s.version += 1
+
+
+def _insert_balances(session: Session, slots: list[Slot]) -> None:
+    rows = [{"item_id": s.item_id, "location_id": s.location_id, "on_hand": s.on_hand,
+             "committed": s.committed, "average_cost": s.average_cost, "version": 1}
+            for s in slots]
+    try:
+        created = session.connection().execute(_INSERT, rows).all()
+    except IntegrityError:
+        raise RetryTransaction from None  # another writer created it first: start over
+    ids = {(r.item_id, r.location_id): r.id for r in created}
+    for s in slots:
+        s.id = ids[(s.item_id, s.location_id)]
+
+
+@event.listens_for(Session, "do_orm_execute")
+def _ledger_first(state: ORMExecuteState) -> None:
+    """Like autoflush: a query in the middle of an operation sees the stock it moved."""
+    ledger: Ledger | None = state.session.info.get("ledger")
+    if ledger is not None and not ledger.flushing and ledger.pending:
+        ledger.flush()
+
+
+@event.listens_for(Session, "after_transaction_end")
+def _forget(session: Session, transaction: SessionTransaction) -> None:
+    """A rolled-back savepoint (a write job's dry run) takes its unwritten stock with it:
+    nothing it moved in memory may reach a later flush."""
+    ledger: Ledger | None = session.info.get("ledger")
+    if ledger is not None and ledger.scope is transaction:
+        del session.info["ledger"]
+
+
+def ledger(op: Op) -> Ledger:
+    found = op.session.info.get("ledger")
+    if isinstance(found, Ledger) and found.op is op:
+        return found
+    return Ledger(op)
+
+
+def key(item: Stocked, location: Place) -> str:
+    return f"{item.sku}@{location.code}"
+
+
+def balance(op: Op, item: Stocked, location: Place) -> Slot:
+    return ledger(op).slot(item, location)
+
+
+def prefetch(op: Op, items: Iterable[Stocked], location: Place) -> None:
+    ledger(op).load(items, location)
+
+
+def post(op: Op, p: Posting) -> Decimal:
+    return ledger(op).post(p)
+
+
+def commit(op: Op, item: Stocked, location: Place, delta: Decimal,
+           fld: str | None = "quantity") -> None:
+    ledger(op).commit(item, location, delta, fld)
+
+
+def revalue(op: Op, item: Stocked, location: Place, average_cost: Decimal) -> None:
+    ledger(op).revalue(item, location, average_cost)

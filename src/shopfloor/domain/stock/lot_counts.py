@@ -1,0 +1,35 @@
+"""Counting one lot: the lot's stock as of the moment it was counted."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from decimal import Decimal
+from typing import Any
+
+from sqlalchemy import func, select
+
+from shopfloor.domain.base.context import Op
+from shopfloor.domain.stock import ledger as stock
+from shopfloor.domain.stock import lots
+from shopfloor.kernel.errors import ValidationFailed
+from shopfloor.kernel.numbers import ZERO
+from shopfloor.store.tables import StockMovement, table
+
+MOVES = table(StockMovement)
+
+
+def lot_on_hand_at(op: Op, item: Any, location: stock.Place, named: Sequence[lots.LotIn],
+                   at: datetime, fld: str) -> Decimal:
+    """What the lot held at `at`: now, less what moved in or out of it since (as for a whole
+    item's count, a later receipt is kept, not erased)."""
+    if len(named) != 1 or named[0].quantity is not None:
+        raise ValidationFailed("a count names one lot, without a quantity", field=f"{fld}.lots")
+    part = lots.outgoing(op, [lots.Line(item, Decimal(1), fld, named)])[0][0]
+    assert part.batch_id is not None
+    now = stock.ledger(op).lots.slot(item.id, location.id, part.batch_id).on_hand
+    since = op.session.execute(
+        select(func.coalesce(func.sum(MOVES.c.quantity), ZERO)).where(
+            MOVES.c.batch_id == part.batch_id, MOVES.c.location_id == location.id,
+            MOVES.c.created_at > at)).scalar_one()
+    return now - Decimal(since)
