@@ -10,7 +10,7 @@ from typing import Any
 from sqlalchemy import func, inspect, or_, select
 from sqlalchemy.orm.attributes import flag_modified
 
-from shopfloor.domain import lookup, lots
+from shopfloor.domain import lookup, lot_reports, lots
 from shopfloor.domain.context import Op
 from shopfloor.domain.numbers import ZERO, fmt
 from shopfloor.registry.errors import Conflict, ValidationFailed
@@ -226,14 +226,17 @@ def search_items(op: Op, query: str | None, kind: str | None, limit: int,
 
 
 def totals(op: Op, item_ids: Sequence[int]) -> dict[int, tuple[Decimal, Decimal]]:
-    """On hand and available per item, over all locations, in one query."""
+    """On hand and available per item, over all locations: available leaves out what is
+    committed and what sits in held or expired lots. One query per table."""
     if not item_ids:
         return {}
     rows = op.session.execute(
         select(Balance.item_id, func.sum(Balance.on_hand), func.sum(Balance.committed))
         .where(Balance.item_id.in_(item_ids)).group_by(Balance.item_id)
     ).all()
+    held_back = lot_reports.blocked(op.session.connection(), op.now.date(), item_ids=item_ids)
     out = {i: (ZERO, ZERO) for i in item_ids}
     for item_id, on_hand, committed in rows:
-        out[item_id] = (on_hand, on_hand - committed)
+        out[item_id] = (on_hand, on_hand - committed
+                        - held_back.get(item_id, lot_reports.NONE).total)
     return out

@@ -1,17 +1,21 @@
-"""Reading lots: an item's lots, lots about to expire, and the lot split of balances."""
+"""Reading lots: an item's lots, lots about to expire, the lot split of balances, and the
+stock in held or expired lots that nothing may count on."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
 from decimal import Decimal
+from typing import NamedTuple
 
-from sqlalchemy import Connection, func, or_, select, tuple_
+from sqlalchemy import Connection, Subquery, case, func, or_, select, tuple_
 
 from shopfloor.domain import lookup
 from shopfloor.domain.context import Op
-from shopfloor.domain.lot_book import BATCHES, LOTS
+from shopfloor.domain.lot_book import BATCHES, LOTS, BlockedBy, blocked_sql
+from shopfloor.domain.lot_book import blocked as blocked_by
+from shopfloor.domain.numbers import ZERO
 from shopfloor.domain.trace import ITEMS, LOCATIONS
 
 
@@ -76,14 +80,64 @@ def of_balances(op: Op, pairs: Iterable[tuple[int, int]]) -> dict[tuple[int, int
     return out
 
 
-def unusable(conn: Connection, location_id: int | None, today: date) -> dict[int, Decimal]:
-    """Stock per item that sits in held or expired lots: on hand, but nothing MRP, low stock
-    or a promise may count on (picking never takes it)."""
-    stmt = (select(LOTS.c.item_id, func.sum(LOTS.c.on_hand))
+class Blocked(NamedTuple):
+    """Stock on hand that picking skips: in held lots, and in expired lots not held."""
+
+    held: Decimal = ZERO
+    expired: Decimal = ZERO
+
+    @property
+    def total(self) -> Decimal:
+        return self.held + self.expired
+
+    def add(self, why: BlockedBy | None, quantity: Decimal) -> Blocked:
+        if why == "held":
+            return self._replace(held=self.held + quantity)
+        if why == "expired":
+            return self._replace(expired=self.expired + quantity)
+        return self
+
+
+NONE = Blocked()
+
+
+def blocked(conn: Connection, today: date, *, location_id: int | None = None,
+            item_ids: Sequence[int] | None = None) -> dict[int, Blocked]:
+    """Per item, the stock in held or expired lots (at a location, or all of them): on
+    hand, but nothing availability, MRP, low stock or a promise may count on. One query."""
+    held, expired = blocked_sql(today)
+    qty = LOTS.c.on_hand
+    stmt = (select(LOTS.c.item_id, func.sum(case((held, qty))), func.sum(case((expired, qty))))
             .join(BATCHES, BATCHES.c.id == LOTS.c.batch_id)
-            .where(LOTS.c.on_hand > 0,
-                   or_(BATCHES.c.held.is_(True), BATCHES.c.expiry < today))
+            .where(LOTS.c.on_hand > 0, or_(held, expired))
             .group_by(LOTS.c.item_id))
     if location_id is not None:
         stmt = stmt.where(LOTS.c.location_id == location_id)
-    return {item_id: Decimal(q) for item_id, q in conn.execute(stmt)}
+    if item_ids is not None:
+        stmt = stmt.where(LOTS.c.item_id.in_(list(item_ids)))
+    return {i: Blocked(_dec(h), _dec(e)) for i, h, e in conn.execute(stmt)}
+
+
+def blocked_subquery(today: date, location_id: int | None) -> Subquery:
+    """(item_id, quantity) of stock in held or expired lots, for a query to join."""
+    stmt = (select(LOTS.c.item_id, func.sum(LOTS.c.on_hand).label("quantity"))
+            .join(BATCHES, BATCHES.c.id == LOTS.c.batch_id)
+            .where(LOTS.c.on_hand > 0, or_(*blocked_sql(today)))
+            .group_by(LOTS.c.item_id))
+    if location_id is not None:
+        stmt = stmt.where(LOTS.c.location_id == location_id)
+    return stmt.subquery("held_back")
+
+
+def blocked_at(rows: Iterable[LotRow], today: date) -> dict[str, Blocked]:
+    """The same figures per location from lot rows already read (get_stock, get_item)."""
+    out: dict[str, Blocked] = {}
+    for r in rows:
+        if r.on_hand > 0:
+            out[r.location] = out.get(r.location, NONE).add(blocked_by(r.held, r.expiry, today),
+                                                            r.on_hand)
+    return out
+
+
+def _dec(value: object) -> Decimal:
+    return ZERO if value is None else Decimal(value)  # type: ignore[arg-type]
