@@ -94,6 +94,10 @@ def test_a_component_in_a_held_lot_is_a_shortage(registry: Registry) -> None:
     assert got["can_build"] is False
     assert [(s["sku"], D(s["available"]), D(s["short"])) for s in got["shortages"]] == [
         ("FLOUR", 4, 1)]
+    preview = registry.invoke("create_manufacturing_order",
+                              {"sku": "BREAD", "quantity": "5", "location": "MAIN"}, ADMIN)
+    [short] = [w for w in preview["warnings"] if w["code"] == "short"]
+    assert "4" in short["message"] and "L2" in short["message"]
 
 
 def test_mrp_buys_when_the_only_stock_is_held(registry: Registry) -> None:
@@ -135,3 +139,22 @@ def test_low_stock_leaves_held_lots_out(registry: Registry) -> None:
     apply(registry, "modify_item", sku="FLOUR", reorder_point="5")
     [low] = registry.invoke("list_low_stock", {}, ADMIN)["items"]
     assert (low["sku"], D(low["on_hand"]), D(low["available"])) == ("FLOUR", 10, 4)
+
+
+def test_a_sales_order_beyond_the_free_lots_warns_naming_the_held_stock(
+        registry: Registry) -> None:
+    _world(registry)
+    args = {"customer": "Cafe", "location": "MAIN", "lines": [{"sku": "FLOUR", "quantity": "5"}]}
+    preview = registry.invoke("create_sales_order", args, ADMIN)
+    [short] = [w for w in preview["warnings"] if w["code"] == "short"]
+    assert short["field"] == "lines[0].quantity"
+    assert "L2" in short["message"] and "hold" in short["message"]
+    assert "4 usable" in short["message"]
+    # within the free lots: no warning
+    fits = registry.invoke("create_sales_order", {**args, "lines": [
+        {"sku": "FLOUR", "quantity": "4"}]}, ADMIN)
+    assert not [w for w in fits["warnings"] if w["code"] == "short"]
+    # fulfilling what only the held lot could ship is refused, naming it
+    number = apply(registry, "create_sales_order", **args)["number"]
+    blocked = registry.invoke("fulfill_order", {"number": number}, ADMIN)["warnings"]
+    assert blocked[0]["blocking"] and "L2" in blocked[0]["message"]
