@@ -80,11 +80,13 @@ def _item(op: Op, req: SkuOrId) -> Item:
 @tools.read("get_item", title="Get item", response=ItemDetailOut,
             description="One item by sku or id: its details, recipe and stock per location.")
 def get_item(op: Op, req: ItemRef) -> ItemDetailOut:
-    detail = item_detail_out(reports.item_detail(op, sku_of(op, req)))
-    if detail.batch_tracked or detail.serial_tracked:
-        for row in lot_reports.item_lots(op, detail.sku):
-            where = next(s for s in detail.stock if s.location == row.location)
-            where.lots.append(lot_row_out(row))
+    found = reports.item_detail(op, sku_of(op, req))
+    rows = lot_reports.item_lots(op, found.item.sku) \
+        if found.item.batch_tracked or found.item.serial_tracked else []
+    detail = item_detail_out(found, lot_reports.blocked_at(rows, op.now.date()))
+    for row in rows:
+        where = next(s for s in detail.stock if s.location == row.location)
+        where.lots.append(lot_row_out(row))
     return detail
 
 

@@ -14,7 +14,7 @@ from shopfloor.domain.corrections import kinds as revert_kinds
 from shopfloor.domain.corrections import reverts
 from shopfloor.domain.lots import reports as lot_reports
 from shopfloor.domain.planning import projection, reports
-from shopfloor.domain.stock import movements
+from shopfloor.domain.stock import movements, usable
 from shopfloor.kernel.errors import ValidationFailed
 from shopfloor.kernel.numbers import fmt
 from shopfloor.kernel.roles import Role
@@ -83,8 +83,8 @@ def _after(cursor: str | None) -> tuple[str, str] | None:
 
 
 @tools.read("get_stock", title="Get stock", response=StockList,
-            description="Stock per item and location: on hand, committed to open orders, "
-                        "available, average cost.")
+            description="Stock per item and location: on hand, in held or expired lots, "
+                        "committed to open orders, available, average cost.")
 def get_stock(op: Op, req: GetStock) -> StockList:
     rows = reports.balances(op, req.sku, req.location, limit=req.limit + 1,
                             after=_after(req.cursor))
@@ -92,8 +92,13 @@ def get_stock(op: Op, req: GetStock) -> StockList:
                               lambda b: _stock_cursor(b.item.sku, b.location.code))
     lots = lot_reports.of_balances(op, [(b.item_id, b.location_id) for b in rows
                                         if b.item.batch_tracked or b.item.serial_tracked])
-    return StockList(balances=[stock_out(b, lots.get((b.item_id, b.location_id), ()))
-                               for b in rows], next_cursor=next_cursor)
+    today = op.now.date()
+    out = []
+    for b in rows:
+        mine = lots.get((b.item_id, b.location_id), ())
+        held_back = lot_reports.blocked_at(mine, today).get(b.location.code, usable.NONE)
+        out.append(stock_out(b, mine, held_back))
+    return StockList(balances=out, next_cursor=next_cursor)
 
 
 class LowStockQuery(Request):
@@ -175,6 +180,9 @@ class ShortageOut(Out):
 class AvailabilityOut(Out):
     sku: str
     quantity: Amount
+    on_hand: Amount
+    held: Amount = Field(description="in held lots, not available")
+    expired: Amount = Field(description="in expired lots, not available")
     available: Amount
     can_ship: bool
     can_build: bool | None = Field(description="null when the item has no recipe")
@@ -190,12 +198,14 @@ def check_availability(op: Op, req: AvailabilityQuery) -> AvailabilityOut:
         sku = sku_of(op, req)
         p = projection.promise(op, sku, req.quantity, req.date, today=op.now.date(),
                                location=req.location)
-        return AvailabilityOut(sku=sku, quantity=req.quantity, available=p.available,
+        return AvailabilityOut(sku=sku, quantity=req.quantity, on_hand=p.on_hand,
+                               held=p.held, expired=p.expired, available=p.available,
                                can_ship=p.can_ship, can_build=p.can_build,
                                shortages=[ShortageOut(**s.__dict__) for s in p.shortages],
                                earliest_date=p.earliest)
     a = reports.availability(op, sku_of(op, req), req.quantity, req.location)
-    return AvailabilityOut(sku=a.sku, quantity=a.quantity, available=a.available,
+    return AvailabilityOut(sku=a.sku, quantity=a.quantity, on_hand=a.on_hand, held=a.held,
+                           expired=a.expired, available=a.available,
                            can_ship=a.can_ship, can_build=a.can_build,
                            shortages=[ShortageOut(**s.__dict__) for s in a.shortages])
 

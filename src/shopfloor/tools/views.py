@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import date, datetime
 from decimal import Decimal
 
@@ -13,6 +13,7 @@ from sqlalchemy.orm import object_session
 from shopfloor.domain.lots.reports import LotRow
 from shopfloor.domain.planning import reports
 from shopfloor.domain.stock.movements import Document
+from shopfloor.domain.stock.usable import NONE, Blocked
 from shopfloor.store.tables import (
     Balance,
     Item,
@@ -55,6 +56,8 @@ class StockOut(Out):
     sku: str
     location: str
     on_hand: Amount
+    held: Amount = Decimal(0)
+    expired: Amount = Decimal(0)
     committed: Amount
     available: Amount
     average_cost: Amount
@@ -216,12 +219,16 @@ def recipe_out(item: Item) -> list[ComponentOut]:
             for r in reports.recipe_rows(session, item.id)]
 
 
-def item_detail_out(d: reports.ItemDetail) -> ItemDetailOut:
+def item_detail_out(d: reports.ItemDetail,
+                    blocked: Mapping[str, Blocked] | None = None) -> ItemDetailOut:
     """`get_item`'s result from `reports.item_detail`: totals over the locations, the
-    stock per location and the recipe."""
+    stock per location and the recipe. `blocked`: per location code, the stock in held or
+    expired lots (lot_reports.blocked_at), which is not available."""
     i = d.item
+    held_back = blocked or {}
     on_hand = sum((s.quantity for s in d.stock), Decimal(0))
-    available = on_hand - sum((s.committed for s in d.stock), Decimal(0))
+    available = on_hand - sum((s.committed for s in d.stock), Decimal(0)) \
+        - sum((b.total for b in held_back.values()), Decimal(0))
     return ItemDetailOut(
         id=i.id, sku=i.sku, name=i.name, kind=i.kind, uom=i.uom,
         purchase_price=i.purchase_price, sales_price=i.sales_price,
@@ -232,16 +239,24 @@ def item_detail_out(d: reports.ItemDetail) -> ItemDetailOut:
         lot_numbering=i.lot_numbering, shelf_life_days=i.shelf_life_days,
         on_hand=on_hand, available=available,
         recipe=[ComponentOut(sku=r.key, name=r.name, quantity=r.quantity) for r in d.recipe],
-        stock=[StockOut(sku=i.sku, location=s.key, on_hand=s.quantity, committed=s.committed,
-                        available=s.quantity - s.committed, average_cost=s.average_cost)
-               for s in d.stock],
+        stock=[_stock_row(i.sku, s.key, s.quantity, s.committed, s.average_cost,
+                          held_back.get(s.key, NONE)) for s in d.stock],
     )
 
 
-def stock_out(b: Balance, lots: Sequence[LotRow] = ()) -> StockOut:
-    return StockOut(sku=b.item.sku, location=b.location.code, on_hand=b.on_hand,
-                    committed=b.committed, available=b.on_hand - b.committed,
-                    average_cost=b.average_cost, lots=[lot_row_out(r) for r in lots])
+def _stock_row(sku: str, location: str, on_hand: Decimal, committed: Decimal,
+               average_cost: Decimal, blocked: Blocked, lots: Sequence[LotRow] = ()
+               ) -> StockOut:
+    """Available leaves out what is committed and what sits in held or expired lots."""
+    return StockOut(sku=sku, location=location, on_hand=on_hand, held=blocked.held,
+                    expired=blocked.expired, committed=committed,
+                    available=on_hand - committed - blocked.total, average_cost=average_cost,
+                    lots=[lot_row_out(r) for r in lots])
+
+
+def stock_out(b: Balance, lots: Sequence[LotRow] = (), blocked: Blocked = NONE) -> StockOut:
+    return _stock_row(b.item.sku, b.location.code, b.on_hand, b.committed, b.average_cost,
+                      blocked, lots)
 
 
 def lot_row_out(r: LotRow) -> StockLotOut:

@@ -1,4 +1,5 @@
-"""Reading lots: an item's lots, lots about to expire, and the lot split of balances."""
+"""Reading lots: an item's lots, lots about to expire, the lot split of balances, and the
+stock in held or expired lots that nothing may count on."""
 
 from __future__ import annotations
 
@@ -7,12 +8,14 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from decimal import Decimal
 
-from sqlalchemy import Connection, func, or_, select, tuple_
+from sqlalchemy import select, tuple_
 
 from shopfloor.domain.base import lookup
 from shopfloor.domain.base.context import Op
 from shopfloor.domain.lots.trace import ITEMS, LOCATIONS
 from shopfloor.domain.stock.lot_ledger import BATCHES, LOTS
+from shopfloor.domain.stock.lot_ledger import blocked as blocked_by
+from shopfloor.domain.stock.usable import NONE, Blocked
 
 
 @dataclass(frozen=True)
@@ -76,14 +79,11 @@ def of_balances(op: Op, pairs: Iterable[tuple[int, int]]) -> dict[tuple[int, int
     return out
 
 
-def unusable(conn: Connection, location_id: int | None, today: date) -> dict[int, Decimal]:
-    """Stock per item that sits in held or expired lots: on hand, but nothing MRP, low stock
-    or a promise may count on (picking never takes it)."""
-    stmt = (select(LOTS.c.item_id, func.sum(LOTS.c.on_hand))
-            .join(BATCHES, BATCHES.c.id == LOTS.c.batch_id)
-            .where(LOTS.c.on_hand > 0,
-                   or_(BATCHES.c.held.is_(True), BATCHES.c.expiry < today))
-            .group_by(LOTS.c.item_id))
-    if location_id is not None:
-        stmt = stmt.where(LOTS.c.location_id == location_id)
-    return {item_id: Decimal(q) for item_id, q in conn.execute(stmt)}
+def blocked_at(rows: Iterable[LotRow], today: date) -> dict[str, Blocked]:
+    """Held and expired stock per location, from lot rows a stock read already has."""
+    out: dict[str, Blocked] = {}
+    for r in rows:
+        if r.on_hand > 0:
+            out[r.location] = out.get(r.location, NONE).add(blocked_by(r.held, r.expiry, today),
+                                                            r.on_hand)
+    return out

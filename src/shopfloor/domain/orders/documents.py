@@ -265,13 +265,17 @@ def _commit_lines(op: Op, so: SalesOrder, sign: int) -> None:
 
 
 def _warn_short(op: Op, so: SalesOrder) -> None:
+    """Stock in held or expired lots is on hand but cannot ship: it does not count."""
+    lot_book = stock.ledger(op).lots
     for i, ln in enumerate(so.lines):
         bal = stock.balance(op, ln.item, so.location)
-        available = bal.on_hand - bal.committed
-        if available < 0:
-            op.warn("short", f"{ln.item.sku}: only {fmt(bal.on_hand)} on hand for "
-                    f"{fmt(bal.committed)} committed at {so.location.code}; this order will wait "
-                    "for stock", fld=f"lines[{i}].quantity")
+        held, which = lot_book.held_back(ln.item, so.location.id)
+        if bal.on_hand - held - bal.committed < 0:
+            have = f"{fmt(bal.on_hand - held)} usable of {fmt(bal.on_hand)} on hand ({which})" \
+                if held else f"{fmt(bal.on_hand)} on hand"
+            op.warn("short", f"{ln.item.sku}: only {have} for {fmt(bal.committed)} committed "
+                    f"at {so.location.code}; this order will wait for stock",
+                    fld=f"lines[{i}].quantity")
 
 
 def create_sales_order(op: Op, customer: str, location: str, lines: Sequence[LineSpec], *,

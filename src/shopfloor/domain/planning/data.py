@@ -21,7 +21,7 @@ from typing import Any
 from sqlalchemy import BigInteger, ColumnElement, Select, func, select, type_coerce
 from sqlalchemy.engine import Connection
 
-from shopfloor.domain.lots import reports as lot_reports
+from shopfloor.domain.stock import usable
 from shopfloor.domain.stock.items import OPEN_MO, OPEN_PO, OPEN_SO
 from shopfloor.store.tables import (
     Balance,
@@ -157,9 +157,10 @@ def read_recipes(conn: Connection, products: list[int] | None = None
 
 
 def read_on_hand(conn: Connection, location_id: int | None, today: date,
-                 item_ids: list[int] | None = None) -> dict[int, Decimal]:
+                 item_ids: list[int] | None = None,
+                 blocked: dict[int, usable.Blocked] | None = None) -> dict[int, Decimal]:
     """Stock a plan can count on: on hand less what sits in held or expired lots (picking
-    would never take it, so a plan must not promise it)."""
+    would never take it, so a plan must not promise it); those figures into `blocked`."""
     b = Balance.__table__
     d = Decimals(conn)
     stmt = _at(b.c.location_id, location_id,
@@ -167,9 +168,12 @@ def read_on_hand(conn: Connection, location_id: int | None, today: date,
     if item_ids is not None:
         stmt = stmt.where(b.c.item_id.in_(item_ids))
     out = {i: d(q) for i, q in _all(conn, stmt)}
-    for i, q in lot_reports.unusable(conn, location_id, today).items():
+    held_back = usable.blocked(conn, today, location_id=location_id, item_ids=item_ids)
+    for i, lots in held_back.items():
         if i in out:
-            out[i] -= q
+            out[i] -= lots.total
+    if blocked is not None:
+        blocked.update(held_back)
     return out
 
 

@@ -28,6 +28,7 @@ from shopfloor.domain.base.context import Op
 from shopfloor.domain.planning import data
 from shopfloor.domain.planning.data import PLANNED, Company, ItemData
 from shopfloor.domain.stock import items as catalog
+from shopfloor.domain.stock import usable
 from shopfloor.kernel.errors import ValidationFailed
 from shopfloor.kernel.numbers import ZERO
 from shopfloor.store.tables import Item, Job, RecipeLine
@@ -81,10 +82,11 @@ def check_date(today: date, when: date | None, fld: str) -> None:
                                f"{today.isoformat()}", field=fld)
 
 
-def company_for(op: Op, item_ids: list[int], today: date, location_id: int | None) -> Company:
+def company_for(op: Op, item_ids: list[int], today: date, location_id: int | None,
+                blocked: dict[int, usable.Blocked] | None = None) -> Company:
     conn = op.session.connection()
     company = Company(data.read_items(conn, item_ids), data.read_recipes(conn, item_ids),
-                      data.read_on_hand(conn, location_id, today, item_ids))
+                      data.read_on_hand(conn, location_id, today, item_ids, blocked))
     data.read_documents(conn, company, today, location_id, item_ids)
     return company
 
@@ -180,6 +182,9 @@ class Promise:
     can_build: bool | None
     earliest: date
     shortages: list[DatedShortage]
+    on_hand: Decimal = ZERO  # all of it, held and expired lots included
+    held: Decimal = ZERO
+    expired: Decimal = ZERO
 
 
 def promise(op: Op, sku: str, quantity: Decimal, on: date, *, today: date,
@@ -188,7 +193,8 @@ def promise(op: Op, sku: str, quantity: Decimal, on: date, *, today: date,
     item_id = lookup.item(op, sku).id
     location_id = lookup.location(op, location).id if location else None
     ids = [item_id, *sorted(catalog.all_components(op, item_id))]
-    company = company_for(op, ids, today, location_id)
+    blocked: dict[int, usable.Blocked] = {}
+    company = company_for(op, ids, today, location_id, blocked)
     records = {i: build(company, i, today, None) for i in ids if i in company.items}
     top = records[item_id]
     can_ship = top.available(on) >= quantity
@@ -216,7 +222,9 @@ def promise(op: Op, sku: str, quantity: Decimal, on: date, *, today: date,
     new = _earliest(records, company, item_id, short if short > 0 else quantity, today,
                     stock=False)
     earliest = on if can_ship else min(d for d in (from_stock, new) if d is not None)
-    return Promise(top.available(on), can_ship, can_build, max(earliest, today), shortages)
+    held_back = blocked.get(item_id, usable.NONE)
+    return Promise(top.available(on), can_ship, can_build, max(earliest, today), shortages,
+                   top.on_hand + held_back.total, held_back.held, held_back.expired)
 
 
 def _earliest(records: dict[int, Record], company: Company, item_id: int, quantity: Decimal,

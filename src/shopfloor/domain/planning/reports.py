@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy import (
     Row,
@@ -32,6 +32,7 @@ from sqlalchemy.orm import Session
 from shopfloor.domain.base import lookup
 from shopfloor.domain.base.context import Op
 from shopfloor.domain.planning import lot_sizing
+from shopfloor.domain.stock import usable
 from shopfloor.domain.stock.items import OPEN_MO, OPEN_PO
 from shopfloor.kernel.numbers import ZERO
 from shopfloor.store.prepared import Prepared, connection_of
@@ -116,7 +117,8 @@ class LowStock:
 
 def low_stock(op: Op, location: str | None, *, limit: int | None = None,
               after: str | None = None) -> list[LowStock]:
-    """Items whose available stock is at or below their reorder point, in SKU order.
+    """Items whose available stock (held and expired lots left out) is at or below their
+    reorder point, in SKU order.
 
     The suggestion is min/max, as MRP plans it: back up to the reorder point plus the
     reorder quantity, counting what is already on order, so following it takes the item
@@ -124,12 +126,15 @@ def low_stock(op: Op, location: str | None, *, limit: int | None = None,
     order multiple (planning.lot_sizing).
     """
     loc_id = lookup.location(op, location).id if location else None
+    held_back = usable.blocked_subquery(op.now.date(), loc_id)
     on_hand = func.coalesce(func.sum(Balance.on_hand), 0)
-    available = on_hand - func.coalesce(func.sum(Balance.committed), 0)
+    available = (on_hand - func.coalesce(func.sum(Balance.committed), 0)
+                 - func.coalesce(func.max(held_back.c.quantity), 0))
     stmt = (
         select(Item, on_hand, available)
         .outerjoin(Balance, (Balance.item_id == Item.id)
                    & ((Balance.location_id == loc_id) if loc_id else True))
+        .outerjoin(held_back, held_back.c.item_id == Item.id)
         .where(Item.archived.is_(False), Item.reorder_point > 0)
         .group_by(Item.id)
         .having(available <= Item.reorder_point)
@@ -168,25 +173,46 @@ class Availability:
     can_ship: bool
     can_build: bool | None
     shortages: list[Shortage] = field(default_factory=list)
+    on_hand: Decimal = ZERO
+    held: Decimal = ZERO     # on hand in held lots, not available
+    expired: Decimal = ZERO  # on hand in expired lots, not available
 
 
-def _available(op: Op, item_id: int, location_id: int | None) -> Decimal:
-    stmt = select(func.coalesce(func.sum(Balance.on_hand - Balance.committed), 0)).where(
-        Balance.item_id == item_id)
+class _Stock(NamedTuple):
+    on_hand: Decimal
+    available: Decimal
+    blocked: usable.Blocked
+
+
+def _stock(op: Op, item_ids: list[int], location_id: int | None) -> dict[int, _Stock]:
+    """Per item: available leaves out what is committed and what sits in held or expired
+    lots (picking never takes it). One query per table."""
+    stmt = (select(Balance.item_id, func.sum(Balance.on_hand), func.sum(Balance.committed))
+            .where(Balance.item_id.in_(item_ids)).group_by(Balance.item_id))
     if location_id is not None:
         stmt = stmt.where(Balance.location_id == location_id)
-    return Decimal(op.session.scalar(stmt) or 0)
+    held_back = usable.blocked(op.session.connection(), op.now.date(),
+                                    location_id=location_id, item_ids=item_ids)
+    out = {i: _Stock(ZERO, ZERO, usable.NONE) for i in item_ids}
+    for item_id, on_hand, committed in op.session.execute(stmt):
+        b = held_back.get(item_id, usable.NONE)
+        out[item_id] = _Stock(on_hand, on_hand - committed - b.total, b)
+    return out
 
 
 def availability(op: Op, sku: str, quantity: Decimal, location: str | None) -> Availability:
     item = lookup.item(op, sku)
     loc_id = lookup.location(op, location).id if location else None
-    avail = _available(op, item.id, loc_id)
-    result = Availability(sku, quantity, avail, avail >= quantity, None)
-    if item.recipe_lines:
-        for line in item.recipe_lines:
+    lines = item.recipe_lines
+    stock = _stock(op, [item.id, *(ln.component_id for ln in lines)], loc_id)
+    top = stock[item.id]
+    result = Availability(sku, quantity, top.available, top.available >= quantity, None,
+                          on_hand=top.on_hand, held=top.blocked.held,
+                          expired=top.blocked.expired)
+    if lines:
+        for line in lines:
             need = line.quantity * quantity
-            have = _available(op, line.component_id, loc_id)
+            have = stock[line.component_id].available
             if have < need:
                 result.shortages.append(Shortage(line.component.sku, need, have, need - have))
         result.can_build = not result.shortages

@@ -62,12 +62,15 @@ def create(op: Op, sku: str, quantity: Decimal, location: str, *, number: str | 
     if due_date is not None:
         op.change("manufacturing_order", mo.number, "due_date", None, due_date)
     stock.prefetch(op, [c.item for c in mo.components], loc)
+    lot_book = stock.ledger(op).lots
     for c in mo.components:
         bal = stock.balance(op, c.item, loc)
         need = storable(c.quantity_per_unit * quantity, "quantity")
-        if bal.on_hand - bal.committed < need:
-            op.warn("short", f"{c.item.sku}: needs {fmt(need)}, {fmt(bal.on_hand - bal.committed)} "
-                    f"available at {loc.code}", fld="quantity")
+        held, which = lot_book.held_back(c.item, loc.id)  # held or expired: not consumed
+        available = bal.on_hand - held - bal.committed
+        if available < need:
+            op.warn("short", f"{c.item.sku}: needs {fmt(need)}, {fmt(available)} available at "
+                    f"{loc.code}" + (f" (not counting {which})" if held else ""), fld="quantity")
     _commit(op, mo, quantity)
     return mo
 

@@ -12,7 +12,7 @@ from sqlalchemy.orm.attributes import flag_modified
 
 from shopfloor.domain.base import lookup
 from shopfloor.domain.base.context import Op
-from shopfloor.domain.stock import lots
+from shopfloor.domain.stock import lots, usable
 from shopfloor.kernel.errors import Conflict, ValidationFailed
 from shopfloor.kernel.numbers import ZERO, fmt
 from shopfloor.store.tables import (
@@ -227,14 +227,17 @@ def search_items(op: Op, query: str | None, kind: str | None, limit: int,
 
 
 def totals(op: Op, item_ids: Sequence[int]) -> dict[int, tuple[Decimal, Decimal]]:
-    """On hand and available per item, over all locations, in one query."""
+    """On hand and available per item, over all locations: available leaves out what is
+    committed and what sits in held or expired lots. One query per table."""
     if not item_ids:
         return {}
     rows = op.session.execute(
         select(Balance.item_id, func.sum(Balance.on_hand), func.sum(Balance.committed))
         .where(Balance.item_id.in_(item_ids)).group_by(Balance.item_id)
     ).all()
+    held_back = usable.blocked(op.session.connection(), op.now.date(), item_ids=item_ids)
     out = {i: (ZERO, ZERO) for i in item_ids}
     for item_id, on_hand, committed in rows:
-        out[item_id] = (on_hand, on_hand - committed)
+        out[item_id] = (on_hand, on_hand - committed
+                        - held_back.get(item_id, usable.NONE).total)
     return out

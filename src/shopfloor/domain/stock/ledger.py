@@ -26,7 +26,7 @@ from sqlalchemy.orm import ORMExecuteState, Session, SessionTransaction
 from shopfloor.domain.base.context import Op
 from shopfloor.domain.base.limits import storable
 from shopfloor.domain.base.resolve import keyed, values
-from shopfloor.domain.stock.lot_ledger import LotBook, LotSlot, Picked, tracked
+from shopfloor.domain.stock.lot_ledger import LotBook, LotSlot, Picked, describe, tracked
 from shopfloor.kernel.errors import InsufficientStock, ValidationFailed
 from shopfloor.kernel.numbers import ZERO, cost, fmt
 from shopfloor.store.bulk import executemany
@@ -215,8 +215,7 @@ class Ledger:
         blocked = self.lots.unusable(p.item.id, p.location.id)
         if blocked and bal.on_hand >= need:
             today = self.op.now.date()
-            why = ", ".join(f"lot {s.lot_number} {fmt(s.on_hand)} "
-                            + ("on hold" if s.held else f"expired {s.expiry}") for s in blocked)
+            why = describe(blocked)
             self.op.refuse(InsufficientStock(
                 f"{p.item.sku} at {p.location.code}: {fmt(need)} more needed than the usable "
                 f"lots hold ({why})", field=p.field,

@@ -15,9 +15,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
-from typing import Any, NamedTuple
+from typing import Any, Literal, NamedTuple
 
-from sqlalchemy import Select, bindparam, insert, select, update
+from sqlalchemy import ColumnElement, Select, and_, bindparam, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from shopfloor.domain.base.context import Op
@@ -74,6 +74,37 @@ class LotSlot:
 
     def expired(self, today: date) -> bool:
         return self.expiry is not None and self.expiry < today
+
+    def blocked(self, today: date) -> BlockedBy | None:
+        return blocked(self.held, self.expiry, today)
+
+
+BlockedBy = Literal["held", "expired"]
+
+
+def blocked(held: bool, expiry: date | None, today: date) -> BlockedBy | None:
+    """Why picking may not take a lot's stock (None: it may). The one rule: picking skips
+    these lots, so availability, promises, planning and warnings leave their stock out;
+    `blocked_sql` is the same rule for a query. A held lot that has also expired counts as
+    held (releasing it would not make it usable)."""
+    if held:
+        return "held"
+    if expiry is not None and expiry < today:
+        return "expired"
+    return None
+
+
+def blocked_sql(today: date) -> tuple[ColumnElement[bool], ColumnElement[bool]]:
+    """`blocked` as conditions on BATCHES: (held, expired and not held)."""
+    return (BATCHES.c.held.is_(True),
+            and_(BATCHES.c.held.is_(False), BATCHES.c.expiry < today))
+
+
+def describe(slots: Iterable[LotSlot]) -> str:
+    """'lot L2 6 on hold, lot L3 2 expired 2026-11-01': the lots picking skips, for a
+    message."""
+    return ", ".join(f"lot {s.lot_number} {fmt(s.on_hand)} "
+                     + ("on hold" if s.held else f"expired {s.expiry}") for s in slots)
 
 
 class Picked(NamedTuple):
@@ -166,13 +197,21 @@ class LotBook:
         """The lots picking may take, in the order it takes them."""
         today = self.op.now.date()
         usable = [s for s in self.lots(item_id, location_id).values()
-                  if s.on_hand > 0 and not s.held and not s.expired(today)]
+                  if s.on_hand > 0 and s.blocked(today) is None]
         return sorted(usable, key=lambda s: (s.expiry or date.max, s.batch_id))
 
     def unusable(self, item_id: int, location_id: int) -> list[LotSlot]:
         today = self.op.now.date()
         return [s for s in self.lots(item_id, location_id).values()
-                if s.on_hand > 0 and (s.held or s.expired(today))]
+                if s.on_hand > 0 and s.blocked(today) is not None]
+
+    def held_back(self, item: Any, location_id: int) -> tuple[Decimal, str]:
+        """An item's stock at a location that picking would skip (held or expired lots),
+        and those lots described for a warning: (0, "") for an untracked item."""
+        if not tracked(item):
+            return ZERO, ""
+        slots = self.unusable(item.id, location_id)
+        return sum((s.on_hand for s in slots), ZERO), describe(slots)
 
     def in_lots(self, item_id: int, location_id: int) -> Decimal:
         return sum((s.on_hand for s in self.lots(item_id, location_id).values()), ZERO)
