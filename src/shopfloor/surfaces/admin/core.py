@@ -23,7 +23,6 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
-from starlette.routing import BaseRoute, Route
 
 from shopfloor.app.accounts import REASONS
 from shopfloor.app.settings import Settings
@@ -32,9 +31,9 @@ from shopfloor.kernel.roles import Role
 from shopfloor.registry.actor import Actor
 from shopfloor.registry.registry import Registry
 from shopfloor.registry.tool import Tool
-from shopfloor.surfaces import admin_forms as forms
-from shopfloor.surfaces import admin_session as sessions
-from shopfloor.surfaces.admin_display import Shower, label, words
+from shopfloor.surfaces.admin import forms
+from shopfloor.surfaces.admin import session as sessions
+from shopfloor.surfaces.admin.display import Shower, label, words
 from shopfloor.surfaces.auth import Authenticator
 
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -352,25 +351,4 @@ async def form_of(request: Request) -> dict[str, list[str]]:
     return parsed
 
 
-def admin_routes(registry: Registry, settings: Settings, auth: Authenticator) -> list[BaseRoute]:
-    from shopfloor.surfaces.admin_views import Views
-
-    admin = Admin(registry, settings, auth)
-    views = Views(admin)
-    g = admin.guarded
-    return [
-        Route("/sign-in", admin.sign_in_page, methods=["GET"]),
-        Route("/sign-in", admin.sign_in, methods=["POST"]),
-        Route("/sign-out", admin.sign_out, methods=["POST"]),
-        Route("/static/{name}", admin.static, methods=["GET"]),
-        Route("/picks/{pick}", views.pick_options, methods=["GET"]),
-        Route("/tools", g(admin.tool_list), methods=["GET"]),
-        Route("/tools/{name}", g(admin.tool_get), methods=["GET"]),
-        Route("/tools/{name}/preview", g(admin.preview, write=True), methods=["POST"]),
-        Route("/tools/{name}/apply", g(admin.apply, write=True), methods=["POST"]),
-        Route("/tools/{name}/start", g(admin.start, write=True), methods=["POST"]),
-        *views.routes(),
-    ]
-
-
-__all__ = ["Admin", "Role", "admin_routes"]
+__all__ = ["Admin", "Role"]

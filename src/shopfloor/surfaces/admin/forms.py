@@ -22,7 +22,7 @@ from starlette.requests import Request
 
 from shopfloor.kernel.errors import ValidationFailed
 from shopfloor.registry.tool import CONTROL_FIELDS
-from shopfloor.surfaces.admin_display import label
+from shopfloor.surfaces.admin.display import label
 
 PICKS = {"sku": "items", "item": "items", "product": "items", "component": "items",
          "only": "items", "skus": "items",

@@ -19,10 +19,10 @@ from starlette.responses import HTMLResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from shopfloor.registry.actor import Actor
-from shopfloor.surfaces import admin_forms as forms
-from shopfloor.surfaces import admin_session as sessions
-from shopfloor.surfaces.admin import HEADERS, Admin
-from shopfloor.surfaces.admin_forms import pages
+from shopfloor.surfaces.admin import forms
+from shopfloor.surfaces.admin import session as sessions
+from shopfloor.surfaces.admin.core import HEADERS, Admin
+from shopfloor.surfaces.admin.forms import pages
 
 PAGE = 25
 MRP_KINDS = ("mrp", "run_mrp")
