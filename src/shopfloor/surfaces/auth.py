@@ -5,6 +5,11 @@ so the raw secret signs nothing; `shopfloor token create` mints them), or RS256/
 from an external identity provider's JWKS when configured. The subject becomes the actor
 recorded in the operation log and bound to preview tokens. Tokens are never logged.
 
+Every token must name its issuer (`iss`) and audience (`aud`), never optional: our own
+name the deployment's pair stored at `init`, a provider's the JWT_ISSUER and JWT_AUDIENCE
+settings (both required with JWKS_URL). A token signed with a right key but meant for
+someone else, or naming no one, is refused.
+
 A verified token's actor is kept (bounded, least recently used out first) until the
 token's own `exp`, so a client sending the same token on every request pays for one
 signature check, not one per request; expiry is still checked on every use.
@@ -24,8 +29,9 @@ from typing import Any
 import jwt
 
 from shopfloor.accounts import Accounts, SignedIn
+from shopfloor.app import load_token_names
 from shopfloor.registry.actor import Actor, Role
-from shopfloor.registry.errors import Unauthenticated
+from shopfloor.registry.errors import Unauthenticated, ValidationFailed
 from shopfloor.registry.registry import Registry
 from shopfloor.settings import Settings
 
@@ -38,8 +44,14 @@ CACHE_TOKEN_CHARS = 8192
 class Authenticator:
     def __init__(self, registry: Registry, settings: Settings) -> None:
         self._key = registry.key("jwt")
-        self._issuer = settings.jwt_issuer
+        self._issuer, self._audience = load_token_names(registry.store)
         self._jwks = jwt.PyJWKClient(settings.jwks_url) if settings.jwks_url else None
+        self._provider = (settings.jwt_issuer or "", settings.jwt_audience or "")
+        if self._jwks is not None and not all(self._provider):
+            missing = "jwt_audience" if settings.jwt_issuer else "jwt_issuer"
+            raise ValidationFailed("JWKS_URL needs the provider's JWT_ISSUER and JWT_AUDIENCE "
+                                   "(SHOPFLOOR_JWT_ISSUER, SHOPFLOOR_JWT_AUDIENCE): its tokens "
+                                   "must name both", field=missing)
         self._verified: OrderedDict[str, tuple[float, Actor, str | None]] = OrderedDict()
         self._lock = threading.Lock()
         self.accounts = Accounts(registry.store)
@@ -55,11 +67,10 @@ class Authenticator:
             Role.parse(r)
         now = int(time.time())
         claims: dict[str, Any] = {"sub": subject, "roles": roles, "iat": now,
-                                  "exp": now + ttl_seconds}
+                                  "exp": now + ttl_seconds, "iss": self._issuer,
+                                  "aud": self._audience}
         if session_id is not None:
             claims["sid"] = session_id
-        if self._issuer:
-            claims["iss"] = self._issuer
         return jwt.encode(claims, self._key, algorithm="HS256")
 
     def sign_in(self, username: str, password: str) -> tuple[str, int, SignedIn]:
@@ -146,10 +157,11 @@ class Authenticator:
                 self._verified.popitem(last=False)
 
     def _decode(self, token: str) -> dict[str, Any]:
-        options: Any = {"require": ["exp", "sub"]}
+        options: Any = {"require": ["exp", "sub", "iss", "aud"]}
         if self._jwks is not None and jwt.get_unverified_header(token).get("alg") != "HS256":
             signing = self._jwks.get_signing_key_from_jwt(token)
+            issuer, audience = self._provider
             return jwt.decode(token, signing.key, algorithms=["RS256", "ES256"],
-                              issuer=self._issuer, options=options)
+                              issuer=issuer, audience=audience, options=options)
         return jwt.decode(token, self._key, algorithms=ALGORITHMS, issuer=self._issuer,
-                          options=options)
+                          audience=self._audience, options=options)
