@@ -150,7 +150,7 @@ def test_an_identity_provider_token_works_on_the_api_and_signs_in_to_the_admin(
                            key, algorithm="RS256", headers={"kid": "idp-1"})
         with serving(build_app(registry, settings, run_worker=False)) as url:
             assert _tools(url, token).status_code == 200
-            with httpx.Client(base_url=url) as browser:
+            with httpx.Client(base_url=url, headers={"Origin": url}) as browser:
                 signed = browser.post("/sign-in", data={"access_token": token, "next": "/log"})
                 assert signed.status_code == 303 and signed.headers["location"] == "/log"
                 page = browser.get("/log")
