@@ -31,10 +31,12 @@ from shopfloor.registry.errors import Forbidden, ShopfloorError, Unauthenticated
 from shopfloor.registry.registry import Registry
 from shopfloor.registry.tool import Tool
 from shopfloor.settings import Settings
+from shopfloor.sign_in_throttle import TooManyAttempts
 from shopfloor.surfaces import admin_forms as forms
 from shopfloor.surfaces import admin_session as sessions
 from shopfloor.surfaces.admin_display import Shower, label, words
 from shopfloor.surfaces.auth import Authenticator
+from shopfloor.surfaces.http import client_address, throttled
 
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
        "connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
@@ -161,7 +163,12 @@ class Admin:
                 await run_in_threadpool(self.auth.actor, f"Bearer {token}")
             else:
                 token, _, _ = await run_in_threadpool(
-                    self.auth.sign_in, username, form.get("password", [""])[-1])
+                    self.auth.sign_in, username, form.get("password", [""])[-1],
+                    client_address(request))
+        except TooManyAttempts as exc:
+            return throttled(self.render(request, "sign_in.html", None, status=429,
+                                         error=exc.message, next=target, username=username),
+                             exc)
         except ShopfloorError as exc:
             return self.render(request, "sign_in.html", None, status=401, error=exc.message,
                                next=target, username=username)

@@ -73,10 +73,12 @@ class Authenticator:
             claims["sid"] = session_id
         return jwt.encode(claims, self._key, algorithm="HS256")
 
-    def sign_in(self, username: str, password: str) -> tuple[str, int, SignedIn]:
-        """The OAuth2 password flow's work: check the password, open a session, mint a
-        token that lives exactly as long as it. Returns (token, expires_in, session)."""
-        signed = self.accounts.sign_in(username, password, self.session_ttl)
+    def sign_in(self, username: str, password: str,
+                client: str | None = None) -> tuple[str, int, SignedIn]:
+        """The OAuth2 password flow's work: check the password (throttled per name and
+        per `client` address), open a session, mint a token that lives exactly as long
+        as it. Returns (token, expires_in, session)."""
+        signed = self.accounts.sign_in(username, password, self.session_ttl, client)
         ttl = max(1, int(self.session_ttl.total_seconds()))
         return self.mint(signed.username, [signed.role], ttl, signed.session_id), ttl, signed
 

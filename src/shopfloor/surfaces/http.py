@@ -21,6 +21,7 @@ from shopfloor.registry.errors import NotFound, ShopfloorError, Unauthenticated,
 from shopfloor.registry.registry import Registry
 from shopfloor.registry.tool import Tool
 from shopfloor.settings import Settings
+from shopfloor.sign_in_throttle import TooManyAttempts
 from shopfloor.surfaces.auth import Authenticator
 from shopfloor.surfaces.openapi import STATUS, document
 
@@ -29,6 +30,18 @@ MAX_BODY = 4 * 1024 * 1024
 
 def error_response(exc: ShopfloorError, status: int | None = None) -> JSONResponse:
     return JSONResponse(exc.to_payload(), status_code=status or STATUS.get(exc.code, 500))
+
+
+def client_address(request: Request) -> str | None:
+    """Who is guessing, for the sign-in throttle: the peer uvicorn saw, which is the
+    client a trusted proxy names in X-Forwarded-For (uvicorn trusts loopback by default,
+    FORWARDED_ALLOW_IPS for others)."""
+    return request.client.host if request.client else None
+
+
+def throttled(response: Response, exc: TooManyAttempts) -> Response:
+    response.headers["Retry-After"] = str(exc.retry_after)
+    return response
 
 
 def tool_info(t: Tool) -> dict[str, Any]:
@@ -124,7 +137,9 @@ class ToolsAPI:
                 return error_response(ValidationFailed(f"{name} is required", field=name), 400)
         try:
             token, ttl, _ = await run_in_threadpool(self.auth.sign_in, form["username"],
-                                                    form["password"])
+                                                    form["password"], client_address(request))
+        except TooManyAttempts as exc:
+            return throttled(error_response(exc, 429), exc)
         except Unauthenticated as exc:
             response = error_response(exc)
             response.headers["WWW-Authenticate"] = 'Bearer realm="shopfloor"'
