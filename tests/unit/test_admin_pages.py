@@ -27,7 +27,7 @@ def client(registry: Registry, db_url: str) -> Iterator[httpx.Client]:
     Accounts(registry.store).create("pat", PASSWORD, "admin")
     with serving(build_app(registry, Settings(database_url=db_url, currency="USD"),
                            run_worker=False)) as url, \
-            httpx.Client(base_url=url, timeout=30) as c:
+            httpx.Client(base_url=url, timeout=30, headers={"Origin": url}) as c:
         signed = c.post("/sign-in", data={"username": "pat", "password": PASSWORD,
                                           "next": "/items"})
         assert signed.status_code == 303 and signed.headers["location"] == "/items"

@@ -143,12 +143,14 @@ def test_an_identity_provider_token_works_on_the_api_and_signs_in_to_the_admin(
         return JSONResponse({"keys": [public]})
 
     with serving(Starlette(routes=[Route("/jwks.json", jwks)])) as idp:
-        settings = Settings(database_url=db_url, jwks_url=f"{idp}/jwks.json")
-        token = jwt.encode({"sub": "sso-sam", "roles": ["operator"], "exp": 4102444800},
+        settings = Settings(database_url=db_url, jwks_url=f"{idp}/jwks.json",
+                            jwt_issuer="https://id.example", jwt_audience="shopfloor")
+        token = jwt.encode({"sub": "sso-sam", "roles": ["operator"], "exp": 4102444800,
+                            "iss": "https://id.example", "aud": "shopfloor"},
                            key, algorithm="RS256", headers={"kid": "idp-1"})
         with serving(build_app(registry, settings, run_worker=False)) as url:
             assert _tools(url, token).status_code == 200
-            with httpx.Client(base_url=url) as browser:
+            with httpx.Client(base_url=url, headers={"Origin": url}) as browser:
                 signed = browser.post("/sign-in", data={"access_token": token, "next": "/log"})
                 assert signed.status_code == 303 and signed.headers["location"] == "/log"
                 page = browser.get("/log")

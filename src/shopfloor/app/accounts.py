@@ -6,7 +6,8 @@ beside the store rather than in a surface, so every surface that signs people in
 API's token endpoint, the admin, `shopfloor user`) shares it without reaching the store
 itself. Hashes are argon2id (argon2-cffi's defaults, rehashed when those move on). An
 unknown user costs the same hash check as a wrong password, so timing does not tell
-which names exist. A session is a row, so signing out, disabling an account or changing
+which names exist, and guessing is throttled per name and per address the same way for
+both (sign_in_throttle). A session is a row, so signing out, disabling an account or changing
 its password ends its sessions on every instance sharing the database.
 """
 
@@ -23,6 +24,7 @@ from argon2.exceptions import InvalidHashError, VerificationError
 from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
 
+from shopfloor.app import throttle
 from shopfloor.kernel.errors import Conflict, NotFound, Unauthenticated, ValidationFailed
 from shopfloor.kernel.roles import Role
 from shopfloor.store.engine import Store
@@ -133,19 +135,25 @@ class Accounts:
             return [{"username": a.username, "role": a.role, "disabled": a.disabled,
                      "created_at": a.created_at.isoformat()} for a in rows]
 
-    def sign_in(self, username: str, password: str, ttl: timedelta) -> SignedIn:
+    def sign_in(self, username: str, password: str, ttl: timedelta,
+                client: str | None = None) -> SignedIn:
+        """`client` is the caller's address, throttled beside the name (TooManyAttempts)."""
         wrong = Unauthenticated("wrong username or password")
+        keys = throttle.keys(username, client)
         with self.store.reading() as session:
+            throttle.check(session, keys, self.clock())
             account = session.scalar(select(Account).where(Account.username == username.strip()))
             if account is not None:
                 session.expunge(account)
         if account is None or not password or len(password) > MAX_PASSWORD:
             with contextlib.suppress(VerificationError):
                 _hasher.verify(_DUMMY, password or "-")
+            self._failed(keys)
             raise wrong
         try:
             _hasher.verify(account.password_hash, password)
         except (VerificationError, InvalidHashError):
+            self._failed(keys)
             raise wrong from None
         if account.disabled:
             raise Unauthenticated("this account is disabled")
@@ -157,8 +165,28 @@ class Accounts:
                                 .values(password_hash=_hasher.hash(password)))
             session.add(AccountSession(id=sid, account_id=account.id, created_at=now,
                                        expires_at=now + ttl))
+            throttle.clear(session, keys)
             session.commit()
         return SignedIn(sid, account.username, account.role, now + ttl)
+
+    def _failed(self, keys: throttle.Keys) -> None:
+        now = self.clock()
+
+        def count() -> None:
+            with self.store.writing() as session:
+                throttle.record_failure(session, keys, now)
+                session.commit()
+
+        def forget() -> None:
+            with self.store.writing() as session:
+                throttle.forget_old(session, now)
+                session.commit()
+
+        try:
+            self.store.retrying(count)
+        except IntegrityError:  # another instance counted this key's first failure
+            self.store.retrying(count)
+        self.store.retrying(forget)
 
     def sign_out(self, session_id: str) -> None:
         with self.store.writing() as session:

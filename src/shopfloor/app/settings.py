@@ -27,6 +27,9 @@ class Settings:
     require_preview_token: bool = False
     preview_ttl_minutes: int = 15
     jwt_issuer: str | None = None
+    """With JWKS_URL: the identity provider's issuer its tokens must name."""
+    jwt_audience: str | None = None
+    """With JWKS_URL: the audience the identity provider's tokens must name."""
     jwks_url: str | None = None
     mcp_output_schemas: bool = True
     job_heartbeat_seconds: float = 2.0

@@ -39,6 +39,39 @@ def load_secret(store: Store) -> str:
     return store.retrying(get_or_create)
 
 
+ISSUER = "shopfloor"
+AUDIENCE = "shopfloor-api"
+
+
+def load_token_names(store: Store) -> tuple[str, str]:
+    """The issuer and audience this deployment's own tokens name and must name: stored
+    beside the secret (`init` writes them; a database from before gets them then), so
+    every instance agrees, and a token from anywhere else is told apart even when it is
+    signed with the same key."""
+    from sqlalchemy import select
+    from sqlalchemy.exc import IntegrityError
+
+    from shopfloor.store.tables import Meta
+
+    wanted = {"jwt_issuer": ISSUER, "jwt_audience": AUDIENCE}
+
+    def get_or_create() -> dict[str, str]:
+        with store.writing() as session:
+            rows = {m.key: m.value for m in
+                    session.scalars(select(Meta).where(Meta.key.in_(wanted)))}
+            missing = {k: v for k, v in wanted.items() if k not in rows}
+            if missing:
+                session.add_all(Meta(key=k, value=v) for k, v in missing.items())
+                session.commit()
+            return {**missing, **rows}
+
+    try:
+        names = store.retrying(get_or_create)
+    except IntegrityError:  # another instance wrote them first: read theirs
+        names = store.retrying(get_or_create)
+    return names["jwt_issuer"], names["jwt_audience"]
+
+
 def local_actor(settings: Settings) -> Actor:
     """Who the CLI and MCP stdio act as; unset means nobody, so every call is refused."""
     from shopfloor.kernel.errors import Unauthenticated
@@ -140,6 +173,7 @@ def open_registry(settings: Settings, *, store: Store | None = None) -> Registry
     store = store or Store(settings.database_url)
     upgrade(store)
     secret = settings.secret or load_secret(store)
+    load_token_names(store)
     registry = Registry(
         store,
         secret=secret.encode(),

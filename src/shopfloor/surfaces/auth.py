@@ -5,6 +5,11 @@ so the raw secret signs nothing; `shopfloor token create` mints them), or RS256/
 from an external identity provider's JWKS when configured. The subject becomes the actor
 recorded in the operation log and bound to preview tokens. Tokens are never logged.
 
+Every token must name its issuer (`iss`) and audience (`aud`), never optional: our own
+name the deployment's pair stored at `init`, a provider's the JWT_ISSUER and JWT_AUDIENCE
+settings (both required with JWKS_URL). A token signed with a right key but meant for
+someone else, or naming no one, is refused.
+
 A verified token's actor is kept (bounded, least recently used out first) until the
 token's own `exp`, so a client sending the same token on every request pays for one
 signature check, not one per request; expiry is still checked on every use.
@@ -22,10 +27,14 @@ from datetime import timedelta
 from typing import Any
 
 import jwt
+from starlette.requests import Request
+from starlette.responses import Response
 
 from shopfloor.app.accounts import Accounts, SignedIn
 from shopfloor.app.settings import Settings
-from shopfloor.kernel.errors import Unauthenticated
+from shopfloor.app.throttle import TooManyAttempts
+from shopfloor.app.wiring import load_token_names
+from shopfloor.kernel.errors import Unauthenticated, ValidationFailed
 from shopfloor.kernel.roles import Role
 from shopfloor.registry.actor import Actor
 from shopfloor.registry.registry import Registry
@@ -39,8 +48,14 @@ CACHE_TOKEN_CHARS = 8192
 class Authenticator:
     def __init__(self, registry: Registry, settings: Settings) -> None:
         self._key = registry.key("jwt")
-        self._issuer = settings.jwt_issuer
+        self._issuer, self._audience = load_token_names(registry.store)
         self._jwks = jwt.PyJWKClient(settings.jwks_url) if settings.jwks_url else None
+        self._provider = (settings.jwt_issuer or "", settings.jwt_audience or "")
+        if self._jwks is not None and not all(self._provider):
+            missing = "jwt_audience" if settings.jwt_issuer else "jwt_issuer"
+            raise ValidationFailed("JWKS_URL needs the provider's JWT_ISSUER and JWT_AUDIENCE "
+                                   "(SHOPFLOOR_JWT_ISSUER, SHOPFLOOR_JWT_AUDIENCE): its tokens "
+                                   "must name both", field=missing)
         self._verified: OrderedDict[str, tuple[float, Actor, str | None]] = OrderedDict()
         self._lock = threading.Lock()
         self.accounts = Accounts(registry.store)
@@ -56,17 +71,18 @@ class Authenticator:
             Role.parse(r)
         now = int(time.time())
         claims: dict[str, Any] = {"sub": subject, "roles": roles, "iat": now,
-                                  "exp": now + ttl_seconds}
+                                  "exp": now + ttl_seconds, "iss": self._issuer,
+                                  "aud": self._audience}
         if session_id is not None:
             claims["sid"] = session_id
-        if self._issuer:
-            claims["iss"] = self._issuer
         return jwt.encode(claims, self._key, algorithm="HS256")
 
-    def sign_in(self, username: str, password: str) -> tuple[str, int, SignedIn]:
-        """The OAuth2 password flow's work: check the password, open a session, mint a
-        token that lives exactly as long as it. Returns (token, expires_in, session)."""
-        signed = self.accounts.sign_in(username, password, self.session_ttl)
+    def sign_in(self, username: str, password: str,
+                client: str | None = None) -> tuple[str, int, SignedIn]:
+        """The OAuth2 password flow's work: check the password (throttled per name and
+        per `client` address), open a session, mint a token that lives exactly as long
+        as it. Returns (token, expires_in, session)."""
+        signed = self.accounts.sign_in(username, password, self.session_ttl, client)
         ttl = max(1, int(self.session_ttl.total_seconds()))
         return self.mint(signed.username, [signed.role], ttl, signed.session_id), ttl, signed
 
@@ -147,10 +163,23 @@ class Authenticator:
                 self._verified.popitem(last=False)
 
     def _decode(self, token: str) -> dict[str, Any]:
-        options: Any = {"require": ["exp", "sub"]}
+        options: Any = {"require": ["exp", "sub", "iss", "aud"]}
         if self._jwks is not None and jwt.get_unverified_header(token).get("alg") != "HS256":
             signing = self._jwks.get_signing_key_from_jwt(token)
+            issuer, audience = self._provider
             return jwt.decode(token, signing.key, algorithms=["RS256", "ES256"],
-                              issuer=self._issuer, options=options)
+                              issuer=issuer, audience=audience, options=options)
         return jwt.decode(token, self._key, algorithms=ALGORITHMS, issuer=self._issuer,
-                          options=options)
+                          audience=self._audience, options=options)
+
+
+def client_address(request: Request) -> str | None:
+    """Who is guessing, for the sign-in throttle: the peer uvicorn saw, which is the
+    client a trusted proxy names in X-Forwarded-For (uvicorn trusts loopback by default,
+    FORWARDED_ALLOW_IPS for others)."""
+    return request.client.host if request.client else None
+
+
+def throttled(response: Response, exc: TooManyAttempts) -> Response:
+    response.headers["Retry-After"] = str(exc.retry_after)
+    return response

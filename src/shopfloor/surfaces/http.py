@@ -17,11 +17,12 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from shopfloor.app.settings import Settings
+from shopfloor.app.throttle import TooManyAttempts
 from shopfloor.kernel.errors import NotFound, ShopfloorError, Unauthenticated, ValidationFailed
 from shopfloor.registry.actor import Actor
 from shopfloor.registry.registry import Registry
 from shopfloor.registry.tool import Tool
-from shopfloor.surfaces.auth import Authenticator
+from shopfloor.surfaces.auth import Authenticator, client_address, throttled
 from shopfloor.surfaces.openapi import STATUS, document
 
 MAX_BODY = 4 * 1024 * 1024
@@ -124,7 +125,9 @@ class ToolsAPI:
                 return error_response(ValidationFailed(f"{name} is required", field=name), 400)
         try:
             token, ttl, _ = await run_in_threadpool(self.auth.sign_in, form["username"],
-                                                    form["password"])
+                                                    form["password"], client_address(request))
+        except TooManyAttempts as exc:
+            return throttled(error_response(exc, 429), exc)
         except Unauthenticated as exc:
             response = error_response(exc)
             response.headers["WWW-Authenticate"] = 'Bearer realm="shopfloor"'

@@ -36,3 +36,16 @@ class AccountSession(Base):
     expires_at: Mapped[datetime]
     revoked_at: Mapped[datetime | None]
     revoked_reason: Mapped[str | None] = mapped_column(String(32))
+
+
+class SignInFailure(Base):
+    """Failed sign-ins counted per account name and per client address (`key` is a hash
+    of either, so names that do not exist are not stored), kept here rather than in a
+    server's memory so that every instance sharing the database throttles the same
+    guesser. `locked_until` is when the next try is heard."""
+
+    __tablename__ = "sign_in_failures"
+    key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    failures: Mapped[int]
+    last_failed_at: Mapped[datetime] = mapped_column(index=True)
+    locked_until: Mapped[datetime | None]

@@ -26,7 +26,8 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from shopfloor.app.accounts import REASONS
 from shopfloor.app.settings import Settings
-from shopfloor.kernel.errors import ShopfloorError, Unauthenticated
+from shopfloor.app.throttle import TooManyAttempts
+from shopfloor.kernel.errors import Forbidden, ShopfloorError, Unauthenticated
 from shopfloor.kernel.roles import Role
 from shopfloor.registry.actor import Actor
 from shopfloor.registry.registry import Registry
@@ -34,12 +35,12 @@ from shopfloor.registry.tool import Tool
 from shopfloor.surfaces.admin import forms
 from shopfloor.surfaces.admin import session as sessions
 from shopfloor.surfaces.admin.display import Shower, label, words
-from shopfloor.surfaces.auth import Authenticator
+from shopfloor.surfaces.auth import Authenticator, client_address, throttled
 
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
        "connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
 HEADERS = {"Content-Security-Policy": CSP, "X-Content-Type-Options": "nosniff",
-           "Referrer-Policy": "no-referrer", "Cache-Control": "no-store",
+           "Referrer-Policy": "same-origin", "Cache-Control": "no-store",
            "X-Frame-Options": "DENY"}
 STATIC = {"htmx.min.js": "text/javascript", "admin.js": "text/javascript",
           "render.js": "text/javascript", "admin.css": "text/css",
@@ -111,13 +112,16 @@ class Admin:
 
     def guarded(self, handler: Handler, *, write: bool = False
                 ) -> Callable[[Request], Awaitable[Response]]:
-        """Sign-in first; a POST must carry the session's CSRF token."""
+        """Sign-in first; a POST must come from this site and carry the session's CSRF
+        token."""
         async def endpoint(request: Request) -> Response:
             try:
                 actor = await sessions.current_actor(request, self.auth)
             except sessions.SignInNeeded as need:
                 return sessions.to_sign_in(request, need.reason)
             if request.method == "POST":
+                if sessions.same_origin(request) is False:
+                    return self.cross_site(request, actor)
                 sent = request.headers.get("x-csrf-token") or (await form_of(request)).get(
                     "csrf", [""])[-1]
                 if not sessions.csrf_ok(request, self.csrf_key, sent):
@@ -136,6 +140,10 @@ class Admin:
                 return self.problem(request, actor, exc)
         return endpoint
 
+    def cross_site(self, request: Request, actor: Actor | None) -> Response:
+        return self.render(request, "problem.html", actor, status=403, error=Forbidden(
+            "This request came from another site; open this site's page and try again."))
+
     # -- sign-in ---------------------------------------------------------------------
     async def sign_in_page(self, request: Request) -> Response:
         reason = request.query_params.get("reason", "")
@@ -143,6 +151,8 @@ class Admin:
                            next=sessions.safe_next(request.query_params.get("next")))
 
     async def sign_in(self, request: Request) -> Response:
+        if not sessions.same_origin(request):  # no CSRF token here: the origin must say
+            return self.cross_site(request, None)
         form = await form_of(request)
         target = sessions.safe_next(form.get("next", ["/"])[-1])
         username = form.get("username", [""])[-1]
@@ -152,7 +162,12 @@ class Admin:
                 await run_in_threadpool(self.auth.actor, f"Bearer {token}")
             else:
                 token, _, _ = await run_in_threadpool(
-                    self.auth.sign_in, username, form.get("password", [""])[-1])
+                    self.auth.sign_in, username, form.get("password", [""])[-1],
+                    client_address(request))
+        except TooManyAttempts as exc:
+            return throttled(self.render(request, "sign_in.html", None, status=429,
+                                         error=exc.message, next=target, username=username),
+                             exc)
         except ShopfloorError as exc:
             return self.render(request, "sign_in.html", None, status=401, error=exc.message,
                                next=target, username=username)
@@ -161,6 +176,8 @@ class Admin:
         return response
 
     async def sign_out(self, request: Request) -> Response:
+        if sessions.same_origin(request) is False:
+            return self.cross_site(request, None)
         form = await form_of(request)
         if not sessions.csrf_ok(request, self.csrf_key, form.get("csrf", [""])[-1]):
             return RedirectResponse("/", status_code=303)

@@ -3,9 +3,13 @@
 The browser holds the same bearer token the API takes (from the same sign-in), but in a
 cookie script cannot read (HttpOnly) and other sites cannot send (SameSite=Strict). Each
 state-changing form also carries a token derived from the session (HMAC), checked on
-every POST. When the session has ended, a page request is sent to the sign-in page with
-the reason (a fixed text chosen by code) and the page it came from; an htmx request gets
-the same as an `HX-Redirect`.
+every POST, and every POST, sign-in included, must come from this site's own pages by its
+Origin (or Referer): the sign-in form has no session to derive a token from, and without
+the check another site could sign a browser in as the attacker (login CSRF).
+
+When the session has ended, a page request is sent to the sign-in page with the reason (a
+fixed text chosen by code) and the page it came from; an htmx request gets the same as an
+`HX-Redirect`.
 """
 
 from __future__ import annotations
@@ -54,6 +58,20 @@ def csrf_token(request: Request, key: bytes) -> str:
 
 def csrf_ok(request: Request, key: bytes, sent: str | None) -> bool:
     return bool(sent) and hmac.compare_digest(csrf_token(request, key), sent or "")
+
+
+def same_origin(request: Request) -> bool | None:
+    """Whether the page that sent this request is this site's, by its Origin, else its
+    Referer; None when it names neither. An opaque origin (`null`: a sandboxed frame, a
+    data: URL) is another site. The site's https origin counts when the request arrived
+    as http (TLS ended at a proxy uvicorn was not told to trust)."""
+    sent = request.headers.get("origin") or request.headers.get("referer")
+    if not sent:
+        return None
+    parts = urlsplit(sent)
+    here = request.url
+    return (bool(parts.netloc) and parts.netloc.lower() == here.netloc.lower()
+            and parts.scheme in (here.scheme, "https"))
 
 
 def safe_next(target: str | None) -> str:

@@ -54,10 +54,15 @@ def main_options(
 
 @app.command()
 def init(ctx: typer.Context) -> None:
-    """Create or migrate the database and its signing secret."""
+    """Create or migrate the database, its signing secret and its tokens' issuer and
+    audience."""
+    from shopfloor.app.wiring import load_token_names
+
     c = _ctx(ctx)
     registry = c.registry()
+    issuer, audience = load_token_names(registry.store)
     typer.echo(f"Database ready: {registry.store.url.split('@')[-1]}", err=True)
+    typer.echo(f"Tokens name issuer {issuer!r} and audience {audience!r}", err=True)
 
 
 @app.command()

@@ -1,0 +1,112 @@
+"""Another site cannot make a browser act on the admin (login CSRF included), on both
+databases: a state-changing request whose Origin (or, without one, Referer) is another
+site's is refused with 403 and changes nothing. The sign-in form has no CSRF token, so a
+sign-in naming no origin at all is refused too; a signed-in form without either header
+still has its session's CSRF token to show."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+import httpx
+import pytest
+from sqlalchemy import func, select
+
+from shopfloor.app.accounts import Accounts
+from shopfloor.app.settings import Settings
+from shopfloor.registry.registry import Registry
+from shopfloor.store.tables.accounts import AccountSession
+from shopfloor.surfaces.server import build_app
+from tests.helpers import ADMIN, snapshot
+from tests.servers import serving
+
+PASSWORD = "a password of hers"
+EVIL = "http://evil.example"
+
+
+@pytest.fixture
+def server(registry: Registry, db_url: str) -> Iterator[tuple[str, Registry]]:
+    Accounts(registry.store).create("ann", PASSWORD, "admin")
+    with serving(build_app(registry, Settings(database_url=db_url), run_worker=False)) as url:
+        yield url, registry
+
+
+def _sessions(registry: Registry) -> int:
+    with registry.store.reading() as s:
+        return int(s.execute(select(func.count()).select_from(AccountSession)).scalar() or 0)
+
+
+def _sign_in(client: httpx.Client, headers: dict[str, str]) -> httpx.Response:
+    return client.post("/sign-in", headers=headers,
+                       data={"username": "ann", "password": PASSWORD, "next": "/"})
+
+
+@pytest.mark.parametrize("headers", [
+    {"Origin": EVIL},
+    {"Origin": EVIL, "Referer": "SAME/sign-in"},
+    {"Referer": EVIL + "/login.html"},
+    {"Origin": "null"},
+    {},
+], ids=["origin", "origin-over-referer", "referer", "opaque", "none"])
+def test_a_cross_site_sign_in_is_refused(server: tuple[str, Registry],
+                                          headers: dict[str, str]) -> None:
+    url, registry = server
+    headers = {k: v.replace("SAME", url) for k, v in headers.items()}
+    with httpx.Client(base_url=url) as client:
+        refused = _sign_in(client, headers)
+    assert refused.status_code == 403, refused.text
+    assert "set-cookie" not in refused.headers
+    assert _sessions(registry) == 0
+
+
+@pytest.mark.parametrize("headers", [{"Origin": "SAME"}, {"Referer": "SAME/sign-in?next=/"}],
+                         ids=["origin", "referer"])
+def test_a_sign_in_from_this_site_goes_through(server: tuple[str, Registry],
+                                               headers: dict[str, str]) -> None:
+    url, registry = server
+    headers = {k: v.replace("SAME", url) for k, v in headers.items()}
+    with httpx.Client(base_url=url) as client:
+        signed = _sign_in(client, headers)
+        assert signed.status_code == 303 and "shopfloor_session" in signed.cookies
+    assert _sessions(registry) == 1
+
+
+def test_pages_let_this_site_name_itself() -> None:
+    """A page's Referrer-Policy decides what Origin its own form posts carry: under
+    no-referrer a browser sends `Origin: null`, which the check must refuse."""
+    from shopfloor.surfaces.admin.core import HEADERS
+
+    assert HEADERS["Referrer-Policy"] == "same-origin"
+
+
+def test_a_cross_site_write_or_sign_out_is_refused(server: tuple[str, Registry]) -> None:
+    url, registry = server
+    with httpx.Client(base_url=url, headers={"Origin": url}) as client:
+        assert _sign_in(client, {}).status_code == 303
+        page = client.get("/tools/create_location").text
+        match = re.search(r'name="csrf" value="([0-9a-f]+)"', page)
+        assert match
+        form = {"csrf": match.group(1), "code": "EVIL", "name": "Planted"}
+        preview = client.post("/tools/create_location/preview", data=form)
+        assert preview.status_code == 200, preview.text[-500:]
+        token = re.search(r'name="preview_token" value="([^"]+)"', preview.text)
+        key = re.search(r'name="idempotency_key" value="([^"]+)"', preview.text)
+        assert token and key
+        confirm = {**form, "preview_token": token.group(1), "idempotency_key": key.group(1)}
+        quiet = snapshot(registry)
+        for hostile in ({"Origin": EVIL}, {"Origin": "null"},
+                        {"Origin": "", "Referer": EVIL + "/x"}):
+            refused = client.post("/tools/create_location/apply", data=confirm,
+                                  headers=hostile)
+            assert refused.status_code == 403, (hostile, refused.text[-300:])
+            out = client.post("/sign-out", data={"csrf": form["csrf"]}, headers=hostile)
+            assert out.status_code == 403
+        assert snapshot(registry) == quiet
+        assert client.get("/tools").status_code == 200  # still signed in
+        done = client.post("/tools/create_location/apply", data=confirm,
+                           headers={"Origin": "", "Referer": url + "/tools/create_location"})
+        assert done.status_code == 200, done.text[-500:]
+        codes = [loc["code"] for loc in
+                 registry.invoke("list_locations", {}, ADMIN)["locations"]]
+        assert "EVIL" in codes
