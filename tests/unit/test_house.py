@@ -93,3 +93,26 @@ def test_imports_point_down_the_stack_and_never_circle() -> None:
     run = subprocess.run([exe, "--no-cache"], capture_output=True, text=True,
                          cwd=SRC.parents[1])
     assert run.returncode == 0, run.stdout[-4000:]
+
+
+def test_status_words_are_defined_once_and_served() -> None:
+    """The tools' status fields take exactly the vocabulary's words, and no script or
+    template spells a word the vocabulary defines (they are served it)."""
+    from typing import get_args
+
+    from shopfloor.kernel.statuses import MO, PO, SO, JobState
+    from shopfloor.tools import audit, orders, production
+
+    assert get_args(orders.PoStatus) == tuple(PO)
+    assert get_args(orders.SoStatus) == tuple(SO)
+    assert get_args(audit.JobStatus) == tuple(JobState)
+    assert get_args(production.MoStatus) == tuple(MO)
+    distinctive = {PO.draft, PO.partially_received, SO.partially_fulfilled, SO.fulfilled,
+                   MO.in_progress, MO.planned, JobState.queued, JobState.running,
+                   JobState.succeeded}
+    spelled = re.compile(r"""["'](""" + "|".join(distinctive) + r""")["']""")
+    ui = SRC / "ui"
+    found = [f"{p.relative_to(SRC)}:{n}" for p in sorted(ui.rglob("*"))
+             if p.suffix in (".html", ".js") and not p.name.endswith(".min.js")
+             for n, line in enumerate(p.read_text().splitlines(), 1) if spelled.search(line)]
+    assert found == []

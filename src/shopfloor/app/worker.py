@@ -16,6 +16,7 @@ from collections.abc import Callable
 from datetime import timedelta
 
 from shopfloor.kernel.errors import ShopfloorError
+from shopfloor.kernel.statuses import JobState
 from shopfloor.registry.jobs import Cancelled, JobContext, Runner
 from shopfloor.store import queue
 from shopfloor.store.engine import Store
@@ -63,15 +64,17 @@ class Worker:
                 raise ValueError(f"no runner for job kind {job.kind!r}")
             result = runner(ctx)
         except Cancelled:
-            queue.finish(self.store, job.id, self.name, "cancelled", "cancelled by request")
+            queue.finish(self.store, job.id, self.name, JobState.cancelled, "cancelled by request")
         except ShopfloorError as exc:
-            queue.finish(self.store, job.id, self.name, "failed", f"{exc.code}: {exc.message}",
+            queue.finish(self.store, job.id, self.name, JobState.failed,
+                         f"{exc.code}: {exc.message}",
                          exc.to_payload())
         except Exception as exc:
             log.error("job %s (%s) failed: %s", job.id, job.kind, traceback.format_exc())
-            queue.finish(self.store, job.id, self.name, "failed", f"{type(exc).__name__}: {exc}")
+            queue.finish(self.store, job.id, self.name, JobState.failed,
+                         f"{type(exc).__name__}: {exc}")
         else:
-            queue.finish(self.store, job.id, self.name, "succeeded",
+            queue.finish(self.store, job.id, self.name, JobState.succeeded,
                          str(result.get("summary", "done")), result)
         finally:
             done.set()

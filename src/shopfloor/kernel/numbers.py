@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from decimal import ROUND_HALF_EVEN, Decimal
 
-from shopfloor.kernel.text import fmt, said
+from shopfloor.kernel.text import fmt
 
-__all__ = ["COST_QUANTUM", "ZERO", "cost", "fmt", "said"]
+__all__ = ["COST_QUANTUM", "ZERO", "cost", "fmt"]
 
 COST_QUANTUM = Decimal("0.000001")
 ZERO = Decimal(0)

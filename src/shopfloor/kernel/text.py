@@ -1,5 +1,5 @@
-"""How values read to a person: the domain's messages and the surfaces' views say numbers
-and statuses the same way, so this sits under both rather than in either."""
+"""How numbers read to a person: the domain's messages and the surfaces' views say them
+the same way, so this sits under both rather than in either (statuses: statuses.py)."""
 
 from __future__ import annotations
 
@@ -11,9 +11,3 @@ def fmt(value: Decimal) -> str:
     if value == 0:
         return "0"
     return format(value.normalize(), "f")
-
-
-def said(status: str) -> str:
-    """A status as a person reads it in a message: `partially received`, not the stored
-    `partially_received` (results keep the stored value, for code)."""
-    return status.replace("_", " ")

@@ -16,11 +16,12 @@ from typing import Any
 from sqlalchemy import or_, select
 from sqlalchemy.orm import defer
 
+from shopfloor.kernel.statuses import JOB_TERMINAL, JobState
 from shopfloor.store.engine import Store
 from shopfloor.store.tables import Job
 
 MAX_ATTEMPTS = 3
-TERMINAL = ("succeeded", "failed", "cancelled")
+TERMINAL = JOB_TERMINAL
 
 
 class Cancelled(Exception):
@@ -32,7 +33,7 @@ def now() -> datetime:
 
 
 def enqueue(session: Any, kind: str, arguments: dict[str, Any], actor: str) -> Job:
-    job = Job(id=str(uuid.uuid4()), kind=kind, arguments=arguments, status="queued",
+    job = Job(id=str(uuid.uuid4()), kind=kind, arguments=arguments, status=JobState.queued,
               progress=Decimal(0), message="queued", actor=actor, attempts=0,
               cancel_requested=False, created_at=now())
     session.add(job)
@@ -46,7 +47,7 @@ def claim(store: Store, worker: str, job_id: str | None = None) -> Job | None:
     An idle worker polls this every half second: it looks with a read first, so it takes
     SQLite's write lock (or a PostgreSQL write transaction) only when there is a job."""
     with store.reading() as s:
-        waiting = select(Job.id).where(Job.status == "queued").limit(1)
+        waiting = select(Job.id).where(Job.status == JobState.queued).limit(1)
         if job_id is not None:
             waiting = waiting.where(Job.id == job_id)
         if s.execute(waiting).first() is None:
@@ -54,7 +55,8 @@ def claim(store: Store, worker: str, job_id: str | None = None) -> Job | None:
 
     def attempt() -> Job | None:
         with store.writing() as s:
-            stmt = select(Job).where(Job.status == "queued").order_by(Job.created_at).limit(1)
+            stmt = (select(Job).where(Job.status == JobState.queued)
+                    .order_by(Job.created_at).limit(1))
             if job_id is not None:
                 stmt = stmt.where(Job.id == job_id)
             if store.locks_rows:
@@ -63,7 +65,7 @@ def claim(store: Store, worker: str, job_id: str | None = None) -> Job | None:
             if job is None:
                 return None
             stamp = now()
-            job.status, job.worker, job.attempts = "running", worker, job.attempts + 1
+            job.status, job.worker, job.attempts = JobState.running, worker, job.attempts + 1
             job.heartbeat_at, job.started_at = stamp, job.started_at or stamp
             job.message = f"running on {worker}"
             s.commit()
@@ -80,7 +82,7 @@ def beat(store: Store, job_id: str, worker: str, progress: float | None = None,
             # not the result: a heartbeat racing the end of a job would decode the whole
             # plan it just stored (tens of MB for a big MRP run) only to see it is done
             job = s.get(Job, job_id, options=[defer(Job.result)])
-            if job is None or job.worker != worker or job.status != "running":
+            if job is None or job.worker != worker or job.status != JobState.running:
                 return True
             job.heartbeat_at = now()
             if progress is not None:
@@ -99,16 +101,16 @@ def finish(store: Store, job_id: str, worker: str, status: str, message: str,
     def attempt() -> None:
         with store.writing() as s:
             job = s.get(Job, job_id, options=[defer(Job.result)])
-            if job is None or job.worker != worker or job.status != "running":
+            if job is None or job.worker != worker or job.status != JobState.running:
                 return  # re-queued meanwhile: another worker owns it now
             final, text, kept = status, message, result
-            if status == "succeeded" and job.cancel_requested:
+            if status == JobState.succeeded and job.cancel_requested:
                 # asked to stop after its last checkpoint: a job that changes nothing (MRP)
                 # drops its result, so the cancel the user was told about holds
-                final, text, kept = "cancelled", "cancelled by request", None
+                final, text, kept = JobState.cancelled, "cancelled by request", None
             job.status, job.message, job.result = final, text[:2000], kept
             job.finished_at = now()
-            if final == "succeeded":
+            if final == JobState.succeeded:
                 job.progress = Decimal(1)
             s.commit()
 
@@ -120,19 +122,20 @@ def stop_requested(store: Store, job_id: str, worker: str) -> bool:
     with store.reading() as s:
         row = s.execute(select(Job.status, Job.worker, Job.cancel_requested)
                         .where(Job.id == job_id)).first()
-    return row is None or row.status != "running" or row.worker != worker or \
+    return row is None or row.status != JobState.running or row.worker != worker or \
         bool(row.cancel_requested)
 
 
 def complete(session: Any, job_id: str, worker: str, message: str, result: dict[str, Any],
              *, lock: bool) -> None:
     """Mark the job succeeded inside the transaction that did its work, so the work and
-    "done" commit together: a worker killed before the commit leaves neither."""
+    MO.done commit together: a worker killed before the commit leaves neither."""
     stmt = select(Job).where(Job.id == job_id)
     job = session.scalars(stmt.with_for_update() if lock else stmt).one_or_none()
-    if job is None or job.worker != worker or job.status != "running" or job.cancel_requested:
+    if (job is None or job.worker != worker or job.status != JobState.running
+            or job.cancel_requested):
         raise Cancelled
-    job.status, job.message, job.result = "succeeded", message[:2000], result
+    job.status, job.message, job.result = JobState.succeeded, message[:2000], result
     job.progress, job.finished_at, job.heartbeat_at = Decimal(1), now(), now()
 
 
@@ -141,7 +144,7 @@ def requeue_stale(store: Store, timeout: timedelta, max_attempts: int = MAX_ATTE
     def attempt() -> int:
         cutoff = now() - timeout
         with store.writing() as s:
-            stmt = select(Job).where(Job.status == "running", or_(
+            stmt = select(Job).where(Job.status == JobState.running, or_(
                 Job.heartbeat_at.is_(None), Job.heartbeat_at < cutoff))
             if store.locks_rows:
                 stmt = stmt.with_for_update(skip_locked=True)
@@ -149,12 +152,13 @@ def requeue_stale(store: Store, timeout: timedelta, max_attempts: int = MAX_ATTE
             for job in stale:
                 lost = f"worker {job.worker} stopped responding"
                 if job.cancel_requested:
-                    job.status, job.message, job.finished_at = "cancelled", lost, now()
+                    job.status, job.message, job.finished_at = JobState.cancelled, lost, now()
                 elif job.attempts >= max_attempts:
-                    job.status, job.finished_at = "failed", now()
+                    job.status, job.finished_at = JobState.failed, now()
                     job.message = f"{lost}; failed after {job.attempts} attempts"
                 else:
-                    job.status, job.worker, job.message = "queued", None, f"{lost}; re-queued"
+                    job.status, job.worker = JobState.queued, None
+                    job.message = f"{lost}; re-queued"
             s.commit()
             return len(stale)
 
@@ -163,10 +167,11 @@ def requeue_stale(store: Store, timeout: timedelta, max_attempts: int = MAX_ATTE
 
 def request_cancel(session: Any, job: Job) -> str:
     """Queued jobs cancel at once; running ones at their next checkpoint."""
-    if job.status == "queued":
-        job.status, job.finished_at, job.message = "cancelled", now(), "cancelled before start"
-        return "cancelled"
-    if job.status == "running":
+    if job.status == JobState.queued:
+        job.status, job.finished_at = JobState.cancelled, now()
+        job.message = "cancelled before start"
+        return JobState.cancelled
+    if job.status == JobState.running:
         job.cancel_requested = True
         job.message = "cancelling at the next checkpoint"
         return "cancelling"

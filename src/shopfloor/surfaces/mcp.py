@@ -24,6 +24,7 @@ from mcp.server.models import InitializationOptions
 
 from shopfloor import __version__
 from shopfloor.kernel.errors import Internal, ShopfloorError
+from shopfloor.kernel.statuses import JOB_TERMINAL
 from shopfloor.surfaces.render import render
 from shopfloor.ui import cards
 
@@ -34,7 +35,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("shopfloor.mcp")
 
-TERMINAL = ("succeeded", "failed", "cancelled")
 
 INSTRUCTIONS = (
     "Shopfloor runs inventory and manufacturing: items, stock per location, purchase, sales "
@@ -130,7 +130,7 @@ async def follow_job(ctx: ServerRequestContext[Any], registry: Registry, actor: 
         if (job["progress"], job["message"]) != last:
             last = (job["progress"], job["message"])
             await ctx.session.report_progress(float(job["progress"]), 1.0, job["message"])
-        if job["status"] in TERMINAL or anyio.current_time() > deadline:
+        if job["status"] in JOB_TERMINAL or anyio.current_time() > deadline:
             return {**started, "status": job["status"], "progress": job["progress"],
                     "summary": job["message"], "result": job["result"]}
         await anyio.sleep(0.25)

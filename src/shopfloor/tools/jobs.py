@@ -24,6 +24,7 @@ from shopfloor.domain.planning import pegging, view
 from shopfloor.domain.production import manufacturing as production
 from shopfloor.kernel.errors import Conflict, Forbidden, NotFound, ValidationFailed
 from shopfloor.kernel.roles import Role
+from shopfloor.kernel.statuses import PO, JobState
 from shopfloor.registry.facts import Undo
 from shopfloor.registry.jobs import JobContext
 from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
@@ -179,7 +180,7 @@ def _one_line_per_item(lines: list[dict[str, Any]]) -> list[list[dict[str, Any]]
              subject="the MRP plan")
 def apply_mrp_plan(op: Op, req: ApplyMrpPlan) -> Done[PlanApplied]:
     job = _job(op, req.job_id, lock=True)
-    if job.kind != MRP_KIND or job.status != "succeeded" or not job.result:
+    if job.kind != MRP_KIND or job.status != JobState.succeeded or not job.result:
         raise Conflict(f"job {job.id} is not a finished MRP run ({job.kind}, {job.status})",
                        field="job_id")
     if job.applied_operation is not None:
@@ -226,7 +227,7 @@ def apply_mrp_plan(op: Op, req: ApplyMrpPlan) -> Done[PlanApplied]:
                                  expected_date=date.fromisoformat(ln["need_date"]))
                  for ln in batch],
                 number=None, expected_date=date.fromisoformat(batch[0]["need_date"]),
-                notes=f"MRP job {job.id}", status="open")
+                notes=f"MRP job {job.id}", status=PO.open)
             for po_line, ln in zip(po.lines, batch, strict=True):
                 covers = ln.get("covers", [])
                 pegs += pegging.rows(covers, refs, po_line.item_id, purchase_order_id=po.id)

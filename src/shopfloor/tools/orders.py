@@ -13,8 +13,9 @@ from shopfloor.domain.base import lookup
 from shopfloor.domain.base.context import Op
 from shopfloor.domain.corrections import reverts
 from shopfloor.domain.orders import documents as orders
-from shopfloor.kernel.numbers import fmt, said
+from shopfloor.kernel.numbers import fmt
 from shopfloor.kernel.roles import Role
+from shopfloor.kernel.statuses import said
 from shopfloor.registry.facts import Undo
 from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
 from shopfloor.store.tables import PurchaseOrder, SalesOrder

@@ -14,8 +14,9 @@ from shopfloor.domain.base.context import Op
 from shopfloor.domain.corrections import reverts
 from shopfloor.domain.production import completion
 from shopfloor.domain.production import manufacturing as production
-from shopfloor.kernel.numbers import fmt, said
+from shopfloor.kernel.numbers import fmt
 from shopfloor.kernel.roles import Role
+from shopfloor.kernel.statuses import said
 from shopfloor.registry.facts import Undo
 from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
 from shopfloor.store.tables import ManufacturingOrder
@@ -32,8 +33,11 @@ from shopfloor.tools.views import (
 tools = Toolset("production")
 
 
+MoStatus = Literal["planned", "in_progress", "done", "cancelled"]
+"""kernel/statuses.MO, spelled for the schema (a test holds them equal)."""
+
 class ListManufacturingOrders(Request):
-    status: Literal["planned", "in_progress", "done", "cancelled"] | None = None
+    status: MoStatus | None = None
     limit: Limit = 50
     cursor: RowCursor | None = None
 

@@ -6,10 +6,13 @@ so it works offline and under a host's strictest policy.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources as package_files
 from typing import Any
+
+from shopfloor.kernel.statuses import BY_KIND
 
 PREVIEW_URI = "ui://shopfloor/preview.html"
 JOB_URI = "ui://shopfloor/job.html"
@@ -38,9 +41,18 @@ def _read(name: str) -> str:
 def _html(name: str) -> str:
     """A card with the shared bridge, renderer and stylesheet inlined: one file, nothing
     to fetch. The renderer is the one the web admin draws its previews with."""
-    return (_read(name).replace("/*BRIDGE_JS*/", _read("bridge.js"))
+    return (_read(name).replace("/*JOB_STATUSES*/null", _job_statuses())
+            .replace("/*BRIDGE_JS*/", _read("bridge.js"))
             .replace("/*RENDER_JS*/", _read("render.js"))
             .replace("/*CARD_CSS*/", _read("card.css")))
+
+
+def _job_statuses() -> str:
+    """The job words a card compares with, from the one vocabulary (`is` names each word,
+    so a script says `JOB.is.succeeded`, never the word itself)."""
+    job = BY_KIND["job"].as_json()
+    job["is"] = {w: w for w in job["words"]}
+    return json.dumps(job)
 
 
 def _with_currency(html: str) -> str:

@@ -24,7 +24,8 @@ from shopfloor.domain.orders import documents as orders
 from shopfloor.domain.production import manufacturing as production
 from shopfloor.domain.stock import items as catalog
 from shopfloor.kernel.errors import ShopfloorError
-from shopfloor.kernel.numbers import fmt, said
+from shopfloor.kernel.numbers import fmt
+from shopfloor.kernel.statuses import MO, PO, said
 from shopfloor.store.tables import Item
 from shopfloor.store.tables.planning import Peg
 
@@ -38,7 +39,7 @@ def mrp_plan(op: Op, o: Original) -> None:
     bought = [lookup.purchase_order(op, n, lock=True)
               for n in o.result.get("purchase_orders", [])]
     for mo in made:
-        if mo.completed_quantity > 0 or mo.status != "planned":
+        if mo.completed_quantity > 0 or mo.status != MO.planned:
             o.blockers.append(f"manufacturing order {mo.number} is {said(mo.status)} since "
                               f"({fmt(mo.completed_quantity)} made)")
         elif mo.version != CREATED_VERSION:
@@ -46,7 +47,7 @@ def mrp_plan(op: Op, o: Original) -> None:
     for po in bought:
         if any(ln.received_quantity > 0 for ln in po.lines):
             o.blockers.append(f"purchase order {po.number} has been received since")
-        elif po.status != "open":
+        elif po.status != PO.open:
             o.blockers.append(f"purchase order {po.number} is {said(po.status)} since")
         elif po.version != CREATED_VERSION:
             o.blockers.append(f"purchase order {po.number} was modified since")

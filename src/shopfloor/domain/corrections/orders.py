@@ -32,6 +32,7 @@ from shopfloor.domain.stock.items import touch
 from shopfloor.domain.stock.ledger import Posting
 from shopfloor.kernel.errors import Conflict, ValidationFailed
 from shopfloor.kernel.numbers import fmt
+from shopfloor.kernel.statuses import PO, SO
 from shopfloor.store.tables import PurchaseOrder, SalesOrder
 
 
@@ -150,9 +151,9 @@ def correct_purchase_receipt(op: Op, number: str, sku: str, quantity: Decimal | 
         op.change("purchase_order", number, f"line {sku} received", line.received_quantity,
                   new_qty)
         line.received_quantity = new_qty
-    if po.status not in ("closed", "cancelled"):
+    if po.status not in (PO.closed, PO.cancelled):
         done = all(ln.received_quantity >= ln.quantity for ln in po.lines)
-        status = "received" if done else "partially_received"
+        status = PO.received if done else PO.partially_received
         op.change("purchase_order", number, "status", po.status, status)
         po.status = status
     touch(po)
@@ -181,7 +182,7 @@ def correct_shipment(op: Op, number: str, sku: str, quantity: Decimal | None,
         raise ValidationFailed(f"{sku}: {fmt(quantity)} is what was shipped"
                                + (f" from lot {lot}" if lot else ""),
                                field="lot" if lot else "quantity")
-    open_order = so.status not in ("closed", "cancelled")
+    open_order = so.status not in (SO.closed, SO.cancelled)
     if relot and batch is not None:
         _relot(op, line.item, so.location, "sales_order", number, shipped, batch,
                False)
@@ -201,9 +202,9 @@ def correct_shipment(op: Op, number: str, sku: str, quantity: Decimal | None,
     line.fulfilled_quantity = quantity
     if open_order:
         done = all(ln.fulfilled_quantity >= ln.quantity for ln in so.lines)
-        status = "fulfilled" if done else (
-            "open" if all(ln.fulfilled_quantity == 0 for ln in so.lines)
-            else "partially_fulfilled")
+        status = SO.fulfilled if done else (
+            SO.open if all(ln.fulfilled_quantity == 0 for ln in so.lines)
+            else SO.partially_fulfilled)
         op.change("sales_order", number, "status", so.status, status)
         so.status = status
     touch(so)

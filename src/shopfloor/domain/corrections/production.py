@@ -27,6 +27,7 @@ from shopfloor.domain.stock.items import touch
 from shopfloor.domain.stock.ledger import Posting
 from shopfloor.kernel.errors import Conflict, ValidationFailed
 from shopfloor.kernel.numbers import ZERO, cost, fmt
+from shopfloor.kernel.statuses import MO as MOState
 from shopfloor.store.tables import ManufacturingOrder
 
 MO = "manufacturing_order"
@@ -44,7 +45,7 @@ class Used:
 def correct(op: Op, number: str, completed: Decimal | None, used: Sequence[Used] = ()
             ) -> ManufacturingOrder:
     mo = lookup.manufacturing_order(op, number, lock=True)
-    if mo.status == "cancelled":
+    if mo.status == MOState.cancelled:
         raise Conflict(f"manufacturing order {number} is cancelled", field="number")
     if completed is None and not used:
         raise ValidationFailed("give completed_quantity or consumed", field="completed_quantity")
@@ -87,7 +88,7 @@ def _completed(op: Op, mo: ManufacturingOrder, completed: Decimal) -> None:
         stock.commit(op, c.item, mo.location, back)
     op.change(MO, number, "completed_quantity", mo.completed_quantity, completed)
     mo.completed_quantity = completed
-    status = "in_progress" if completed > 0 else "planned"
+    status = MOState.in_progress if completed > 0 else MOState.planned
     op.change(MO, number, "status", mo.status, status)
     mo.status = status
 

@@ -32,9 +32,10 @@ from shopfloor.domain.orders import closing, returns
 from shopfloor.domain.orders import documents as orders
 from shopfloor.domain.production import manufacturing as production
 from shopfloor.domain.stock import ledger as stock
-from shopfloor.domain.stock.items import OPEN_MO, touch
+from shopfloor.domain.stock.items import touch
 from shopfloor.kernel.errors import Conflict, NotFound
-from shopfloor.kernel.numbers import fmt, said
+from shopfloor.kernel.numbers import fmt
+from shopfloor.kernel.statuses import MO, OPEN_MO, PO, SO, said
 from shopfloor.store.tables import OperationLog, StockMovement, table
 from shopfloor.store.tables.corrections import Revert
 
@@ -45,7 +46,7 @@ _CLAIM = insert(REVERTS)
 # -- the document side, one reverser per kind of operation ------------------------------
 def po_receipt(op: Op, o: Original) -> None:
     po = lookup.purchase_order(op, o.result["number"], lock=True)
-    if po.status in ("closed", "cancelled"):
+    if po.status in (PO.closed, PO.cancelled):
         o.blockers.append(f"purchase order {po.number} is {said(po.status)} since; reopen it first")
     for ln in po.lines:
         qty = o.moved(ln.item_id)
@@ -58,9 +59,9 @@ def po_receipt(op: Op, o: Original) -> None:
         op.change("purchase_order", po.number, f"line {ln.item.sku} received",
                   ln.received_quantity, after)
         ln.received_quantity = after
-    status = "open" if all(ln.received_quantity == 0 for ln in po.lines) else \
-        "partially_received"
-    if po.status not in ("closed", "cancelled"):
+    status = PO.open if all(ln.received_quantity == 0 for ln in po.lines) else \
+        PO.partially_received
+    if po.status not in (PO.closed, PO.cancelled):
         op.change("purchase_order", po.number, "status", po.status, status)
         po.status = status
     touch(po)
@@ -69,7 +70,7 @@ def po_receipt(op: Op, o: Original) -> None:
 
 def so_shipment(op: Op, o: Original) -> None:
     so = lookup.sales_order(op, o.result["number"], lock=True)
-    if so.status in ("closed", "cancelled"):
+    if so.status in (SO.closed, SO.cancelled):
         o.blockers.append(f"sales order {so.number} is {said(so.status)} since; reopen it first")
     stock.prefetch(op, [ln.item for ln in so.lines], so.location)
     for ln in so.lines:
@@ -84,9 +85,9 @@ def so_shipment(op: Op, o: Original) -> None:
                   ln.fulfilled_quantity, after)
         ln.fulfilled_quantity = after
         stock.commit(op, ln.item, so.location, qty)
-    status = "open" if all(ln.fulfilled_quantity == 0 for ln in so.lines) else \
-        "partially_fulfilled"
-    if so.status not in ("closed", "cancelled"):
+    status = SO.open if all(ln.fulfilled_quantity == 0 for ln in so.lines) else \
+        SO.partially_fulfilled
+    if so.status not in (SO.closed, SO.cancelled):
         op.change("sales_order", so.number, "status", so.status, status)
         so.status = status
     touch(so)
@@ -95,7 +96,7 @@ def so_shipment(op: Op, o: Original) -> None:
 
 def mo_completion(op: Op, o: Original) -> None:
     mo = lookup.manufacturing_order(op, o.result["number"], lock=True)
-    if mo.status == "cancelled":
+    if mo.status == MO.cancelled:
         o.blockers.append(f"manufacturing order {mo.number} is cancelled since")
     made = o.moved(mo.item_id)
     stock.prefetch(op, [c.item for c in mo.components], mo.location)
@@ -105,8 +106,8 @@ def mo_completion(op: Op, o: Original) -> None:
     op.change("manufacturing_order", mo.number, "completed_quantity", mo.completed_quantity,
               after)
     mo.completed_quantity = after
-    status = "in_progress" if after > 0 else (
-        o.before("manufacturing_order", mo.number, "status") or "planned")
+    status = MO.in_progress if after > 0 else (
+        o.before("manufacturing_order", mo.number, "status") or MO.planned)
     op.change("manufacturing_order", mo.number, "status", mo.status, status)
     mo.status = status
     touch(mo)

@@ -15,8 +15,8 @@ from sqlalchemy import bindparam, select, update
 
 from shopfloor.domain.base.context import Op
 from shopfloor.domain.lots import trace
-from shopfloor.domain.stock.items import OPEN_MO, OPEN_SO
 from shopfloor.domain.stock.lot_ledger import BATCHES
+from shopfloor.kernel.statuses import OPEN_MO, OPEN_SO
 from shopfloor.store.engine import RetryTransaction
 from shopfloor.store.tables import (
     ManufacturingComponent,

@@ -16,11 +16,9 @@ from shopfloor.domain.base.context import Op
 from shopfloor.domain.stock import ledger as stock
 from shopfloor.domain.stock.items import touch
 from shopfloor.kernel.errors import Conflict
-from shopfloor.kernel.numbers import ZERO, said
+from shopfloor.kernel.numbers import ZERO
+from shopfloor.kernel.statuses import CLOSABLE_PO, CLOSABLE_SO, PO, SO, said
 from shopfloor.store.tables import PurchaseOrder, SalesOrder
-
-CLOSABLE_PO = ("open", "partially_received")
-CLOSABLE_SO = ("open", "partially_fulfilled")
 
 
 def _closable(number: str, kind: str, status: str, allowed: tuple[str, ...],
@@ -35,7 +33,7 @@ def _closable(number: str, kind: str, status: str, allowed: tuple[str, ...],
 def close_purchase_order(op: Op, number: str, reason: str | None) -> PurchaseOrder:
     po = lookup.purchase_order(op, number, lock=True)
     _closable(number, "purchase order", po.status, CLOSABLE_PO,
-              " (cancel a draft instead)" if po.status == "draft" else "")
+              " (cancel a draft instead)" if po.status == PO.draft else "")
     for ln in po.lines:
         short = ln.quantity - ln.received_quantity
         if short > 0:
@@ -43,8 +41,8 @@ def close_purchase_order(op: Op, number: str, reason: str | None) -> PurchaseOrd
     if not any(ln.received_quantity > 0 for ln in po.lines):
         op.warn("nothing_received", f"{number} has received nothing; closing it is "
                 "the same as cancelling it")
-    op.change("purchase_order", number, "status", po.status, "closed")
-    po.status = "closed"
+    op.change("purchase_order", number, "status", po.status, PO.closed)
+    po.status = PO.closed
     if reason:
         po.notes = f"{po.notes}\n{reason}" if po.notes else reason
     touch(po)
@@ -60,8 +58,8 @@ def close_sales_order(op: Op, number: str, reason: str | None) -> SalesOrder:
         if short > 0:
             op.change("sales_order", number, f"line {ln.item.sku} outstanding", short, ZERO)
             stock.commit(op, ln.item, so.location, -short)
-    op.change("sales_order", number, "status", so.status, "closed")
-    so.status = "closed"
+    op.change("sales_order", number, "status", so.status, SO.closed)
+    so.status = SO.closed
     if reason:
         so.notes = f"{so.notes}\n{reason}" if so.notes else reason
     touch(so)
@@ -71,7 +69,7 @@ def close_sales_order(op: Op, number: str, reason: str | None) -> SalesOrder:
 def reopen_purchase_order(op: Op, number: str, status: str) -> list[str]:
     """Undo a close: back to the status it had, on order again. Blockers, if any."""
     po = lookup.purchase_order(op, number, lock=True)
-    if po.status != "closed":
+    if po.status != PO.closed:
         return [f"purchase order {number} is {said(po.status)} now, not closed"]
     op.change("purchase_order", number, "status", po.status, status)
     po.status = status
@@ -82,7 +80,7 @@ def reopen_purchase_order(op: Op, number: str, status: str) -> list[str]:
 def reopen_sales_order(op: Op, number: str, status: str) -> list[str]:
     """Undo a close: back to the status it had, its outstanding committed again."""
     so = lookup.sales_order(op, number, lock=True)
-    if so.status != "closed":
+    if so.status != SO.closed:
         return [f"sales order {number} is {said(so.status)} now, not closed"]
     stock.prefetch(op, [ln.item for ln in so.lines], so.location)
     for ln in so.lines:

@@ -18,10 +18,11 @@ from shopfloor.domain.base.limits import storable
 from shopfloor.domain.base.sequences import claim_number
 from shopfloor.domain.stock import ledger as stock
 from shopfloor.domain.stock import lots
-from shopfloor.domain.stock.items import OPEN_PO, OPEN_SO, touch
+from shopfloor.domain.stock.items import touch
 from shopfloor.domain.stock.ledger import Posting
 from shopfloor.kernel.errors import Conflict, ValidationFailed
-from shopfloor.kernel.numbers import ZERO, fmt, said
+from shopfloor.kernel.numbers import ZERO, fmt
+from shopfloor.kernel.statuses import OPEN_PO, OPEN_SO, PO, SO, said
 from shopfloor.store.tables import (
     Item,
     PurchaseOrder,
@@ -142,12 +143,12 @@ def modify_purchase_order(op: Op, number: str, *, supplier: str | None, location
         for sku, was in old.items():
             op.change("purchase_order", number, f"line {sku}", was, None)
     if status is not None and status != po.status:
-        if po.status != "draft" or status != "open":
+        if po.status != PO.draft or status != PO.open:
             raise Conflict(f"cannot change status {said(po.status)} -> {said(status)}; only "
                            "draft -> open", field="status")
         _status(op, "purchase_order", po, status)
     if po.lines and all(ln.received_quantity >= ln.quantity for ln in po.lines) and received:
-        _status(op, "purchase_order", po, "received")
+        _status(op, "purchase_order", po, PO.received)
     touch(po)
     return po
 
@@ -158,7 +159,7 @@ def cancel_purchase_order(op: Op, number: str) -> PurchaseOrder:
     if any(ln.received_quantity > 0 for ln in po.lines):
         raise Conflict(f"{number} is partly received; modify its lines down instead",
                        field="number")
-    _status(op, "purchase_order", po, "cancelled")
+    _status(op, "purchase_order", po, PO.cancelled)
     return po
 
 
@@ -194,7 +195,7 @@ def _outstanding(order_lines: Sequence[OrderLine], done: str, lines: Sequence[Li
 def receive_purchase_order(op: Op, number: str, lines: Sequence[LineSpec] | None,
                            lot: str | None, expiry: date | None) -> PurchaseOrder:
     po = lookup.purchase_order(op, number, lock=True)
-    if po.status == "draft":
+    if po.status == PO.draft:
         raise Conflict(f"{number} is a draft; open it before receiving", field="number")
     _open(po, "purchase order", OPEN_PO)
     todo = _outstanding(po.lines, "received_quantity", lines, number, "receiving")
@@ -214,7 +215,7 @@ def receive_purchase_order(op: Op, number: str, lines: Sequence[LineSpec] | None
         line.received_quantity += qty
         _arrival(op, po, line, fld)
     done = all(ln.received_quantity >= ln.quantity for ln in po.lines)
-    _status(op, "purchase_order", po, "received" if done else "partially_received")
+    _status(op, "purchase_order", po, PO.received if done else PO.partially_received)
     touch(po)
     return po
 
@@ -285,7 +286,7 @@ def create_sales_order(op: Op, customer: str, location: str, lines: Sequence[Lin
     loc = lookup.location(op, location)
     items = _items(op, lines)
     so = SalesOrder(number=claim_number(op, SalesOrder, number, "SO"), customer=cus,
-                    customer_id=cus.id, location=loc, location_id=loc.id, status="open",
+                    customer_id=cus.id, location=loc, location_id=loc.id, status=SO.open,
                     due_date=due_date, notes=notes, created_at=op.now)
     op.session.add(so)
     for i, (ln, item) in enumerate(zip(lines, items, strict=True)):
@@ -295,7 +296,7 @@ def create_sales_order(op: Op, customer: str, location: str, lines: Sequence[Lin
         op.change("sales_order", so.number, f"line {item.sku}", None,
                   f"{fmt(ln.quantity)} @ {fmt(price)}")
     op.session.flush()
-    op.change("sales_order", so.number, "status", None, "open")
+    op.change("sales_order", so.number, "status", None, SO.open)
     _commit_lines(op, so, +1)
     _warn_short(op, so)
     return so
@@ -349,7 +350,7 @@ def modify_sales_order(op: Op, number: str, *, customer: str | None, location: s
             op.change("sales_order", number, f"line {sku}", was, None)
     _commit_lines(op, so, +1)
     if so.lines and all(ln.fulfilled_quantity >= ln.quantity for ln in so.lines):
-        _status(op, "sales_order", so, "fulfilled")
+        _status(op, "sales_order", so, SO.fulfilled)
     _warn_short(op, so)
     touch(so)
     return so
@@ -359,7 +360,7 @@ def cancel_sales_order(op: Op, number: str) -> SalesOrder:
     so = lookup.sales_order(op, number, lock=True)
     _open(so, "sales order", OPEN_SO)
     _commit_lines(op, so, -1)
-    _status(op, "sales_order", so, "cancelled")
+    _status(op, "sales_order", so, SO.cancelled)
     return so
 
 
@@ -383,6 +384,6 @@ def fulfill_sales_order(op: Op, number: str, lines: Sequence[LineSpec] | None) -
                   line.fulfilled_quantity, line.fulfilled_quantity + qty)
         line.fulfilled_quantity += qty
     done = all(ln.fulfilled_quantity >= ln.quantity for ln in so.lines)
-    _status(op, "sales_order", so, "fulfilled" if done else "partially_fulfilled")
+    _status(op, "sales_order", so, SO.fulfilled if done else SO.partially_fulfilled)
     touch(so)
     return so

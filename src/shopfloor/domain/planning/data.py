@@ -22,7 +22,7 @@ from sqlalchemy import BigInteger, ColumnElement, Select, func, select, type_coe
 from sqlalchemy.engine import Connection
 
 from shopfloor.domain.stock import usable
-from shopfloor.domain.stock.items import OPEN_MO, OPEN_PO, OPEN_SO
+from shopfloor.kernel.statuses import OPEN_MO, OPEN_PO, OPEN_SO
 from shopfloor.store.tables import (
     Balance,
     Item,

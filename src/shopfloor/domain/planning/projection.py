@@ -31,6 +31,7 @@ from shopfloor.domain.stock import items as catalog
 from shopfloor.domain.stock import usable
 from shopfloor.kernel.errors import ValidationFailed
 from shopfloor.kernel.numbers import ZERO
+from shopfloor.kernel.statuses import JobState
 from shopfloor.store.tables import Item, Job, RecipeLine
 
 MRP_KIND = "mrp"
@@ -152,7 +153,7 @@ def _planned_events(plan: dict[str, Any], sku: str, parents: dict[str, Decimal],
 def _last_plan(op: Op, item_id: int, location: str | None) -> Plan | None:
     """The newest finished MRP run of the same scope whose plan was not applied."""
     job = op.session.scalars(
-        select(Job).where(Job.kind == MRP_KIND, Job.status == "succeeded")
+        select(Job).where(Job.kind == MRP_KIND, Job.status == JobState.succeeded)
         .order_by(Job.finished_at.desc(), Job.created_at.desc()).limit(1)).first()
     if job is None or job.applied_operation is not None or not job.result:
         return None

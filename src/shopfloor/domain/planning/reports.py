@@ -33,8 +33,8 @@ from shopfloor.domain.base import lookup
 from shopfloor.domain.base.context import Op
 from shopfloor.domain.planning import lot_sizing
 from shopfloor.domain.stock import usable
-from shopfloor.domain.stock.items import OPEN_MO, OPEN_PO
 from shopfloor.kernel.numbers import ZERO
+from shopfloor.kernel.statuses import OPEN_MO, OPEN_PO
 from shopfloor.store.prepared import Prepared, connection_of
 from shopfloor.store.tables import (
     Balance,

@@ -24,7 +24,8 @@ from shopfloor.domain.stock import lots
 from shopfloor.domain.stock.items import touch
 from shopfloor.domain.stock.ledger import Posting
 from shopfloor.kernel.errors import Conflict, ValidationFailed
-from shopfloor.kernel.numbers import ZERO, cost, fmt, said
+from shopfloor.kernel.numbers import ZERO, cost, fmt
+from shopfloor.kernel.statuses import MO, said
 from shopfloor.store.tables import ManufacturingOrder
 
 Consumed = lots.Moved
@@ -52,7 +53,7 @@ class Variance:
 
 def complete(op: Op, number: str, report: Report) -> tuple[ManufacturingOrder, list[Variance]]:
     mo = lookup.manufacturing_order(op, number, lock=True)
-    if mo.status not in ("planned", "in_progress"):
+    if mo.status not in (MO.planned, MO.in_progress):
         raise Conflict(f"manufacturing order {mo.number} is {said(mo.status)} and can no longer "
                        "change", field="number")
     remaining = mo.quantity - mo.completed_quantity
@@ -111,7 +112,7 @@ def complete(op: Op, number: str, report: Report) -> tuple[ManufacturingOrder, l
     op.change("manufacturing_order", number, "completed_quantity", mo.completed_quantity,
               mo.completed_quantity + q)
     mo.completed_quantity += q
-    status = "done" if mo.completed_quantity >= mo.quantity else "in_progress"
+    status = MO.done if mo.completed_quantity >= mo.quantity else MO.in_progress
     op.change("manufacturing_order", number, "status", mo.status, status)
     mo.status = status
     touch(mo)

@@ -17,9 +17,9 @@ from shopfloor.domain.base.limits import storable
 from shopfloor.domain.base.sequences import claim_number
 from shopfloor.domain.production import completion
 from shopfloor.domain.stock import ledger as stock
-from shopfloor.domain.stock.items import OPEN_MO
 from shopfloor.kernel.errors import Conflict, ValidationFailed
-from shopfloor.kernel.numbers import fmt, said
+from shopfloor.kernel.numbers import fmt
+from shopfloor.kernel.statuses import MO, OPEN_MO, said
 from shopfloor.store.tables import ManufacturingComponent, ManufacturingOrder
 
 
@@ -47,7 +47,7 @@ def create(op: Op, sku: str, quantity: Decimal, location: str, *, number: str | 
     loc = lookup.location(op, location)
     mo = ManufacturingOrder(number=claim_number(op, ManufacturingOrder, number, "MO"),
                             item=item, item_id=item.id, location=loc, location_id=loc.id,
-                            quantity=quantity, status="planned", due_date=due_date,
+                            quantity=quantity, status=MO.planned, due_date=due_date,
                             created_at=op.now)
     for i, line in enumerate(item.recipe_lines):
         mo.components.append(ManufacturingComponent(item_id=line.component_id,
@@ -55,7 +55,7 @@ def create(op: Op, sku: str, quantity: Decimal, location: str, *, number: str | 
                                                     quantity_per_unit=line.quantity))
     op.session.add(mo)
     op.session.flush()
-    op.change("manufacturing_order", mo.number, "status", None, "planned")
+    op.change("manufacturing_order", mo.number, "status", None, MO.planned)
     # what a preview (one order, or every order of an MRP plan) shows a person to confirm
     op.change("manufacturing_order", mo.number, "make", None,
               f"{fmt(quantity)} {item.sku} at {loc.code}")
@@ -84,6 +84,6 @@ def cancel(op: Op, number: str) -> ManufacturingOrder:
     mo = lookup.manufacturing_order(op, number, lock=True)
     _open(mo)
     _commit(op, mo, -(mo.quantity - mo.completed_quantity))
-    op.change("manufacturing_order", number, "status", mo.status, "cancelled")
-    mo.status = "cancelled"
+    op.change("manufacturing_order", number, "status", mo.status, MO.cancelled)
+    mo.status = MO.cancelled
     return mo

@@ -15,6 +15,7 @@ from shopfloor.domain.base.context import Op
 from shopfloor.domain.stock import lots, usable
 from shopfloor.kernel.errors import Conflict, ValidationFailed
 from shopfloor.kernel.numbers import ZERO, fmt
+from shopfloor.kernel.statuses import OPEN_MO, OPEN_PO, OPEN_SO
 from shopfloor.store.tables import (
     Balance,
     Customer,
@@ -28,10 +29,6 @@ from shopfloor.store.tables import (
     SalesOrderLine,
     Supplier,
 )
-
-OPEN_PO = ("draft", "open", "partially_received")
-OPEN_SO = ("open", "partially_fulfilled")
-OPEN_MO = ("planned", "in_progress")
 
 ITEM_FIELDS = ("name", "kind", "uom", "purchase_price", "sales_price", "reorder_point",
                "reorder_quantity", "lead_time_days", "batch_tracked", "serial_tracked",

@@ -9,8 +9,8 @@ from typing import Any
 from sqlalchemy import func, select
 
 from shopfloor.domain.base.context import Op
-from shopfloor.domain.stock.items import OPEN_MO, OPEN_SO
 from shopfloor.kernel.numbers import ZERO, fmt
+from shopfloor.kernel.statuses import OPEN_MO, OPEN_SO
 from shopfloor.store.tables import (
     Balance,
     ManufacturingComponent,

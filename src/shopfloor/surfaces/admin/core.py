@@ -29,6 +29,7 @@ from shopfloor.app.settings import Settings
 from shopfloor.app.throttle import TooManyAttempts
 from shopfloor.kernel.errors import Forbidden, ShopfloorError, Unauthenticated
 from shopfloor.kernel.roles import Role
+from shopfloor.kernel.statuses import vocabulary
 from shopfloor.registry.actor import Actor
 from shopfloor.registry.registry import Registry
 from shopfloor.registry.tool import Tool
@@ -62,6 +63,7 @@ class Admin:
                                trim_blocks=True, lstrip_blocks=True)
         self.env.filters["label"] = label
         self.env.filters["words"] = words
+        self.env.globals["statuses"] = vocabulary()  # the words, served: none in templates
         self.env.policies["json.dumps_kwargs"] = {"sort_keys": False, "default": str}
 
     @cached_property

@@ -17,7 +17,8 @@ from urllib.parse import quote
 
 from markupsafe import Markup, escape
 
-from shopfloor.kernel.text import fmt, said
+from shopfloor.kernel.statuses import label as status_label
+from shopfloor.kernel.text import fmt
 
 MONEY = frozenset({"unit_price", "unit_cost", "purchase_price", "sales_price", "total", "cost",
                    "average_cost", "value", "amount", "price", "total_cost", "line_total",
@@ -55,8 +56,7 @@ def label(key: str) -> str:
 
 def words(value: str) -> str:
     """`partially_received` -> `Partially received`: no snake_case reaches a person."""
-    text = said(str(value))
-    return text[:1].upper() + text[1:]
+    return status_label(str(value))
 
 
 def decimal_text(value: Any) -> str | None:

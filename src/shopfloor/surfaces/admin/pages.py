@@ -18,6 +18,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from shopfloor.kernel.statuses import BY_KIND, JOB_ACTIVE, PO, SO, JobState, Vocabulary
 from shopfloor.registry.actor import Actor
 from shopfloor.surfaces.admin import forms
 from shopfloor.surfaces.admin import session as sessions
@@ -34,24 +35,26 @@ class OrderKind:
     title: str
     list_tool: str
     get_tool: str
-    statuses: tuple[str, ...]
-    open_statuses: tuple[str, ...]
+    vocabulary: Vocabulary
     partner: str
+
+    @property
+    def statuses(self) -> tuple[str, ...]:
+        return self.vocabulary.words
+
+    @property
+    def open_statuses(self) -> tuple[str, ...]:
+        return self.vocabulary.open
 
 
 ORDERS = {
     "purchase-orders": OrderKind("purchase-orders", "Purchase orders", "list_purchase_orders",
-                                 "get_purchase_order",
-                                 ("draft", "open", "partially_received", "received",
-                                  "cancelled"), ("open", "partially_received"), "Supplier"),
+                                 "get_purchase_order", BY_KIND["purchase_order"], "Supplier"),
     "sales-orders": OrderKind("sales-orders", "Sales orders", "list_sales_orders",
-                              "get_sales_order",
-                              ("open", "partially_fulfilled", "fulfilled", "cancelled"),
-                              ("open", "partially_fulfilled"), "Customer"),
+                              "get_sales_order", BY_KIND["sales_order"], "Customer"),
     "manufacturing-orders": OrderKind("manufacturing-orders", "Manufacturing orders",
                                       "list_manufacturing_orders", "get_manufacturing_order",
-                                      ("planned", "in_progress", "done", "cancelled"),
-                                      ("planned", "in_progress"), "Product"),
+                                      BY_KIND["manufacturing_order"], "Product"),
 }
 
 
@@ -81,7 +84,7 @@ def actions(kind: OrderKind, order: dict[str, Any]) -> list[tuple[str, str, str]
     status, number = order.get("status"), order.get("number")
     out: list[tuple[str, str, str]] = []
     if kind.slug == "purchase-orders":
-        if status in ("open", "partially_received", "draft"):
+        if status in kind.open_statuses:
             out.append(("Receive", "receive_purchase_order", prefilled(
                 "receive_purchase_order", {"number": number, "lines": outstanding(order)})))
             out.append(("Edit", "modify_purchase_order",
@@ -110,14 +113,14 @@ def actions(kind: OrderKind, order: dict[str, Any]) -> list[tuple[str, str, str]
     follow = {
         "purchase-orders": [
             ("Close short", "close_purchase_order", {"number": number},
-             status == "partially_received"),
+             status == PO.partially_received),
             ("Correct a receipt", "correct_purchase_receipt", {"number": number},
              bool(done_lines)),
             ("Return to supplier", "create_supplier_return",
              {"number": number, "lines": done_lines}, bool(done_lines))],
         "sales-orders": [
             ("Close short", "close_sales_order", {"number": number},
-             status == "partially_fulfilled"),
+             status == SO.partially_fulfilled),
             ("Correct a shipment", "correct_shipment", {"number": number}, bool(done_lines)),
             ("Customer return", "create_customer_return",
              {"number": number, "lines": done_lines}, bool(done_lines))],
@@ -196,7 +199,7 @@ class Views:
                          if o.get("due_date") and o["due_date"] < today]
         late.sort(key=lambda o: o["due_date"])
         jobs = [j for j in (await read(actor, "list_jobs", {"limit": 50})).get("jobs", [])
-                if j.get("status") in ("queued", "running")]
+                if j.get("status") in JOB_ACTIVE]
         expiring = None
         if self.a.has("list_expiring"):
             got = await read(actor, "list_expiring", {"days": 30})
@@ -278,7 +281,7 @@ class Views:
         template = "_job.html" if request.headers.get("hx-request") else "job.html"
         apply_url, empty_plan = None, False
         result = job.get("result")
-        if job.get("kind") in MRP_KINDS and job.get("status") == "succeeded" and \
+        if job.get("kind") in MRP_KINDS and job.get("status") == JobState.succeeded and \
                 isinstance(result, dict):
             # one state for "nothing to do", as the cards say it: no apply offered
             empty_plan = not any(v for k, v in result.items() if k.endswith("orders"))

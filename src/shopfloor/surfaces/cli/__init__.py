@@ -103,16 +103,18 @@ def overview(ctx: typer.Context) -> None:
 
     items = ask("search_items", limit=500)["items"]
     low = ask("list_low_stock")["items"]
+    from shopfloor.kernel.statuses import BY_KIND
+
     orders = {
         "purchase": ask("list_purchase_orders", limit=500)["orders"],
         "sales": ask("list_sales_orders", limit=500)["orders"],
         "manufacturing": ask("list_manufacturing_orders", limit=500)["orders"],
     }
-    done = ("received", "fulfilled", "done", "cancelled")
+    still_open = {kind: BY_KIND[f"{kind}_order"].open for kind in orders}
     typer.echo(f"Shopfloor on {settings.database_url}\n")
     typer.echo(f"{len(items)} items; {len(low)} at or below their reorder point")
     for kind, rows in orders.items():
-        open_rows = [o for o in rows if o["status"] not in done]
+        open_rows = [o for o in rows if o["status"] in still_open[kind]]
         typer.echo(f"{len(open_rows)} open {kind} orders: "
                    + ", ".join(f"{o['number']} ({o['status']})" for o in open_rows[:6]))
     typer.echo("\nLow stock:")
@@ -247,6 +249,7 @@ def wait_for_job(registry: Registry, actor: Actor, job_id: str) -> dict[str, Any
     import time
 
     from shopfloor.app.wiring import worker_for
+    from shopfloor.kernel.statuses import JOB_TERMINAL, JobState
 
     started = time.monotonic()
     with typer.progressbar(length=1000, label=f"job {job_id[:8]}", file=sys.stderr) as bar:
@@ -256,9 +259,9 @@ def wait_for_job(registry: Registry, actor: Actor, job_id: str) -> dict[str, Any
             done = int(float(job["progress"]) * 1000)
             bar.update(done - shown)
             shown = done
-            if job["status"] in ("succeeded", "failed", "cancelled"):
+            if job["status"] in JOB_TERMINAL:
                 return job
-            if job["status"] == "queued" and time.monotonic() - started > 1.0:
+            if job["status"] == JobState.queued and time.monotonic() - started > 1.0:
                 worker_for(registry).run_one(job_id)  # nobody took it: run it here
                 continue
             time.sleep(0.2)
