@@ -13,6 +13,7 @@ from typing import Any, Required
 from pydantic import ConfigDict, Field, TypeAdapter, ValidationError, with_config
 from typing_extensions import TypedDict  # pydantic reads TypedDicts from here before 3.12
 
+from shopfloor import keys
 from shopfloor.domain import imports, rebuild, recipe_changes
 from shopfloor.domain.context import Op
 from shopfloor.domain.numbers import fmt
@@ -28,6 +29,7 @@ from shopfloor.tools.fields import (
     Name,
     NonNegative,
     Out,
+    PartnerName,
     Quantity,
     ShelfLifeDays,
     SupplyDays,
@@ -59,7 +61,7 @@ class ItemRow(TypedDict, total=False):
     serial_tracked: bool
     lot_numbering: LotRule
     shelf_life_days: ShelfLifeDays
-    default_supplier: Name
+    default_supplier: PartnerName
     unit_cost: Money
 
 
@@ -96,9 +98,14 @@ def _header(names: Sequence[str] | None) -> list[str]:
 
 
 def _column(name: str) -> str:
-    """Column names are case-blind; a location code after on_hand: keeps its case."""
+    """Column names are case-blind; a location code after on_hand: keeps its case, in the
+    form a typed key has (shopfloor.keys)."""
     if name.lower().startswith(STOCK_PREFIX):
-        return STOCK_PREFIX + name[len(STOCK_PREFIX):].strip()
+        try:
+            return STOCK_PREFIX + keys.normal(name[len(STOCK_PREFIX):].strip(), 64)
+        except ValueError as exc:
+            raise ValidationFailed(f"column {name!r}: the location code {exc}",
+                                   field="csv") from None
     return name.lower()
 
 
