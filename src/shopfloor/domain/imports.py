@@ -16,7 +16,7 @@ from typing import Any
 from sqlalchemy import String, any_, bindparam, select
 from sqlalchemy.dialects.postgresql import ARRAY
 
-from shopfloor.domain import lots, movements, stock
+from shopfloor.domain import lookalikes, lots, movements, stock
 from shopfloor.domain.catalog import material_with_recipe
 from shopfloor.domain.context import Op
 from shopfloor.domain.lot_book import LOTS
@@ -245,6 +245,7 @@ def import_items(op: Op, rows: Sequence[ImportRow | Rejected], *,
     outcomes: list[Outcome] = []
     first_line: dict[str, int] = {}
     counts: list[tuple[ImportRow, Outcome]] = []
+    created: list[tuple[int, str]] = []
     for n, row in enumerate(rows):
         if n % CHUNK == 0:
             op.progress(0.8 * n / len(rows), f"row {n + 1} of {len(rows)}")
@@ -263,6 +264,7 @@ def import_items(op: Op, rows: Sequence[ImportRow | Rejected], *,
             op.change("item", row.sku, "created", None, row.fields["name"])
             outcome = Outcome(row.line, row.sku, "create",
                               f"new {row.fields.get('kind', 'material')} {row.fields['name']}")
+            created.append((row.line, row.sku))
         else:
             changed = _update(op, item, row, supplier)
             outcome = Outcome(row.line, row.sku, "update" if changed else "unchanged",
@@ -271,6 +273,7 @@ def import_items(op: Op, rows: Sequence[ImportRow | Rejected], *,
         if row.stock:
             counts.append((row, outcome))
     op.session.flush()
+    lookalikes.new_items(op, created)
     op.progress(0.85, "counting opening stock")
     _count_stock(op, counts, items, locations)
     rejects = [o for o in outcomes if o.action == "reject"]
