@@ -104,17 +104,30 @@ def _count(reg: Registry, model: Any) -> int:
         return int(s.execute(select(func.count()).select_from(model)).scalar_one())
 
 
-@contextmanager
-def _writes_held(path: str) -> Iterator[None]:
-    """SQLite's write lock, held by the test: the worker stops at its next progress save
-    (a write) until it is released, while reads, the card's polls among them, go on."""
-    con = sqlite3.connect(path, isolation_level=None, timeout=30)
-    con.execute("BEGIN IMMEDIATE")
-    try:
-        yield
-    finally:
-        con.execute("ROLLBACK")
-        con.close()
+class _WriteLock:
+    """SQLite's write lock, held by the test: while it is held the worker waits at its
+    next write (its claim of the job, a progress save, the job's end), while reads, the
+    card's polls among them, go on. Taken the moment a job is queued, it keeps the job
+    from ending before the card has followed it, however slow the browser or fast the
+    planner: the test lets the job on one step at a time, by state, never by time."""
+
+    def __init__(self, path: str) -> None:
+        self._con = sqlite3.connect(path, isolation_level=None, timeout=30)
+        self.held = False
+
+    def hold(self) -> None:
+        if not self.held:
+            self._con.execute("BEGIN IMMEDIATE")
+            self.held = True
+
+    def release(self) -> None:
+        if self.held:
+            self._con.execute("ROLLBACK")
+            self.held = False
+
+    def close(self) -> None:
+        self.release()
+        self._con.close()
 
 
 async def _card_shows(page: Any, want: tuple[str, float]) -> None:
@@ -128,29 +141,49 @@ async def _card_shows(page: Any, want: tuple[str, float]) -> None:
     raise AssertionError(f"the card never showed {want}: it shows {(state, value)}")
 
 
+def _past(job: dict[str, Any], past: float) -> bool:
+    return job["status"] != "queued" and float(job["progress"]) > past
+
+
+async def _step(reg: Registry, job_id: str, lock: _WriteLock, past: float) -> dict[str, Any]:
+    """The job, held by `lock`, let on until it has saved a progress past `past`, and held
+    again there. Only its writes move it, so it is released until a read sees one that
+    went past, then held before its next (a progress save is at least 0.2 s after the
+    last, and the job's end is a write too)."""
+    job: dict[str, Any] = reg.invoke("get_job_status", {"job_id": job_id}, ADMIN)
+    if _past(job, past):
+        return job
+    lock.release()
+    try:
+        for _ in range(6000):  # a bound on a broken worker only (60 s), not a timing
+            job = reg.invoke("get_job_status", {"job_id": job_id}, ADMIN)
+            if _past(job, past):
+                break
+            await asyncio.sleep(0.01)
+    finally:
+        lock.hold()
+    job = reg.invoke("get_job_status", {"job_id": job_id}, ADMIN)
+    assert _past(job, past), f"the job never went past {past}: {job}"
+    return job
+
+
 @asynccontextmanager
-async def _frozen(page: Any, reg: Registry, job_id: str, path: str,
+async def _frozen(page: Any, reg: Registry, job_id: str, lock: _WriteLock,
                   past: float = 0.0) -> AsyncIterator[float]:
-    """The running job held at a progress value past `past` that it really saved (the
-    worker waits on the write lock for its next save) until the card shows it: the card
-    is followed however fast the planner gets, without timing luck."""
-    for _ in range(2000):
-        job = reg.invoke("get_job_status", {"job_id": job_id}, ADMIN)
-        if job["status"] != "queued" and float(job["progress"]) > past:
-            break
-        await asyncio.sleep(0.005)
-    with _writes_held(path):
-        job = reg.invoke("get_job_status", {"job_id": job_id}, ADMIN)
-        assert job["status"] == "running", f"the job ended before the card could follow: {job}"
-        await _card_shows(page, ("running", float(job["progress"])))
-        yield float(job["progress"])
+    """The running job held (by `lock`, held on entry and on exit) at a progress value
+    past `past` that it really saved, until the card shows it: the card is followed
+    however fast the planner gets, without timing luck."""
+    job = await _step(reg, job_id, lock, past)
+    assert job["status"] == "running", f"the job ended before the card could follow: {job}"
+    await _card_shows(page, ("running", float(job["progress"])))
+    yield float(job["progress"])
 
 
 async def _freeze_twice(page: Any, reg: Registry, job_id: str,
-                        path: str) -> list[tuple[str, float]]:
+                        lock: _WriteLock) -> list[tuple[str, float]]:
     seen: list[tuple[str, float]] = []
     for _ in range(2):
-        async with _frozen(page, reg, job_id, path, seen[-1][1] if seen else 0.0) as value:
+        async with _frozen(page, reg, job_id, lock, seen[-1][1] if seen else 0.0) as value:
             seen.append(("running", value))
     return seen
 
@@ -177,17 +210,20 @@ async def _watch_progress(page: Any, reg: Registry, job_id: str) -> list[tuple[s
 def test_job_card_end_to_end(served: tuple[str, str, Registry]) -> None:
     url, token, reg = served
     rec = harness.Recorder()
+    lock = _WriteLock(reg.store.url.removeprefix("sqlite:///"))
 
     async def run() -> None:
         async with http_session(url, token) as mcp, harness.browser() as browser:
             html = await harness.card_html(mcp, JOB_URI)
             call_tool = harness.forward(mcp)
             args = {"today": TODAY.isoformat()}
-            path = reg.store.url.removeprefix("sqlite:///")
 
             async def start(page: Any) -> tuple[str, dict[str, Any]]:
+                """Queue the job and hold it at once (queued, or at its first write): it
+                cannot end before the card shows it running, however long mounting takes."""
                 started = await mcp.call_tool("run_mrp", args)
                 assert not started.is_error, started
+                lock.hold()
                 await harness.mount(page, html, args, harness.wire(started))
                 job_id: str = started.structured_content["job_id"]  # type: ignore[index]
                 return job_id, harness.wire(started)
@@ -201,7 +237,8 @@ def test_job_card_end_to_end(served: tuple[str, str, Registry]) -> None:
             page = await harness.open_host(browser, rec, host)
             await harness.prove_recorder(page, rec)
             job_id, started = await start(page)
-            seen = await _freeze_twice(page, reg, job_id, path)
+            seen = await _freeze_twice(page, reg, job_id, lock)
+            lock.release()
             seen += await _watch_progress(page, reg, job_id)
             await harness.shot(page, "job-succeeded")
             assert seen[-1] == ("succeeded", 1.0), seen
@@ -342,8 +379,9 @@ def test_job_card_end_to_end(served: tuple[str, str, Registry]) -> None:
             page = await harness.open_host(browser, rec, host)
             job_id, _ = await start(page)
             frame = page.frame_locator("#card")
-            async with _frozen(page, reg, job_id, path):
+            async with _frozen(page, reg, job_id, lock):
                 await frame.locator("#cancel").click()  # its cancel_job waits for the lock
+            lock.release()
             seen = await _watch_progress(page, reg, job_id)
             await harness.shot(page, "job-cancelled")
             assert seen[-1][0] == "cancelled", seen
@@ -357,5 +395,8 @@ def test_job_card_end_to_end(served: tuple[str, str, Registry]) -> None:
             assert await frame.locator("#apply").is_hidden()
             assert host.most == 1
 
-    asyncio.run(run())
+    try:
+        asyncio.run(run())
+    finally:
+        lock.close()
     assert rec.outside() == [], rec.outside()

@@ -17,6 +17,7 @@ from shopfloor.domain.base.context import Op
 from shopfloor.domain.corrections import bulk as revert_bulk
 from shopfloor.domain.production import recipes as recipe_changes
 from shopfloor.domain.stock import imports, rebuild
+from shopfloor.kernel import keys
 from shopfloor.kernel.errors import ValidationFailed
 from shopfloor.kernel.numbers import fmt
 from shopfloor.kernel.roles import Role
@@ -31,6 +32,7 @@ from shopfloor.tools.fields import (
     Name,
     NonNegative,
     Out,
+    PartnerName,
     Quantity,
     ShelfLifeDays,
     SupplyDays,
@@ -62,7 +64,7 @@ class ItemRow(TypedDict, total=False):
     serial_tracked: bool
     lot_numbering: LotRule
     shelf_life_days: ShelfLifeDays
-    default_supplier: Name
+    default_supplier: PartnerName
     unit_cost: Money
 
 
@@ -99,9 +101,14 @@ def _header(names: Sequence[str] | None) -> list[str]:
 
 
 def _column(name: str) -> str:
-    """Column names are case-blind; a location code after on_hand: keeps its case."""
+    """Column names are case-blind; a location code after on_hand: keeps its case, in the
+    form a typed key has (shopfloor.kernel.keys)."""
     if name.lower().startswith(STOCK_PREFIX):
-        return STOCK_PREFIX + name[len(STOCK_PREFIX):].strip()
+        try:
+            return STOCK_PREFIX + keys.normal(name[len(STOCK_PREFIX):].strip(), 64)
+        except ValueError as exc:
+            raise ValidationFailed(f"column {name!r}: the location code {exc}",
+                                   field="csv") from None
     return name.lower()
 
 

@@ -2,7 +2,9 @@
 
 Quantities and money are `Decimal` in and out: accepted as numbers or decimal strings
 written with ASCII digits, returned as plain decimal strings. Keys people type (SKU,
-codes, names) refuse control characters, so nothing invisible ends up in an identifier.
+codes, names) refuse control characters, so nothing invisible ends up in an identifier;
+SKUs, codes, numbers and partner names are also stored and looked up in one form (see
+shopfloor.kernel.keys), so a key typed in fullwidth letters finds the one typed plainly.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from pydantic import (
     WithJsonSchema,
 )
 
+from shopfloor.kernel import keys
 from shopfloor.kernel.numbers import fmt
 
 MAX_AMOUNT = Decimal("1000000000")
@@ -60,16 +63,28 @@ NonNegative = Annotated[
 ]
 Money = NonNegative
 
+
+def _key(text: str) -> str:
+    return keys.normal(text, 64)
+
+
+def _partner(text: str) -> str:
+    return keys.normal(text, 200)
+
+
 Key = Annotated[
     str,
     StringConstraints(strip_whitespace=True, min_length=1, max_length=64,
                       pattern=r"^[^\x00-\x1f\x7f]+$"),
+    AfterValidator(_key),
 ]
 Name = Annotated[
     str,
     StringConstraints(strip_whitespace=True, min_length=1, max_length=200,
                       pattern=r"^[^\x00-\x1f\x7f]+$"),
 ]
+PartnerName = Annotated[Name, AfterValidator(_partner)]
+"""A supplier's or customer's name: their key, so normalised like one."""
 Uom = Annotated[
     str,
     StringConstraints(strip_whitespace=True, min_length=1, max_length=16,

@@ -25,6 +25,7 @@ from shopfloor.tools.fields import (
     Name,
     NonNegative,
     Page,
+    PartnerName,
     Quantity,
     SearchText,
     ShelfLifeDays,
@@ -101,7 +102,7 @@ class ItemFields(WriteRequest):
     order_multiple: Quantity | None = Field(None, description="pack size")
     supply_period_days: SupplyDays | None = None
     lead_time_days: LeadDays | None = None
-    default_supplier: Name | None = Field(None, description="supplier name")
+    default_supplier: PartnerName | None = Field(None, description="supplier name")
     batch_tracked: bool | None = None
     serial_tracked: bool | None = None
     lot_numbering: LotRule | None = Field(

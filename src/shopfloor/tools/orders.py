@@ -19,7 +19,17 @@ from shopfloor.kernel.statuses import said
 from shopfloor.registry.facts import Undo
 from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
 from shopfloor.store.tables import PurchaseOrder, SalesOrder
-from shopfloor.tools.fields import Key, Limit, Money, Name, Page, Quantity, RowCursor, Text, paged
+from shopfloor.tools.fields import (
+    Key,
+    Limit,
+    Money,
+    Page,
+    PartnerName,
+    Quantity,
+    RowCursor,
+    Text,
+    paged,
+)
 from shopfloor.tools.lot_fields import TrackedLine
 from shopfloor.tools.planning import pegs_out
 from shopfloor.tools.refs import NumberOrId, number_of
@@ -94,7 +104,7 @@ def _total(doc: OrderOut) -> str:
 # -- purchasing ------------------------------------------------------------------------
 class ListPurchaseOrders(Request):
     status: PoStatus | None = None
-    supplier: Name | None = None
+    supplier: PartnerName | None = None
     limit: Limit = 50
     cursor: RowCursor | None = None
 
@@ -121,7 +131,7 @@ def get_purchase_order(op: Op, req: ByNumber) -> OrderDetailOut:
 
 
 class CreatePurchaseOrder(WriteRequest):
-    supplier: Name
+    supplier: PartnerName
     location: Key = Field(description="where it will be received")
     number: Key | None = Field(None, description="default: next PO-number")
     expected_date: date | None = None
@@ -143,7 +153,7 @@ def create_purchase_order(op: Op, req: CreatePurchaseOrder) -> Done[OrderOut]:
 
 
 class ModifyPurchaseOrder(NumberOrId, WriteRequest):
-    supplier: Name | None = None
+    supplier: PartnerName | None = None
     location: Key | None = None
     expected_date: date | None = None
     notes: Text | None = None
@@ -200,7 +210,7 @@ def receive_purchase_order(op: Op, req: ReceivePurchaseOrder) -> Done[OrderOut]:
 # -- sales -----------------------------------------------------------------------------
 class ListSalesOrders(Request):
     status: SoStatus | None = None
-    customer: Name | None = None
+    customer: PartnerName | None = None
     limit: Limit = 50
     cursor: RowCursor | None = None
 
@@ -225,7 +235,7 @@ def get_sales_order(op: Op, req: ByNumber) -> OrderOut:
 
 
 class CreateSalesOrder(WriteRequest):
-    customer: Name
+    customer: PartnerName
     location: Key = Field(description="ships from here")
     number: Key | None = Field(None, description="default: next SO-number")
     due_date: date | None = None
@@ -246,7 +256,7 @@ def create_sales_order(op: Op, req: CreateSalesOrder) -> Done[OrderOut]:
 
 
 class ModifySalesOrder(NumberOrId, WriteRequest):
-    customer: Name | None = None
+    customer: PartnerName | None = None
     location: Key | None = None
     due_date: date | None = None
     notes: Text | None = None

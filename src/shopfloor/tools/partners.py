@@ -11,7 +11,7 @@ from shopfloor.domain.base.context import Op
 from shopfloor.domain.stock import items as catalog
 from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
 from shopfloor.store.tables import Customer, Location, Supplier
-from shopfloor.tools.fields import Key, Name, Out, SearchText
+from shopfloor.tools.fields import Key, Name, Out, PartnerName, SearchText
 from shopfloor.tools.views import LocationOut, PartnerOut
 
 tools = Toolset("partners")
@@ -84,7 +84,7 @@ def create_location(op: Op, req: CreateLocation) -> Done[LocationOut]:
 
 
 class CreatePartner(WriteRequest):
-    name: Name
+    name: PartnerName
     email: str | None = Field(None, max_length=320, pattern=r"^[^@\s]+@[^@\s]+$")
     phone: str | None = Field(None, max_length=64, pattern=r"^[0-9+() .\-]+$")
 

@@ -18,7 +18,7 @@ from sqlalchemy.dialects.postgresql import ARRAY
 
 from shopfloor.domain.base.context import Op
 from shopfloor.domain.stock import ledger as stock
-from shopfloor.domain.stock import lots, movements
+from shopfloor.domain.stock import lookalikes, lots, movements
 from shopfloor.domain.stock.items import material_with_recipe
 from shopfloor.domain.stock.lot_ledger import LOTS
 from shopfloor.kernel.errors import ValidationFailed
@@ -246,6 +246,7 @@ def import_items(op: Op, rows: Sequence[ImportRow | Rejected], *,
     outcomes: list[Outcome] = []
     first_line: dict[str, int] = {}
     counts: list[tuple[ImportRow, Outcome]] = []
+    created: list[tuple[int, str]] = []
     for n, row in enumerate(rows):
         if n % CHUNK == 0:
             op.progress(0.8 * n / len(rows), f"row {n + 1} of {len(rows)}")
@@ -264,6 +265,7 @@ def import_items(op: Op, rows: Sequence[ImportRow | Rejected], *,
             op.change("item", row.sku, "created", None, row.fields["name"])
             outcome = Outcome(row.line, row.sku, "create",
                               f"new {row.fields.get('kind', 'material')} {row.fields['name']}")
+            created.append((row.line, row.sku))
         else:
             changed = _update(op, item, row, supplier)
             outcome = Outcome(row.line, row.sku, "update" if changed else "unchanged",
@@ -272,6 +274,7 @@ def import_items(op: Op, rows: Sequence[ImportRow | Rejected], *,
         if row.stock:
             counts.append((row, outcome))
     op.session.flush()
+    lookalikes.new_items(op, created)
     op.progress(0.85, "counting opening stock")
     _count_stock(op, counts, items, locations)
     rejects = [o for o in outcomes if o.action == "reject"]

@@ -12,7 +12,7 @@ from sqlalchemy.orm.attributes import flag_modified
 
 from shopfloor.domain.base import lookup
 from shopfloor.domain.base.context import Op
-from shopfloor.domain.stock import lots, usable
+from shopfloor.domain.stock import lookalikes, lots, usable
 from shopfloor.kernel.errors import Conflict, ValidationFailed
 from shopfloor.kernel.numbers import ZERO, fmt
 from shopfloor.kernel.statuses import OPEN_MO, OPEN_PO, OPEN_SO
@@ -46,6 +46,7 @@ def create_item(op: Op, sku: str, fields: dict[str, Any], default_supplier: str 
     if existing is not None:
         raise Conflict(f"item {sku!r} already exists" + (" (deleted)" if existing.archived else ""),
                        field="sku")
+    lookalikes.new_key(op, Item.sku, Item.sku_skeleton, sku, fld="sku", what="item")
     item = Item(sku=sku, **fields)
     if default_supplier is not None:
         item.default_supplier = lookup.supplier(op, default_supplier, fld="default_supplier")
@@ -184,6 +185,8 @@ def all_components(op: Op, item_id: int) -> set[int]:
 
 def create_location(op: Op, code: str, name: str, allow_negative: bool) -> Location:
     _unique(op, Location, Location.code, code, "code", "location")
+    lookalikes.new_key(op, Location.code, Location.code_skeleton, code, fld="code",
+                       what="location")
     loc = Location(code=code, name=name, allow_negative=allow_negative)
     op.session.add(loc)
     op.session.flush()
@@ -195,6 +198,7 @@ def create_partner(op: Op, model: type[Supplier] | type[Customer], name: str,
                    email: str | None, phone: str | None) -> Supplier | Customer:
     what = "supplier" if model is Supplier else "customer"
     _unique(op, model, model.name, name, "name", what)
+    lookalikes.new_key(op, model.name, model.name_skeleton, name, fld="name", what=what)
     row = model(name=name, email=email, phone=phone)
     op.session.add(row)
     op.session.flush()

@@ -25,6 +25,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, declared_attr, mapped_column, relationship
 
+from shopfloor.kernel import keys
 from shopfloor.store.types import Dec, UtcDateTime
 
 ZERO = Decimal(0)
@@ -72,12 +73,23 @@ class Sequence(Base):
     value: Mapped[int] = mapped_column(Integer, default=0)
 
 
+def skeleton_of(key: str) -> Mapped[str | None]:
+    """A column holding what the key column `key` looks like (keys.skeleton), filled on
+    insert however the row is made, indexed: a new key's look-alikes are one indexed
+    read. Keys are never renamed, so it is never recomputed on update."""
+    def fold(context: Any) -> str:
+        return keys.skeleton(context.get_current_parameters()[key])
+
+    return mapped_column(Text, index=True, default=fold)
+
+
 class Location(Versioned, Base):
     __tablename__ = "locations"
     id: Mapped[int] = mapped_column(primary_key=True)
     code: Mapped[str] = mapped_column(String(64), unique=True)
     name: Mapped[str] = mapped_column(String(200))
     allow_negative: Mapped[bool] = mapped_column(Boolean, default=False)
+    code_skeleton: Mapped[str | None] = skeleton_of("code")
 
 
 class Supplier(Versioned, Base):
@@ -86,6 +98,7 @@ class Supplier(Versioned, Base):
     name: Mapped[str] = mapped_column(String(200), unique=True)
     email: Mapped[str | None] = mapped_column(String(320))
     phone: Mapped[str | None] = mapped_column(String(64))
+    name_skeleton: Mapped[str | None] = skeleton_of("name")
 
 
 class Customer(Versioned, Base):
@@ -94,6 +107,7 @@ class Customer(Versioned, Base):
     name: Mapped[str] = mapped_column(String(200), unique=True)
     email: Mapped[str | None] = mapped_column(String(320))
     phone: Mapped[str | None] = mapped_column(String(64))
+    name_skeleton: Mapped[str | None] = skeleton_of("name")
 
 
 class Item(Versioned, Base):
@@ -116,6 +130,7 @@ class Item(Versioned, Base):
     lot_numbering: Mapped[str | None] = mapped_column(String(64))
     shelf_life_days: Mapped[int | None] = mapped_column(Integer)
     archived: Mapped[bool] = mapped_column(Boolean, default=False)
+    sku_skeleton: Mapped[str | None] = skeleton_of("sku")
 
     default_supplier: Mapped[Supplier | None] = relationship(lazy="joined")
     recipe_lines: Mapped[list[RecipeLine]] = relationship(
