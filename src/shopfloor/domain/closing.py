@@ -1,7 +1,8 @@
 """Closing an order short: it keeps what it received or shipped and expects no more.
 
 A closed purchase order no longer counts as on order (planning and low stock read only
-open statuses), and a closed sales order releases the stock it still committed. Nothing
+open statuses), and a closed sales or manufacturing order releases the stock it still
+committed (a manufacturing order: the components of the units it no longer makes). Nothing
 already moved is touched; the outstanding quantities are shown in the preview so the
 person closing sees what is given up. A close can be reverted (reopen), as long as the
 order has not moved on since.
@@ -11,15 +12,16 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from shopfloor.domain import lookup, stock
+from shopfloor.domain import completion, lookup, production, stock
 from shopfloor.domain.catalog import touch
 from shopfloor.domain.context import Op
-from shopfloor.domain.numbers import ZERO, said
+from shopfloor.domain.numbers import ZERO, fmt, said
 from shopfloor.registry.errors import Conflict
-from shopfloor.store.tables import PurchaseOrder, SalesOrder
+from shopfloor.store.tables import ManufacturingOrder, PurchaseOrder, SalesOrder
 
 CLOSABLE_PO = ("open", "partially_received")
 CLOSABLE_SO = ("open", "partially_fulfilled")
+CLOSABLE_MO = ("planned", "in_progress")
 
 
 def _closable(number: str, kind: str, status: str, allowed: tuple[str, ...],
@@ -67,6 +69,23 @@ def close_sales_order(op: Op, number: str, reason: str | None) -> SalesOrder:
     return so
 
 
+def close_manufacturing_order(op: Op, number: str, reason: str | None) -> ManufacturingOrder:
+    mo = lookup.manufacturing_order(op, number, lock=True)
+    _closable(number, "manufacturing order", mo.status, CLOSABLE_MO, "")
+    short = completion.outstanding(mo)
+    op.change("manufacturing_order", number, "outstanding", short, ZERO)
+    production.commit(op, mo, -short)
+    if mo.completed_quantity == 0 and mo.scrapped_quantity == 0:
+        op.warn("nothing_made", f"{number} has made nothing; closing it is the same as "
+                "cancelling it")
+    op.change("manufacturing_order", number, "status", mo.status, "closed")
+    mo.status = "closed"
+    if reason:
+        op.change("manufacturing_order", number, "reason", None, reason)
+    touch(mo)
+    return mo
+
+
 def reopen_purchase_order(op: Op, number: str, status: str) -> list[str]:
     """Undo a close: back to the status it had, on order again. Blockers, if any."""
     po = lookup.purchase_order(op, number, lock=True)
@@ -92,6 +111,24 @@ def reopen_sales_order(op: Op, number: str, status: str) -> list[str]:
     so.status = status
     touch(so)
     return []
+
+
+def reopen_manufacturing_order(op: Op, number: str, status: str) -> list[str]:
+    """Undo a close: back to the status it had, its outstanding units' components
+    committed again."""
+    mo = lookup.manufacturing_order(op, number, lock=True)
+    if mo.status != "closed":
+        return [f"manufacturing order {number} is {said(mo.status)} now, not closed"]
+    production.commit(op, mo, completion.outstanding(mo))
+    op.change("manufacturing_order", number, "status", mo.status, status)
+    mo.status = status
+    touch(mo)
+    return []
+
+
+def short_of(mo: ManufacturingOrder) -> str:
+    return (f"Close {mo.number} short: {fmt(mo.completed_quantity)} of {fmt(mo.quantity)} "
+            f"{mo.item.sku} made, {fmt(mo.scrapped_quantity)} scrapped")
 
 
 def describe(kind: str, number: str, lines: int) -> str:

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
-from shopfloor.domain import lookup, lots, production, stock
+from shopfloor.domain import completion, lookup, lots, production, stock
 from shopfloor.domain.catalog import touch
 from shopfloor.domain.context import Op
 from shopfloor.domain.correction_costs import document_lots, document_unit, only_lot, recost
@@ -81,10 +81,14 @@ def _completed(op: Op, mo: ManufacturingOrder, completed: Decimal) -> None:
         stock.post(op, Posting(c.item, mo.location, back, "correction", MO, number,
                                unit_cost=unit, batch_id=lot, pool=lot is None,
                                field="completed_quantity"))
-        stock.commit(op, c.item, mo.location, back)
+    was = completion.outstanding(mo)
     op.change(MO, number, "completed_quantity", mo.completed_quantity, completed)
     mo.completed_quantity = completed
-    status = "in_progress" if completed > 0 else "planned"
+    if mo.status == "closed":  # closed short, it expects no more: nothing to commit
+        return
+    production.commit(op, mo, completion.outstanding(mo) - was)
+    status = "done" if completion.outstanding(mo) == 0 else \
+        "in_progress" if completed > 0 or mo.scrapped_quantity > 0 else "planned"
     op.change(MO, number, "status", mo.status, status)
     mo.status = status
 

@@ -17,6 +17,7 @@ the others are refused.
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
 from sqlalchemy import insert, select
@@ -24,6 +25,7 @@ from sqlalchemy.exc import IntegrityError
 
 from shopfloor.domain import (
     closing,
+    completion,
     lookup,
     orders,
     production,
@@ -34,7 +36,7 @@ from shopfloor.domain import (
 )
 from shopfloor.domain.catalog import OPEN_MO, touch
 from shopfloor.domain.context import Op
-from shopfloor.domain.numbers import fmt, said
+from shopfloor.domain.numbers import ZERO, fmt, said
 from shopfloor.domain.revert_ledger import Original, Reverser, reverse_moves
 from shopfloor.registry.errors import Conflict, NotFound
 from shopfloor.store.corrections_tables import Revert
@@ -95,19 +97,35 @@ def _so_shipment(op: Op, o: Original) -> None:
     reverse_moves(op, o)
 
 
+def _scrapped(o: Original, number: str) -> Decimal:
+    """What a completion scrapped: logged as the order's new scrapped quantity, or (before
+    the order counted it) as `scrapped`."""
+    for c in o.changes("manufacturing_order"):
+        if c["key"] == number and c["field"] == "scrapped_quantity":
+            return Decimal(c["after"]) - Decimal(c["before"] or 0)
+        if c["key"] == number and c["field"] == "scrapped":
+            return Decimal(c["after"])
+    return ZERO
+
+
 def _mo_completion(op: Op, o: Original) -> None:
     mo = lookup.manufacturing_order(op, o.result["number"], lock=True)
-    if mo.status == "cancelled":
-        o.blockers.append(f"manufacturing order {mo.number} is cancelled since")
+    if mo.status in ("cancelled", "closed"):
+        o.blockers.append(f"manufacturing order {mo.number} is {said(mo.status)} since"
+                          + ("; reopen it first" if mo.status == "closed" else ""))
     made = o.moved(mo.item_id)
-    stock.prefetch(op, [c.item for c in mo.components], mo.location)
-    for c in mo.components:
-        stock.commit(op, c.item, mo.location, -o.moved(c.item_id))
+    was = completion.outstanding(mo)
     after = mo.completed_quantity - made
     op.change("manufacturing_order", mo.number, "completed_quantity", mo.completed_quantity,
               after)
     mo.completed_quantity = after
-    status = "in_progress" if after > 0 else (
+    scrapped = mo.scrapped_quantity - _scrapped(o, mo.number)
+    op.change("manufacturing_order", mo.number, "scrapped_quantity", mo.scrapped_quantity,
+              scrapped)
+    mo.scrapped_quantity = scrapped
+    production.commit(op, mo, completion.outstanding(mo) - was)
+    status = "done" if completion.outstanding(mo) == 0 else "in_progress" if (
+        after > 0 or scrapped > 0) else (
         o.before("manufacturing_order", mo.number, "status") or "planned")
     op.change("manufacturing_order", mo.number, "status", mo.status, status)
     mo.status = status
@@ -142,10 +160,11 @@ def _created_order(op: Op, o: Original) -> None:
 
 def _close(op: Op, o: Original) -> None:
     number = o.result["number"]
-    kind = "purchase_order" if o.tool == "close_purchase_order" else "sales_order"
+    kind = o.tool.removeprefix("close_")
     status = o.before(kind, number, "status") or "open"
-    reopen = closing.reopen_purchase_order if kind == "purchase_order" else \
-        closing.reopen_sales_order
+    reopen = {"purchase_order": closing.reopen_purchase_order,
+              "sales_order": closing.reopen_sales_order,
+              "manufacturing_order": closing.reopen_manufacturing_order}[kind]
     o.blockers.extend(reopen(op, number, status))
 
 
@@ -171,10 +190,7 @@ def _cancelled(op: Op, o: Original) -> None:
             if ln.quantity > ln.fulfilled_quantity:
                 stock.commit(op, ln.item, doc.location, ln.quantity - ln.fulfilled_quantity)
     elif kind == "manufacturing_order" and status in OPEN_MO:
-        stock.prefetch(op, [c.item for c in doc.components], doc.location)
-        for c in doc.components:
-            stock.commit(op, c.item, doc.location,
-                         c.quantity_per_unit * (doc.quantity - doc.completed_quantity))
+        production.commit(op, doc, completion.outstanding(doc))
     touch(doc)
 
 
@@ -196,6 +212,7 @@ REVERSERS: dict[str, Reverser] = {
     "create_manufacturing_order": _created_order,
     "close_purchase_order": _close,
     "close_sales_order": _close,
+    "close_manufacturing_order": _close,
     "delete_purchase_order": _cancelled,
     "delete_sales_order": _cancelled,
     "delete_manufacturing_order": _cancelled,

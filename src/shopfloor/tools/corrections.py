@@ -54,6 +54,16 @@ def close_sales_order(op: Op, req: CloseOrder) -> Done[OrderOut]:
     return Done(closing.describe("sales order", number, _dropped(op)), sales_order_out(so))
 
 
+@tools.write("close_manufacturing_order", title="Close manufacturing order short",
+             response=ManufacturingOrderOut, role=Role.admin,
+             description="Finish a manufacturing order with what it made: the rest's "
+                         "components are released from committed stock.")
+def close_manufacturing_order(op: Op, req: CloseOrder) -> Done[ManufacturingOrderOut]:
+    mo = closing.close_manufacturing_order(
+        op, number_of(op, ManufacturingOrder, req, "manufacturing order"), req.reason)
+    return Done(closing.short_of(mo), manufacturing_order_out(mo))
+
+
 class LedgerRowOut(Out):
     sku: str
     location: str

@@ -29,7 +29,7 @@ tools = Toolset()
 
 
 class ListManufacturingOrders(Request):
-    status: Literal["planned", "in_progress", "done", "cancelled"] | None = None
+    status: Literal["planned", "in_progress", "done", "closed", "cancelled"] | None = None
     limit: Limit = 50
     cursor: RowCursor | None = None
 
