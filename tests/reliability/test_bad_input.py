@@ -226,6 +226,11 @@ CASES: dict[str, tuple[dict[str, Any], list[tuple[dict[str, Any], str, str]]]] =
         ({"number": "SO-99999"}, "number", "not_found"),
         ({"number": "{so2}"}, "number", "conflict"),
     ]),
+    "close_manufacturing_order": ({"number": "{mo}"}, [
+        ({}, "number", "validation_error"),
+        ({"number": "{mo2}"}, "number", "conflict"),
+        ({"number": "MO-99999"}, "number", "not_found"),
+    ]),
     "revert_operation": ({"operation_id": "{got}"}, [
         ({}, "operation_id", "validation_error"),
         ({"operation_id": "no-such-op"}, "operation_id", "not_found"),

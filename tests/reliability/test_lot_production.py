@@ -69,13 +69,14 @@ def test_completion_costs_the_output_from_actual_consumption_with_scrap_and_a_su
                         "M2: 0 used against 4 planned (-4, -16 at cost)",
                         "SUB: 4 used against 0 planned (+4, +20 at cost)"]
     done = apply(reg, "complete_manufacturing_order", **args)
-    assert done["status"] == "in_progress" and D(done["completed_quantity"]) == 3
+    # the scrapped unit counts: 3 + 1 reach the 4 ordered, so the order is done
+    assert done["status"] == "done" and D(done["completed_quantity"]) == 3
     assert stock(reg, "P1") == {"on_hand": D(3), "committed": D(0),
                                 "average_cost": D("14.166667")}
     assert lots_of(reg, "P1") == {"P-1": 3}
-    # FEFO: lot A's 10 cover the 9; committed M1 8 - 2 x 3 good = 2, M2 4 - 3 = 1
+    # FEFO: lot A's 10 cover the 9; nothing stays committed for a finished order
     assert lots_of(reg, "M1") == {"A": 1, "B": 10}
-    assert stock(reg, "M1")["committed"] == D(2) and stock(reg, "M2")["committed"] == D(1)
+    assert stock(reg, "M1")["committed"] == D(0) and stock(reg, "M2")["committed"] == D(0)
     assert stock(reg, "M2")["on_hand"] == D(10) and stock(reg, "SUB")["on_hand"] == D(6)
     assert ledger_matches_balances(reg) == []
 

@@ -38,11 +38,13 @@ class SO(StrEnum):
 
 
 class MO(StrEnum):
-    """A manufacturing order: planned -> in progress -> done; or cancelled."""
+    """A manufacturing order: planned -> in progress -> done; or closed short, or
+    cancelled."""
 
     planned = "planned"
     in_progress = "in_progress"
     done = "done"
+    closed = "closed"
     cancelled = "cancelled"
 
 
@@ -64,7 +66,8 @@ OPEN_SO: tuple[SO, ...] = (SO.open, SO.partially_fulfilled)
 """Still to ship: commits stock; may be closed short."""
 CLOSABLE_SO = OPEN_SO
 OPEN_MO: tuple[MO, ...] = (MO.planned, MO.in_progress)
-"""Still to make: commits its components."""
+"""Still to make: commits its components; may be closed short."""
+CLOSABLE_MO = OPEN_MO
 FINISHED_PO: tuple[PO, ...] = (PO.closed, PO.cancelled)
 FINISHED_SO: tuple[SO, ...] = (SO.closed, SO.cancelled)
 JOB_TERMINAL: tuple[JobState, ...] = (JobState.succeeded, JobState.failed,
@@ -90,7 +93,7 @@ class Vocabulary:
 VOCABULARIES = (
     Vocabulary("purchase_order", tuple(PO), OPEN_PO, (PO.received, *FINISHED_PO)),
     Vocabulary("sales_order", tuple(SO), OPEN_SO, (SO.fulfilled, *FINISHED_SO)),
-    Vocabulary("manufacturing_order", tuple(MO), OPEN_MO, (MO.done, MO.cancelled)),
+    Vocabulary("manufacturing_order", tuple(MO), OPEN_MO, (MO.done, MO.closed, MO.cancelled)),
     Vocabulary("job", tuple(JobState), JOB_ACTIVE, JOB_TERMINAL),
 )
 BY_KIND = {v.kind: v for v in VOCABULARIES}

@@ -12,6 +12,7 @@ from shopfloor.domain.corrections import orders as corrections
 from shopfloor.domain.corrections import production as mo_corrections
 from shopfloor.domain.corrections import reverts
 from shopfloor.domain.orders import closing
+from shopfloor.domain.production import closing as mo_closing
 from shopfloor.kernel.numbers import fmt
 from shopfloor.kernel.roles import Role
 from shopfloor.registry.facts import Undo
@@ -61,6 +62,18 @@ def close_sales_order(op: Op, req: CloseOrder) -> Done[OrderOut]:
     number = number_of(op, SalesOrder, req, "sales order")
     so = closing.close_sales_order(op, number, req.reason)
     return Done(closing.describe("sales order", number, _dropped(op)), sales_order_out(so))
+
+
+@tools.write("close_manufacturing_order", title="Close manufacturing order short",
+             response=ManufacturingOrderOut, role=Role.admin,
+             description="Finish a manufacturing order with what it made: the rest's "
+                         "components are released from committed stock.",
+             destructive=True,
+             undo=Undo.using(reverts.closed("manufacturing_order")))
+def close_manufacturing_order(op: Op, req: CloseOrder) -> Done[ManufacturingOrderOut]:
+    mo = mo_closing.close(
+        op, number_of(op, ManufacturingOrder, req, "manufacturing order"), req.reason)
+    return Done(mo_closing.short_of(mo), manufacturing_order_out(mo))
 
 
 class LedgerRowOut(Out):

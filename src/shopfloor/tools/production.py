@@ -33,7 +33,7 @@ from shopfloor.tools.views import (
 tools = Toolset("production")
 
 
-MoStatus = Literal["planned", "in_progress", "done", "cancelled"]
+MoStatus = Literal["planned", "in_progress", "done", "closed", "cancelled"]
 """kernel/statuses.MO, spelled for the schema (a test holds them equal)."""
 
 class ListManufacturingOrders(Request):

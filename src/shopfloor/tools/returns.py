@@ -13,10 +13,11 @@ from shopfloor.domain.corrections import reverts
 from shopfloor.domain.orders import returns
 from shopfloor.kernel.numbers import fmt
 from shopfloor.registry.facts import Undo
-from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
+from shopfloor.registry.tool import Done, Toolset, WriteRequest
 from shopfloor.store.tables import PurchaseOrder, SalesOrder
 from shopfloor.store.tables.corrections import StockReturn
 from shopfloor.tools.fields import Amount, Key, Out, Quantity
+from shopfloor.tools.lot_fields import Lots
 from shopfloor.tools.refs import NumberOrId, number_of
 
 tools = Toolset("returns")
@@ -56,11 +57,18 @@ def return_out(doc: StockReturn) -> ReturnOut:
                              lot=ln.lot_number) for ln in doc.lines])
 
 
-class CustomerReturnLine(Request):
+class ReturnLine(Lots):
     sku: Key
     quantity: Quantity
+    lot: Key | None = Field(None, description="one lot or serial")
+
+    def spec(self, disposition: str) -> returns.ReturnSpec:
+        return returns.ReturnSpec(self.sku, self.quantity, disposition, self.lot,
+                                  self.lot_specs(), self.serial_list())
+
+
+class CustomerReturnLine(ReturnLine):
     disposition: Literal["restock", "quarantine", "scrap"] = "restock"
-    lot: Key | None = Field(None, description="lot or serial it came back as")
 
 
 class CreateCustomerReturn(NumberOrId, WriteRequest):
@@ -83,20 +91,14 @@ def _summary(doc: StockReturn, order: str) -> str:
 def create_customer_return(op: Op, req: CreateCustomerReturn) -> Done[ReturnOut]:
     number = number_of(op, SalesOrder, req, "sales order")
     doc = returns.customer_return(
-        op, number, [returns.ReturnSpec(ln.sku, ln.quantity, ln.disposition, ln.lot)
-                     for ln in req.lines], req.reason, req.quarantine_location)
+        op, number, [ln.spec(ln.disposition) for ln in req.lines], req.reason,
+        req.quarantine_location)
     return Done(_summary(doc, number), return_out(doc))
-
-
-class SupplierReturnLine(Request):
-    sku: Key
-    quantity: Quantity
-    lot: Key | None = Field(None, description="lot or serial sent back")
 
 
 class CreateSupplierReturn(NumberOrId, WriteRequest):
     reason: str = Reason
-    lines: list[SupplierReturnLine] = Field(min_length=1, max_length=1000)
+    lines: list[ReturnLine] = Field(min_length=1, max_length=1000)
 
 
 @tools.write("create_supplier_return", title="Supplier return", response=ReturnOut,
@@ -107,6 +109,5 @@ class CreateSupplierReturn(NumberOrId, WriteRequest):
 def create_supplier_return(op: Op, req: CreateSupplierReturn) -> Done[ReturnOut]:
     number = number_of(op, PurchaseOrder, req, "purchase order")
     doc = returns.supplier_return(
-        op, number, [returns.ReturnSpec(ln.sku, ln.quantity, "return", ln.lot)
-                     for ln in req.lines], req.reason)
+        op, number, [ln.spec("return") for ln in req.lines], req.reason)
     return Done(_summary(doc, number), return_out(doc))

@@ -136,6 +136,7 @@ class ManufacturingOrderOut(Out):
     location: str
     quantity: Amount
     completed_quantity: Amount
+    scrapped_quantity: Amount
     due_date: date | None
     created_at: datetime
     components: list[ComponentOut]
@@ -288,7 +289,8 @@ def manufacturing_order_out(mo: ManufacturingOrder) -> ManufacturingOrderOut:
     return ManufacturingOrderOut(
         id=mo.id, number=mo.number, status=mo.status, sku=mo.item.sku,
         location=mo.location.code, quantity=mo.quantity,
-        completed_quantity=mo.completed_quantity, due_date=mo.due_date,
+        completed_quantity=mo.completed_quantity, scrapped_quantity=mo.scrapped_quantity,
+        due_date=mo.due_date,
         created_at=mo.created_at,
         components=[ComponentOut(sku=c.item.sku, name=c.item.name, quantity=c.quantity_per_unit)
                     for c in mo.components],

@@ -20,9 +20,10 @@ from sqlalchemy import delete, insert, select
 
 from shopfloor.domain.base import lookup
 from shopfloor.domain.base.context import Op
-from shopfloor.domain.corrections.ledger import Original, moved_since, reverse_moves, unreverted
+from shopfloor.domain.corrections.ledger import Original, moved_since, reverse_moves
 from shopfloor.domain.stock import ledger as stock
 from shopfloor.domain.stock.items import touch
+from shopfloor.domain.stock.standing import unreverted
 from shopfloor.kernel.numbers import ZERO, cost, fmt
 from shopfloor.store.tables import (
     Batch,

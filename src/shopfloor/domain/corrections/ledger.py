@@ -29,9 +29,9 @@ from sqlalchemy import select
 from shopfloor.domain.base.context import Op
 from shopfloor.domain.stock import ledger as stock
 from shopfloor.domain.stock.ledger import Posting
+from shopfloor.domain.stock.standing import unreverted
 from shopfloor.kernel.numbers import ZERO, fmt
 from shopfloor.store.tables import Batch, Item, Location, StockMovement
-from shopfloor.store.tables.corrections import Revert
 
 
 @dataclass
@@ -61,13 +61,6 @@ class Original:
 
 
 Reverser = Callable[[Op, Original], None]
-
-
-def unreverted() -> Any:
-    """Movements that still count: not written by a reverted operation or by a revert."""
-    return (StockMovement.operation_id.is_(None)
-            | (~StockMovement.operation_id.in_(select(Revert.reverted_operation_id))
-               & ~StockMovement.operation_id.in_(select(Revert.operation_id))))
 
 
 def later(session: Any, item_id: int, location_id: int, after_id: int,

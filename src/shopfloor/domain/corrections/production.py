@@ -20,6 +20,7 @@ from shopfloor.domain.base import lookup
 from shopfloor.domain.base.context import Op
 from shopfloor.domain.corrections.costs import document_lots, document_unit, only_lot, recost
 from shopfloor.domain.orders.returns import moved_cost
+from shopfloor.domain.production import completion
 from shopfloor.domain.production import manufacturing as production
 from shopfloor.domain.stock import ledger as stock
 from shopfloor.domain.stock import lots
@@ -85,10 +86,14 @@ def _completed(op: Op, mo: ManufacturingOrder, completed: Decimal) -> None:
         stock.post(op, Posting(c.item, mo.location, back, "correction", MO, number,
                                unit_cost=unit, batch_id=lot, pool=lot is None,
                                field="completed_quantity"))
-        stock.commit(op, c.item, mo.location, back)
+    was = completion.outstanding(mo)
     op.change(MO, number, "completed_quantity", mo.completed_quantity, completed)
     mo.completed_quantity = completed
-    status = MOState.in_progress if completed > 0 else MOState.planned
+    if mo.status == MOState.closed:  # closed short, it expects no more: nothing to commit
+        return
+    production.commit(op, mo, completion.outstanding(mo) - was)
+    status = MOState.done if completion.outstanding(mo) == 0 else \
+        MOState.in_progress if completed > 0 or mo.scrapped_quantity > 0 else MOState.planned
     op.change(MO, number, "status", mo.status, status)
     mo.status = status
 

@@ -19,6 +19,7 @@ the others are refused.
 from __future__ import annotations
 
 from collections.abc import Callable
+from decimal import Decimal
 from functools import partial
 from typing import Any
 
@@ -30,11 +31,13 @@ from shopfloor.domain.base.context import Op
 from shopfloor.domain.corrections.ledger import Original, Reverser, reverse_moves
 from shopfloor.domain.orders import closing, returns
 from shopfloor.domain.orders import documents as orders
+from shopfloor.domain.production import closing as mo_closing
+from shopfloor.domain.production import completion
 from shopfloor.domain.production import manufacturing as production
 from shopfloor.domain.stock import ledger as stock
 from shopfloor.domain.stock.items import touch
 from shopfloor.kernel.errors import Conflict, NotFound
-from shopfloor.kernel.numbers import fmt
+from shopfloor.kernel.numbers import ZERO, fmt
 from shopfloor.kernel.statuses import MO, OPEN_MO, PO, SO, said
 from shopfloor.store.tables import OperationLog, StockMovement, table
 from shopfloor.store.tables.corrections import Revert
@@ -94,19 +97,35 @@ def so_shipment(op: Op, o: Original) -> None:
     reverse_moves(op, o)
 
 
+def _scrapped(o: Original, number: str) -> Decimal:
+    """What a completion scrapped: logged as the order's new scrapped quantity, or (before
+    the order counted it) as `scrapped`."""
+    for c in o.changes("manufacturing_order"):
+        if c["key"] == number and c["field"] == "scrapped_quantity":
+            return Decimal(c["after"]) - Decimal(c["before"] or 0)
+        if c["key"] == number and c["field"] == "scrapped":
+            return Decimal(c["after"])
+    return ZERO
+
+
 def mo_completion(op: Op, o: Original) -> None:
     mo = lookup.manufacturing_order(op, o.result["number"], lock=True)
-    if mo.status == MO.cancelled:
-        o.blockers.append(f"manufacturing order {mo.number} is cancelled since")
+    if mo.status in (MO.cancelled, MO.closed):
+        o.blockers.append(f"manufacturing order {mo.number} is {said(mo.status)} since"
+                          + ("; reopen it first" if mo.status == MO.closed else ""))
     made = o.moved(mo.item_id)
-    stock.prefetch(op, [c.item for c in mo.components], mo.location)
-    for c in mo.components:
-        stock.commit(op, c.item, mo.location, -o.moved(c.item_id))
+    was = completion.outstanding(mo)
     after = mo.completed_quantity - made
     op.change("manufacturing_order", mo.number, "completed_quantity", mo.completed_quantity,
               after)
     mo.completed_quantity = after
-    status = MO.in_progress if after > 0 else (
+    scrapped = mo.scrapped_quantity - _scrapped(o, mo.number)
+    op.change("manufacturing_order", mo.number, "scrapped_quantity", mo.scrapped_quantity,
+              scrapped)
+    mo.scrapped_quantity = scrapped
+    production.commit(op, mo, completion.outstanding(mo) - was)
+    status = MO.done if completion.outstanding(mo) == 0 else MO.in_progress if (
+        after > 0 or scrapped > 0) else (
         o.before("manufacturing_order", mo.number, "status") or MO.planned)
     op.change("manufacturing_order", mo.number, "status", mo.status, status)
     mo.status = status
@@ -143,8 +162,9 @@ def _created(kind: str, op: Op, o: Original) -> None:
 def _closed(kind: str, op: Op, o: Original) -> None:
     number = o.result["number"]
     status = o.before(kind, number, "status") or "open"
-    reopen = closing.reopen_purchase_order if kind == "purchase_order" else \
-        closing.reopen_sales_order
+    reopen = {"purchase_order": closing.reopen_purchase_order,
+              "sales_order": closing.reopen_sales_order,
+              "manufacturing_order": mo_closing.reopen}[kind]
     o.blockers.extend(reopen(op, number, status))
 
 
@@ -170,10 +190,7 @@ def _cancelled(kind: str, op: Op, o: Original) -> None:
             if ln.quantity > ln.fulfilled_quantity:
                 stock.commit(op, ln.item, doc.location, ln.quantity - ln.fulfilled_quantity)
     elif kind == "manufacturing_order" and status in OPEN_MO:
-        stock.prefetch(op, [c.item for c in doc.components], doc.location)
-        for c in doc.components:
-            stock.commit(op, c.item, doc.location,
-                         c.quantity_per_unit * (doc.quantity - doc.completed_quantity))
+        production.commit(op, doc, completion.outstanding(doc))
     touch(doc)
 
 
@@ -189,7 +206,7 @@ def created(kind: str) -> Reverser:
 
 
 def closed(kind: str) -> Reverser:
-    """Undoes closing a `purchase_order` or `sales_order` short."""
+    """Undoes closing a `purchase_order`, `sales_order` or `manufacturing_order` short."""
     return partial(_closed, kind)
 
 

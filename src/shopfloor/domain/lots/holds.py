@@ -108,12 +108,14 @@ def _open_orders(op: Op, skus: list[str]) -> list[OpenOrder]:
         .where(items.c.sku.in_(skus), SalesOrder.status.in_(OPEN_SO)))
     mo = op.session.execute(
         select(ManufacturingOrder.number, items.c.sku, ManufacturingComponent.quantity_per_unit,
-               ManufacturingOrder.quantity, ManufacturingOrder.completed_quantity)
+               ManufacturingOrder.quantity, ManufacturingOrder.completed_quantity,
+               ManufacturingOrder.scrapped_quantity)
         .join(ManufacturingComponent, ManufacturingComponent.order_id == ManufacturingOrder.id)
         .join(items, items.c.id == ManufacturingComponent.item_id)
         .where(items.c.sku.in_(skus), ManufacturingOrder.status.in_(OPEN_MO)))
     out = [OpenOrder("sales_order", r.number, r.sku, r.quantity - r.fulfilled_quantity)
            for r in so if r.quantity > r.fulfilled_quantity]
     out += [OpenOrder("manufacturing_order", r.number, r.sku,
-                      r.quantity_per_unit * (r.quantity - r.completed_quantity)) for r in mo]
+                      r.quantity_per_unit * (r.quantity - r.completed_quantity
+                                             - r.scrapped_quantity)) for r in mo]
     return out

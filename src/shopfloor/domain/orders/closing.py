@@ -1,7 +1,8 @@
 """Closing an order short: it keeps what it received or shipped and expects no more.
 
 A closed purchase order no longer counts as on order (planning and low stock read only
-open statuses), and a closed sales order releases the stock it still committed. Nothing
+open statuses), and a closed sales order releases the stock it still committed (a
+manufacturing order closes in production/closing.py). Nothing
 already moved is touched; the outstanding quantities are shown in the preview so the
 person closing sees what is given up. A close can be reverted (reopen), as long as the
 order has not moved on since.
@@ -23,7 +24,7 @@ from shopfloor.store.tables import PurchaseOrder, SalesOrder
 
 def _closable(number: str, kind: str, status: str, allowed: tuple[str, ...],
               instead: str) -> None:
-    if status == "closed":
+    if status == "closed":  # every kind that closes short calls it that
         raise Conflict(f"{kind} {number} is already closed", field="number")
     if status not in allowed:
         raise Conflict(f"{kind} {number} is {status}; only an open or partly done order "

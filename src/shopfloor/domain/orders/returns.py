@@ -5,7 +5,9 @@ rows), not today's average: what comes back is what went out. Each line has a
 disposition: `restock` (back on the shelf of the order's location), `quarantine` (to a
 held location, out of the way of picking) or `scrap` (recorded, never back in stock).
 A supplier return leaves at the cost it was received at, and what stays is re-averaged
-without it. Orders count what came back (`returned_quantity`), never more than moved.
+without it. Orders count what came back (`returned_quantity`), never more than moved. A
+line names its lots and serials as a movement line does, only ones its order moved (see
+return_lots); the document keeps one line per lot.
 """
 
 from __future__ import annotations
@@ -20,13 +22,14 @@ from sqlalchemy import select
 from shopfloor.domain.base import lookup
 from shopfloor.domain.base.context import Op
 from shopfloor.domain.base.sequences import claim_number
+from shopfloor.domain.orders import return_lots
 from shopfloor.domain.stock import ledger as stock
 from shopfloor.domain.stock import lots
 from shopfloor.domain.stock.items import touch
 from shopfloor.domain.stock.ledger import Posting
-from shopfloor.kernel.errors import NotFound, ValidationFailed
+from shopfloor.kernel.errors import ValidationFailed
 from shopfloor.kernel.numbers import ZERO, cost, fmt
-from shopfloor.store.tables import Batch, Location, StockMovement
+from shopfloor.store.tables import Location, StockMovement
 from shopfloor.store.tables.corrections import Revert, StockReturn, StockReturnLine
 
 DISPOSITIONS = ("restock", "quarantine", "scrap")
@@ -38,6 +41,8 @@ class ReturnSpec:
     quantity: Decimal
     disposition: str = "restock"
     lot: str | None = None
+    lots: tuple[lots.LotIn, ...] = ()
+    serials: tuple[str, ...] = ()
 
 
 def moved_cost(op: Op, document_type: str, number: str, item_id: int, reason: str) -> Decimal:
@@ -55,34 +60,6 @@ def moved_cost(op: Op, document_type: str, number: str, item_id: int, reason: st
     if qty == 0:
         return ZERO
     return cost(sum((q * c for q, c in rows), ZERO) / qty)
-
-
-def _lot(op: Op, item: Any, lot: str | None, fld: str, document_type: str, number: str,
-         reason: str) -> int | None:
-    """The lot a returned line moves. Named: looked up. Not named, for a tracked item: the
-    one lot the order moved of it (goods go back as the lot they came or left as); an
-    order that moved several asks which."""
-    if lot is not None:
-        found = op.session.execute(select(Batch.id).where(
-            Batch.item_id == item.id, Batch.lot_number == lot)).scalar_one_or_none()
-        if found is None:
-            raise NotFound(f"no lot {lot!r} of {item.sku}", field=fld)
-        return int(found)
-    if not lots.tracked(item):
-        return None
-    moved = sorted({(b, n) for b, n in op.session.execute(
-        select(StockMovement.batch_id, Batch.lot_number)
-        .join(Batch, Batch.id == StockMovement.batch_id)
-        .where(StockMovement.item_id == item.id, StockMovement.reason == reason,
-               StockMovement.document_type == document_type,
-               StockMovement.document_number == number)) if b is not None})
-    if len(moved) == 1:
-        return moved[0][0]
-    kind = "serial" if item.serial_tracked else "lot"
-    raise ValidationFailed(
-        f"{item.sku} moved on {number} as {len(moved)} {kind}s "
-        f"({', '.join(n for _, n in moved)}): name the one coming back" if moved else
-        f"{item.sku} is tracked: name the {kind}", field=fld)
 
 
 def _lines(specs: Sequence[ReturnSpec], order_lines: Sequence[Any], number: str, done: str,
@@ -137,24 +114,24 @@ def customer_return(op: Op, number: str, specs: Sequence[ReturnSpec], reason: st
                                    field="quarantine_location")
         stock.prefetch(op, [line.item for line, _, _ in todo], held)
     stock.prefetch(op, [line.item for line, _, _ in todo], so.location)
+    parts = return_lots.resolve(op, "customer", "sales_order", number, todo)
     doc = _document(op, "customer", number, reason)
-    for i, (line, spec, fld) in enumerate(todo):
+    for (line, spec, fld), row in zip(todo, parts, strict=True):
         unit = moved_cost(op, "sales_order", number, line.item_id, "shipment")
         where = {"restock": so.location, "quarantine": held, "scrap": None}[spec.disposition]
-        if where is not None:
-            stock.post(op, Posting(line.item, where, spec.quantity, "customer_return",
-                                   "stock_return", doc.number, unit_cost=unit,
-                                   batch_id=_lot(op, line.item, spec.lot, f"{fld}.lot",
-                                                 "sales_order", number, "shipment"),
-                                   field=f"{fld}.quantity"))
-        else:
+        for part, lot in row:
+            if where is not None:
+                stock.post(op, Posting(line.item, where, part.quantity, "customer_return",
+                                       "stock_return", doc.number, unit_cost=unit,
+                                       batch_id=part.batch_id, field=f"{fld}.quantity"))
+            doc.lines.append(StockReturnLine(
+                item_id=line.item_id, item=line.item, position=len(doc.lines),
+                quantity=part.quantity, unit_cost=unit, disposition=spec.disposition,
+                lot_number=lot, location_id=where.id if where else None, location=where))
+        if where is None:
             op.change("return", doc.number, f"line {line.item.sku} scrapped", None,
                       f"{fmt(spec.quantity)} @ {fmt(unit)}")
         _returned(op, "sales_order", number, line, spec.quantity)
-        doc.lines.append(StockReturnLine(
-            item_id=line.item_id, item=line.item, position=i, quantity=spec.quantity,
-            unit_cost=unit, disposition=spec.disposition, lot_number=spec.lot,
-            location_id=where.id if where else None, location=where))
     touch(so)
     op.session.flush()
     return doc
@@ -165,19 +142,19 @@ def supplier_return(op: Op, number: str, specs: Sequence[ReturnSpec], reason: st
     po = lookup.purchase_order(op, number, lock=True)
     todo = _lines(specs, po.lines, number, "received_quantity", "received")
     stock.prefetch(op, [line.item for line, _, _ in todo], po.location)
+    parts = return_lots.resolve(op, "supplier", "purchase_order", number, todo)
     doc = _document(op, "supplier", number, reason)
-    for i, (line, spec, fld) in enumerate(todo):
+    for (line, spec, fld), row in zip(todo, parts, strict=True):
         unit = moved_cost(op, "purchase_order", number, line.item_id, "receipt")
-        stock.post(op, Posting(line.item, po.location, -spec.quantity, "supplier_return",
-                               "stock_return", doc.number, exit_cost=unit,
-                               batch_id=_lot(op, line.item, spec.lot, f"{fld}.lot",
-                                             "purchase_order", number, "receipt"),
-                               field=f"{fld}.quantity"))
+        for part, lot in row:
+            stock.post(op, Posting(line.item, po.location, -part.quantity, "supplier_return",
+                                   "stock_return", doc.number, exit_cost=unit,
+                                   batch_id=part.batch_id, field=f"{fld}.quantity"))
+            doc.lines.append(StockReturnLine(
+                item_id=line.item_id, item=line.item, position=len(doc.lines),
+                quantity=part.quantity, unit_cost=unit, disposition="return",
+                lot_number=lot, location_id=po.location_id, location=po.location))
         _returned(op, "purchase_order", number, line, spec.quantity)
-        doc.lines.append(StockReturnLine(
-            item_id=line.item_id, item=line.item, position=i, quantity=spec.quantity,
-            unit_cost=unit, disposition="return", lot_number=spec.lot,
-            location_id=po.location_id, location=po.location))
     touch(po)
     op.session.flush()
     return doc

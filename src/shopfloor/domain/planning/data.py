@@ -208,14 +208,16 @@ def read_documents(conn: Connection, company: Company, today: date, location_id:
     it = Item.__table__
     open_mo = _at(mo.c.location_id, location_id,
                   select(mo.c.id).where(mo.c.status.in_(OPEN_MO),
-                                        mo.c.quantity > mo.c.completed_quantity))
+                                        mo.c.quantity > mo.c.completed_quantity
+                                        + mo.c.scrapped_quantity))
     if item_ids is not None:  # only orders of these items or using them
         open_mo = open_mo.where(mo.c.item_id.in_(item_ids) | mo.c.id.in_(
             select(mc.c.order_id).where(mc.c.item_id.in_(item_ids))))
     starts: dict[int, tuple[str, date, Decimal, str]] = {}
     for mo_id, number, item_id, sku, qty, due, lead in _all(conn,
             select(mo.c.id, mo.c.number, mo.c.item_id, it.c.sku,
-                   d.col(mo.c.quantity - mo.c.completed_quantity), mo.c.due_date,
+                   d.col(mo.c.quantity - mo.c.completed_quantity - mo.c.scrapped_quantity),
+                   mo.c.due_date,
                    it.c.lead_time_days)
             .join(it, it.c.id == mo.c.item_id).where(mo.c.id.in_(open_mo))):
         if item_ids is None or item_id in item_ids:

@@ -85,7 +85,8 @@ def on_order(op: Op, item_ids: list[int], location_id: int | None) -> dict[int, 
     """Supply on the way: outstanding purchase order lines and open manufacturing orders."""
     made = (
         select(ManufacturingOrder.item_id,
-               func.sum(ManufacturingOrder.quantity - ManufacturingOrder.completed_quantity))
+               func.sum(ManufacturingOrder.quantity - ManufacturingOrder.completed_quantity
+                        - ManufacturingOrder.scrapped_quantity))
         .where(ManufacturingOrder.status.in_(OPEN_MO), ManufacturingOrder.item_id.in_(item_ids))
         .group_by(ManufacturingOrder.item_id)
     )

@@ -4,8 +4,10 @@ was scrapped, and which lot (or serials) came out.
 The recipe is the plan, not the truth: by default a completion consumes recipe x units,
 but the floor may report more, less, a substitute, or none of a component. The output is
 costed at what was actually consumed, spread over the good units; scrapped units carry no
-stock and their material cost stays in the good ones (yield loss). The preview shows each
-component's variance against the recipe in quantity and cost.
+stock and their material cost stays in the good ones (yield loss). Scrapped units count
+against the order: good + scrap reaching its quantity finishes it and releases all it
+committed (scrap beyond that is yield loss, never a release of what was not committed).
+The preview shows each component's variance against the recipe in quantity and cost.
 """
 
 from __future__ import annotations
@@ -56,8 +58,8 @@ def complete(op: Op, number: str, report: Report) -> tuple[ManufacturingOrder, l
     if mo.status not in (MO.planned, MO.in_progress):
         raise Conflict(f"manufacturing order {mo.number} is {said(mo.status)} and can no longer "
                        "change", field="number")
-    remaining = mo.quantity - mo.completed_quantity
-    q = remaining if report.quantity is None else report.quantity
+    remaining = outstanding(mo)
+    q = max(remaining - report.scrap, ZERO) if report.quantity is None else report.quantity
     if q > remaining:
         raise ValidationFailed(f"completing {fmt(q)} but only {fmt(remaining)} remain",
                                field="quantity")
@@ -95,9 +97,10 @@ def complete(op: Op, number: str, report: Report) -> tuple[ManufacturingOrder, l
                     allow_expired=spec is not None and spec.allow_expired, field=part.field))
                 total += part.quantity * v.unit_cost
         variances.append(v)
+    counted = min(made, remaining)
     for c in mo.components:
         stock.commit(op, c.item, mo.location,
-                     -storable(c.quantity_per_unit * q, "quantity"))
+                     -storable(c.quantity_per_unit * counted, "quantity"))
     _show(op, mo, variances)
     if q > 0:
         out = lots.incoming(op, [lots.Line(mo.item, q, "output", _output_lots(report),
@@ -108,15 +111,22 @@ def complete(op: Op, number: str, report: Report) -> tuple[ManufacturingOrder, l
                                    "manufacturing_order", mo.number, unit_cost=unit_cost,
                                    batch_id=part.batch_id, field=part.field))
     if report.scrap:
-        op.change("manufacturing_order", number, "scrapped", None, fmt(report.scrap))
+        op.change("manufacturing_order", number, "scrapped_quantity", mo.scrapped_quantity,
+                  mo.scrapped_quantity + report.scrap)
+        mo.scrapped_quantity += report.scrap
     op.change("manufacturing_order", number, "completed_quantity", mo.completed_quantity,
               mo.completed_quantity + q)
     mo.completed_quantity += q
-    status = MO.done if mo.completed_quantity >= mo.quantity else MO.in_progress
+    status = MO.done if outstanding(mo) == 0 else MO.in_progress
     op.change("manufacturing_order", number, "status", mo.status, status)
     mo.status = status
     touch(mo)
     return mo, variances
+
+
+def outstanding(mo: ManufacturingOrder) -> Decimal:
+    """Units the order still expects, the ones its components stay committed for."""
+    return max(ZERO, mo.quantity - mo.completed_quantity - mo.scrapped_quantity)
 
 
 def _output_lots(report: Report) -> tuple[lots.LotIn, ...]:

@@ -3,7 +3,8 @@
 An order snapshots the recipe when it is made, so a later recipe change does not rewrite
 what the shop floor was told to build. Completion may be partial; each completion
 consumes components at their average cost and produces the item at the sum of what it
-consumed.
+consumed. Scrapped units count against the order like good ones: they are not coming any
+more, so what is outstanding (and committed) is the quantity less both.
 """
 
 from __future__ import annotations
@@ -29,7 +30,8 @@ def _open(mo: ManufacturingOrder) -> None:
                        "change", field="number")
 
 
-def _commit(op: Op, mo: ManufacturingOrder, quantity: Decimal) -> None:
+def commit(op: Op, mo: ManufacturingOrder, quantity: Decimal) -> None:
+    """Commit (or, negative, release) the components of `quantity` units."""
     stock.prefetch(op, [c.item for c in mo.components], mo.location)
     for c in mo.components:
         stock.commit(op, c.item, mo.location,
@@ -71,7 +73,7 @@ def create(op: Op, sku: str, quantity: Decimal, location: str, *, number: str | 
         if available < need:
             op.warn("short", f"{c.item.sku}: needs {fmt(need)}, {fmt(available)} available at "
                     f"{loc.code}" + (f" (not counting {which})" if held else ""), fld="quantity")
-    _commit(op, mo, quantity)
+    commit(op, mo, quantity)
     return mo
 
 
@@ -83,7 +85,7 @@ def complete(op: Op, number: str, quantity: Decimal | None) -> ManufacturingOrde
 def cancel(op: Op, number: str) -> ManufacturingOrder:
     mo = lookup.manufacturing_order(op, number, lock=True)
     _open(mo)
-    _commit(op, mo, -(mo.quantity - mo.completed_quantity))
+    commit(op, mo, -completion.outstanding(mo))
     op.change("manufacturing_order", number, "status", mo.status, MO.cancelled)
     mo.status = MO.cancelled
     return mo

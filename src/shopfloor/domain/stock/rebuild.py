@@ -41,11 +41,12 @@ def _committed(op: Op) -> dict[Key, Decimal]:
     mos = op.session.execute(
         select(ManufacturingComponent.item_id, ManufacturingOrder.location_id,
                ManufacturingComponent.quantity_per_unit, ManufacturingOrder.quantity,
-               ManufacturingOrder.completed_quantity)
+               ManufacturingOrder.completed_quantity, ManufacturingOrder.scrapped_quantity)
         .join(ManufacturingOrder, ManufacturingComponent.order_id == ManufacturingOrder.id)
         .where(ManufacturingOrder.status.in_(OPEN_MO))).all()
-    for item_id, loc, per_unit, qty, completed in mos:
-        out[(item_id, loc)] = out.get((item_id, loc), ZERO) + per_unit * (qty - completed)
+    for item_id, loc, per_unit, qty, completed, scrapped in mos:
+        out[(item_id, loc)] = out.get((item_id, loc), ZERO) + per_unit * max(
+            ZERO, qty - completed - scrapped)
     return out
 
 

@@ -282,6 +282,7 @@ class ManufacturingOrder(Versioned, Base):
     location_id: Mapped[int] = mapped_column(ForeignKey("locations.id"))
     quantity: Mapped[Decimal]
     completed_quantity: Mapped[Decimal] = mapped_column(default=ZERO)
+    scrapped_quantity: Mapped[Decimal] = mapped_column(default=ZERO)
     status: Mapped[str] = mapped_column(String(24), index=True)
     due_date: Mapped[date | None] = mapped_column(Date)
     created_at: Mapped[datetime]

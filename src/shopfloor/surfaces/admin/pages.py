@@ -101,7 +101,8 @@ def actions(kind: OrderKind, order: dict[str, Any]) -> list[tuple[str, str, str]
                         prefilled("delete_sales_order", {"number": number})))
     elif status in kind.open_statuses:
         left = Decimal(str(order.get("quantity", 0))) - Decimal(
-            str(order.get("completed_quantity", 0)))
+            str(order.get("completed_quantity", 0))) - Decimal(
+            str(order.get("scrapped_quantity", 0)))
         out.append(("Complete", "complete_manufacturing_order", prefilled(
             "complete_manufacturing_order",
             {"number": number, "quantity": format(left.normalize(), "f")})))
