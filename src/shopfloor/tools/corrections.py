@@ -19,14 +19,9 @@ from shopfloor.registry.facts import Undo
 from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
 from shopfloor.store.tables import ManufacturingOrder, PurchaseOrder, SalesOrder
 from shopfloor.tools.fields import Amount, Key, Money, NonNegative, Out, Text
+from shopfloor.tools.orders import OrderOut, purchase_order_out, sales_order_out
 from shopfloor.tools.refs import NumberOrId, number_of
-from shopfloor.tools.views import (
-    ManufacturingOrderOut,
-    OrderOut,
-    manufacturing_order_out,
-    purchase_order_out,
-    sales_order_out,
-)
+from shopfloor.tools.views import ManufacturingOrderOut, manufacturing_order_out
 
 tools = Toolset("corrections")
 

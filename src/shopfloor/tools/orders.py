@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from datetime import date
+from datetime import date, datetime
+from decimal import Decimal
 from typing import Literal, TypeVar
 
 from pydantic import Field
@@ -20,9 +21,11 @@ from shopfloor.registry.facts import Undo
 from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
 from shopfloor.store.tables import PurchaseOrder, SalesOrder
 from shopfloor.tools.fields import (
+    Amount,
     Key,
     Limit,
     Money,
+    Out,
     Page,
     PartnerName,
     Quantity,
@@ -33,7 +36,57 @@ from shopfloor.tools.fields import (
 from shopfloor.tools.lot_fields import TrackedLine
 from shopfloor.tools.planning import pegs_out
 from shopfloor.tools.refs import NumberOrId, number_of
-from shopfloor.tools.views import OrderDetailOut, OrderOut, purchase_order_out, sales_order_out
+from shopfloor.tools.views import PegOut
+
+
+# -- what an order reads as, on every surface: a purchase or sales order and its lines.
+# Beside the tools that take them, so that a field added to a line is added in one place.
+class LineOut(Out):
+    sku: str
+    quantity: Amount
+    unit_price: Amount
+    done_quantity: Amount = Field(description="received or fulfilled so far")
+    expected_date: date | None = None  # a purchase line's own date, else its order's
+    returned_quantity: Amount = Field(description="sent back to the supplier or returned "
+                                                  "by the customer")
+
+
+class OrderOut(Out):
+    id: int
+    number: str
+    status: str
+    partner: str
+    location: str
+    due_date: date | None = Field(description="expected (purchase) or due (sales) date")
+    created_at: datetime
+    total: Amount
+    lines: list[LineOut]
+
+
+class OrderDetailOut(OrderOut):
+    pegs: list[PegOut] = Field(description="the needs MRP placed it for")
+
+
+def purchase_order_out(po: PurchaseOrder) -> OrderOut:
+    lines = [LineOut(sku=ln.item.sku, quantity=ln.quantity, unit_price=ln.unit_price,
+                     done_quantity=ln.received_quantity,
+                     expected_date=ln.expected_date or po.expected_date,
+                     returned_quantity=ln.returned_quantity) for ln in po.lines]
+    return OrderOut(id=po.id, number=po.number, status=po.status, partner=po.supplier.name,
+                    location=po.location.code, due_date=po.expected_date, created_at=po.created_at,
+                    total=sum((ln.quantity * ln.unit_price for ln in po.lines), Decimal(0)),
+                    lines=lines)
+
+
+def sales_order_out(so: SalesOrder) -> OrderOut:
+    lines = [LineOut(sku=ln.item.sku, quantity=ln.quantity, unit_price=ln.unit_price,
+                     done_quantity=ln.fulfilled_quantity,
+                     returned_quantity=ln.returned_quantity) for ln in so.lines]
+    return OrderOut(id=so.id, number=so.number, status=so.status, partner=so.customer.name,
+                    location=so.location.code, due_date=so.due_date, created_at=so.created_at,
+                    total=sum((ln.quantity * ln.unit_price for ln in so.lines), Decimal(0)),
+                    lines=lines)
+
 
 tools = Toolset("orders")
 D = TypeVar("D", PurchaseOrder, SalesOrder)

@@ -18,8 +18,6 @@ from shopfloor.store.tables import (
     Balance,
     Item,
     ManufacturingOrder,
-    PurchaseOrder,
-    SalesOrder,
     StockMovement,
 )
 from shopfloor.tools.fields import Amount, Out
@@ -91,16 +89,6 @@ class ItemDetailOut(ItemOut):
     stock: list[StockOut] = Field(default_factory=list)
 
 
-class LineOut(Out):
-    sku: str
-    quantity: Amount
-    unit_price: Amount
-    done_quantity: Amount = Field(description="received or fulfilled so far")
-    expected_date: date | None = None  # a purchase line's own date, else its order's
-    returned_quantity: Amount = Field(description="sent back to the supplier or returned "
-                                                  "by the customer")
-
-
 class PegOut(Out):
     """A need an order covers: a sales order, a parent manufacturing order, or safety
     stock, with its date and the quantity of this order that goes to it."""
@@ -110,22 +98,6 @@ class PegOut(Out):
     document: str | None
     date: date
     quantity: Amount
-
-
-class OrderOut(Out):
-    id: int
-    number: str
-    status: str
-    partner: str
-    location: str
-    due_date: date | None = Field(description="expected (purchase) or due (sales) date")
-    created_at: datetime
-    total: Amount
-    lines: list[LineOut]
-
-
-class OrderDetailOut(OrderOut):
-    pegs: list[PegOut] = Field(description="the needs MRP placed it for")
 
 
 class ManufacturingOrderOut(Out):
@@ -262,27 +234,6 @@ def stock_out(b: Balance, lots: Sequence[LotRow] = (), blocked: Blocked = NONE) 
 
 def lot_row_out(r: LotRow) -> StockLotOut:
     return StockLotOut(lot=r.lot, on_hand=r.on_hand, expiry=r.expiry, held=r.held)
-
-
-def purchase_order_out(po: PurchaseOrder) -> OrderOut:
-    lines = [LineOut(sku=ln.item.sku, quantity=ln.quantity, unit_price=ln.unit_price,
-                     done_quantity=ln.received_quantity,
-                     expected_date=ln.expected_date or po.expected_date,
-                     returned_quantity=ln.returned_quantity) for ln in po.lines]
-    return OrderOut(id=po.id, number=po.number, status=po.status, partner=po.supplier.name,
-                    location=po.location.code, due_date=po.expected_date, created_at=po.created_at,
-                    total=sum((ln.quantity * ln.unit_price for ln in po.lines), Decimal(0)),
-                    lines=lines)
-
-
-def sales_order_out(so: SalesOrder) -> OrderOut:
-    lines = [LineOut(sku=ln.item.sku, quantity=ln.quantity, unit_price=ln.unit_price,
-                     done_quantity=ln.fulfilled_quantity,
-                     returned_quantity=ln.returned_quantity) for ln in so.lines]
-    return OrderOut(id=so.id, number=so.number, status=so.status, partner=so.customer.name,
-                    location=so.location.code, due_date=so.due_date, created_at=so.created_at,
-                    total=sum((ln.quantity * ln.unit_price for ln in so.lines), Decimal(0)),
-                    lines=lines)
 
 
 def manufacturing_order_out(mo: ManufacturingOrder) -> ManufacturingOrderOut:
