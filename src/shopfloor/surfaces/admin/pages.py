@@ -8,66 +8,22 @@ A view whose tool is missing from the catalogue (lots, revert) simply leaves it 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
 from typing import Any
-from urllib.parse import quote, urlencode
+from urllib.parse import quote
 
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from shopfloor.kernel.statuses import BY_KIND, JOB_ACTIVE, PO, SO, JobState, Vocabulary
+from shopfloor.kernel.statuses import JOB_ACTIVE, PO, SO, JobState
 from shopfloor.registry.actor import Actor
 from shopfloor.surfaces.admin import forms
 from shopfloor.surfaces.admin import session as sessions
 from shopfloor.surfaces.admin.core import HEADERS, Admin
-from shopfloor.surfaces.admin.forms import pages
-
-PAGE = 25
-MRP_KINDS = ("mrp", "run_mrp")
-
-
-@dataclass(frozen=True)
-class OrderKind:
-    slug: str
-    title: str
-    list_tool: str
-    get_tool: str
-    vocabulary: Vocabulary
-    partner: str
-
-    @property
-    def statuses(self) -> tuple[str, ...]:
-        return self.vocabulary.words
-
-    @property
-    def open_statuses(self) -> tuple[str, ...]:
-        return self.vocabulary.open
-
-
-ORDERS = {
-    "purchase-orders": OrderKind("purchase-orders", "Purchase orders", "list_purchase_orders",
-                                 "get_purchase_order", BY_KIND["purchase_order"], "Supplier"),
-    "sales-orders": OrderKind("sales-orders", "Sales orders", "list_sales_orders",
-                              "get_sales_order", BY_KIND["sales_order"], "Customer"),
-    "manufacturing-orders": OrderKind("manufacturing-orders", "Manufacturing orders",
-                                      "list_manufacturing_orders", "get_manufacturing_order",
-                                      BY_KIND["manufacturing_order"], "Product"),
-}
-
-
-def prefilled(tool: str, args: dict[str, Any]) -> str:
-    flat: dict[str, str] = {}
-    for key, value in args.items():
-        if isinstance(value, list):
-            for i, row in enumerate(value):
-                for col, v in row.items():
-                    flat[f"{key}.{i}.{col}"] = str(v)
-        elif value is not None:
-            flat[key] = str(value)
-    return f"/tools/{tool}" + ("?" + urlencode(flat) if flat else "")
+from shopfloor.surfaces.admin.forms import PAGE, pages, prefilled
+from shopfloor.surfaces.admin.kinds import MRP_KINDS, ORDERS, OrderKind
 
 
 def outstanding(order: dict[str, Any]) -> list[dict[str, str]]:
