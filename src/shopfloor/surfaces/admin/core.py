@@ -19,11 +19,9 @@ from urllib.parse import parse_qs
 from jinja2 import Environment, PackageLoader, select_autoescape
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.responses import HTMLResponse, Response
 
-from shopfloor.app.accounts import REASONS
 from shopfloor.app.settings import Settings
-from shopfloor.app.throttle import TooManyAttempts
 from shopfloor.kernel.errors import Forbidden, ShopfloorError, Unauthenticated
 from shopfloor.kernel.roles import Role
 from shopfloor.kernel.statuses import vocabulary
@@ -32,7 +30,7 @@ from shopfloor.registry.registry import Registry
 from shopfloor.registry.tool import Tool
 from shopfloor.surfaces.admin import session as sessions
 from shopfloor.surfaces.admin.display import Shower, label, words
-from shopfloor.surfaces.auth import Authenticator, client_address, throttled
+from shopfloor.surfaces.auth import Authenticator
 
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
        "connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
@@ -141,48 +139,6 @@ class Admin:
     def cross_site(self, request: Request, actor: Actor | None) -> Response:
         return self.render(request, "problem.html", actor, status=403, error=Forbidden(
             "This request came from another site; open this site's page and try again."))
-
-    # -- sign-in ---------------------------------------------------------------------
-    async def sign_in_page(self, request: Request) -> Response:
-        reason = request.query_params.get("reason", "")
-        return self.render(request, "sign_in.html", None, notice=REASONS.get(reason),
-                           next=sessions.safe_next(request.query_params.get("next")))
-
-    async def sign_in(self, request: Request) -> Response:
-        if not sessions.same_origin(request):  # no CSRF token here: the origin must say
-            return self.cross_site(request, None)
-        form = await form_of(request)
-        target = sessions.safe_next(form.get("next", ["/"])[-1])
-        username = form.get("username", [""])[-1]
-        try:
-            if form.get("access_token", [""])[-1].strip():
-                token = form["access_token"][-1].strip()
-                await run_in_threadpool(self.auth.actor, f"Bearer {token}")
-            else:
-                token, _, _ = await run_in_threadpool(
-                    self.auth.sign_in, username, form.get("password", [""])[-1],
-                    client_address(request))
-        except TooManyAttempts as exc:
-            return throttled(self.render(request, "sign_in.html", None, status=429,
-                                         error=exc.message, next=target, username=username),
-                             exc)
-        except ShopfloorError as exc:
-            return self.render(request, "sign_in.html", None, status=401, error=exc.message,
-                               next=target, username=username)
-        response = RedirectResponse(target, status_code=303)
-        sessions.set_session(response, token, request.url.scheme == "https")
-        return response
-
-    async def sign_out(self, request: Request) -> Response:
-        if sessions.same_origin(request) is False:
-            return self.cross_site(request, None)
-        form = await form_of(request)
-        if not sessions.csrf_ok(request, self.csrf_key, form.get("csrf", [""])[-1]):
-            return RedirectResponse("/", status_code=303)
-        await sessions.end_session(request, self.auth)
-        response = RedirectResponse("/sign-in?reason=signed_out", status_code=303)
-        response.delete_cookie(sessions.COOKIE, path="/")
-        return response
 
     async def static(self, request: Request) -> Response:
         name = request.path_params["name"]

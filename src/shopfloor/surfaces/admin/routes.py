@@ -8,16 +8,24 @@ from starlette.routing import BaseRoute, Route
 from shopfloor.app.settings import Settings
 from shopfloor.registry.registry import Registry
 from shopfloor.surfaces.admin.core import Admin
-from shopfloor.surfaces.admin.pages import home, items, jobs, log, orders, picks, planning, tools
+from shopfloor.surfaces.admin.pages import (
+    home,
+    items,
+    jobs,
+    log,
+    orders,
+    picks,
+    planning,
+    sign_in,
+    tools,
+)
 from shopfloor.surfaces.auth import Authenticator
 
 
 def admin_routes(registry: Registry, settings: Settings, auth: Authenticator) -> list[BaseRoute]:
     admin = Admin(registry, settings, auth)
     return [
-        Route("/sign-in", admin.sign_in_page, methods=["GET"]),
-        Route("/sign-in", admin.sign_in, methods=["POST"]),
-        Route("/sign-out", admin.sign_out, methods=["POST"]),
+        *sign_in.routes(admin),
         Route("/static/{name}", admin.static, methods=["GET"]),
         *picks.routes(admin),
         *tools.routes(admin),
