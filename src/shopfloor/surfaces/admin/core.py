@@ -1,18 +1,15 @@
-"""The web admin: server-rendered pages (Jinja2) with htmx, over the registry.
+"""The web admin's shared service: server-rendered pages (Jinja2) with htmx, over the
+registry. Every page module calls it; it calls no page.
 
 Like every surface it only lists tools, reads their schemas and invokes them through
 `Registry.invoke` as the signed-in actor; the role check is the registry's, so a page
 that hides a button is a courtesy, never the guard. Every tool has a page whose form
-is generated from its JSON Schema (surfaces/admin_forms.py); a write previews first,
-the preview is drawn by the cards' own renderer (ui/render.js), and Confirm sends the
-form as it now stands with the preview's token, so a form edited after its preview
-cannot apply the old one (the token binds the arguments). Everything the pages load is
+is generated from its JSON Schema (pages/tools.py). Everything the pages load is
 served from the package: htmx is vendored, nothing comes from elsewhere.
 """
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Awaitable, Callable
 from functools import cached_property
 from importlib import resources as package_files
@@ -22,21 +19,18 @@ from urllib.parse import parse_qs
 from jinja2 import Environment, PackageLoader, select_autoescape
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.responses import HTMLResponse, Response
 
-from shopfloor.app.accounts import REASONS
 from shopfloor.app.settings import Settings
-from shopfloor.app.throttle import TooManyAttempts
 from shopfloor.kernel.errors import Forbidden, ShopfloorError, Unauthenticated
 from shopfloor.kernel.roles import Role
 from shopfloor.kernel.statuses import vocabulary
 from shopfloor.registry.actor import Actor
 from shopfloor.registry.registry import Registry
 from shopfloor.registry.tool import Tool
-from shopfloor.surfaces.admin import forms
 from shopfloor.surfaces.admin import session as sessions
 from shopfloor.surfaces.admin.display import Shower, label, words
-from shopfloor.surfaces.auth import Authenticator, client_address, throttled
+from shopfloor.surfaces.auth import Authenticator
 
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
        "connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
@@ -146,48 +140,6 @@ class Admin:
         return self.render(request, "problem.html", actor, status=403, error=Forbidden(
             "This request came from another site; open this site's page and try again."))
 
-    # -- sign-in ---------------------------------------------------------------------
-    async def sign_in_page(self, request: Request) -> Response:
-        reason = request.query_params.get("reason", "")
-        return self.render(request, "sign_in.html", None, notice=REASONS.get(reason),
-                           next=sessions.safe_next(request.query_params.get("next")))
-
-    async def sign_in(self, request: Request) -> Response:
-        if not sessions.same_origin(request):  # no CSRF token here: the origin must say
-            return self.cross_site(request, None)
-        form = await form_of(request)
-        target = sessions.safe_next(form.get("next", ["/"])[-1])
-        username = form.get("username", [""])[-1]
-        try:
-            if form.get("access_token", [""])[-1].strip():
-                token = form["access_token"][-1].strip()
-                await run_in_threadpool(self.auth.actor, f"Bearer {token}")
-            else:
-                token, _, _ = await run_in_threadpool(
-                    self.auth.sign_in, username, form.get("password", [""])[-1],
-                    client_address(request))
-        except TooManyAttempts as exc:
-            return throttled(self.render(request, "sign_in.html", None, status=429,
-                                         error=exc.message, next=target, username=username),
-                             exc)
-        except ShopfloorError as exc:
-            return self.render(request, "sign_in.html", None, status=401, error=exc.message,
-                               next=target, username=username)
-        response = RedirectResponse(target, status_code=303)
-        sessions.set_session(response, token, request.url.scheme == "https")
-        return response
-
-    async def sign_out(self, request: Request) -> Response:
-        if sessions.same_origin(request) is False:
-            return self.cross_site(request, None)
-        form = await form_of(request)
-        if not sessions.csrf_ok(request, self.csrf_key, form.get("csrf", [""])[-1]):
-            return RedirectResponse("/", status_code=303)
-        await sessions.end_session(request, self.auth)
-        response = RedirectResponse("/sign-in?reason=signed_out", status_code=303)
-        response.delete_cookie(sessions.COOKIE, path="/")
-        return response
-
     async def static(self, request: Request) -> Response:
         name = request.path_params["name"]
         if name not in STATIC:
@@ -196,164 +148,6 @@ class Admin:
         body = package_files.files("shopfloor.ui").joinpath(folder + name).read_bytes()
         return Response(body, media_type=STATIC[name], headers={
             "Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff"})
-
-    # -- tools -----------------------------------------------------------------------
-    async def tool_list(self, request: Request, actor: Actor) -> Response:
-        return self.render(request, "tools.html", actor, tools=self.tools_for(actor))
-
-    def tool(self, actor: Actor, name: str) -> Tool:
-        tool = self.registry.get(name)  # not_found for an unknown name
-        if tool.app_only:
-            raise ShopfloorError(f"{name} is for cards only")
-        return tool
-
-    async def tool_page(self, request: Request, actor: Actor, *, args: dict[str, Any] | None = None,
-                        outcome: dict[str, Any] | None = None, status: int = 200) -> Response:
-        tool = self.tool(actor, request.path_params["name"])
-        fields = forms.form_fields(tool.input_schema)
-        query = parse_qs(request.url.query, keep_blank_values=False)
-        values = forms.values_of(fields, args) if args is not None else forms.prefill(fields, query)
-        result = None
-        if args is None and not tool.facts.writes and not tool.facts.job and "run" in query:
-            try:
-                run_args = forms.parse(fields, query)
-                result = await self.call(actor, tool.name, run_args)
-                nxt = result.get("next_cursor")
-                outcome = {"kind": "read", "result": result,
-                           "scalars": {k: v for k, v in result.items()
-                                       if not isinstance(v, list) and k != "next_cursor"},
-                           "lists": [(k, v) for k, v in result.items() if isinstance(v, list)],
-                           **forms.pages(request, nxt)}
-            except ShopfloorError as exc:
-                outcome = {"kind": "error", "error": exc}
-        ctx = {"tool": tool, "fields": fields, "values": values, "outcome": outcome,
-               "picks": forms.picks_of(fields), "allowed": actor.may(tool.facts.role)}
-        if request.headers.get("hx-request") and request.method == "POST":
-            return self.render(request, "_outcome.html", actor, status=status, **ctx)
-        return self.render(request, "tool.html", actor, status=status, **ctx)
-
-    async def tool_get(self, request: Request, actor: Actor) -> Response:
-        return await self.tool_page(request, actor)
-
-    async def preview(self, request: Request, actor: Actor) -> Response:
-        tool = self.tool(actor, request.path_params["name"])
-        fields = forms.form_fields(tool.input_schema)
-        form = await form_of(request)
-        try:
-            args = forms.parse(fields, form)
-            payload = await self.call(actor, tool.name, {**args, "preview": True})
-            outcome = {"kind": "preview", "payload": payload,
-                       "names": await self.names(actor, payload)}
-        except ShopfloorError as exc:
-            return await self.tool_page(request, actor, args=_safe_args(fields, form),
-                                        outcome={"kind": "error", "error": exc},
-                                        status=_status(exc))
-        return await self.tool_page(request, actor, args=args, outcome=outcome)
-
-    async def apply(self, request: Request, actor: Actor) -> Response:
-        tool = self.tool(actor, request.path_params["name"])
-        fields = forms.form_fields(tool.input_schema)
-        form = await form_of(request)
-        token = form.get("preview_token", [""])[-1]
-        key = form.get("idempotency_key", [""])[-1] or f"admin-{secrets.token_hex(16)}"
-        args: dict[str, Any] = {}
-        try:
-            args = forms.parse(fields, form)
-            if not token:
-                raise ShopfloorError("preview first: Confirm applies a preview")
-            result = await self.call(actor, tool.name, {**args, "preview": False,
-                                                        "preview_token": token,
-                                                        "idempotency_key": key})
-        except ShopfloorError as exc:
-            fresh = exc.details.get("preview") if exc.code == "stale_preview" else None
-            if isinstance(fresh, dict):
-                return await self.tool_page(request, actor, args=args, status=409, outcome={
-                    "kind": "preview", "payload": fresh, "stale": exc.message,
-                    "names": await self.names(actor, fresh)})
-            return await self.tool_page(request, actor, args=args or _safe_args(fields, form),
-                                        outcome={"kind": "error", "error": exc},
-                                        status=_status(exc))
-        return await self.tool_page(request, actor, args=args, outcome={
-            "kind": "applied", "result": result, "links": record_links(tool.name, result)})
-
-    async def start(self, request: Request, actor: Actor) -> Response:
-        """A job tool (run_mrp): start it and go to its page, which follows it live."""
-        tool = self.tool(actor, request.path_params["name"])
-        fields = forms.form_fields(tool.input_schema)
-        form = await form_of(request)
-        try:
-            result = await self.call(actor, tool.name, forms.parse(fields, form))
-        except ShopfloorError as exc:
-            return await self.tool_page(request, actor, args=_safe_args(fields, form),
-                                        outcome={"kind": "error", "error": exc},
-                                        status=_status(exc))
-        target = f"/jobs/{result.get('job_id')}"
-        if request.headers.get("hx-request"):
-            return Response(status_code=204, headers={"HX-Location": target})
-        return RedirectResponse(target, status_code=303)
-
-    async def names(self, actor: Actor, payload: dict[str, Any]) -> dict[str, dict[str, str]]:
-        """Item names and units for the SKUs a preview names (its document has SKUs only)."""
-        doc = payload.get("document") or {}
-        skus: list[str] = []
-        for key in ("sku", "product"):
-            if isinstance(doc.get(key), str):
-                skus.append(doc[key])
-        for row in doc.get("lines") or []:
-            if isinstance(row, dict) and isinstance(row.get("sku"), str):
-                skus.append(row["sku"])
-        for change in payload.get("changes") or []:
-            key = str(change.get("key") or "")
-            if change.get("entity") == "stock" and "@" in key:
-                skus.append(key.rsplit("@", 1)[0])
-        items = await self.items_named(actor, skus)
-        return {"names": {s: str(i["name"]) for s, i in items.items() if i.get("name")},
-                "units": {s: str(i["uom"]) for s, i in items.items() if i.get("uom")}}
-
-    async def items_named(self, actor: Actor, skus: list[str]) -> dict[str, dict[str, Any]]:
-        """The items behind some SKUs, in one `search_items` call; unknown SKUs are
-        simply absent."""
-        wanted = list(dict.fromkeys(s for s in skus if s))[:forms.MAX_LINES]
-        if not wanted or not self.may(actor, "search_items"):
-            return {}
-        got = await self.read(actor, "search_items", {"skus": wanted, "limit": len(wanted)})
-        return {i["sku"]: i for i in got.get("items", []) if i.get("sku") in wanted}
-
-
-def record_links(tool: str, result: dict[str, Any]) -> list[tuple[str, str]]:
-    """Where an applied write's document lives in the admin."""
-    number = result.get("number")
-    out: list[tuple[str, str]] = []
-    for part, base in (("purchase_order", "/purchase-orders/"),
-                       ("sales_order", "/sales-orders/"), ("fulfill_order", "/sales-orders/"),
-                       ("manufacturing_order", "/manufacturing-orders/")):
-        if part in tool and isinstance(number, str):
-            out.append((f"Open {number}", base + number))
-    if tool.endswith("_item") and isinstance(result.get("sku"), str) and tool != "delete_item":
-        out.append((f"Open {result['sku']}", "/items/" + result["sku"]))
-    if result.get("job_id"):
-        out.append(("Follow the job", f"/jobs/{result['job_id']}"))
-    if result.get("operation_id"):
-        out.append(("In the operation log", f"/log/{result['operation_id']}"))
-    return out
-
-
-def _status(exc: ShopfloorError) -> int:
-    return 403 if exc.code == "forbidden" else 422
-
-
-def _safe_args(fields: list[forms.Field], form: dict[str, list[str]]) -> dict[str, Any]:
-    """What the user typed, to show again after an error (even if it does not parse)."""
-    out: dict[str, Any] = {}
-    for f in fields:
-        if f.kind == "lines":
-            rows = forms.prefill([f], form).get(f.name, [])
-            out[f.name] = rows
-        elif f.kind == "bool":
-            out[f.name] = bool(form.get(f.name))
-        elif form.get(f.name):
-            out[f.name] = form[f.name][-1]
-    return out
 
 
 async def form_of(request: Request) -> dict[str, list[str]]:

@@ -35,6 +35,7 @@ PICK_SOURCES = {"items": ("search_items", "items", "sku", "name"),
                 "suppliers": ("list_suppliers", "suppliers", "name", "email"),
                 "customers": ("list_customers", "customers", "name", "email")}
 PICK_LIMIT = 20
+PAGE = 25  # rows on one page of a listed page
 
 
 @dataclass
@@ -232,6 +233,20 @@ def values_of(fields: list[Field], args: Mapping[str, Any]) -> dict[str, Any]:
         elif v is not None:
             values[f.name] = as_text(v)
     return values
+
+
+def prefilled(tool: str, args: dict[str, Any]) -> str:
+    """A page's action is a link to the tool's own form, filled in (the inverse of
+    `prefill`), so that no action has a write path of its own."""
+    flat: dict[str, str] = {}
+    for key, value in args.items():
+        if isinstance(value, list):
+            for i, row in enumerate(value):
+                for col, v in row.items():
+                    flat[f"{key}.{i}.{col}"] = str(v)
+        elif value is not None:
+            flat[key] = str(value)
+    return f"/tools/{tool}" + ("?" + urlencode(flat) if flat else "")
 
 
 def query_with(request: Request, **changes: Any) -> str:

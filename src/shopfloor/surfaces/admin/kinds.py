@@ -1,0 +1,40 @@
+"""The kinds of record more than one admin page shows, said once: each order kind's URL,
+tools, status words and partner, and the job kinds that are MRP runs. Kept outside
+`pages/` so that the pages share them without importing one another."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from shopfloor.kernel.statuses import BY_KIND, Vocabulary
+
+MRP_KINDS = ("mrp", "run_mrp")
+
+
+@dataclass(frozen=True)
+class OrderKind:
+    slug: str
+    title: str
+    list_tool: str
+    get_tool: str
+    vocabulary: Vocabulary
+    partner: str
+
+    @property
+    def statuses(self) -> tuple[str, ...]:
+        return self.vocabulary.words
+
+    @property
+    def open_statuses(self) -> tuple[str, ...]:
+        return self.vocabulary.open
+
+
+ORDERS = {
+    "purchase-orders": OrderKind("purchase-orders", "Purchase orders", "list_purchase_orders",
+                                 "get_purchase_order", BY_KIND["purchase_order"], "Supplier"),
+    "sales-orders": OrderKind("sales-orders", "Sales orders", "list_sales_orders",
+                              "get_sales_order", BY_KIND["sales_order"], "Customer"),
+    "manufacturing-orders": OrderKind("manufacturing-orders", "Manufacturing orders",
+                                      "list_manufacturing_orders", "get_manufacturing_order",
+                                      BY_KIND["manufacturing_order"], "Product"),
+}

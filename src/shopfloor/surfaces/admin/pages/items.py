@@ -1,0 +1,54 @@
+"""The items: the searchable list, and one item's page with its stock movements and what
+can be done to it."""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Route
+
+from shopfloor.registry.actor import Actor
+from shopfloor.surfaces.admin.core import Admin
+from shopfloor.surfaces.admin.forms import PAGE, pages, prefilled
+
+
+def routes(admin: Admin) -> list[BaseRoute]:
+    g = admin.guarded
+    return [Route("/items", g(partial(items, admin))),
+            Route("/items/{sku:path}", g(partial(item, admin)))]
+
+
+async def items(a: Admin, request: Request, actor: Actor) -> Response:
+    q = request.query_params
+    args: dict[str, Any] = {"limit": PAGE}
+    for key in ("query", "kind", "cursor"):
+        if q.get(key):
+            args[key] = q[key]
+    result = await a.call(actor, "search_items", args)
+    return a.render(request, "items.html", actor, result=result, q=q,
+                    **pages(request, result.get("next_cursor")))
+
+
+async def item(a: Admin, request: Request, actor: Actor) -> Response:
+    sku = request.path_params["sku"]
+    found = await a.call(actor, "get_item", {"sku": sku})
+    q = request.query_params
+    args: dict[str, Any] = {"sku": sku, "limit": PAGE}
+    if q.get("cursor"):
+        args["cursor"] = q["cursor"]
+    moves = await a.read(actor, "list_stock_movements", args)
+    acts = [(label, tool, prefilled(tool, targs)) for label, tool, targs in (
+        ("Edit item", "modify_item", {"sku": sku}),
+        ("Adjust stock", "create_stock_adjustment", {"lines": [{"sku": sku}]}),
+        ("Move stock", "create_stock_transfer", {"lines": [{"sku": sku}]}),
+        ("Order from supplier", "create_purchase_order",
+         {"supplier": found.get("default_supplier"),
+          "lines": [{"sku": sku, "quantity": found.get("reorder_quantity") or "1"}]}),
+        ("Make", "create_manufacturing_order", {"sku": sku}),
+        ("Edit recipe", "update_recipe", {"sku": sku}),
+    ) if a.may(actor, tool)]
+    return a.render(request, "item.html", actor, item=found, moves=moves, actions=acts,
+                    **pages(request, moves.get("next_cursor")))

@@ -1,0 +1,122 @@
+"""The orders: purchase, sales and manufacturing order lists, one order's page with its
+history, and what can be done to it now (receive, ship, complete, edit, cancel, close
+short, correct, return), each a pre-filled link to the tool's own form."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from functools import partial
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Route
+
+from shopfloor.kernel.statuses import PO, SO
+from shopfloor.registry.actor import Actor
+from shopfloor.surfaces.admin.core import Admin
+from shopfloor.surfaces.admin.forms import PAGE, pages, prefilled
+from shopfloor.surfaces.admin.kinds import ORDERS, OrderKind
+
+
+def routes(admin: Admin) -> list[BaseRoute]:
+    g = admin.guarded
+    return [r for slug in ORDERS for r in (
+        Route(f"/{slug}", g(partial(orders, admin)), name=f"{slug}"),
+        Route(f"/{slug}/{{number:path}}", g(partial(order, admin)), name=f"{slug}-one"))]
+
+
+def outstanding(order: dict[str, Any]) -> list[dict[str, str]]:
+    rows = []
+    for line in order.get("lines") or []:
+        left = Decimal(str(line.get("quantity", 0))) - Decimal(str(line.get("done_quantity", 0)))
+        if left > 0:
+            rows.append({"sku": line["sku"], "quantity": format(left.normalize(), "f")})
+    return rows
+
+
+def actions(kind: OrderKind, order: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """(label, tool, url) of what can be done to this order now."""
+    status, number = order.get("status"), order.get("number")
+    out: list[tuple[str, str, str]] = []
+    if kind.slug == "purchase-orders":
+        if status in kind.open_statuses:
+            out.append(("Receive", "receive_purchase_order", prefilled(
+                "receive_purchase_order", {"number": number, "lines": outstanding(order)})))
+            out.append(("Edit", "modify_purchase_order",
+                        prefilled("modify_purchase_order", {"number": number})))
+            out.append(("Cancel order", "delete_purchase_order",
+                        prefilled("delete_purchase_order", {"number": number})))
+    elif kind.slug == "sales-orders":
+        if status in kind.open_statuses:
+            out.append(("Ship", "fulfill_order", prefilled(
+                "fulfill_order", {"number": number, "lines": outstanding(order)})))
+            out.append(("Edit", "modify_sales_order",
+                        prefilled("modify_sales_order", {"number": number})))
+            out.append(("Cancel order", "delete_sales_order",
+                        prefilled("delete_sales_order", {"number": number})))
+    elif status in kind.open_statuses:
+        left = Decimal(str(order.get("quantity", 0))) - Decimal(
+            str(order.get("completed_quantity", 0))) - Decimal(
+            str(order.get("scrapped_quantity", 0)))
+        out.append(("Complete", "complete_manufacturing_order", prefilled(
+            "complete_manufacturing_order",
+            {"number": number, "quantity": format(left.normalize(), "f")})))
+        out.append(("Cancel order", "delete_manufacturing_order",
+                    prefilled("delete_manufacturing_order", {"number": number})))
+    # Corrections and returns (issue 12's tools), offered where the order has moved goods.
+    done_lines = [{"sku": line["sku"], "quantity": line.get("done_quantity")}
+                  for line in order.get("lines") or [] if _positive(line.get("done_quantity"))]
+    follow = {
+        "purchase-orders": [
+            ("Close short", "close_purchase_order", {"number": number},
+             status == PO.partially_received),
+            ("Correct a receipt", "correct_purchase_receipt", {"number": number},
+             bool(done_lines)),
+            ("Return to supplier", "create_supplier_return",
+             {"number": number, "lines": done_lines}, bool(done_lines))],
+        "sales-orders": [
+            ("Close short", "close_sales_order", {"number": number},
+             status == SO.partially_fulfilled),
+            ("Correct a shipment", "correct_shipment", {"number": number}, bool(done_lines)),
+            ("Customer return", "create_customer_return",
+             {"number": number, "lines": done_lines}, bool(done_lines))],
+        "manufacturing-orders": [
+            ("Correct quantity made", "correct_manufacturing_order", {"number": number},
+             _positive(order.get("completed_quantity")))],
+    }
+    out += [(text, tool, prefilled(tool, args))
+            for text, tool, args, when in follow[kind.slug] if when]
+    return out
+
+
+def _positive(value: Any) -> bool:
+    try:
+        return Decimal(str(value)) > 0
+    except ArithmeticError:
+        return False
+
+
+async def orders(a: Admin, request: Request, actor: Actor) -> Response:
+    kind = ORDERS[request.url.path.strip("/").split("/")[0]]
+    q = request.query_params
+    args: dict[str, Any] = {"limit": PAGE}
+    for key in ("status", "cursor"):
+        if q.get(key):
+            args[key] = q[key]
+    result = await a.call(actor, kind.list_tool, args)
+    new_tool = kind.get_tool.replace("get_", "create_")
+    return a.render(request, "orders.html", actor, kind=kind, result=result, q=q,
+                    new_tool=new_tool, **pages(request, result.get("next_cursor")))
+
+
+async def order(a: Admin, request: Request, actor: Actor) -> Response:
+    kind = ORDERS[request.url.path.strip("/").split("/")[0]]
+    found = await a.call(actor, kind.get_tool, {"number": request.path_params["number"]})
+    acts = [act for act in actions(kind, found) if a.may(actor, act[1])]
+    log = await a.read(actor, "get_operation_log", {"limit": 200})
+    number = found.get("number")
+    history = [e for e in log.get("entries", [])
+               if number and number in (e.get("summary") or "")]
+    return a.render(request, "order.html", actor, kind=kind, order=found,
+                    actions=acts, history=history)
