@@ -5,10 +5,13 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
+from alembic import command
+from alembic.config import Config
 from sqlalchemy import func, select
 
 from shopfloor.registry.actor import Actor
 from shopfloor.registry.registry import Registry
+from shopfloor.store import migrate
 from shopfloor.store.tables import Balance, Base, StockMovement
 
 ADMIN = Actor.of("alice", "admin")
@@ -73,3 +76,13 @@ def quick_snapshot(registry: Registry) -> tuple[Any, ...]:
             s.execute(select(func.count()).select_from(OperationLog)).scalar(),
             s.execute(select(func.coalesce(func.sum(Balance.version), 0))).scalar(),
         )
+
+
+def migrate_to(registry: Registry, action: str, target: str) -> None:
+    """Run Alembic's `upgrade` or `downgrade` to `target` on the registry's database: the
+    migration tests start from an older schema with today's data in it."""
+    cfg = Config()
+    cfg.set_main_option("script_location", str(migrate._SCRIPTS))
+    with registry.store.engine.begin() as conn:
+        cfg.attributes["connection"] = conn
+        getattr(command, action)(cfg, target)

@@ -18,7 +18,14 @@ from shopfloor.app.wiring import open_registry
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.actor import Actor
 from shopfloor.registry.registry import Registry
-from tests.helpers import ADMIN, apply, basic_setup, ledger_matches_balances, snapshot
+from tests.helpers import (
+    ADMIN,
+    apply,
+    basic_setup,
+    ledger_matches_balances,
+    migrate_to,
+    snapshot,
+)
 from tests.reliability.test_revert import revert, stock
 
 
@@ -224,7 +231,7 @@ def test_downgrading_and_upgrading_keeps_every_figure(db_url: str) -> None:
     """Before the column, an order completed 9 good + 1 scrap of 10 stayed in progress
     with one unit's components committed. The downgrade goes back to that; the upgrade
     counts the logged scrap (not a reverted completion's) and finishes such orders."""
-    from tests.unit.test_migration_lots import _alembic, _figures
+    from tests.unit.test_migration_lots import _figures
 
     reg = open_registry(Settings(database_url=db_url))
     stuck = _world(reg)
@@ -237,12 +244,12 @@ def test_downgrading_and_upgrading_keeps_every_figure(db_url: str) -> None:
     apply(reg, "complete_manufacturing_order", number=running, quantity="1", scrap="1")
     assert _committed(reg) == (D(4), D(2))
     figures = _figures(reg)
-    _alembic(reg, "downgrade", "0011")
+    migrate_to(reg, "downgrade", "0011")
     with reg.store.engine.connect() as conn:
         rows = dict(conn.execute(text("SELECT number, status FROM manufacturing_orders")).all())
     assert rows == {stuck: "in_progress", running: "in_progress"}
     assert _committed(reg) == (D(8), D(4))  # the old rule: one more unit each
-    _alembic(reg, "upgrade", "head")
+    migrate_to(reg, "upgrade", "head")
     assert _figures(reg) == figures
     reg.store.dispose()
     reg = open_registry(Settings(database_url=db_url))

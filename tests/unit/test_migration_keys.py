@@ -4,25 +4,13 @@ today, unless another row already has that form."""
 
 from __future__ import annotations
 
-from alembic import command
-from alembic.config import Config
 from sqlalchemy import text
 
 from shopfloor.app.settings import Settings
 from shopfloor.app.wiring import open_registry
-from shopfloor.registry.registry import Registry
-from shopfloor.store import migrate
-from tests.helpers import ADMIN, apply, basic_setup
+from tests.helpers import ADMIN, apply, basic_setup, migrate_to
 
 WIDE_1 = "\uff30\uff2c\uff21\uff29\uff2e-1"  # PLAIN-1 in fullwidth letters
-
-
-def _alembic(reg: Registry, action: str, target: str) -> None:
-    cfg = Config()
-    cfg.set_main_option("script_location", str(migrate._SCRIPTS))
-    with reg.store.engine.begin() as conn:
-        cfg.attributes["connection"] = conn
-        getattr(command, action)(cfg, target)
 
 
 def test_older_keys_are_renamed_where_free_and_get_their_skeletons(db_url: str) -> None:
@@ -30,7 +18,7 @@ def test_older_keys_are_renamed_where_free_and_get_their_skeletons(db_url: str) 
     basic_setup(reg)
     for sku in ("PLAIN-1", "PLAIN-9", "GHOST-1", "CLASH-1"):
         apply(reg, "create_item", sku=sku, name=sku)
-    _alembic(reg, "downgrade", "0010")
+    migrate_to(reg, "downgrade", "0010")
     older = {"PLAIN-9": "\uff30\uff2c\uff21\uff29\uff2e-9", "GHOST-1": "GHOST\u200b-1",
              "CLASH-1": WIDE_1}  # the last would become PLAIN-1, which exists
     with reg.store.engine.begin() as conn:
@@ -39,7 +27,7 @@ def test_older_keys_are_renamed_where_free_and_get_their_skeletons(db_url: str) 
                          {"stored": stored, "sku": sku})
         conn.execute(text("UPDATE locations SET code = :c WHERE code = 'SHOP'"),
                      {"c": "\uff33\uff28\uff2f\uff30"})
-    _alembic(reg, "upgrade", "head")
+    migrate_to(reg, "upgrade", "head")
     with reg.store.engine.connect() as conn:
         items = dict(conn.execute(text("SELECT sku, sku_skeleton FROM items")).all())
         codes = dict(conn.execute(text("SELECT code, code_skeleton FROM locations")).all())

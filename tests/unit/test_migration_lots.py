@@ -7,26 +7,15 @@ from datetime import date
 from decimal import Decimal
 from typing import Any
 
-from alembic import command
-from alembic.config import Config
 from sqlalchemy import select, text
 
 from shopfloor.app import demo
 from shopfloor.app.settings import Settings
 from shopfloor.app.wiring import open_registry
 from shopfloor.registry.registry import Registry
-from shopfloor.store import migrate
 from shopfloor.store.tables import Balance
 from shopfloor.store.tables.lots import LotBalance
-from tests.helpers import ADMIN, ledger_matches_balances
-
-
-def _alembic(reg: Registry, action: str, target: str) -> None:
-    cfg = Config()
-    cfg.set_main_option("script_location", str(migrate._SCRIPTS))
-    with reg.store.engine.begin() as conn:
-        cfg.attributes["connection"] = conn
-        getattr(command, action)(cfg, target)
+from tests.helpers import ADMIN, ledger_matches_balances, migrate_to
 
 
 def _figures(reg: Registry) -> dict[tuple[int, int], tuple[Decimal, ...]]:
@@ -49,10 +38,10 @@ def test_upgrading_the_demo_company_keeps_every_balance_and_cost(db_url: str) ->
     demo.load(reg, ADMIN, today=date(2026, 11, 23))
     figures, lots = _figures(reg), _lots(reg)
     assert lots, "the demo company has lot-tracked stock"
-    _alembic(reg, "downgrade", "0005")
+    migrate_to(reg, "downgrade", "0005")
     with reg.store.engine.connect() as conn:
         assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == "0005"
-    _alembic(reg, "upgrade", "head")
+    migrate_to(reg, "upgrade", "head")
     assert _figures(reg) == figures
     assert _lots(reg) == lots
     reg.store.dispose()
@@ -66,7 +55,7 @@ def test_stock_shipped_without_lots_before_the_upgrade_is_reclassified_out_of_th
     reg = open_registry(Settings(database_url=db_url))
     demo.load(reg, ADMIN, today=date(2026, 11, 23))
     figures = _figures(reg)
-    _alembic(reg, "downgrade", "0005")
+    migrate_to(reg, "downgrade", "0005")
     with reg.store.engine.begin() as conn:
         item_id, location_id = conn.execute(text(
             "SELECT i.id, l.id FROM items i, locations l "
@@ -82,7 +71,7 @@ def test_stock_shipped_without_lots_before_the_upgrade_is_reclassified_out_of_th
         conn.execute(text("UPDATE balances SET on_hand = on_hand - :q "
                           "WHERE item_id = :i AND location_id = :l"),
                      {"q": _raw(reg, Decimal(15)), "i": item_id, "l": location_id})
-    _alembic(reg, "upgrade", "head")
+    migrate_to(reg, "upgrade", "head")
     after = _figures(reg)
     on_hand, committed, cost = figures[(item_id, location_id)]
     assert after[(item_id, location_id)] == (on_hand - 15, committed, cost)
