@@ -7,14 +7,13 @@ rules (`delete_*` is destructive, ...) are a test over the declared facts, not a
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from shopfloor.kernel.roles import Role
 
 if TYPE_CHECKING:
-    from shopfloor.domain.corrections.ledger import Original
+    from shopfloor.domain.corrections.ledger import Reverser
     from shopfloor.registry.jobs import Runner
 
 COACHING = (
@@ -34,11 +33,11 @@ class Undo:
     """How a revert undoes an applied write: a domain reverser that writes the
     opposite rows, or the reason it cannot and what to do instead."""
 
-    reverser: Callable[[Any, Original], None] | None = None
+    reverser: Reverser | None = None
     instead: str = NOT_REVERTIBLE
 
     @classmethod
-    def using(cls, reverser: Callable[[Any, Original], None]) -> Undo:
+    def using(cls, reverser: Reverser) -> Undo:
         return cls(reverser=reverser)
 
     @classmethod
