@@ -26,7 +26,7 @@ from sqlalchemy import create_engine, inspect, select, text
 from shopfloor.app import backup, demo
 from shopfloor.app.settings import Settings
 from shopfloor.app.wiring import catalogue_tools, open_registry
-from shopfloor.kernel.errors import Conflict, NotFound, ValidationFailed
+from shopfloor.kernel.errors import Conflict, NotFound, ShopfloorError, ValidationFailed
 from shopfloor.registry.registry import Registry
 from shopfloor.store import migrate
 from shopfloor.store.engine import Store
@@ -250,6 +250,25 @@ def test_restore_refuses_a_backup_from_a_newer_schema(
     assert not ours_in(target)
 
 
+def test_a_cut_off_or_damaged_backup_is_refused_and_the_target_left_empty(
+        registry: Registry, db_url: str, empty_db: Callable[[], str], tmp_path: Path) -> None:
+    demo.load(registry, ADMIN, today=TODAY)
+    file = tmp_path / "books.backup"
+    backup.backup(db_url, file)
+    whole = file.read_bytes()
+    at = int(len(whole) * 0.3) // 4096 * 4096
+    damaged = whole[:at + 100] + b"\xff" * 3900 + whole[at + 4000:]  # one page's records
+    for part in (0.3, 0.6, 0.9, 0.99, "damaged"):
+        cut = tmp_path / f"cut-{part}.backup"
+        cut.write_bytes(damaged if part == "damaged" else whole[:int(len(whole) * part)])
+        target = empty_db()
+        with pytest.raises(ShopfloorError) as refused:
+            backup.restore(target, cut)
+        assert refused.value.code in ("validation_error", "internal"), refused.value
+        assert str(cut) in refused.value.message
+        assert not ours_in(target), part
+
+
 def test_an_older_backup_is_migrated_to_head(
         db_url: str, empty_db: Callable[[], str], tmp_path: Path) -> None:
     older = sorted(migrate.REVISIONS)[-2]
@@ -272,6 +291,34 @@ def test_an_older_backup_is_migrated_to_head(
         assert registry_locations(again) == ["OLD"]
     finally:
         again.store.dispose()
+
+
+def test_a_table_of_someone_elses_in_the_schema_does_not_stop_a_restore(
+        registry: Registry, db_url: str, empty_db: Callable[[], str], tmp_path: Path) -> None:
+    """A PostgreSQL schema (public, often) may hold tables of other programs: pg_dump takes
+    the whole schema, and the restore brings back ours only. A SQLite file is copied
+    whole, theirs too."""
+    basic_setup(registry)
+    serial = "INTEGER PRIMARY KEY" if db_url.startswith("sqlite") else "SERIAL PRIMARY KEY"
+    with registry.store.engine.begin() as conn:
+        conn.execute(text(f"CREATE TABLE their_notes (id {serial}, note TEXT)"))
+        conn.execute(text("INSERT INTO their_notes (note) VALUES ('a'), ('b')"))
+    try:
+        file = tmp_path / "shared.backup"
+        backup.backup(db_url, file)
+        target = empty_db()
+        backup.restore(target, file)
+        assert all_rows(target) == all_rows(db_url)
+        store = Store(target)
+        try:
+            with store.engine.connect() as conn:
+                theirs = inspect(conn).has_table("their_notes")
+        finally:
+            store.dispose()
+        assert theirs == db_url.startswith("sqlite")
+    finally:
+        with registry.store.engine.begin() as conn:
+            conn.execute(text("DROP TABLE their_notes"))
 
 
 def registry_locations(registry: Registry) -> list[str]:

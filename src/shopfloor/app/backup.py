@@ -154,8 +154,11 @@ def _sqlite_file(url: str) -> Path:
 def _revision(conn: sqlite3.Connection, what: str) -> str:
     try:
         row = conn.execute("SELECT version_num FROM alembic_version").fetchone()
-    except sqlite3.DatabaseError:
-        row = None
+    except sqlite3.OperationalError:
+        row = None  # no such table
+    except sqlite3.DatabaseError as exc:
+        raise ValidationFailed(f"{what} cannot be read (damaged or cut off): {exc}",
+                               field="file") from None
     if row is None:
         raise ValidationFailed(f"{what} holds no Shopfloor schema", field="file")
     return str(row[0])
@@ -187,6 +190,7 @@ def _restore_sqlite(url: str, file: Path) -> str:
     try:
         revision = _revision(src, str(file))
         known(revision, file)
+        _intact(src, file)
         dst = sqlite3.connect(target, timeout=30)
         try:
             _refuse_sqlite_target(dst, target)
@@ -201,6 +205,17 @@ def _restore_sqlite(url: str, file: Path) -> str:
     finally:
         store.dispose()
     return revision
+
+
+def _intact(conn: sqlite3.Connection, file: Path) -> None:
+    """A cut-off or damaged file would be copied page for page as it is: check it first."""
+    try:
+        said = [str(r[0]) for r in conn.execute("PRAGMA quick_check(5)")]
+    except sqlite3.DatabaseError as exc:
+        said = [str(exc)]
+    if said != ["ok"]:
+        raise ValidationFailed(f"{file} is damaged or cut off: {'; '.join(said)}",
+                               field="file")
 
 
 def _refuse_sqlite_target(conn: sqlite3.Connection, target: Path) -> None:

@@ -11,9 +11,11 @@ operator can read by hand (`pg_restore -l`, `pg_restore -d`).
 The restore does not replay the archive's DDL: pg_dump names every object with the schema
 it was taken from, so that DDL could only rebuild the same schema. Instead, in one
 transaction: our migrations build the backup's revision in the target schema, foreign keys
-are dropped, the data is streamed from `pg_restore --data-only` into COPY, sequences are
-set, the foreign keys are added back (and so checked), and the schema is migrated to head.
-A failure anywhere rolls all of it back: the target is left as empty as it was.
+are dropped, our tables' data is streamed from `pg_restore --data-only` into COPY (a table
+of someone else's that shared the schema is in the archive but is not ours to restore),
+sequences are set, the foreign keys are added back (and so checked), and the schema is
+migrated to head. A failure anywhere rolls all of it back: the target is left as empty as
+it was.
 """
 
 from __future__ import annotations
@@ -153,12 +155,14 @@ def restore(url: str, file: Path, revision: str, bin_dir: str = "") -> None:
                     f"schema {schema} already holds Shopfloor tables ({', '.join(found[:5])}"
                     f"{', ...' if len(found) > 5 else ''}): restore only into an empty "
                     "database or schema", field="database_url", details={"tables": len(found)})
+            sequences = _sequences(conn)
             migrate(conn, revision)
             created = set(inspect(conn).get_table_names()) - before
+            sequences = _sequences(conn) - sequences
             keys = _drop_foreign_keys(conn, created)
             conn.exec_driver_sql("TRUNCATE " + ", ".join(_ident(t) for t in sorted(created)))
             conn.exec_driver_sql("SET LOCAL client_encoding = 'UTF8'")
-            _load(conn, pg_restore, file, created)
+            _load(conn, pg_restore, file, created, sequences)
             for table, name, definition in keys:
                 conn.exec_driver_sql(f"ALTER TABLE {table} ADD CONSTRAINT {name} {definition}")
             migrate(conn, "head")
@@ -176,6 +180,16 @@ def _last(qualified: str) -> str:
     return str(quoted.replace('""', '"') if quoted else plain)
 
 
+def _cut(file: Path) -> ValidationFailed:
+    return ValidationFailed(f"{file} is damaged or cut off: its data ends mid-table",
+                            field="file")
+
+
+def _sequences(conn: Connection) -> set[str]:
+    return {str(n) for n in conn.execute(text(
+        "SELECT sequencename FROM pg_sequences WHERE schemaname = current_schema()")).scalars()}
+
+
 def _drop_foreign_keys(conn: Connection, tables: set[str]) -> list[tuple[str, str, str]]:
     """Drop the foreign keys among the new tables; returns them to add back after the
     load (the archive's data comes in no particular order)."""
@@ -190,9 +204,12 @@ def _drop_foreign_keys(conn: Connection, tables: set[str]) -> list[tuple[str, st
     return keys
 
 
-def _load(conn: Connection, pg_restore: str, file: Path, tables: set[str]) -> None:
-    """Stream the archive's data section into the tables (COPY text passes through as
-    it is) and set its sequences; any other statement in it is refused, never skipped."""
+def _load(conn: Connection, pg_restore: str, file: Path, tables: set[str],
+          sequences: set[str]) -> None:
+    """Stream the archive's data section into our tables (COPY text passes through as it
+    is) and set our sequences. Tables and sequences of others that shared the schema are
+    in the archive (it holds the whole schema) and are not restored; any other statement
+    is refused, never skipped."""
     raw = conn.connection.driver_connection
     assert raw is not None
     with tempfile.TemporaryFile() as errors:
@@ -200,34 +217,46 @@ def _load(conn: Connection, pg_restore: str, file: Path, tables: set[str]) -> No
                                 stdout=subprocess.PIPE, stderr=errors)
         assert proc.stdout is not None
         try:
-            _statements(conn, raw, proc.stdout, file, tables)
+            _statements(conn, raw, proc.stdout, file, tables, sequences)
+        except BaseException:
+            proc.kill()  # its own failure (a broken pipe) must not hide ours
+            raise
         finally:
             proc.stdout.close()
-            if proc.wait() != 0:
-                errors.seek(0)
-                said = errors.read().decode(errors="replace").strip().splitlines()[-5:]
-                raise Internal(f"reading {file} failed: {' / '.join(said)}")
+            status = proc.wait()
+        if status != 0:
+            errors.seek(0)
+            said = errors.read().decode(errors="replace").strip().splitlines()[-5:]
+            raise Internal(f"reading {file} failed: {' / '.join(said)}")
 
 
 def _statements(conn: Connection, raw: Any, lines: IO[bytes], file: Path,
-                tables: set[str]) -> None:
+                tables: set[str], sequences: set[str]) -> None:
     for line in lines:
         if line == b"\n" or line.startswith(_PASS):
             continue
         if copy := _COPY.match(line):
             table = _last(copy["name"].decode())
-            if table not in tables:
-                raise ValidationFailed(f"{file} holds table {table}, which its schema "
-                                       "revision does not have", field="file")
+            if table not in tables:  # not ours: its rows are passed over
+                for row in lines:
+                    if row == b"\\.\n":
+                        break
+                continue
             cols = f" ({copy['cols'].decode()})" if copy["cols"] is not None else ""
             with raw.cursor() as cur, cur.copy(f"COPY {_ident(table)}{cols} FROM STDIN") as cp:
                 for row in lines:
                     if row == b"\\.\n":
                         break
+                    if not row.endswith(b"\n"):
+                        raise _cut(file)
                     cp.write(row)
+                else:
+                    raise _cut(file)
             continue
         if setval := _SETVAL.match(line):
             name = _last(setval["name"].decode().replace("''", "'"))
+            if name not in sequences:
+                continue
             conn.execute(text(
                 "SELECT pg_catalog.setval(format('%I.%I', current_schema(), CAST(:n AS text))"
                 "::regclass, CAST(:v AS bigint), CAST(:c AS boolean))"),
