@@ -41,6 +41,9 @@ class Settings:
     """ISO 4217 code the admin and cards show money in (prices are stored without one)."""
     time_zone: str = ""
     """IANA zone for dates in the admin; empty: the reader's own (the browser's)."""
+    pg_bin_dir: str = ""
+    """Where pg_dump and pg_restore are, for backups; empty: PATH, then the newest
+    /usr/lib/postgresql/*/bin (a newer pg_dump reads an older server, not the reverse)."""
 
     @classmethod
     def load(cls, config: str | Path | None = None, **overrides: Any) -> Settings:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sqlalchemy import inspect, text
+from sqlalchemy import Connection, inspect, text
 
 from shopfloor.store.engine import Store
 
@@ -18,6 +18,9 @@ def _head() -> str:
 
 
 HEAD = _head()
+REVISIONS = frozenset(p.name.split("_", 1)[0]
+                      for p in (_SCRIPTS / "versions").glob("[0-9]*_*.py"))
+"""Every revision this code knows: a restore refuses a database made by a newer one."""
 
 
 def current(store: Store) -> str | None:
@@ -30,11 +33,17 @@ def current(store: Store) -> str | None:
 def upgrade(store: Store) -> None:
     if current(store) == HEAD:
         return
+    with store.engine.begin() as conn:
+        migrate(conn)
+
+
+def migrate(conn: Connection, revision: str = "head") -> None:
+    """Migrate to `revision` inside the caller's transaction (a restore builds a backup's
+    revision, loads it and goes on to head in one transaction)."""
     from alembic import command
     from alembic.config import Config
 
     cfg = Config()
     cfg.set_main_option("script_location", str(_SCRIPTS))
-    with store.engine.begin() as conn:
-        cfg.attributes["connection"] = conn
-        command.upgrade(cfg, "head")
+    cfg.attributes["connection"] = conn
+    command.upgrade(cfg, revision)

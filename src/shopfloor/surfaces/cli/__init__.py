@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from shopfloor.surfaces.cli import backup as books
 from shopfloor.surfaces.cli.context import EXIT_CODES, Context, fail
 from shopfloor.surfaces.cli.users import user_app
 from shopfloor.surfaces.render import FORMATS, render
@@ -31,6 +32,8 @@ app.add_typer(tools_app, name="tools")
 token_app = typer.Typer(no_args_is_help=True, help="API tokens (JWT) for the HTTP surface.")
 app.add_typer(token_app, name="token")
 app.add_typer(user_app, name="user")
+app.command("backup")(books.backup)
+app.command("restore")(books.restore)
 
 
 def _ctx(ctx: typer.Context) -> Context:
