@@ -27,6 +27,7 @@ from shopfloor.tools.fields import (
     Day,
     Key,
     Limit,
+    Moment,
     Money,
     NonNegative,
     Out,
@@ -215,7 +216,7 @@ class AdjustLineIn(TrackedLine):
     quantity_delta: SignedQuantity | None = Field(None, description="+ found, - lost")
     counted_quantity: NonNegative | None = Field(None, description="or: the counted total")
     unit_cost: Money | None = Field(None, description="cost of found stock")
-    counted_at: Since | None = Field(None, description="default now")
+    counted_at: Moment | None = Field(None, description="default now")
 
     @model_validator(mode="after")
     def _one_quantity(self) -> Self:
