@@ -9,6 +9,7 @@ shopfloor.kernel.keys), so a key typed in fullwidth letters finds the one typed 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from datetime import UTC, date, datetime
 from decimal import Decimal
@@ -121,6 +122,28 @@ Since = Annotated[
     WithJsonSchema({"type": "string", "description": "ISO date or time (UTC if no zone)"}),
 ]
 """A point in time a person types: a date or a time without a zone is read as UTC."""
+
+_DATE_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}")
+
+
+def _written_date_time(value: object) -> object:
+    """Pydantic reads a number (or a string of digits) as seconds since 1970 and a bare
+    date as midnight: a moment that stock is booked against must be written out whole."""
+    if isinstance(value, datetime):
+        return value
+    if not isinstance(value, str) or not _DATE_TIME.match(value):
+        raise ValueError("write a date and time, e.g. 2026-11-23T09:00:00Z")
+    return value
+
+
+Moment = Annotated[
+    datetime,
+    BeforeValidator(_written_date_time),
+    AfterValidator(_as_utc),
+    WithJsonSchema({"type": "string", "format": "date-time"}),
+]
+"""A moment stock is booked as of: an ISO 8601 date and time (UTC if no zone), never a
+number of seconds or a bare date."""
 Kind = Literal["product", "material", "intermediate"]
 Day = date
 

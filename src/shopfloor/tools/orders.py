@@ -33,7 +33,7 @@ from shopfloor.tools.fields import (
     Text,
     paged,
 )
-from shopfloor.tools.lot_fields import TrackedLine
+from shopfloor.tools.lot_fields import ExpiryChange, IncomingLine, TrackedLine
 from shopfloor.tools.planning import pegs_out
 from shopfloor.tools.refs import NumberOrId, number_of
 from shopfloor.tools.views import PegOut
@@ -236,8 +236,12 @@ def delete_purchase_order(op: Op, req: ByNumberWrite) -> Done[OrderOut]:
     return Done(f"Cancel purchase order {po.number}", purchase_order_out(po))
 
 
-class ReceivePurchaseOrder(NumberOrId, WriteRequest):
-    lines: list[MoveLineIn] | None = Field(None, min_length=1, max_length=1000,
+class ReceiveLineIn(IncomingLine, MoveLineIn):
+    pass
+
+
+class ReceivePurchaseOrder(NumberOrId, ExpiryChange, WriteRequest):
+    lines: list[ReceiveLineIn] | None = Field(None, min_length=1, max_length=1000,
                                            description="omit to receive all outstanding")
     batch: Key | None = Field(None, description="one lot for every lot-tracked line "
                               "naming none")
@@ -251,7 +255,8 @@ class ReceivePurchaseOrder(NumberOrId, WriteRequest):
              undo=Undo.using(reverts.po_receipt))
 def receive_purchase_order(op: Op, req: ReceivePurchaseOrder) -> Done[OrderOut]:
     specs = [ln.spec() for ln in req.lines] if req.lines else None
-    po = orders.receive_purchase_order(op, _po(op, req), specs, req.batch, req.expiry)
+    po = orders.receive_purchase_order(op, _po(op, req), specs, req.batch, req.expiry,
+                                       req.change_expiry)
     moved = sum(1 for c in op.changes if c.field.endswith(" received"))
     timing = [f"{n} {code}" for code in ("late", "early")
               if (n := sum(1 for w in op.warnings if w.code == code))]

@@ -21,7 +21,7 @@ from shopfloor.registry.facts import Undo
 from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
 from shopfloor.store.tables import ManufacturingOrder
 from shopfloor.tools.fields import Key, Limit, NonNegative, Page, Quantity, RowCursor, paged
-from shopfloor.tools.lot_fields import Lots
+from shopfloor.tools.lot_fields import ExpiryChange, Lots
 from shopfloor.tools.planning import pegs_out
 from shopfloor.tools.refs import NumberOrId, number_of
 from shopfloor.tools.views import (
@@ -107,7 +107,7 @@ class ConsumedIn(Lots):
                                    self.serial_list())
 
 
-class CompleteManufacturingOrder(NumberOrId, WriteRequest):
+class CompleteManufacturingOrder(NumberOrId, ExpiryChange, WriteRequest):
     quantity: Quantity | None = Field(None, description="good units; default: the rest")
     scrap: NonNegative | None = None
     consumed: list[ConsumedIn] | None = Field(None, max_length=1000,
@@ -128,7 +128,7 @@ def complete_manufacturing_order(op: Op, req: CompleteManufacturingOrder
                                  ) -> Done[ManufacturingOrderOut]:
     mo, _ = completion.complete(op, _mo(op, req), completion.Report(
         req.quantity, req.scrap or Decimal(0), [c.spec() for c in req.consumed or ()],
-        req.lot, req.expiry, tuple(req.serials or ())))
+        req.lot, req.expiry, tuple(req.serials or ()), req.change_expiry))
     return Done(f"Complete {mo.number}: {fmt(mo.completed_quantity)} of {fmt(mo.quantity)} "
                 f"{mo.item.sku} made ({said(mo.status)})", manufacturing_order_out(mo))
 

@@ -27,6 +27,7 @@ from shopfloor.tools.fields import (
     Day,
     Key,
     Limit,
+    Moment,
     Money,
     NonNegative,
     Out,
@@ -38,7 +39,7 @@ from shopfloor.tools.fields import (
     Text,
     paged,
 )
-from shopfloor.tools.lot_fields import TrackedLine
+from shopfloor.tools.lot_fields import IncomingLine, TrackedLine
 from shopfloor.tools.refs import NumberOrId, SkuOrId, number_of, sku_of
 from shopfloor.tools.views import (
     AdjustmentOut,
@@ -210,12 +211,12 @@ def check_availability(op: Op, req: AvailabilityQuery) -> AvailabilityOut:
                            shortages=[ShortageOut(**s.__dict__) for s in a.shortages])
 
 
-class AdjustLineIn(TrackedLine):
+class AdjustLineIn(IncomingLine):
     sku: Key
     quantity_delta: SignedQuantity | None = Field(None, description="+ found, - lost")
     counted_quantity: NonNegative | None = Field(None, description="or: the counted total")
     unit_cost: Money | None = Field(None, description="cost of found stock")
-    counted_at: Since | None = Field(None, description="default now")
+    counted_at: Moment | None = None
 
     @model_validator(mode="after")
     def _one_quantity(self) -> Self:

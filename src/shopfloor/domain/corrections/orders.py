@@ -32,7 +32,7 @@ from shopfloor.domain.stock.items import touch
 from shopfloor.domain.stock.ledger import Posting
 from shopfloor.kernel.errors import Conflict, ValidationFailed
 from shopfloor.kernel.numbers import fmt
-from shopfloor.kernel.statuses import PO, SO
+from shopfloor.kernel.statuses import PO, SO, said
 from shopfloor.store.tables import PurchaseOrder, SalesOrder
 
 
@@ -49,6 +49,16 @@ def _no_serials(item: Any, lot: str | None) -> None:
     if getattr(item, "serial_tracked", False):
         raise ValidationFailed(f"{item.sku} is serial-tracked: correct it with a return and "
                                "a new receipt or shipment naming the serials", field="sku")
+
+
+def _no_more_once_closed(status: str, closed: str, number: str, moved: str,
+                         delta: Decimal) -> None:
+    """An order closed short expects no more: booking more on it would move stock its
+    close gave up (a sale's released commitment, a purchase no longer on order). Less is
+    a fact about the past and stays correctable."""
+    if status == closed and delta > 0:
+        raise Conflict(f"{number} is {said(status)}: a correction never books more "
+                       f"{moved} on it; reopen it first (revert the close)", field="status")
 
 
 def _named_batch(op: Op, item: Any, lot: str, incoming: bool) -> int:
@@ -128,6 +138,7 @@ def correct_purchase_receipt(op: Op, number: str, sku: str, quantity: Decimal | 
     held = {b: q for b, q in document_lots(op, "purchase_order", number, line.item_id,
                                            po.location_id).items() if q > 0}
     delta = new_qty - line.received_quantity
+    _no_more_once_closed(po.status, PO.closed, number, "received", delta)
     batch, relot = _target(op, line.item, held, lot, number, True, delta)
     if (new_qty, new_price, relot) == (line.received_quantity, line.unit_price, False):
         raise ValidationFailed("nothing to correct: give a different quantity, unit_price "
@@ -177,6 +188,7 @@ def correct_shipment(op: Op, number: str, sku: str, quantity: Decimal | None,
     shipped = {b: -q for b, q in document_lots(op, "sales_order", number, line.item_id,
                                                so.location_id).items() if q < 0}
     delta = quantity - line.fulfilled_quantity
+    _no_more_once_closed(so.status, SO.closed, number, "shipped", delta)
     batch, relot = _target(op, line.item, shipped, lot, number, False, delta)
     if delta == 0 and not relot:
         raise ValidationFailed(f"{sku}: {fmt(quantity)} is what was shipped"

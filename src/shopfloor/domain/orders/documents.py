@@ -193,7 +193,8 @@ def _outstanding(order_lines: Sequence[OrderLine], done: str, lines: Sequence[Li
 
 
 def receive_purchase_order(op: Op, number: str, lines: Sequence[LineSpec] | None,
-                           lot: str | None, expiry: date | None) -> PurchaseOrder:
+                           lot: str | None, expiry: date | None,
+                           change_expiry: bool = False) -> PurchaseOrder:
     po = lookup.purchase_order(op, number, lock=True)
     if po.status == PO.draft:
         raise Conflict(f"{number} is a draft; open it before receiving", field="number")
@@ -204,7 +205,7 @@ def receive_purchase_order(op: Op, number: str, lines: Sequence[LineSpec] | None
     stock.prefetch(op, [line.item for line, _, _ in todo], po.location)
     specs = _specs(lines)
     parts = lots.incoming(op, [_lot_line(line.item, qty, fld, specs.get(line.item.sku), lot,
-                                         expiry) for line, qty, fld in todo])
+                                         expiry, change_expiry) for line, qty, fld in todo])
     for (line, qty, fld), line_parts in zip(todo, parts, strict=True):
         for part in line_parts:
             stock.post(op, Posting(line.item, po.location, part.quantity, "receipt",
@@ -247,11 +248,12 @@ def _specs(lines: Sequence[LineSpec] | None) -> dict[str, LineSpec]:
 
 
 def _lot_line(item: Item, qty: Decimal, fld: str, spec: LineSpec | None,
-              lot: str | None = None, expiry: date | None = None) -> lots.Line:
+              lot: str | None = None, expiry: date | None = None,
+              change_expiry: bool = False) -> lots.Line:
     """A moved line's lots: its own, else the document's one lot (a tracked item only)."""
     named = spec.lots if spec else ()
     if not named and lot is not None and lots.tracked(item) and not item.serial_tracked:
-        named = (lots.LotIn(lot, None, expiry),)
+        named = (lots.LotIn(lot, None, expiry, change_expiry, "expiry"),)
     return lots.Line(item, qty, fld.removesuffix(".quantity"), named,
                      spec.serials if spec else (), expiry)
 

@@ -42,6 +42,7 @@ class Report:
     lot: str | None = None
     expiry: date | None = None
     serials: tuple[str, ...] = ()
+    change_expiry: bool = False
 
 
 @dataclass
@@ -130,7 +131,8 @@ def outstanding(mo: ManufacturingOrder) -> Decimal:
 
 
 def _output_lots(report: Report) -> tuple[lots.LotIn, ...]:
-    return (lots.LotIn(report.lot, None, report.expiry),) if report.lot else ()
+    return ((lots.LotIn(report.lot, None, report.expiry, report.change_expiry, "expiry"),)
+            if report.lot else ())
 
 
 def _show(op: Op, mo: ManufacturingOrder, variances: list[Variance]) -> None:

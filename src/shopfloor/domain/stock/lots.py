@@ -16,7 +16,7 @@ from datetime import date, timedelta
 from decimal import Decimal
 from typing import Any, NamedTuple, Protocol
 
-from sqlalchemy import Select, insert, select
+from sqlalchemy import Select, bindparam, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from shopfloor.domain.base.context import Op
@@ -28,10 +28,15 @@ from shopfloor.domain.base.resolve import keyed, values
 from shopfloor.domain.base.sequences import reserve
 from shopfloor.kernel.errors import Conflict, NotFound, ValidationFailed
 from shopfloor.kernel.numbers import ZERO, fmt
+from shopfloor.store.bulk import executemany
 from shopfloor.store.engine import RetryTransaction
+from shopfloor.store.tracking import reads_of, remember
 
 PLACEHOLDERS = re.compile(r"\{(\w+)\}")
 _NEW = insert(BATCHES).returning(BATCHES.c.id, BATCHES.c.item_id, BATCHES.c.lot_number)
+_EXPIRY = (update(BATCHES)
+           .where(BATCHES.c.id == bindparam("b_id"), BATCHES.c.version == bindparam("b_version"))
+           .values(expiry=bindparam("b_expiry"), version=bindparam("b_next")))
 
 
 class Tracked(Protocol):
@@ -55,6 +60,10 @@ class LotIn(NamedTuple):
     lot: str
     quantity: Decimal | None = None
     expiry: date | None = None
+    change_expiry: bool = False
+    """An existing lot named with another expiry takes it (else that is refused)."""
+    expiry_field: str | None = None
+    """Where the caller wrote `expiry`, when not on the lot (a document's one lot)."""
 
 
 class Moved(NamedTuple):
@@ -84,9 +93,29 @@ class Part(NamedTuple):
     field: str
 
 
+class _Plan(NamedTuple):
+    """One part of a line before its lot is resolved: a None number is one to generate
+    (incoming) or to pick (outgoing)."""
+
+    number: str | None
+    quantity: Decimal
+    field: str
+    expiry: date | None = None
+    change_expiry: bool = False
+    expiry_field: str | None = None
+
+
+class _Found(NamedTuple):
+    id: int
+    expiry: date | None
+    held: bool
+    version: int
+
+
 @functools.cache
 def _find(n_items: int, n_lots: int) -> Select[Any]:
-    return select(BATCHES.c.id, BATCHES.c.item_id, BATCHES.c.lot_number, BATCHES.c.version
+    return select(BATCHES.c.id, BATCHES.c.item_id, BATCHES.c.lot_number, BATCHES.c.version,
+                  BATCHES.c.expiry, BATCHES.c.held
                   ).where(keyed(BATCHES.c.item_id, n_items), keyed(BATCHES.c.lot_number, n_lots))
 
 
@@ -109,17 +138,15 @@ def _render(rule: str, sku: str, today: date, seq: int) -> str:
             .replace("{seq}", f"{seq:04d}"))
 
 
-def _split(op: Op, line: Line, incoming: bool
-           ) -> list[tuple[str | None, Decimal, str, date | None]]:
-    """The (lot number, quantity, field, expiry) parts of one line; a None lot number is
-    one to generate (incoming) or to pick (outgoing)."""
+def _split(op: Op, line: Line, incoming: bool) -> list[_Plan]:
+    """The parts of one line, by the lots it names (or leaves to generate or pick)."""
     item, fld = line.item, line.field
     if not tracked(item):
         if line.lots or line.serials:
             raise ValidationFailed(f"{item.sku} is not lot- or serial-tracked; leave out lots "
                                    "and serials", field=f"{fld}.lots" if line.lots
                                    else f"{fld}.serials")
-        return [(None, line.quantity, fld, None)]
+        return [_Plan(None, line.quantity, fld)]
     if item.serial_tracked:
         return _serial_parts(op, line, incoming)
     if line.serials:
@@ -129,8 +156,8 @@ def _split(op: Op, line: Line, incoming: bool
         if incoming and not item.lot_numbering:
             raise ValidationFailed(f"{item.sku} is lot-tracked and has no numbering rule: name "
                                    "the lot", field=f"{fld}.lots")
-        return [(None, line.quantity, fld, line.expiry)]
-    parts: list[tuple[str | None, Decimal, str, date | None]] = []
+        return [_Plan(None, line.quantity, fld, line.expiry)]
+    parts: list[_Plan] = []
     named: set[str] = set()
     for j, lot in enumerate(line.lots):
         where = f"{fld}.lots[{j}]"
@@ -141,16 +168,16 @@ def _split(op: Op, line: Line, incoming: bool
         if qty is None:
             raise ValidationFailed("with several lots on a line, give each its quantity",
                                    field=f"{where}.quantity")
-        parts.append((lot.lot, qty, where, lot.expiry))
-    total = sum((p[1] for p in parts), ZERO)
+        parts.append(_Plan(lot.lot, qty, where, lot.expiry, lot.change_expiry,
+                           lot.expiry_field or f"{where}.expiry"))
+    total = sum((p.quantity for p in parts), ZERO)
     if total != line.quantity:
         raise ValidationFailed(f"{item.sku}: the lots add up to {fmt(total)}, the line is "
                                f"{fmt(line.quantity)}", field=f"{fld}.lots")
     return parts
 
 
-def _serial_parts(op: Op, line: Line, incoming: bool
-                  ) -> list[tuple[str | None, Decimal, str, date | None]]:
+def _serial_parts(op: Op, line: Line, incoming: bool) -> list[_Plan]:
     item, fld = line.item, line.field
     if line.lots:
         raise ValidationFailed(f"{item.sku} is serial-tracked: give serials, not lots",
@@ -160,7 +187,7 @@ def _serial_parts(op: Op, line: Line, incoming: bool
                                field=f"{fld}.quantity")
     if not line.serials:
         if incoming and item.lot_numbering:
-            return [(None, Decimal(1), f"{fld}.serials", line.expiry)
+            return [_Plan(None, Decimal(1), f"{fld}.serials", line.expiry)
                     for _ in range(int(line.quantity))]
         raise ValidationFailed(f"{item.sku} is serial-tracked: name its {fmt(line.quantity)} "
                                "serial numbers", field=f"{fld}.serials")
@@ -169,12 +196,12 @@ def _serial_parts(op: Op, line: Line, incoming: bool
                                f"of {fmt(line.quantity)}", field=f"{fld}.serials")
     if len(set(line.serials)) != len(line.serials):
         raise ValidationFailed("a serial number appears twice", field=f"{fld}.serials")
-    return [(s, Decimal(1), f"{fld}.serials[{j}]", line.expiry)
+    return [_Plan(s, Decimal(1), f"{fld}.serials[{j}]", line.expiry)
             for j, s in enumerate(line.serials)]
 
 
-def _existing(op: Op, pairs: set[tuple[int, str]]) -> dict[tuple[int, str], int]:
-    found: dict[tuple[int, str], int] = {}
+def _existing(op: Op, pairs: set[tuple[int, str]]) -> dict[tuple[int, str], _Found]:
+    found: dict[tuple[int, str], _Found] = {}
     if not pairs:
         return found
     items = sorted({i for i, _ in pairs})
@@ -186,37 +213,46 @@ def _existing(op: Op, pairs: set[tuple[int, str]]) -> dict[tuple[int, str], int]
                               {**values(BATCHES.c.item_id, items),
                                **values(BATCHES.c.lot_number, chunk)}):
             if (r.item_id, r.lot_number) in pairs:
-                found[(r.item_id, r.lot_number)] = r.id
+                found[(r.item_id, r.lot_number)] = _Found(r.id, r.expiry, r.held, r.version)
     return found
 
 
 def incoming(op: Op, lines: Sequence[Line]) -> list[list[Part]]:
     """The lots each line's stock comes in as: named lots found or created, new serials
-    created (a serial that exists is refused), missing numbers generated by the rule."""
+    created (a serial that exists is refused), missing numbers generated by the rule. An
+    existing lot keeps its expiry unless a line asks to change it; coming in expired or
+    into a held lot is said, not refused."""
     plans = [_split(op, ln, incoming=True) for ln in lines]
     today = op.now.date()
     for ln, parts in zip(lines, plans, strict=True):
-        blank = [k for k, p in enumerate(parts) if p[0] is None and tracked(ln.item)]
+        blank = [k for k, p in enumerate(parts) if p.number is None and tracked(ln.item)]
         if blank:
             rule = ln.item.lot_numbering or ""
             seqs = reserve(op, f"LOT:{ln.item.id}", len(blank))
             for k, seq in zip(blank, seqs, strict=True):
-                _, qty, fld, expiry = parts[k]
-                parts[k] = (_render(rule, ln.item.sku, today, seq), qty, fld, expiry)
-    wanted = {(ln.item.id, p[0]) for ln, parts in zip(lines, plans, strict=True)
-              for p in parts if p[0] is not None}
+                parts[k] = parts[k]._replace(number=_render(rule, ln.item.sku, today, seq))
+    wanted = {(ln.item.id, p.number) for ln, parts in zip(lines, plans, strict=True)
+              for p in parts if p.number is not None}
     found = _existing(op, wanted)
+    seen = reads_of(op.session)
     new: dict[tuple[int, str], date | None] = {}
+    changed: dict[tuple[int, str], tuple[date, str]] = {}
     for ln, parts in zip(lines, plans, strict=True):
-        for number, _, fld, expiry in parts:
-            if number is None:
+        for p in parts:
+            if p.number is None:
                 continue
-            key = (ln.item.id, number)
-            if key in found and ln.item.serial_tracked:
-                raise Conflict(f"serial number {number} of {ln.item.sku} already exists",
-                               field=fld, details={"sku": ln.item.sku, "serial": number})
-            if key not in found:
-                new[key] = expiry or _shelf_life(ln.item, today)
+            key = (ln.item.id, p.number)
+            lot = found.get(key)
+            if lot is not None and ln.item.serial_tracked:
+                raise Conflict(f"serial number {p.number} of {ln.item.sku} already exists",
+                               field=p.field, details={"sku": ln.item.sku, "serial": p.number})
+            if lot is None:
+                new[key] = p.expiry or _shelf_life(ln.item, today)
+                continue
+            remember(seen, "batches", str(lot.id), lot.version)
+            if _new_expiry(lot, p, ln.item.sku):
+                assert p.expiry is not None
+                changed[key] = (p.expiry, ln.item.sku)
     if new:
         try:
             created = op.session.connection().execute(_NEW, [
@@ -228,34 +264,95 @@ def incoming(op: Op, lines: Sequence[Line]) -> list[list[Part]]:
         skus = {ln.item.id: ln.item.sku for ln in lines}
         for r in created:
             expires = new[(r.item_id, r.lot_number)]
-            found[(r.item_id, r.lot_number)] = r.id
+            found[(r.item_id, r.lot_number)] = _Found(r.id, expires, False, 1)
             book.fresh[r.id] = (r.lot_number, expires)
             op.change("lot", f"{skus[r.item_id]}/{r.lot_number}", "created", None,
                       f"expires {expires}" if expires else "no expiry")
-    return [[Part(found[(ln.item.id, n)] if n is not None else None, q, f)
-             for n, q, f, _ in parts] for ln, parts in zip(lines, plans, strict=True)]
+    if changed:
+        _change_expiries(op, found, changed)
+    _say_blocked(op, lines, plans, found, today)
+    return [[Part(found[(ln.item.id, p.number)].id if p.number is not None else None,
+                  p.quantity, p.field)
+             for p in parts] for ln, parts in zip(lines, plans, strict=True)]
+
+
+def _new_expiry(lot: _Found, part: _Plan, sku: str) -> bool:
+    """Whether the part changes an existing lot's expiry. A lot has one expiry: another
+    one named without asking is refused, not silently dropped (the old one kept)."""
+    if part.expiry is None or part.expiry == lot.expiry:
+        return False
+    if not part.change_expiry:
+        raise ValidationFailed(
+            f"lot {part.number} of {sku} expires {lot.expiry or 'never (no expiry)'}, not "
+            f"{part.expiry}: give its expiry or none, or set change_expiry to change the lot's",
+            field=part.expiry_field or f"{part.field}.expiry")
+    return True
+
+
+def _change_expiries(op: Op, found: dict[tuple[int, str], _Found],
+                     changed: dict[tuple[int, str], tuple[date, str]]) -> None:
+    """One versioned update for every lot whose expiry a document changes; the lots this
+    operation already read carry the new date too."""
+    params = []
+    for key, (expiry, sku) in changed.items():
+        lot = found[key]
+        op.change("lot", f"{sku}/{key[1]}", "expiry", lot.expiry, expiry)
+        params.append({"b_id": lot.id, "b_version": lot.version, "b_expiry": expiry,
+                       "b_next": lot.version + 1})
+        found[key] = lot._replace(expiry=expiry, version=lot.version + 1)
+    if executemany(op.session.connection(), _EXPIRY, params) not in (-1, len(params)):
+        raise RetryTransaction
+    now = {lot.id: lot.expiry for lot in found.values()}
+    for place in stock.ledger(op).lots.known.values():
+        for slot in place.values():
+            if slot.batch_id in now:
+                slot.expiry = now[slot.batch_id]
+
+
+def _say_blocked(op: Op, lines: Sequence[Line], plans: Sequence[Sequence[_Plan]],
+                 found: dict[tuple[int, str], _Found], today: date) -> None:
+    """Stock coming into a held or expired lot is real and booked, but picking will skip
+    it: the person confirming should know before they do."""
+    said: set[tuple[str, int]] = set()
+    for ln, parts in zip(lines, plans, strict=True):
+        for p in parts:
+            if p.number is None:
+                continue
+            lot = found[(ln.item.id, p.number)]
+            kind = "serial number" if ln.item.serial_tracked else "lot"
+            where = f"{kind} {p.number} of {ln.item.sku}"
+            if lot.held and ("held", lot.id) not in said:
+                said.add(("held", lot.id))
+                op.warn("held_lot", f"{where} is on hold: what comes in stays held, not "
+                        "picked, shipped or consumed until the lot is released", fld=p.field)
+            if lot.expiry is not None and lot.expiry < today and ("expired", lot.id) not in said:
+                said.add(("expired", lot.id))
+                op.warn("expired_lot", f"{where} expired on {lot.expiry}: what comes in is "
+                        "not picked for shipping or consumption",
+                        fld=p.expiry_field if p.expiry is not None and p.expiry_field
+                        else p.field)
 
 
 def outgoing(op: Op, lines: Sequence[Line]) -> list[list[Part]]:
     """The lots each line names (resolved, refused when unknown); a line naming none
     leaves the choice to picking."""
     plans = [_split(op, ln, incoming=False) for ln in lines]
-    wanted = {(ln.item.id, p[0]) for ln, parts in zip(lines, plans, strict=True)
-              for p in parts if p[0] is not None}
+    wanted = {(ln.item.id, p.number) for ln, parts in zip(lines, plans, strict=True)
+              for p in parts if p.number is not None}
     found = _existing(op, wanted)
     out: list[list[Part]] = []
     for ln, parts in zip(lines, plans, strict=True):
         row: list[Part] = []
-        for number, qty, fld, _ in parts:
-            if number is None:
-                row.append(Part(None, qty, fld))
+        for p in parts:
+            if p.number is None:
+                row.append(Part(None, p.quantity, p.field))
                 continue
-            batch = found.get((ln.item.id, number))
-            if batch is None:
+            lot = found.get((ln.item.id, p.number))
+            if lot is None:
                 kind = "serial number" if ln.item.serial_tracked else "lot"
-                raise NotFound(f"{ln.item.sku} has no {kind} {number!r}",
-                               field=fld if "serials" in fld else f"{fld}.lot")
-            row.append(Part(batch, qty, fld))
+                raise NotFound(f"{ln.item.sku} has no {kind} {p.number!r}",
+                               field=p.field if "serials" in p.field else f"{p.field}.lot")
+            row.append(Part(lot.id, p.quantity, p.field))
         out.append(row)
     return out
 

@@ -215,7 +215,7 @@ def _net_moves(op: Op, number: str) -> list[tuple[int, int | None, Decimal]]:
 def _lot_qty(named: Sequence[lots.LotIn], quantity: Decimal) -> tuple[lots.LotIn, ...]:
     """A counted lot is named without a quantity: the difference is its quantity."""
     if len(named) == 1 and named[0].quantity is None:
-        return (lots.LotIn(named[0].lot, quantity, named[0].expiry),)
+        return (named[0]._replace(quantity=quantity),)
     return tuple(named)
 
 
