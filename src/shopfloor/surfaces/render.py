@@ -128,8 +128,6 @@ def _scalars(payload: dict[str, Any], md: bool, skip: tuple[str, ...] = ()) -> s
     # the common cells (ASCII strings, numbers, None) made here without a call each.
     lines = []
     for k, v in payload.items():
-        if isinstance(v, _CONTAINERS) or k in skip:
-            continue
         kind = type(v)
         if kind is str and v.isascii() and v.isprintable():
             cell = v
@@ -137,8 +135,12 @@ def _scalars(payload: dict[str, Any], md: bool, skip: tuple[str, ...] = ()) -> s
             cell = ""
         elif kind is int or kind is bool:
             cell = str(v)
+        elif kind is list or kind is dict or isinstance(v, _CONTAINERS):
+            continue
         else:
             cell = _cell(v)
+        if skip and k in skip:
+            continue
         key = k if type(k) is str and k.isascii() and k.isprintable() else _cell(k)
         lines.append(f"{key}: {cell}")
     return "\n".join(lines)
