@@ -169,3 +169,17 @@ def test_sqlalchemy_insert_and_ours_agree(registry: Registry) -> None:
     a, b = got["SA"], got["US"]
     assert (a.expiry, a.held, a.created_at, a.version) == (b.expiry, b.held, b.created_at,
                                                           b.version)
+
+
+def test_new_lot_balances_keep_their_decimals(registry: Registry) -> None:
+    """A fraction survives the lot balance's insert (sent in binary on PostgreSQL)."""
+    basic_setup(registry)
+    _tracked(registry, 2)
+    _receive(registry, [{"sku": "T0", "quantity": "2.125", "lots": [{"lot": "F1"}]},
+                        {"sku": "T1", "quantity": "0.000001",
+                         "lots": [{"lot": "F2", "expiry": "2027-02-28"}]}])
+    with registry.store.reading() as s:
+        got = {r.lot_number: (r.on_hand, r.expiry) for r in s.execute(
+            select(BATCHES.c.lot_number, LotBalance.on_hand, BATCHES.c.expiry)
+            .join(LotBalance, LotBalance.batch_id == BATCHES.c.id))}
+    assert got == {"F1": (Decimal("2.125"), None), "F2": (Decimal("0.000001"), date(2027, 2, 28))}

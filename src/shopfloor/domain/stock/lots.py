@@ -99,10 +99,10 @@ def _find(n: int) -> TextClause:
     return text(f"WITH wanted (item_id, lot_number) AS (VALUES {pairs}) {_JOINED}")
 
 
-_FIND_PG = text("WITH wanted (item_id, lot_number) AS (SELECT * FROM unnest("
-                f"CAST(:items AS INTEGER[]), CAST(:lots AS VARCHAR[]))) {_JOINED}")
-"""PostgreSQL: the pairs as two arrays, one short statement whatever their number (psycopg
-parses a long one again on every call)."""
+_FIND_PG = ("WITH wanted (item_id, lot_number) AS (SELECT * FROM unnest("
+            f"CAST(%(items)b AS INTEGER[]), CAST(%(lots)b AS VARCHAR[]))) {_JOINED}")
+"""PostgreSQL: the pairs as two arrays (sent in binary), one short statement whatever
+their number (psycopg parses a long one again on every call)."""
 
 
 def check_rule(rule: str | None, fld: str = "lot_numbering") -> None:
@@ -195,8 +195,8 @@ def _existing(op: Op, pairs: set[tuple[int, str]]) -> dict[tuple[int, str], int]
     conn = op.session.connection()
     ordered = sorted(pairs)
     if conn.dialect.name == "postgresql":
-        for r in conn.execute(_FIND_PG, {"items": [i for i, _ in ordered],
-                                         "lots": [n for _, n in ordered]}):
+        for r in conn.exec_driver_sql(_FIND_PG, {"items": [i for i, _ in ordered],
+                                                 "lots": [n for _, n in ordered]}):
             found[(r.item_id, r.lot_number)] = r.id
         return found
     for start in range(0, len(ordered), 400):
