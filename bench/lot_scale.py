@@ -157,11 +157,14 @@ def pg_pair() -> AbstractContextManager[tuple[str, str]]:
 
 
 def main() -> None:
+    only_receipts = sys.argv[1:] == ["receipts"]  # `python bench/lot_scale.py receipts`
     for label, pair in (("sqlite", ledger_scale.sqlite_pair), ("postgresql", pg_pair)):
         with ExitStack() as stack:
             small_url, big_url = stack.enter_context(pair())
             receipts(small_url.replace("small", "receipts") if label == "sqlite"
                      else stack.enter_context(pg_schema("lrec_")), label)
+            if only_receipts:
+                continue
             small, big = setup(small_url, SMALL), setup(big_url, BIG)
             stack.callback(small.store.dispose)
             stack.callback(big.store.dispose)

@@ -2,6 +2,12 @@
 the SDK's low-level server over the same transport (the transport dominates; this shows
 what our registry, validation and database add on top).
 
+Over stdio, two clients: the SDK's own, and a plain one that writes one JSON-RPC line to
+the server's stdin and reads one line back from its stdout (after initialize and
+tools/list), as a host written in another language does: the SDK client's own CPU
+(pydantic models, checking the result against the output schema) shares the two cores
+with the server, and the plain client shows the servers nearly alone.
+
 Each client lists the tools first, as a host does (so the SDK client checks our
 structured content against the output schema, as a host's would). Runs alternate
 (ours, echo, ours, echo...) so drift on a shared machine hits both; the figure is the
@@ -15,6 +21,7 @@ runs).
 
 from __future__ import annotations
 
+import json
 import os
 import statistics
 import subprocess
@@ -64,6 +71,42 @@ async def over_stdio(cmd: list[str], env: dict[str, str], name: str,
         return await rate(s, name, args)
 
 
+def plain_stdio(cmd: list[str], env: dict[str, str], name: str, args: dict[str, Any]) -> float:
+    """Newline-delimited JSON-RPC over the process's pipes, one call at a time; every
+    answer is parsed and checked, as the SDK client does."""
+    proc = subprocess.Popen(cmd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL)
+    assert proc.stdin is not None and proc.stdout is not None
+    send, recv = proc.stdin, proc.stdout
+
+    def ask(i: int, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        send.write(json.dumps({"jsonrpc": "2.0", "id": i, "method": method,
+                               "params": params}).encode() + b"\n")
+        send.flush()
+        while True:
+            answer: dict[str, Any] = json.loads(recv.readline())
+            if answer.get("id") == i:  # (a notification may come first)
+                assert "error" not in answer, answer
+                return answer
+
+    try:
+        ask(0, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
+                              "clientInfo": {"name": "bench", "version": "1"}})
+        send.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+        ask(1, "tools/list", {})
+        call = {"name": name, "arguments": args}
+        for i in range(2, 22):  # warm: the registry opens on the first call
+            ask(i, "tools/call", call)
+        start = time.perf_counter()
+        for i in range(22, 22 + N):
+            result = ask(i, "tools/call", call)["result"]
+            assert not result.get("isError"), result
+        return N / (time.perf_counter() - start)
+    finally:
+        send.close()
+        proc.wait(10)
+
+
 async def over_http(url: str, token: str, name: str, args: dict[str, Any]) -> float:
     async with http_session(url, token) as s:
         return await rate(s, name, args)
@@ -79,7 +122,7 @@ def alternate(ours: Callable[[], float], echo: Callable[[], float]) -> tuple[flo
 
 def report(transport: str, ours: float, echo: float, target: float | None) -> None:
     aim = f"  (target >= {target})" if target is not None else "  (for information)"
-    print(f"mcp_overhead[{transport}]{' ' * max(0, 6 - len(transport))}get_item {ours:.0f}/s  "
+    print(f"mcp_overhead[{transport}]{' ' * max(0, 6 - len(transport))} get_item {ours:.0f}/s  "
           f"echo {echo:.0f}/s  ratio {ours / echo:.2f}{aim}", flush=True)
 
 
@@ -96,7 +139,13 @@ def main() -> None:
         echo_cmd = [sys.executable, str(Path(echo_server.__file__))]
         report("stdio", *alternate(
             lambda: anyio.run(over_stdio, [SHOPFLOOR, "mcp"], env, *GET_ITEM),
-            lambda: anyio.run(over_stdio, echo_cmd, env, *ECHO)), 0.6)
+            lambda: anyio.run(over_stdio, echo_cmd, env, *ECHO)), 0.7)
+        report("stdio, plain client", *alternate(
+            lambda: plain_stdio([SHOPFLOOR, "mcp"], env, *GET_ITEM),
+            lambda: plain_stdio(echo_cmd, env, *ECHO)), 0.7)
+        if sys.argv[1:] == ["stdio"]:  # `python bench/mcp_overhead.py stdio`: stdio only
+            reg.store.dispose()
+            return
         token = Authenticator(reg, settings).mint("bench", ["admin"], 600)
         ports = free_port(), free_port(), free_port()
         ours_url, sse_url, json_url = (f"http://127.0.0.1:{p}" for p in ports)

@@ -121,12 +121,29 @@ def _title(row: dict[str, Any]) -> str:
 
 
 def _scalars(payload: dict[str, Any], md: bool, skip: tuple[str, ...] = ()) -> str:
-    scalars = {k: v for k, v in payload.items() if _scalar(v) and k not in skip}
-    if not scalars:
-        return ""
     if md:
-        return _table([scalars], md)
-    return "\n".join(f"{_cell(k)}: {_cell(v)}" for k, v in scalars.items())
+        scalars = {k: v for k, v in payload.items() if _scalar(v) and k not in skip}
+        return _table([scalars], md) if scalars else ""
+    # The text view of a read's fields (every MCP call without apps shows it): one pass,
+    # the common cells (ASCII strings, numbers, None) made here without a call each.
+    lines = []
+    for k, v in payload.items():
+        kind = type(v)
+        if kind is str and v.isascii() and v.isprintable():
+            cell = v
+        elif v is None:
+            cell = ""
+        elif kind is int or kind is bool:
+            cell = str(v)
+        elif kind is list or kind is dict or isinstance(v, _CONTAINERS):
+            continue
+        else:
+            cell = _cell(v)
+        if skip and k in skip:
+            continue
+        key = k if type(k) is str and k.isascii() and k.isprintable() else _cell(k)
+        lines.append(f"{key}: {cell}")
+    return "\n".join(lines)
 
 
 def _grouped(rows: list[dict[str, Any]]) -> bool:
@@ -149,8 +166,8 @@ def _group(row: dict[str, Any], md: bool, path: list[str], out: list[str]) -> No
 def _nested(payload: dict[str, Any], md: bool, path: list[str], out: list[str]) -> None:
     """Every list and object inside `payload`, each under a heading naming where it is."""
     for key, value in payload.items():
-        if not path and key in _SKIP:
-            continue
+        if not isinstance(value, _CONTAINERS) or (not path and key in _SKIP):
+            continue  # (a scalar: shown by `_scalars`)
         here = [*path, str(key)]
         if isinstance(value, dict):
             if not value:

@@ -17,14 +17,14 @@ from datetime import date
 from decimal import Decimal
 from typing import Any, Literal, NamedTuple
 
-from sqlalchemy import ColumnElement, Select, and_, bindparam, insert, select, update
+from sqlalchemy import ColumnElement, Select, and_, bindparam, select, update
 from sqlalchemy.exc import IntegrityError
 
 from shopfloor.domain.base.context import Op
 from shopfloor.domain.base.resolve import keyed, values
 from shopfloor.kernel.errors import Conflict, InsufficientStock
 from shopfloor.kernel.numbers import ZERO, fmt
-from shopfloor.store.bulk import executemany
+from shopfloor.store.bulk import executemany, insert_returning
 from shopfloor.store.engine import RetryTransaction
 from shopfloor.store.tables import Batch, table
 from shopfloor.store.tables.lots import LotBalance
@@ -41,8 +41,7 @@ _COLUMNS = (LOTS.c.id, LOTS.c.item_id, LOTS.c.batch_id, LOTS.c.on_hand, LOTS.c.v
 _UPDATE = (update(LOTS)
            .where(LOTS.c.id == bindparam("l_id"), LOTS.c.version == bindparam("l_version"))
            .values(on_hand=bindparam("l_on_hand"), version=bindparam("l_next")))
-_INSERT = insert(LOTS).returning(LOTS.c.id, LOTS.c.item_id, LOTS.c.location_id,
-                                 LOTS.c.batch_id)
+_INSERT = ("id", "item_id", "location_id", "batch_id")
 _ONE = (select(BATCHES.c.id, BATCHES.c.lot_number, BATCHES.c.expiry, BATCHES.c.held,
                BATCHES.c.version, LOTS.c.id.label("lot_id"), LOTS.c.on_hand,
                LOTS.c.version.label("lot_version"))
@@ -255,9 +254,9 @@ class LotBook:
                 s.version += 1
         if new:
             try:
-                created = conn.execute(_INSERT, [
+                created = insert_returning(conn, LOTS, [
                     {"item_id": s.item_id, "location_id": s.location_id, "batch_id": s.batch_id,
-                     "on_hand": s.on_hand, "version": 1} for s in new]).all()
+                     "on_hand": s.on_hand, "version": 1} for s in new], _INSERT)
             except IntegrityError:
                 raise RetryTransaction from None
             ids = {(r.item_id, r.location_id, r.batch_id): r.id for r in created}

@@ -16,7 +16,7 @@ from datetime import date, timedelta
 from decimal import Decimal
 from typing import Any, NamedTuple, Protocol
 
-from sqlalchemy import Select, bindparam, insert, select, update
+from sqlalchemy import TextualSelect, bindparam, select, text, update
 from sqlalchemy.exc import IntegrityError
 
 from shopfloor.domain.base.context import Op
@@ -24,16 +24,15 @@ from shopfloor.domain.stock import ledger as stock
 from shopfloor.domain.stock.lot_ledger import BATCHES, LOTS, tracked
 
 __all__ = ["Line", "LotIn", "Moved", "Part", "check_rule", "incoming", "outgoing", "tracked"]
-from shopfloor.domain.base.resolve import keyed, values
 from shopfloor.domain.base.sequences import reserve
 from shopfloor.kernel.errors import Conflict, NotFound, ValidationFailed
 from shopfloor.kernel.numbers import ZERO, fmt
-from shopfloor.store.bulk import executemany
+from shopfloor.store.bulk import executemany, insert_returning
 from shopfloor.store.engine import RetryTransaction
 from shopfloor.store.tracking import reads_of, remember
 
 PLACEHOLDERS = re.compile(r"\{(\w+)\}")
-_NEW = insert(BATCHES).returning(BATCHES.c.id, BATCHES.c.item_id, BATCHES.c.lot_number)
+_NEW = ("id", "item_id", "lot_number")
 _EXPIRY = (update(BATCHES)
            .where(BATCHES.c.id == bindparam("b_id"), BATCHES.c.version == bindparam("b_version"))
            .values(expiry=bindparam("b_expiry"), version=bindparam("b_next")))
@@ -112,11 +111,28 @@ class _Found(NamedTuple):
     version: int
 
 
+_JOINED = ("SELECT b.id, b.item_id, b.lot_number, b.version, b.expiry, b.held "
+           f"FROM wanted JOIN {BATCHES.name} b "
+           "ON b.item_id = wanted.item_id AND b.lot_number = wanted.lot_number")
+
+
 @functools.cache
-def _find(n_items: int, n_lots: int) -> Select[Any]:
-    return select(BATCHES.c.id, BATCHES.c.item_id, BATCHES.c.lot_number, BATCHES.c.version,
-                  BATCHES.c.expiry, BATCHES.c.held
-                  ).where(keyed(BATCHES.c.item_id, n_items), keyed(BATCHES.c.lot_number, n_lots))
+def _find(n: int) -> TextualSelect:
+    """The lots of n (item, lot number) pairs, joined from the pairs to the lots' unique
+    key: one index probe a pair. `item_id IN (...) AND lot_number IN (...)` had SQLite
+    probe every combination of the two lists (40,000 probes, 4.5 ms, for a 200-line
+    receipt). Text, since SQLAlchemy does not cache a statement over VALUES (compiling
+    one took longer than the probes it saved)."""
+    pairs = ", ".join(f"(:i_{k}, :n_{k})" for k in range(n))
+    return text(f"WITH wanted (item_id, lot_number) AS (VALUES {pairs}) {_JOINED}"
+                ).columns(BATCHES.c.id, BATCHES.c.item_id, BATCHES.c.lot_number,
+                          BATCHES.c.version, BATCHES.c.expiry, BATCHES.c.held)
+
+
+_FIND_PG = ("WITH wanted (item_id, lot_number) AS (SELECT * FROM unnest("
+            f"CAST(%(items)b AS INTEGER[]), CAST(%(lots)b AS VARCHAR[]))) {_JOINED}")
+"""PostgreSQL: the pairs as two arrays (sent in binary), one short statement whatever
+their number (psycopg parses a long one again on every call)."""
 
 
 def check_rule(rule: str | None, fld: str = "lot_numbering") -> None:
@@ -204,16 +220,20 @@ def _existing(op: Op, pairs: set[tuple[int, str]]) -> dict[tuple[int, str], _Fou
     found: dict[tuple[int, str], _Found] = {}
     if not pairs:
         return found
-    items = sorted({i for i, _ in pairs})
-    numbers = sorted({n for _, n in pairs})
     conn = op.session.connection()
-    for start in range(0, len(numbers), 400):
-        chunk = numbers[start:start + 400]
-        for r in conn.execute(_find(len(items), len(chunk)),
-                              {**values(BATCHES.c.item_id, items),
-                               **values(BATCHES.c.lot_number, chunk)}):
-            if (r.item_id, r.lot_number) in pairs:
-                found[(r.item_id, r.lot_number)] = _Found(r.id, r.expiry, r.held, r.version)
+    ordered = sorted(pairs)
+    if conn.dialect.name == "postgresql":
+        for r in conn.exec_driver_sql(_FIND_PG, {"items": [i for i, _ in ordered],
+                                                 "lots": [n for _, n in ordered]}):
+            found[(r.item_id, r.lot_number)] = _Found(r.id, r.expiry, r.held, r.version)
+        return found
+    for start in range(0, len(ordered), 400):
+        chunk = ordered[start:start + 400]
+        params: dict[str, Any] = {}
+        for k, (item_id, number) in enumerate(chunk):
+            params[f"i_{k}"], params[f"n_{k}"] = item_id, number
+        for r in conn.execute(_find(len(chunk)), params):
+            found[(r.item_id, r.lot_number)] = _Found(r.id, r.expiry, r.held, r.version)
     return found
 
 
@@ -255,9 +275,9 @@ def incoming(op: Op, lines: Sequence[Line]) -> list[list[Part]]:
                 changed[key] = (p.expiry, ln.item.sku)
     if new:
         try:
-            created = op.session.connection().execute(_NEW, [
+            created = insert_returning(op.session.connection(), BATCHES, [
                 {"item_id": i, "lot_number": n, "expiry": e, "held": False, "created_at": op.now,
-                 "version": 1} for (i, n), e in new.items()]).all()
+                 "version": 1} for (i, n), e in new.items()], _NEW)
         except IntegrityError:
             raise RetryTransaction from None  # a racing document made one of them first
         book = stock.ledger(op).lots
