@@ -339,6 +339,8 @@ def _say_blocked(op: Op, lines: Sequence[Line], plans: Sequence[Sequence[_Plan]]
             if p.number is None:
                 continue
             lot = found[(ln.item.id, p.number)]
+            if not lot.held and (lot.expiry is None or lot.expiry >= today):
+                continue  # the common case: a usable lot, nothing to say
             kind = "serial number" if ln.item.serial_tracked else "lot"
             where = f"{kind} {p.number} of {ln.item.sku}"
             if lot.held and ("held", lot.id) not in said:
