@@ -173,7 +173,6 @@ def open_registry(settings: Settings, *, store: Store | None = None) -> Registry
     store = store or Store(settings.database_url)
     upgrade(store)
     secret = settings.secret or load_secret(store)
-    load_token_names(store)
     registry = Registry(
         store,
         secret=secret.encode(),
