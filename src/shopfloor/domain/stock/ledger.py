@@ -26,6 +26,7 @@ from sqlalchemy.orm import ORMExecuteState, Session, SessionTransaction
 from shopfloor.domain.base.context import Op
 from shopfloor.domain.base.limits import storable
 from shopfloor.domain.base.resolve import keyed, values
+from shopfloor.domain.stock import costing
 from shopfloor.domain.stock.lot_ledger import LotBook, LotSlot, Picked, describe, tracked
 from shopfloor.kernel.errors import InsufficientStock, ValidationFailed
 from shopfloor.kernel.numbers import ZERO, cost, fmt
@@ -240,19 +241,13 @@ class Ledger:
                          "on_hand": fmt(before_qty), "requested": fmt(-p.quantity)},
             ))
         if p.quantity > 0:
-            in_cost = before_avg if p.unit_cost is None else p.unit_cost
-            if before_qty <= 0 or after_qty == 0:
-                new_avg = cost(in_cost)
-            else:
-                new_avg = cost((before_qty * before_avg + p.quantity * in_cost) / after_qty)
-            move_cost = cost(in_cost)
+            new_avg, move_cost = costing.incoming(before_qty, before_avg, p.quantity,
+                                                  p.unit_cost)
         elif p.exit_cost is not None:
-            move_cost = cost(p.exit_cost)
-            rest = before_qty * before_avg + p.quantity * move_cost
-            new_avg = cost(max(ZERO, rest) / after_qty) if after_qty > 0 else before_avg
+            new_avg, move_cost = costing.outgoing_at(before_qty, before_avg, p.quantity,
+                                                     p.exit_cost)
         else:
-            new_avg = before_avg
-            move_cost = before_avg
+            new_avg, move_cost = costing.outgoing(before_avg)
         storable(new_avg, p.field)
         storable(move_cost, p.field)
         bal.on_hand, bal.average_cost, bal.dirty = after_qty, new_avg, True
