@@ -60,3 +60,18 @@ def serving_process(cmd: list[str], env: dict[str, str], port: int
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+@contextmanager
+def serving_registry(registry: Any, db_url: str, account: tuple[str, str, str] | None = None
+                     ) -> Iterator[str]:
+    """`shopfloor serve`'s app over this registry (no worker), with a local account
+    (name, password, role) made first when the test signs in."""
+    from shopfloor.app.accounts import Accounts
+    from shopfloor.app.settings import Settings
+    from shopfloor.surfaces.server import build_app
+
+    if account is not None:
+        Accounts(registry.store).create(*account)
+    with serving(build_app(registry, Settings(database_url=db_url), run_worker=False)) as url:
+        yield url

@@ -13,13 +13,10 @@ import httpx
 import pytest
 from sqlalchemy import func, select
 
-from shopfloor.app.accounts import Accounts
-from shopfloor.app.settings import Settings
 from shopfloor.registry.registry import Registry
 from shopfloor.store.tables.accounts import AccountSession
-from shopfloor.surfaces.server import build_app
 from tests.helpers import ADMIN, snapshot
-from tests.servers import serving
+from tests.servers import serving_registry
 
 PASSWORD = "a password of hers"
 EVIL = "http://evil.example"
@@ -27,8 +24,7 @@ EVIL = "http://evil.example"
 
 @pytest.fixture
 def server(registry: Registry, db_url: str) -> Iterator[tuple[str, Registry]]:
-    Accounts(registry.store).create("ann", PASSWORD, "admin")
-    with serving(build_app(registry, Settings(database_url=db_url), run_worker=False)) as url:
+    with serving_registry(registry, db_url, ("ann", PASSWORD, "admin")) as url:
         yield url, registry
 
 

@@ -19,15 +19,14 @@ from shopfloor.app.wiring import open_registry
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
 from shopfloor.surfaces.server import build_app
-from tests.servers import serving
+from tests.servers import serving, serving_registry
 
 PASSWORD = "the right password"
 
 
 @pytest.fixture
 def server(registry: Registry, db_url: str) -> Iterator[tuple[str, Registry]]:
-    Accounts(registry.store).create("maria", PASSWORD, "operator")
-    with serving(build_app(registry, Settings(database_url=db_url), run_worker=False)) as url:
+    with serving_registry(registry, db_url, ("maria", PASSWORD, "operator")) as url:
         yield url, registry
 
 
