@@ -20,16 +20,16 @@ from sqlalchemy import TextualSelect, bindparam, select, text, update
 from sqlalchemy.exc import IntegrityError
 
 from shopfloor.domain.base.context import Op
+from shopfloor.domain.base.sequences import reserve
 from shopfloor.domain.stock import ledger as stock
 from shopfloor.domain.stock.lot_ledger import BATCHES, LOTS, tracked
-
-__all__ = ["Line", "LotIn", "Moved", "Part", "check_rule", "incoming", "outgoing", "tracked"]
-from shopfloor.domain.base.sequences import reserve
 from shopfloor.kernel.errors import Conflict, NotFound, ValidationFailed
 from shopfloor.kernel.numbers import ZERO, fmt
 from shopfloor.store.bulk import executemany, insert_returning
 from shopfloor.store.engine import RetryTransaction
 from shopfloor.store.tracking import reads_of, remember
+
+__all__ = ["Line", "LotIn", "Moved", "Part", "check_rule", "incoming", "outgoing", "tracked"]
 
 PLACEHOLDERS = re.compile(r"\{(\w+)\}")
 _NEW = ("id", "item_id", "lot_number")

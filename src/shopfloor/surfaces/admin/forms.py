@@ -260,6 +260,13 @@ def query_with(request: Request, **changes: Any) -> str:
     return request.url.path + ("?" + urlencode(params) if params else "")
 
 
+def listing(request: Request, *keys: str) -> dict[str, Any]:
+    """A listed page's arguments: one page of rows, filtered by the query's `keys` that
+    are given, from the `cursor` on."""
+    q = request.query_params
+    return {"limit": PAGE, **{k: q[k] for k in (*keys, "cursor") if q.get(k)}}
+
+
 def pages(request: Request, next_cursor: Any) -> dict[str, Any]:
     """Links to the first, previous and next page of a cursor-paged list.
 

@@ -4,7 +4,6 @@ can be done to it."""
 from __future__ import annotations
 
 from functools import partial
-from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -12,7 +11,7 @@ from starlette.routing import BaseRoute, Route
 
 from shopfloor.registry.actor import Actor
 from shopfloor.surfaces.admin.core import Admin
-from shopfloor.surfaces.admin.forms import PAGE, pages, prefilled
+from shopfloor.surfaces.admin.forms import listing, pages, prefilled
 
 
 def routes(admin: Admin) -> list[BaseRoute]:
@@ -23,10 +22,7 @@ def routes(admin: Admin) -> list[BaseRoute]:
 
 async def items(a: Admin, request: Request, actor: Actor) -> Response:
     q = request.query_params
-    args: dict[str, Any] = {"limit": PAGE}
-    for key in ("query", "kind", "cursor"):
-        if q.get(key):
-            args[key] = q[key]
+    args = listing(request, "query", "kind")
     result = await a.call(actor, "search_items", args)
     return a.render(request, "items.html", actor, result=result, q=q,
                     **pages(request, result.get("next_cursor")))
@@ -35,11 +31,7 @@ async def items(a: Admin, request: Request, actor: Actor) -> Response:
 async def item(a: Admin, request: Request, actor: Actor) -> Response:
     sku = request.path_params["sku"]
     found = await a.call(actor, "get_item", {"sku": sku})
-    q = request.query_params
-    args: dict[str, Any] = {"sku": sku, "limit": PAGE}
-    if q.get("cursor"):
-        args["cursor"] = q["cursor"]
-    moves = await a.read(actor, "list_stock_movements", args)
+    moves = await a.read(actor, "list_stock_movements", {"sku": sku, **listing(request)})
     acts = [(label, tool, prefilled(tool, targs)) for label, tool, targs in (
         ("Edit item", "modify_item", {"sku": sku}),
         ("Adjust stock", "create_stock_adjustment", {"lines": [{"sku": sku}]}),

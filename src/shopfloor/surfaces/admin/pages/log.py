@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from functools import partial
-from typing import Any
 from urllib.parse import quote
 
 from starlette.requests import Request
@@ -12,7 +11,7 @@ from starlette.routing import BaseRoute, Route
 
 from shopfloor.registry.actor import Actor
 from shopfloor.surfaces.admin.core import Admin
-from shopfloor.surfaces.admin.forms import PAGE, pages, prefilled
+from shopfloor.surfaces.admin.forms import listing, pages, prefilled
 
 
 def routes(admin: Admin) -> list[BaseRoute]:
@@ -23,10 +22,7 @@ def routes(admin: Admin) -> list[BaseRoute]:
 
 async def log(a: Admin, request: Request, actor: Actor) -> Response:
     q = request.query_params
-    args: dict[str, Any] = {"limit": PAGE}
-    for key in ("tool", "actor", "since", "cursor"):
-        if q.get(key):
-            args[key] = q[key]
+    args = listing(request, "tool", "actor", "since")
     result = await a.call(actor, "get_operation_log", args)
     writes = sorted((t for t in a.registry.tools() if t.facts.writes), key=lambda t: t.title)
     return a.render(request, "log.html", actor, result=result, q=q, writes=writes,

@@ -15,7 +15,7 @@ from starlette.routing import BaseRoute, Route
 from shopfloor.kernel.statuses import PO, SO
 from shopfloor.registry.actor import Actor
 from shopfloor.surfaces.admin.core import Admin
-from shopfloor.surfaces.admin.forms import PAGE, pages, prefilled
+from shopfloor.surfaces.admin.forms import listing, pages, prefilled
 from shopfloor.surfaces.admin.kinds import ORDERS, OrderKind
 
 
@@ -100,10 +100,7 @@ def _positive(value: Any) -> bool:
 async def orders(a: Admin, request: Request, actor: Actor) -> Response:
     kind = ORDERS[request.url.path.strip("/").split("/")[0]]
     q = request.query_params
-    args: dict[str, Any] = {"limit": PAGE}
-    for key in ("status", "cursor"):
-        if q.get(key):
-            args[key] = q[key]
+    args = listing(request, "status")
     result = await a.call(actor, kind.list_tool, args)
     new_tool = kind.get_tool.replace("get_", "create_")
     return a.render(request, "orders.html", actor, kind=kind, result=result, q=q,
