@@ -36,8 +36,6 @@ from shopfloor.tools.fields import JobId, Key, Out
 tools = Toolset("planning")
 CANCEL_ROLE = Role.operator
 MRP_KIND = "mrp"
-TOOL_OF_KIND = {MRP_KIND: "run_mrp"}
-"""A job's kind is the name of the tool that queued it, but for MRP's older name."""
 
 
 class Started(Out):
@@ -117,17 +115,24 @@ def cancel_job(op: Op, req: CancelJob) -> Done[JobOut]:
 
 
 @cache
-def _roles_by_tool() -> dict[str, Role]:
+def _starters() -> dict[str, tuple[str, Role]]:
+    """Each job kind's starting tool and its role, from the declarations: a write job's
+    kind is its tool's name, a job tool names the kind it `runs`."""
     from shopfloor.tools import catalogue  # the catalogue imports this module
 
-    return {t.name: t.facts.role for toolset in catalogue() for t in toolset}
+    out: dict[str, tuple[str, Role]] = {}
+    for t in (t for toolset in catalogue() for t in toolset):
+        if t.facts.runs is not None:
+            out[t.facts.runs[0]] = (t.name, t.facts.role)
+        elif t.facts.writes and t.facts.job:
+            out[t.name] = (t.name, t.facts.role)
+    return out
 
 
 def role_to_cancel(kind: str) -> tuple[str, Role]:
     """The tool that started a job of this kind, and its role; an unknown kind needs
     admin (nothing in the catalogue vouches for it)."""
-    tool = TOOL_OF_KIND.get(kind, kind)
-    return tool, _roles_by_tool().get(tool, Role.admin)
+    return _starters().get(kind, (kind, Role.admin))
 
 
 def _held(op: Op) -> Role:
