@@ -19,7 +19,6 @@ from sqlalchemy import insert, select
 
 from shopfloor.domain.base.context import Op
 from shopfloor.domain.stock import ledger as stock
-from shopfloor.domain.stock.ledger import Posting
 from shopfloor.kernel.errors import ValidationFailed
 from shopfloor.kernel.numbers import ZERO, cost, fmt
 from shopfloor.store.tables import Batch, StockMovement, table
@@ -110,12 +109,6 @@ def recost(op: Op, item: Any, location: Any, document_type: str, number: str,
     """Re-cost what a document brought in (`quantity` at `old_unit`) as if it had come at
     `new_unit`: the value pair in the ledger, the balance re-averaged with what remains
     of the difference, the rest documented as cost adjustments."""
-    bal = stock.balance(op, item, location)
-    start_avg = bal.average_cost
     kept = spread(op, item, location, document_type, number, new_unit - old_unit, number)
-    stock.post(op, Posting(item, location, quantity, "correction", document_type, number,
-                           unit_cost=new_unit, field=fld, pool=True))
-    stock.post(op, Posting(item, location, -quantity, "correction", document_type, number,
-                           exit_cost=old_unit, field=fld, pool=True))
-    stock.revalue(op, item, location,
-                  start_avg + kept / bal.on_hand if bal.on_hand > 0 else start_avg)
+    if stock.balance(op, item, location).on_hand > 0:
+        stock.revalue(op, item, location, cost(kept), document_type, number, fld=fld)
