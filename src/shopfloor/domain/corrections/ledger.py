@@ -133,6 +133,9 @@ def reverse_moves(op: Op, o: Original) -> None:
             blocker = _depends(o, here[0], [x for x in here if x.quantity > 0])
             if blocker:
                 o.blockers.append(blocker)
+            blocker = repriced_since(o, here[0])
+            if blocker:
+                o.blockers.append(blocker)
     if o.blockers:
         return
     book = stock.ledger(op)
@@ -166,20 +169,34 @@ def answer_variances(op: Op, o: Original) -> None:
 
 
 def moved_since(o: Original) -> list[str]:
-    """Blockers for a revert that must find every balance it touched as it left it (a
-    re-costing cannot be re-averaged back): the later rows, named."""
+    """Blockers for reverting a re-pricing: goods it re-priced that have left a balance
+    since took a share of it with them, which negating its rows would not give back."""
     out = []
     seen: set[tuple[int, int]] = set()
     for m in o.moves:
-        if (m.item_id, m.location_id) in seen:
+        if m.quantity != 0 or (m.item_id, m.location_id) in seen:
             continue
         seen.add((m.item_id, m.location_id))
         last = max(x.id for x in o.moves if (x.item_id, x.location_id) == (m.item_id,
                                                                            m.location_id))
-        rows = later(o.session, m.item_id, m.location_id, last)
+        rows = [x for x in later(o.session, m.item_id, m.location_id, last) if x.quantity < 0]
         if rows:
             what = ", ".join(f"{x.reason} {fmt(x.quantity)} on {x.document_type} "
                              f"{x.document_number}" for x in rows)
-            out.append(f"{m.item.sku} at {m.location.code} was re-costed and has moved since "
+            out.append(f"{m.item.sku} at {m.location.code} was re-priced and has left since "
                        f"({what}); correct it again instead")
     return out
+
+
+def repriced_since(o: Original, m: StockMovement) -> str | None:
+    """A blocker for undoing a document's goods coming in once they were re-priced: the
+    re-pricing belongs to those goods; it is reverted first."""
+    ops = o.session.execute(select(StockMovement.operation_id).where(
+        StockMovement.document_type == m.document_type,
+        StockMovement.document_number == m.document_number,
+        StockMovement.item_id == m.item_id, StockMovement.reason == "revaluation",
+        StockMovement.quantity == 0, StockMovement.id > m.id, unreverted())).scalars().all()
+    if not ops:
+        return None
+    return (f"{m.item.sku} on {m.document_type} {m.document_number} was re-priced since "
+            f"(operation {', '.join(sorted(set(map(str, ops))))}); revert that first")

@@ -266,7 +266,7 @@ class Ledger:
             c = costing.incoming(before_qty, before_value, before_avg, p.quantity,
                                  p.unit_cost, p.value)
         elif p.value is not None:
-            c = costing.Costed(p.value, before_avg if p.quantity == 0
+            c = costing.Costed(p.value, (p.unit_cost or ZERO) if p.quantity == 0
                                else storable(cost_of(p.value, p.quantity), p.field))
         elif p.exit_cost is not None:
             c = costing.outgoing_at(before_qty, before_value, before_avg, p.quantity,
@@ -437,11 +437,12 @@ def commit(op: Op, item: Stocked, location: Place, delta: Decimal,
 
 
 def revalue(op: Op, item: Stocked, location: Place, value: Decimal, document_type: str,
-            number: str, batch_id: int | None = None, fld: str | None = None) -> None:
-    """A row of quantity 0 that changes a balance's value: the stock there re-priced."""
+            number: str, per_unit: Decimal, fld: str | None = None) -> None:
+    """A row of quantity 0 that changes a balance's value: the stock there re-priced. Its
+    unit cost is the change per unit of the document's goods it re-prices."""
     if value != 0:
         post(op, Posting(item, location, ZERO, "revaluation", document_type, number,
-                         batch_id=batch_id, field=fld, value=value, pool=True))
+                         unit_cost=per_unit, field=fld, value=value, pool=True))
 
 
 def cost_of(value: Decimal, quantity: Decimal) -> Decimal:
