@@ -76,7 +76,7 @@ def test_figure_a_receipt_corrected_down_takes_no_more_than_the_stock_holds(
     changes = {(c["entity"], c["key"], c["field"]): c["after"] for c in preview["changes"]}
     # 4 at 9.00 is 36.00 but the stock holds 25.00: it all leaves, 11.00 is a variance
     assert changes[("variance", f"purchase_order {po}", "M1@MAIN price")] == "-11"
-    assert changes[("stock", "M1@MAIN", "stock_value")] == "0"
+    assert changes[("stock", "M1@MAIN", "average_cost")] == "0"
     apply(registry, "correct_purchase_receipt", **preview["apply"]["arguments"])
     assert stock(registry, "M1") == (D(1), D(0), D(0)) and _value(registry, "M1") == 0
     assert _variances(registry) == [("price", "purchase_order", po, D(-11))]

@@ -284,7 +284,6 @@ class Ledger:
         self.last_value = c.value
         op.change("stock", bal.key, "on_hand", before_qty, after_qty)
         op.change("stock", bal.key, "average_cost", before_avg, new_avg)
-        op.change("stock", bal.key, "stock_value", before_value, after_value)
         if c.variance:
             self.variance(p.item, p.location, c.variance,
                           "price" if p.quantity < 0 else "negative_stock",
