@@ -213,3 +213,18 @@ def test_figure_l_a_re_priced_lot_receipt_is_refused_like_an_untracked_one(
     revert(registry, got)
     assert stock(registry, "LOT") == (D(10), D(0), D(6)) and _value(registry, "LOT") == 60
     _books(registry)
+
+
+def test_a_shipment_re_priced_after_it_left_comes_back_only_once_the_price_is_undone(
+        registry: Registry) -> None:
+    po = _po2(registry)
+    _, shipped = _ship(registry, "M1", "3")
+    fix = _reprice(registry, po)
+    err = refused(registry, "revert_operation", operation_id=shipped["operation_id"])
+    assert err.code == "conflict" and "price correction made since" in err.message
+    revert(registry, fix)
+    revert(registry, shipped)
+    _reprice(registry, po)
+    assert stock(registry, "M1") == (D(10), D(3), D(5)) and _value(registry, "M1") == 50
+    assert _variances(registry) == []
+    _books(registry)
