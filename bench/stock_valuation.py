@@ -105,7 +105,7 @@ CALLS: dict[str, dict[str, object]] = {
     "now (first page)": {},
     f"as at {MONTH_END} (last month's end)": {"date": str(MONTH_END)},
     f"period {MONTH_END.replace(day=1)}..{MONTH_END}": {
-        "start": str(MONTH_END.replace(day=1)), "end": str(MONTH_END)},
+        "start": str(MONTH_END.replace(day=1)), "date": str(MONTH_END)},
     f"as at {MIDDLE} (mid-ledger)": {"date": str(MIDDLE)},
     f"period {FIRST_DAY}..{TODAY} (the whole ledger)": {"start": str(FIRST_DAY)},
 }

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import base64
 import json
-from datetime import date, datetime
+from decimal import Decimal
 
 from pydantic import Field
 
@@ -22,25 +22,10 @@ class ValuationQuery(Request):
     sku: Key | None = None
     location: Key | None = None
     kind: Kind | None = None
-    date: Day | None = Field(None, description="value at this day's end (UTC)")
-    start: Day | None = Field(None, description="period: flows from this day")
-    end: Day | None = Field(None, description="period's last day (default today)")
+    date: Day | None = None
+    start: Day | None = None
     limit: Limit = 200
     cursor: Cursor | None = None
-
-
-class LotValueOut(Out):
-    lot: str
-    quantity: Amount
-    value: Amount
-
-
-class ValueTotals(Out):
-    value: Amount
-    opening: Amount | None = None
-    flows: dict[str, Amount] | None = Field(
-        None, description="period, signed: " + ", ".join(books.FLOWS))
-    variances: Amount | None = Field(None, description="left the stock books")
 
 
 class ValueRow(Out):
@@ -49,17 +34,13 @@ class ValueRow(Out):
     location: str
     quantity: Amount
     value: Amount
-    opening: Amount | None = None
-    flows: dict[str, Amount] | None = None
-    variances: Amount | None = None
-    lots: list[LotValueOut] = Field(default_factory=list)
+    period: dict[str, Amount] | None = None
+    lots: dict[str, Amount] = Field(default_factory=dict)
 
 
 class ValuationOut(Page):
-    at: datetime | None = Field(description="values as at; null: now")
-    start: date | None = None
     rows: list[ValueRow]
-    total: ValueTotals
+    total: dict[str, Amount]
 
 
 def _cursor(sku: str, location: str) -> str:
@@ -79,28 +60,25 @@ def _after(cursor: str | None) -> tuple[str, str] | None:
 
 
 @tools.read("get_stock_valuation", title="Stock valuation", response=ValuationOut,
-            description="Stock value per item, location and lot, with totals; as at a "
-                        "day's end, or a period's opening, flows and closing (ledger).")
+            description="Stock value per item, location, lot; totals. At a date's end (UTC) "
+                        "or now; with start, the period to it: opening + signed flows = value.")
 def get_stock_valuation(op: Op, req: ValuationQuery) -> ValuationOut:
-    when = books.window(op.now.date(), req.date, req.start, req.end)
+    when = books.window(op.now.date(), req.date, req.start)
     found = books.valuation(op, books.Scope(req.sku, req.location, req.kind), when,
                             limit=req.limit, after=_after(req.cursor))
     period = when.start is not None
-
-    def row(f: books.Figure) -> ValueRow:
-        return ValueRow(sku=f.sku, name=f.name, location=f.location, quantity=f.quantity,
-                        value=f.value, opening=f.opening if period else None,
-                        flows=f.flows if period else None,
-                        variances=f.variances if period else None,
-                        lots=[LotValueOut(lot=x.lot, quantity=x.quantity, value=x.value)
-                              for x in f.lots])
-
-    t = found.total
-    total = ValueTotals(value=t.value, opening=t.opening if period else None,
-                        flows=t.flows if period else None,
-                        variances=t.variances if period else None)
+    rows = [ValueRow(sku=f.sku, name=f.name, location=f.location, quantity=f.quantity,
+                     value=f.value, period=_period(f) if period else None,
+                     lots={x.lot: x.value for x in f.lots})
+            for f in found.rows]
     last = found.rows[-1] if found.rows else None
-    return ValuationOut(
-        at=when.upto, start=req.start if period else None, rows=[row(f) for f in found.rows],
-        total=total, next_cursor=_cursor(last.sku, last.location) if found.more and last
-        else None)
+    t = found.total
+    return ValuationOut(rows=rows, total={"value": t.value, **(_period(t) if period else {})},
+                        next_cursor=_cursor(last.sku, last.location) if found.more and last
+                        else None)
+
+
+def _period(f: books.Figure | books.Totals) -> dict[str, Decimal]:
+    """A period's figures in the order they add up: opening, each flow, then variances
+    (value that left the books, not a stock flow)."""
+    return {"opening": f.opening, **f.flows, "variances": f.variances}

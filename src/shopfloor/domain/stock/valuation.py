@@ -135,19 +135,15 @@ def start_of(day: date) -> datetime:
     return datetime.combine(day, time.min, tzinfo=UTC)
 
 
-def window(today: date, on: date | None, start: date | None, end: date | None) -> Window:
-    """A day's end, a period, or now; a coded error naming the field that does not fit."""
-    if on is not None and (start is not None or end is not None):
-        raise ValidationFailed("give a date, or a period (start and end), not both",
-                               field="date")
+def window(today: date, on: date | None, start: date | None) -> Window:
+    """Values at the end of `on` (None: now); with `start`, the period from its first
+    moment to the end of `on` (None: today). A coded error names a date that does not fit."""
     if start is None:
-        if end is not None:
-            raise ValidationFailed("a period needs its start", field="start")
         return Window(end_of(on)) if on is not None else Window()
-    end = end or today
+    end = on or today
     if end < start:
         raise ValidationFailed(f"the period ends ({end}) before it starts ({start})",
-                               field="end")
+                               field="start")
     return Window(end_of(end), start_of(start))
 
 
