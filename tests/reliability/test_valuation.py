@@ -10,10 +10,13 @@ to the last digit, whichever side of the ledger the figures are summed from.
 
 from __future__ import annotations
 
+import csv
+import io
 from datetime import UTC, datetime
 from decimal import Decimal as D
 from typing import Any
 
+import httpx
 import pytest
 from sqlalchemy import update
 
@@ -21,10 +24,12 @@ from shopfloor.kernel.errors import ValidationFailed
 from shopfloor.registry.registry import Registry
 from shopfloor.store.tables import StockMovement, Variance
 from tests.helpers import ADMIN, apply, basic_setup
+from tests.servers import serving_registry
 
 JAN_5, JAN_10, FEB_3 = (datetime(2026, 1, 5, 9, tzinfo=UTC), datetime(2026, 1, 10, 23, 59, 59,
                                                                       tzinfo=UTC),
                         datetime(2026, 2, 3, 15, tzinfo=UTC))
+PASSWORD = "valuation password"
 FLOWS = ("received", "shipped", "consumed", "produced", "transferred", "adjusted", "revalued")
 
 
@@ -174,3 +179,51 @@ def test_bad_input_names_its_field(registry: Registry, args: dict[str, Any],
     with pytest.raises(ValidationFailed if field in ("start", "cursor") else Exception) as err:
         valuation(registry, **args)
     assert getattr(err.value, "field", None) == field
+
+
+def test_the_admin_page_and_the_csv_an_accountant_takes_away(registry: Registry,
+                                                             db_url: str) -> None:
+    company(registry)
+    apply(registry, "create_item", sku="=HYPERLINK(1)", name="@sum")
+    apply(registry, "create_stock_adjustment", location="SHOP", reason="found", lines=[
+        {"sku": "=HYPERLINK(1)", "quantity_delta": "1", "unit_cost": "1"}])
+    feb = {"start": "2026-02-01", "date": "2026-02-28"}
+    with serving_registry(registry, db_url, ("vera", PASSWORD, "viewer")) as url, \
+            httpx.Client(base_url=url, timeout=30, headers={"Origin": url}) as c:
+        signed = c.post("/sign-in", data={"username": "vera", "password": PASSWORD,
+                                          "next": "/valuation"})
+        assert signed.status_code == 303 and signed.headers["location"] == "/valuation"
+        page = c.get("/valuation", params=feb)
+        assert page.status_code == 200 and 'id="valuation-table"' in page.text
+        body = page.text.split('id="valuation-table"')[1]
+        assert 'href="/items/P1"' in body
+        total = body.split('id="valuation-total"')[1].split("</tr>")[0]
+        for figure in ("48", "-2", "-4", "4", "50", "1"):  # opening ... value, variances
+            assert f'data-money="{figure}"' in total, figure
+        assert 'href="/valuation.csv?date=2026-02-28&amp;start=2026-02-01"' in page.text
+        assert 'data-money="51"' in c.get("/valuation").text  # now, with the new item
+        bad = c.get("/valuation", params={"start": "2026-03-01", "date": "2026-02-01"})
+        assert bad.status_code == 400
+
+        sheet = c.get("/valuation.csv", params=feb)
+        assert sheet.status_code == 200 and sheet.headers["content-type"].startswith("text/csv")
+        assert "attachment" in sheet.headers["content-disposition"]
+        lines = list(csv.reader(io.StringIO(sheet.text)))
+        header, rows, footer = lines[1], lines[2:-1], lines[-1]
+        assert header == ["sku", "name", "location", "lot", "quantity", "opening", *FLOWS,
+                          "value", "variances"]
+        tool = valuation(registry, **feb)
+        assert [r[:3] for r in rows] == [[t["sku"], t["name"], t["location"]]
+                                         for t in tool["rows"]]
+        for line, row in zip(rows, tool["rows"], strict=True):
+            figures_of = dict(zip(header, line, strict=True))
+            assert D(figures_of["quantity"]) == D(row["quantity"])
+            assert D(figures_of["value"]) == D(row["value"])
+            assert all(D(figures_of[k]) == D(v) for k, v in row["period"].items())
+        assert footer[0] == "total"
+        assert {k: D(v) for k, v in zip(header[5:], footer[5:], strict=True)} == {
+            k: D(v) for k, v in tool["total"].items()}
+
+        now = list(csv.reader(io.StringIO(c.get("/valuation.csv").text)))
+        assert ["'=HYPERLINK(1)", "'@sum", "SHOP", "", "1", "1"] in now
+        assert now[-1] == ["total", "", "", "", "", "51"]
