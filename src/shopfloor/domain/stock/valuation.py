@@ -1,17 +1,18 @@
 """What the stock is worth: per item and location (and lot), now, as it stood at the end of
 a day, or over a period with the flows that moved it.
 
-Every figure but the current one comes from the ledger alone: the sum of the rows'
-`value` up to a moment. Rows are appended and never reposted, so the value at the end
-of a past day is read, not recomputed, and a correction made today shows in today's
-flows, never in a closed month. The current figure reads the balances, which equal their
-ledger rows exactly (the invariant the ledger keeps), so the common read is O(balances).
+Rows are appended and never reposted, so a past figure is read, not recomputed: the value
+at a moment is the sum of the ledger's `value` before it, or, when fewer rows came after
+it, today's balances less the rows since (a balance equals its rows exactly, the
+invariant the ledger keeps, so both sides give the same figure). A correction made today
+shows in today's flows, never in a closed month. The current figure reads the balances.
 
-A period is one grouped pass over the ledger up to its end: each row falls in the
-opening (before the start) or in one flow, by what moved it. Opening plus the flows is
-the closing value by construction, with the same Decimal sums, so the equation holds to
-the last digit. A variance is value that left the stock books (a supplier credited more
-than the stock held): no ledger row, so it is listed beside the flows, not in them.
+A period is its opening (the value at its start, as above) and its rows, each in one
+flow by what moved it; the closing value is opening plus flows by construction, so the
+equation holds to the last digit. A variance is value that left the stock books (a
+supplier credited more than the stock held): no ledger row, so it is listed beside the
+flows, not in them. The sums, the ordering, the page and the totals (a window over every
+figure) are the database's work: Python sees one page of rows, whatever the ledger holds.
 """
 
 from __future__ import annotations
