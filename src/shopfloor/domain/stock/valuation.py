@@ -30,6 +30,7 @@ from sqlalchemy import (
     literal,
     or_,
     select,
+    text,
     tuple_,
     union_all,
 )
@@ -154,6 +155,8 @@ def valuation(op: Op, scope: Scope, when: Window, *, limit: int,
     totals over every figure in scope."""
     if when.upto is None:
         return _current(op, scope, limit, after)
+    if op.dialect == "postgresql":  # a sum per balance: in memory, not spilled to disk
+        op.session.execute(text("SET LOCAL work_mem = '64MB'"))
     if when.start is None:
         sums = _at(op, scope, when.upto).subquery("sums")
         amounts = ["value"]
@@ -194,17 +197,18 @@ def _page(op: Op, sums: Any, amounts: list[str], limit: int,
           after: tuple[str, str] | None) -> list[Any]:
     """One page of the sums in (sku, location) order, each row carrying the totals over
     every figure (a window over all of them, taken before the page is cut), so the
-    database does the work and Python sees only the page."""
+    database does the work and Python sees only the page. Figures that are all zero add
+    nothing to the totals, so they are left out after the window: filtered before it,
+    PostgreSQL would guess a handful of rows and join the items one by one."""
     c = sums.c
     named = (select(c, Item.sku, Item.name, Item.batch_tracked, Item.serial_tracked,
                     Location.code,
                     *(func.sum(c[k]).over().label(f"t_{k}") for k in amounts))
              .join(Item.__table__, Item.id == c.item_id)
              .join(Location.__table__, Location.id == c.location_id)
-             .where(or_(c.quantity != 0, *(c[k] != 0 for k in amounts)))
              .subquery("named"))
     n = named.c
-    stmt = select(named)
+    stmt = select(named).where(or_(n.quantity != 0, *(n[k] != 0 for k in amounts)))
     if after is not None:
         stmt = stmt.where(tuple_(n.sku, n.code) > tuple_(*after))
     return list(op.session.execute(stmt.order_by(n.sku, n.code).limit(limit + 1)))
