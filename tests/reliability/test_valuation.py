@@ -23,6 +23,7 @@ from sqlalchemy import update
 from shopfloor.kernel.errors import ValidationFailed
 from shopfloor.registry.registry import Registry
 from shopfloor.store.tables import StockMovement, Variance
+from shopfloor.tools import valuation as valuation_tools
 from tests.helpers import ADMIN, apply, basic_setup
 from tests.servers import serving_registry
 
@@ -138,14 +139,18 @@ def test_a_months_flows_add_up_to_its_closing_value(registry: Registry) -> None:
     assert D(both["total"]["variances"]) == 1
 
 
-def test_pages_carry_the_totals_of_every_row(registry: Registry) -> None:
+def test_pages_carry_the_totals_of_every_row(registry: Registry,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
     company(registry)
-    for args in ({}, {"date": "2026-01-10"}, {"start": "2026-02-01"}):
-        whole = valuation(registry, **args)
+    asked = ({}, {"date": "2026-01-10"}, {"start": "2026-02-01"})
+    wholes = [valuation(registry, **args) for args in asked]
+    assert all(w["next_cursor"] is None and len(w["rows"]) > 2 for w in wholes)
+    monkeypatch.setattr(valuation_tools, "PAGE", 1)
+    for args, whole in zip(asked, wholes, strict=True):
         seen, cursor = [], None
         while True:
-            page = valuation(registry, **args, limit=1, **({"cursor": cursor} if cursor else {}))
-            assert page["total"] == whole["total"]
+            page = valuation(registry, **args, **({"cursor": cursor} if cursor else {}))
+            assert page["total"] == whole["total"] and len(page["rows"]) == 1
             seen += page["rows"]
             cursor = page["next_cursor"]
             if cursor is None:

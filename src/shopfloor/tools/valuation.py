@@ -13,9 +13,10 @@ from shopfloor.domain.base.context import Op
 from shopfloor.domain.stock import valuation as books
 from shopfloor.kernel.errors import ValidationFailed
 from shopfloor.registry.tool import Request, Toolset
-from shopfloor.tools.fields import Amount, Cursor, Day, Key, Kind, Limit, Out, Page
+from shopfloor.tools.fields import Amount, Cursor, Day, Key, Kind, Out, Page
 
 tools = Toolset("stock")
+PAGE = 200  # rows a page (a fixed size: one argument fewer in every tools/list)
 
 
 class ValuationQuery(Request):
@@ -24,7 +25,6 @@ class ValuationQuery(Request):
     kind: Kind | None = None
     date: Day | None = None
     start: Day | None = None
-    limit: Limit = 200
     cursor: Cursor | None = None
 
 
@@ -60,12 +60,12 @@ def _after(cursor: str | None) -> tuple[str, str] | None:
 
 
 @tools.read("get_stock_valuation", title="Stock valuation", response=ValuationOut,
-            description="Stock value per item, location, lot; totals. At a date's end (UTC) "
-                        "or now; with start, the period to it: opening + signed flows = value.")
+            description="Stock value by item, location, lot; totals. Now, at date's end (UTC), "
+                        "or start..date: opening + signed flows = value.")
 def get_stock_valuation(op: Op, req: ValuationQuery) -> ValuationOut:
     when = books.window(op.now.date(), req.date, req.start)
     found = books.valuation(op, books.Scope(req.sku, req.location, req.kind), when,
-                            limit=req.limit, after=_after(req.cursor))
+                            limit=PAGE, after=_after(req.cursor))
     period = when.start is not None
     rows = [ValueRow(sku=f.sku, name=f.name, location=f.location, quantity=f.quantity,
                      value=f.value, period=_period(f) if period else None,

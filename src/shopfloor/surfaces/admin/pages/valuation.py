@@ -18,13 +18,12 @@ from starlette.routing import BaseRoute, Route
 
 from shopfloor.registry.actor import Actor
 from shopfloor.surfaces.admin.core import Admin
-from shopfloor.surfaces.admin.forms import listing, pages
+from shopfloor.surfaces.admin.forms import pages
 
 TOOL = "get_stock_valuation"
 FILTERS = ("sku", "location", "kind", "date", "start")
 PERIOD = ("opening", "received", "shipped", "consumed", "produced", "transferred", "adjusted",
           "revalued")
-FILE_PAGE = 500
 FORMULA = ("=", "+", "-", "@", "\t", "\r")
 
 
@@ -47,7 +46,8 @@ def _amounts(period: bool) -> list[str]:
 
 async def valuation(a: Admin, request: Request, actor: Actor) -> Response:
     filters = _filters(request)
-    result = await a.call(actor, TOOL, {**listing(request), **filters})
+    cursor = request.query_params.get("cursor")
+    result = await a.call(actor, TOOL, {**filters, **({"cursor": cursor} if cursor else {})})
     period = "start" in filters
     rows = [{**r, **(r.get("period") or {})} for r in result.get("rows", [])]
     return a.render(request, "valuation.html", actor, q=request.query_params, rows=rows,
@@ -65,7 +65,7 @@ def _text(value: Any) -> str:
 
 async def export(a: Admin, request: Request, actor: Actor) -> Response:
     filters = _filters(request)
-    args: dict[str, Any] = {**filters, "limit": FILE_PAGE}
+    args: dict[str, Any] = dict(filters)
     result = await a.call(actor, TOOL, args)
     rows = list(result["rows"])
     while result.get("next_cursor"):
