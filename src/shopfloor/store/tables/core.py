@@ -192,7 +192,9 @@ class StockMovement(Base):
     __table_args__ = (
         Index("ix_movements_item_location_id", "item_id", "location_id", "id"),
         Index("ix_movements_item_id", "item_id", "id"),
-        Index("ix_movements_created", "created_at"),
+        # what a valuation sums over a time range, read from the index alone
+        Index("ix_movements_at", "created_at", "item_id", "location_id", "quantity", "value",
+              "reason", "document_type", "document_number"),
         Index("ix_movements_batch", "batch_id", "id"),
         Index("ix_movements_document", "document_number", "document_type"),
     )
