@@ -127,6 +127,7 @@ class MovementOut(Out):
     location: str
     quantity: Amount
     unit_cost: Amount
+    value: Amount
     reason: str
     batch: str | None
     document_type: str | None
@@ -266,7 +267,7 @@ def manufacturing_order_out(mo: ManufacturingOrder) -> ManufacturingOrderOut:
 
 def movement_out(m: StockMovement) -> MovementOut:
     return MovementOut(id=m.id, sku=m.item.sku, location=m.location.code, quantity=m.quantity,
-                       unit_cost=m.unit_cost, reason=m.reason,
+                       unit_cost=m.unit_cost, value=m.value, reason=m.reason,
                        batch=m.batch.lot_number if m.batch else None,
                        document_type=m.document_type, document_number=m.document_number,
                        actor=m.actor, created_at=m.created_at)

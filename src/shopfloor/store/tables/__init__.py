@@ -7,3 +7,4 @@ from shopfloor.store.tables.corrections import *  # noqa: F403
 from shopfloor.store.tables.lots import *  # noqa: F403
 from shopfloor.store.tables.planning import *  # noqa: F403
 from shopfloor.store.tables.proposals import *  # noqa: F403
+from shopfloor.store.tables.valuation import *  # noqa: F403

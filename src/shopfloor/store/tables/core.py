@@ -178,7 +178,8 @@ class Balance(Versioned, Base):
     location_id: Mapped[int] = mapped_column(ForeignKey("locations.id"), index=True)
     on_hand: Mapped[Decimal] = mapped_column(default=ZERO)
     committed: Mapped[Decimal] = mapped_column(default=ZERO)
-    average_cost: Mapped[Decimal] = mapped_column(default=ZERO)
+    average_cost: Mapped[Decimal] = mapped_column(default=ZERO)  # stock_value / on_hand, shown
+    stock_value: Mapped[Decimal] = mapped_column(default=ZERO)  # the sum of its ledger values
 
     item: Mapped[Item] = relationship(lazy="joined")
     location: Mapped[Location] = relationship(lazy="joined")
@@ -201,6 +202,7 @@ class StockMovement(Base):
     batch_id: Mapped[int | None] = mapped_column(ForeignKey("batches.id"))
     quantity: Mapped[Decimal]
     unit_cost: Mapped[Decimal]
+    value: Mapped[Decimal] = mapped_column(default=ZERO)  # the signed change of stock value
     reason: Mapped[str] = mapped_column(String(32))
     document_type: Mapped[str | None] = mapped_column(String(32))
     document_number: Mapped[str | None] = mapped_column(String(64))
