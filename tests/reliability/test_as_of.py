@@ -37,16 +37,13 @@ step = st.one_of(
 )
 
 
-def _line(sku: str, lot: str, **fields: Any) -> dict[str, Any]:
-    return {"sku": sku, **fields, **({"lot": lot} if sku == "LT" else {})}
-
-
 def _run(reg: Registry, s: tuple[Any, ...]) -> None:
     if s[0] == "adjust":
         _, sku, loc, q, sign, c, lot = s
-        line = _line(sku, lot, quantity_delta=str(q * sign), unit_cost=str(c))
-        if sku == "LT" and sign > 0:
-            line["expiry"] = LOTS[lot]
+        line: dict[str, Any] = {"sku": sku, "quantity_delta": str(q * sign),
+                                "unit_cost": str(c)}
+        if sku == "LT" and sign > 0:  # found stock names its lot; lost stock leaves FEFO
+            line["lots"] = [{"lot": lot, "quantity": str(q), "expiry": LOTS[lot]}]
         apply(reg, "create_stock_adjustment", location=loc, reason="p", lines=[line])
     elif s[0] == "count":
         _, sku, loc, q = s

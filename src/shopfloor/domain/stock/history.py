@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import Decimal
 
-from sqlalchemy import Select, func, select, tuple_
+from sqlalchemy import func, select, tuple_
 
 from shopfloor.domain.base import lookup
 from shopfloor.domain.base.context import Op
@@ -64,7 +64,7 @@ def balances(op: Op, moment: datetime, sku: str | None, location: str | None, *,
     as `reports.balances` pages the balances of now (archived items left out the same
     way). A pair whose rows sum to nothing is still listed: it was a balance then."""
     m = MOVEMENTS.c
-    stmt: Select[tuple[int, int, str, str, Decimal, Decimal]] = (
+    stmt = (
         select(m.item_id, m.location_id, ITEMS.c.sku, LOCATIONS.c.code,
                func.sum(m.quantity), func.sum(m.value))
         .join(ITEMS, ITEMS.c.id == m.item_id)
