@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import uuid
 from collections.abc import Callable, Mapping
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 from pydantic import BaseModel
@@ -35,6 +35,7 @@ class _Registry(Protocol):
 
     store: Store
     clock: Callable[[], datetime]
+    preview_ttl: timedelta
     _preview_key: bytes
 
     def get(self, name: str) -> Tool: ...
@@ -150,13 +151,25 @@ def approve(reg: _Registry, tool: Tool, req: WriteRequest, actor: Actor) -> dict
     assert isinstance(treq, WriteRequest)
     args = treq.model_dump(mode="json", exclude=set(CONTROL_FIELDS))
     digest = tokens.args_hash(args)
+    approving = tokens.args_hash({"proposal_id": pid})
     if treq.preview:
         shown = reg.preview(target, treq, as_proposer, args, digest)
-        approving = {"proposal_id": pid, "preview": False,
-                     "idempotency_key": str(uuid.uuid4())}
-        return {**shown, "preview_token": None, "proposal_id": pid,
-                "apply": {"tool": tool.name, "arguments": approving}
-                if shown["apply"] else None}
+        if not shown["apply"]:
+            return {**shown, "proposal_id": pid}
+        exp = reg.clock() + reg.preview_ttl
+        token = tokens.issue(reg._preview_key, tool=tool.name, actor=actor.subject,
+                             args=approving, reads=row.reads, exp=exp.timestamp())
+        return {**shown, "tool": tool.name, "preview_token": token,
+                "expires_at": exp.isoformat(), "proposal_id": pid,
+                "apply": {"tool": tool.name, "arguments": {
+                    "proposal_id": pid, "preview": False, "preview_token": token,
+                    "idempotency_key": str(uuid.uuid4())}}}
+    if req.preview_token:
+        mine = tokens.read(reg._preview_key, req.preview_token)
+        if (mine.tool, mine.actor, mine.args) != (tool.name, actor.subject, approving) \
+                or mine.exp < reg.clock().timestamp():
+            raise StalePreview("this preview_token is not a current preview of approving "
+                               "this proposal by you; preview again", field="preview_token")
     claims = tokens.Claims(tool=target.name, actor=row.actor, args=digest, reads=row.reads,
                            exp=math.inf, nonce=f"proposal:{pid}")
     at = reg.clock()

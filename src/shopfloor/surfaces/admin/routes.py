@@ -16,6 +16,7 @@ from shopfloor.surfaces.admin.pages import (
     orders,
     picks,
     planning,
+    proposals,
     sign_in,
     tools,
 )
@@ -33,6 +34,7 @@ def admin_routes(registry: Registry, settings: Settings, auth: Authenticator) ->
         *items.routes(admin),
         *planning.routes(admin),
         *jobs.routes(admin),
+        *proposals.routes(admin),
         *log.routes(admin),
         *orders.routes(admin),
     ]
