@@ -58,6 +58,16 @@ class JobState(StrEnum):
     cancelled = "cancelled"
 
 
+class ProposalState(StrEnum):
+    """A write held for approval: pending -> approved | rejected | stale (what it read
+    changed before anyone approved it; nothing was applied)."""
+
+    pending = "pending"
+    approved = "approved"
+    rejected = "rejected"
+    stale = "stale"
+
+
 OPEN_PO: tuple[PO, ...] = (PO.draft, PO.open, PO.partially_received)
 """Still expecting goods: counts as supply, blocks deleting its items."""
 CLOSABLE_PO: tuple[PO, ...] = (PO.open, PO.partially_received)
@@ -95,6 +105,8 @@ VOCABULARIES = (
     Vocabulary("sales_order", tuple(SO), OPEN_SO, (SO.fulfilled, *FINISHED_SO)),
     Vocabulary("manufacturing_order", tuple(MO), OPEN_MO, (MO.done, MO.closed, MO.cancelled)),
     Vocabulary("job", tuple(JobState), JOB_ACTIVE, JOB_TERMINAL),
+    Vocabulary("proposal", tuple(ProposalState), (ProposalState.pending,),
+               (ProposalState.approved, ProposalState.rejected, ProposalState.stale)),
 )
 BY_KIND = {v.kind: v for v in VOCABULARIES}
 

@@ -12,8 +12,10 @@ from sqlalchemy.orm import object_session
 
 from shopfloor.domain.lots.reports import LotRow
 from shopfloor.domain.planning import reports
+from shopfloor.domain.stock import history
 from shopfloor.domain.stock.movements import Document
 from shopfloor.domain.stock.usable import NONE, Blocked
+from shopfloor.kernel.numbers import cost
 from shopfloor.store.tables import (
     Balance,
     Item,
@@ -47,7 +49,7 @@ class StockLotOut(Out):
     lot: str
     on_hand: Amount
     expiry: date | None
-    held: bool
+    held: bool | None = Field(description="null as_of: holds are not in the ledger")
 
 
 class StockOut(Out):
@@ -56,9 +58,10 @@ class StockOut(Out):
     on_hand: Amount
     held: Amount = Decimal(0)
     expired: Amount = Decimal(0)
-    committed: Amount
-    available: Amount
+    committed: Amount | None = Field(description="null as_of: not in the ledger")
+    available: Amount | None
     average_cost: Amount
+    was: Amount | None = None
     lots: list[StockLotOut] = Field(default_factory=list, description="tracked items")
 
 
@@ -233,6 +236,17 @@ def _stock_row(sku: str, location: str, on_hand: Decimal, committed: Decimal,
 def stock_out(b: Balance, lots: Sequence[LotRow] = (), blocked: Blocked = NONE) -> StockOut:
     return _stock_row(b.item.sku, b.location.code, b.on_hand, b.committed, b.average_cost,
                       blocked, lots)
+
+
+def stock_then_out(b: history.StockThen, lots: Sequence[history.LotThen], day: date,
+                   was: Decimal | None) -> StockOut:
+    """A row of the ledger as it stood: on hand, value and the lots in it; what sits in
+    lots expired by then is `expired`. Holds are not in the ledger, so not in the row."""
+    return StockOut(sku=b.sku, location=b.location, on_hand=b.on_hand,
+                    expired=history.expired(lots, day), committed=None, available=None,
+                    average_cost=cost(b.average_cost), was=was,
+                    lots=[StockLotOut(lot=r.lot, on_hand=r.on_hand, expiry=r.expiry, held=None)
+                          for r in lots])
 
 
 def lot_row_out(r: LotRow) -> StockLotOut:
