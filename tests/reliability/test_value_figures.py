@@ -76,7 +76,7 @@ def test_figure_a_receipt_corrected_down_takes_no_more_than_the_stock_holds(
     changes = {(c["entity"], c["key"], c["field"]): c["after"] for c in preview["changes"]}
     # 4 at 9.00 is 36.00 but the stock holds 25.00: it all leaves, 11.00 is a variance
     assert changes[("variance", f"purchase_order {po}", "M1@MAIN price")] == "-11"
-    assert changes[("stock", "M1@MAIN", "stock_value")] == "0"
+    assert changes[("stock", "M1@MAIN", "average_cost")] == "0"
     apply(registry, "correct_purchase_receipt", **preview["apply"]["arguments"])
     assert stock(registry, "M1") == (D(1), D(0), D(0)) and _value(registry, "M1") == 0
     assert _variances(registry) == [("price", "purchase_order", po, D(-11))]
@@ -212,4 +212,19 @@ def test_figure_l_a_re_priced_lot_receipt_is_refused_like_an_untracked_one(
     revert(registry, fix)
     revert(registry, got)
     assert stock(registry, "LOT") == (D(10), D(0), D(6)) and _value(registry, "LOT") == 60
+    _books(registry)
+
+
+def test_a_shipment_re_priced_after_it_left_comes_back_only_once_the_price_is_undone(
+        registry: Registry) -> None:
+    po = _po2(registry)
+    _, shipped = _ship(registry, "M1", "3")
+    fix = _reprice(registry, po)
+    err = refused(registry, "revert_operation", operation_id=shipped["operation_id"])
+    assert err.code == "conflict" and "price correction made since" in err.message
+    revert(registry, fix)
+    revert(registry, shipped)
+    _reprice(registry, po)
+    assert stock(registry, "M1") == (D(10), D(3), D(5)) and _value(registry, "M1") == 50
+    assert _variances(registry) == []
     _books(registry)

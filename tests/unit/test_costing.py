@@ -67,7 +67,8 @@ def test_leaving_at_the_average_is_an_ordinary_issue(
     avg = costing.average(on_hand, value, D(0))
     at = costing.outgoing_at(on_hand, value, avg, -q, avg)
     assert at.value + at.variance == cost(-q * avg)
-    assert abs(at.value - costing.outgoing(on_hand, value, avg, -q).value) <= on_hand * HALF
+    # the rounded average against the exact share: q x HALF, and two roundings
+    assert abs(at.value - costing.outgoing(on_hand, value, avg, -q).value) <= q * HALF + 2 * HALF
 
 
 def test_leaving_above_the_average_lowers_what_stays() -> None:

@@ -136,6 +136,7 @@ def reverse_moves(op: Op, o: Original) -> None:
             blocker = repriced_since(o, here[0])
             if blocker:
                 o.blockers.append(blocker)
+    o.blockers.extend(_shares_taken(o))
     if o.blockers:
         return
     book = stock.ledger(op)
@@ -153,6 +154,30 @@ def reverse_moves(op: Op, o: Original) -> None:
     o.blockers.extend(f"{what}: the stock it moved has been valued since; correct it "
                       "instead" for what in book.unbalanced[seen:])
     answer_variances(op, o)
+
+
+def _shares_taken(o: Original) -> list[str]:
+    """Goods that left and were re-priced after they left took a share of the re-pricing,
+    expensed against their document: bringing them back at the value they left with would
+    leave that share expensed. The re-pricing is reverted first (and applied again)."""
+    gone = [m for m in o.moves if m.quantity < 0 and m.document_number]
+    if not gone:
+        return []
+    first = min(m.created_at for m in gone)
+    rows = o.session.execute(select(
+        Variance.document_type, Variance.document_number, Variance.location_id,
+        Variance.item_id, Variance.amount).where(
+        Variance.kind == "price_correction", Variance.created_at >= first,
+        Variance.document_number.in_(sorted({str(m.document_number) for m in gone})))).all()
+    net: dict[tuple[Any, ...], Decimal] = defaultdict(lambda: ZERO)
+    for dtype, dnum, loc, item_id, amount in rows:
+        net[(dtype, dnum, loc, item_id)] += amount
+    out = []
+    for m in gone:
+        if net.get((m.document_type, m.document_number, m.location_id, m.item_id)):
+            out.append(f"{m.item.sku} on {m.document_type} {m.document_number} took a share of "
+                       "a price correction made since; revert that first")
+    return sorted(set(out))
 
 
 def answer_variances(op: Op, o: Original) -> None:

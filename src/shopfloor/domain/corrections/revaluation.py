@@ -134,6 +134,11 @@ def revalue(op: Op, item: Any, document_type: str, number: str, unit_diff: Decim
     locations = {loc.id: loc for loc in op.session.scalars(select(Location).where(
         Location.id.in_(sorted({*places, *(k[2] for k in gone)}))))}
     for loc, value in sorted(places.items()):
+        held = stock.balance(op, item, locations[loc]).value
+        if held + value < 0:  # never more off a balance than it holds: the rest is expensed
+            key = (document_type, number, loc)
+            gone[key] = gone.get(key, ZERO) + held + value
+            value = -held
         stock.revalue(op, item, locations[loc], value, document_type, number, unit_diff, fld)
     book = stock.ledger(op)
     for (dtype, dnum, loc), amount in sorted(gone.items(), key=lambda kv: str(kv[0])):

@@ -61,8 +61,6 @@ def _load(n: int, locked: bool) -> Select[Any]:
     return stmt.with_for_update() if locked else stmt
 
 
-
-
 class Stocked(Protocol):
     """What the ledger needs of an item: an ORM `Item` or a row from `lookup.items`."""
 
@@ -267,7 +265,7 @@ class Ledger:
                                  p.unit_cost, p.value)
         elif p.value is not None:
             c = costing.Costed(p.value, (p.unit_cost or ZERO) if p.quantity == 0
-                               else storable(cost_of(p.value, p.quantity), p.field))
+                               else storable(cost(p.value / p.quantity), p.field))
         elif p.exit_cost is not None:
             c = costing.outgoing_at(before_qty, before_value, before_avg, p.quantity,
                                     p.exit_cost)
@@ -286,7 +284,6 @@ class Ledger:
         self.last_value = c.value
         op.change("stock", bal.key, "on_hand", before_qty, after_qty)
         op.change("stock", bal.key, "average_cost", before_avg, new_avg)
-        op.change("stock", bal.key, "stock_value", before_value, after_value)
         if c.variance:
             self.variance(p.item, p.location, c.variance,
                           "price" if p.quantity < 0 else "negative_stock",
@@ -443,7 +440,3 @@ def revalue(op: Op, item: Stocked, location: Place, value: Decimal, document_typ
     if value != 0:
         post(op, Posting(item, location, ZERO, "revaluation", document_type, number,
                          unit_cost=per_unit, field=fld, value=value, pool=True))
-
-
-def cost_of(value: Decimal, quantity: Decimal) -> Decimal:
-    return cost(value / quantity)
