@@ -150,19 +150,13 @@ def test_decline_or_cancel_changes_nothing_and_says_so(reg: Registry, sqlite_url
     assert snapshot(reg) == before
 
 
-def _second_server(reg: Registry, db_url: str) -> Registry:
-    """Another server process's registry over the same database (its own objects)."""
-    del reg
-    return open_registry(Settings(database_url=db_url))
-
-
 def test_a_second_accept_of_the_same_request_replays_even_on_another_server(
         reg: Registry, sqlite_url: str) -> None:
     """The 2026-07-28 retry sent twice (a client retrying after a lost answer), the second
     time to another server sharing the database: one effect, the second a replay of the
     first; the sealed state is verified there, not remembered."""
-    other = _second_server(reg, sqlite_url)
     settings = Settings(database_url=sqlite_url)
+    other = open_registry(settings)  # a second server's own registry, over the same database
 
     async def run() -> tuple[dict[str, Any], dict[str, Any]]:
         answers: types.InputResponses = {
