@@ -26,6 +26,10 @@ class Settings:
     local_role: str = "admin"
     require_preview_token: bool = False
     preview_ttl_minutes: int = 15
+    confirm_writes: str = "destructive"
+    """Which applies without a preview token ask the person first, in their MCP host's own
+    dialog (clients that declare elicitation): `destructive` (and any call whose preview
+    lowers stock), `all`, or `none`."""
     jwt_issuer: str | None = None
     """With JWKS_URL: the identity provider's issuer its tokens must name."""
     jwt_audience: str | None = None

@@ -175,6 +175,11 @@ class Registry:
         return self.store.retrying(run)
 
     # -- writes ----------------------------------------------------------------------
+    def recorded(self, idempotency_key: str) -> bool:
+        """Whether an apply under this key is already recorded: its repeat replays it."""
+        with self.store.plain_reading() as session:
+            return records.key_row(session, idempotency_key) is not None
+
     def _write(self, tool: Tool, req: WriteRequest, actor: Actor) -> dict[str, Any]:
         args = req.model_dump(mode="json", exclude=set(CONTROL_FIELDS))
         digest = tokens.args_hash(args)

@@ -280,7 +280,7 @@ def _adjust_summary(verb: str, adj_number: str, location: str, n: int) -> str:
 @tools.write("create_stock_adjustment", title="Adjust stock", response=AdjustmentOut,
              description="Correct stock at a location by a delta or to a counted quantity "
                          "as of when it was counted.",
-             destructive=False,
+             destructive=True,  # a negative delta or a lower count writes stock off
              undo=Undo.using(reverts.moves))
 def create_stock_adjustment(op: Op, req: CreateAdjustment) -> Done[AdjustmentOut]:
     adj = movements.create_adjustment(op, req.location, req.reason,
@@ -327,7 +327,7 @@ class CreateTransfer(WriteRequest):
 
 @tools.write("create_stock_transfer", title="Transfer stock", response=TransferOut,
              description="Move stock between locations; it keeps its cost.",
-             destructive=False,
+             destructive=True,  # lowers stock on hand at the source
              undo=Undo.using(reverts.moves))
 def create_stock_transfer(op: Op, req: CreateTransfer) -> Done[TransferOut]:
     tr = movements.create_transfer(op, req.from_location, req.to_location,
