@@ -279,13 +279,33 @@ def server_for(catalogue: Callable[[], list[dict[str, Any]]], source: RegistrySo
             uri=c.uri, name=c.name, title=c.title, description=c.description,
             mime_type=APP_MIME_TYPE, meta=c.meta) for c in cards.resources()])
 
+    async def list_resource_templates(ctx: ServerRequestContext[Any],
+                                      params: types.PaginatedRequestParams | None
+                                      ) -> types.ListResourceTemplatesResult:
+        from shopfloor.surfaces import paper
+
+        return types.ListResourceTemplatesResult(resource_templates=[types.ResourceTemplate(
+            uri_template=uri, name=name, title=title, description=text,
+            mime_type="application/pdf") for uri, name, title, text in paper.resource_templates()])
+
     async def read_resource(ctx: ServerRequestContext[Any],
                             params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
+        if str(params.uri).startswith("shopfloor://documents/"):
+            return await read_document(str(params.uri))
         card = next((c for c in cards.resources() if c.uri == str(params.uri)), None)
         if card is None:
             raise ValueError(f"no resource {params.uri}")
         return types.ReadResourceResult(contents=[types.TextResourceContents(
             uri=card.uri, mime_type=APP_MIME_TYPE, text=card.html, meta=card.meta)])
+
+    async def read_document(uri: str) -> types.ReadResourceResult:
+        """A printed document (surfaces/paper.py), as the caller: a PDF blob."""
+        from shopfloor.surfaces import paper
+
+        registry = source.registry or await source.get()
+        blob = await anyio.to_thread.run_sync(paper.read_document, registry, actor_for(), uri)
+        return types.ReadResourceResult(contents=[types.BlobResourceContents(
+            uri=uri, mime_type="application/pdf", blob=blob)])
 
     server = ShopfloorServer(
         "shopfloor",
@@ -296,6 +316,7 @@ def server_for(catalogue: Callable[[], list[dict[str, Any]]], source: RegistrySo
         on_call_tool=cast(Any, call_tool),  # (it may answer in wire form: see `answer`)
         on_list_resources=list_resources,
         on_read_resource=read_resource,
+        on_list_resource_templates=list_resource_templates,
     )
     server.extensions[EXTENSION_ID] = {}
     return server
