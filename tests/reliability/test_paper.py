@@ -214,3 +214,20 @@ def test_documents_are_mcp_resources(reg: Registry) -> None:
     assert all(t.mime_type == "application/pdf" for t in templates)
     assert content.mime_type == "application/pdf"
     assert "Country loaf" in text_of(base64.b64decode(content.blob))
+
+
+def test_admin_pages_link_their_documents(reg: Registry, sqlite_url: str) -> None:
+    numbers = company(reg)
+    app = create_app(reg, Settings(database_url=sqlite_url))
+    with TestClient(app) as client:
+        client.cookies.set("shopfloor_session", app.state.auth.mint("vera", ["viewer"], 600))
+        item = client.get("/items/FLOUR").text
+        for kind, keys in (("item_label", ("FLOUR",)), ("lot_label", ("FLOUR", "L-SOON")),
+                           ("lot_label", ("FLOUR", "L-LATE")), ("location_label", ("MAIN",))):
+            assert f'href="{link(kind, *keys)}"' in item
+        pages = {"purchase-orders": ("po", "purchase_order"), "sales-orders": ("so", "pick_list"),
+                 "manufacturing-orders": ("mo", "traveller")}
+        for slug, (which, kind) in pages.items():
+            page = client.get(f"/{slug}/{numbers[which]}").text
+            assert f'href="{link(kind, numbers[which])}"' in page
+            assert client.get(link(kind, numbers[which])).status_code == 200
