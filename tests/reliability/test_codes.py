@@ -90,6 +90,12 @@ def test_import_takes_gtin_and_rejects_a_bad_one_by_column(registry: Registry) -
     queued = registry.invoke("import_items", preview["apply"]["arguments"], ADMIN)
     assert worker_for(registry).run_one(queued["job_id"])
     assert registry.invoke("get_item", {"sku": "A"}, VIEWER)["gtin"] == "4006381333931"
+    again = "sku,name,gtin\nC,Corn,04006381333931\nD,Date,96385074\nE,Eel,96385074\n"
+    rows = registry.invoke("import_items", {"csv": again, "skip_rejects": True},
+                           ADMIN)["document"]["rows"]
+    assert [(r["sku"], r["action"], r["field"]) for r in rows] == [
+        ("C", "reject", "gtin"), ("D", "create", None), ("E", "reject", "gtin")]
+    assert rows[0]["detail"] == "GTIN 04006381333931 is already item A's"
 
 
 @pytest.mark.parametrize("spelt", [
