@@ -147,7 +147,7 @@ def _gtins(op: Op, rows: Sequence[ImportRow]) -> dict[str, str]:
         return found
     for where in _among(op, Item.gtin, forms):
         for sku, gtin in op.session.execute(select(Item.sku, Item.gtin).where(where)):
-            found[gs1.gtin14(gtin)] = sku
+            found[gs1.gtin14(gtin or "")] = sku
     return found
 
 
