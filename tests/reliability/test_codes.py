@@ -159,3 +159,16 @@ def test_gs1_element_string_puts_fnc1_after_a_variable_field_only() -> None:
     assert data == f"{gs1.FNC1}01{GTIN}10AB{gs1.FNC1}17270115"
     assert gs1.parse(data) == [("01", GTIN), ("10", "AB"), ("17", "270115")]
     assert gs1.parse_date("270200") is not None and gs1.parse_date("270200").day == 28
+
+
+def test_a_gs1_serial_finds_the_serial_number(registry: Registry) -> None:
+    setup(registry)
+    apply(registry, "create_item", sku="SCALE", name="Scale", serial_tracked=True,
+          gtin="4006381333931")
+    po = apply(registry, "create_purchase_order", supplier="Mill", location="MAIN",
+               lines=[{"sku": "SCALE", "quantity": "2", "unit_price": "50"}])
+    apply(registry, "receive_purchase_order", number=po["number"],
+          lines=[{"sku": "SCALE", "quantity": "2", "serials": ["SN-1", "SN-2"]}])
+    found = find(registry, "(01)04006381333931(21)SN-2")
+    assert found["matches"] == [{"kind": "serial", "key": "SN-2", "sku": "SCALE",
+                                 "name": "Scale", "expiry": None}]
