@@ -33,6 +33,11 @@ from shopfloor.ui import barcodes, paper
 from shopfloor.ui.paper import HTTP_PREFIX, KINDS, MEDIA_TYPE, URI_PREFIX, parse
 
 
+def _number_code(number: str) -> barcodes.Barcode | None:
+    """A document's number in its heading, small: scanned at a desk, not across a shelf."""
+    return barcodes.code128(number, module_mm=0.25, height_mm=10)
+
+
 class Printer:
     """Reads a document's data through the registry as the caller, then draws it."""
 
@@ -88,7 +93,7 @@ class Printer:
                 "items": self._items(actor, [ln["sku"] for ln in order["lines"]]),
                 "partner": self._partner(actor, *partners, order["partner"]),
                 "location": self._location(actor, order["location"]),
-                "code": barcodes.code128(order["number"])}
+                "code": _number_code(order["number"])}
 
     def _purchase_order(self, actor: Actor, keys: list[str]) -> str:
         ctx = self._order(actor, "get_purchase_order", keys[0], "Purchase order",
@@ -106,7 +111,7 @@ class Printer:
     def _pick_list(self, actor: Actor, keys: list[str]) -> str:
         picks = self.read(actor, "get_pick_list", {"number": keys[0]})
         return paper.html("pick_list.html", picks=picks, title="Pick list",
-                          number=picks["number"], code=barcodes.code128(picks["number"]))
+                          number=picks["number"], code=_number_code(picks["number"]))
 
     def _traveller(self, actor: Actor, keys: list[str]) -> str:
         mo = self.read(actor, "get_manufacturing_order", {"number": keys[0]})
@@ -119,7 +124,7 @@ class Printer:
                           number=mo["number"], status=status_label(mo["status"]),
                           product=items.get(mo["sku"], {}), items=items, needed=needed,
                           operations=mo.get("operations") or [], steps=steps,
-                          code=barcodes.code128(mo["number"]))
+                          code=_number_code(mo["number"]))
 
     def _item_label(self, actor: Actor, keys: list[str]) -> str:
         item = self.read(actor, "get_item", {"sku": keys[0]})
