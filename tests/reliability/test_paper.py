@@ -184,6 +184,10 @@ def test_http_prints_for_a_bearer_token_and_the_admin_cookie(reg: Registry,
         assert client.get(url).status_code == 401
         client.cookies.set("shopfloor_session", token)
         assert "Cafe Bleu" in text_of(client.get(link("pick_list", numbers["so"])).content)
+        client.cookies.set("shopfloor_session", "expired.or.forged")
+        back = client.get(url, follow_redirects=False)
+        assert back.status_code == 303 and back.headers["location"].startswith("/sign-in?")
+        client.cookies.set("shopfloor_session", token)
         missing = client.get("/print/purchase-orders/PO-NONE.pdf")
         assert missing.status_code == 404 and missing.json()["error"]["field"] == "number"
         assert client.get("/print/nothing.pdf").status_code == 404

@@ -26,7 +26,7 @@ from shopfloor.kernel.roles import Role
 from shopfloor.kernel.statuses import label as status_label
 from shopfloor.registry.actor import Actor
 from shopfloor.registry.registry import Registry
-from shopfloor.surfaces.admin.session import bearer
+from shopfloor.surfaces.admin.session import SignInNeeded, bearer, current_actor, to_sign_in
 from shopfloor.surfaces.auth import Authenticator
 from shopfloor.surfaces.openapi import STATUS
 from shopfloor.ui import barcodes, paper
@@ -168,10 +168,15 @@ def routes(registry: Registry, settings: Settings, auth: Authenticator) -> list[
     async def printed(request: Request) -> Response:
         raw = request.scope.get("raw_path") or request.url.path.encode()
         path = raw.decode("latin-1").partition("?")[0][len(HTTP_PREFIX):]
+        header = request.headers.get("authorization")
         try:
-            header = request.headers.get("authorization") or bearer(request)
-            actor = await run_in_threadpool(auth.actor, header)
+            if header is None and bearer(request) is not None:  # a person, from the admin
+                actor = await current_actor(request, auth)
+            else:
+                actor = await run_in_threadpool(auth.actor, header)
             body = await run_in_threadpool(printer.pdf, actor, path)
+        except SignInNeeded as need:  # their session ended: sign in, then back here
+            return to_sign_in(request, need.reason)
         except ShopfloorError as exc:
             return JSONResponse(exc.to_payload(), status_code=STATUS.get(exc.code, 500))
         name = path.rsplit("/", 1)[-1]
