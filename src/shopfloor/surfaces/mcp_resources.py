@@ -23,7 +23,9 @@ from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
 from shopfloor.kernel.errors import NotFound, ShopfloorError
+from shopfloor.surfaces import paper
 from shopfloor.ui import cards
+from shopfloor.ui.paper import MEDIA_TYPE as PDF
 
 if TYPE_CHECKING:
     from shopfloor.registry.actor import Actor
@@ -61,7 +63,13 @@ TEMPLATES = (
              "get_manufacturing_order", "number"),
     Template("shopfloor://jobs/{job_id}", "job", "Job",
              "A background job: status, progress, result.", "get_job", "job_id"),
+    Template("shopfloor://proposals/{proposal_id}", "proposal", "Proposal",
+             "A write held for approval: its request, preview and decision.",
+             "get_proposal", "proposal_id"),
 )
+PENDING = "shopfloor://proposals/pending"
+"""The approval inbox as one resource: `list_proposals` of what is pending."""
+
 
 
 def not_found(uri: str) -> MCPError:
@@ -97,17 +105,23 @@ class Resources:
                              params: types.PaginatedRequestParams | None
                              ) -> types.ListResourcesResult:
         no_cursor(params)
-        return types.ListResourcesResult(resources=[types.Resource(
+        return types.ListResourcesResult(resources=[*(types.Resource(
             uri=c.uri, name=c.name, title=c.title, description=c.description,
-            mime_type=APP_MIME_TYPE, meta=c.meta) for c in cards.resources()])
+            mime_type=APP_MIME_TYPE, meta=c.meta) for c in cards.resources()),
+            types.Resource(uri=PENDING, name="proposals-pending", title="Pending proposals",
+                           description="Writes waiting for approval, oldest first.",
+                           mime_type=JSON_MIME)])
 
     async def list_templates(self, ctx: ServerRequestContext[Any],
                              params: types.PaginatedRequestParams | None
                              ) -> types.ListResourceTemplatesResult:
         no_cursor(params)
-        return types.ListResourceTemplatesResult(resource_templates=[types.ResourceTemplate(
+        return types.ListResourceTemplatesResult(resource_templates=[*(types.ResourceTemplate(
             uri_template=t.uri_template, name=t.name, title=t.title,
-            description=t.description, mime_type=JSON_MIME) for t in TEMPLATES])
+            description=t.description, mime_type=JSON_MIME) for t in TEMPLATES), *(
+            types.ResourceTemplate(uri_template=uri, name=name, title=title,
+                                   description=text, mime_type=PDF)
+            for uri, name, title, text in paper.resource_templates())])
 
     async def read(self, ctx: ServerRequestContext[Any],
                    params: types.ReadResourceRequestParams
@@ -117,15 +131,18 @@ class Resources:
         if card is not None:
             return types.ReadResourceResult(contents=[types.TextResourceContents(
                 uri=card.uri, mime_type=APP_MIME_TYPE, text=card.html, meta=card.meta)])
-        matched = _matched(uri)
+        if paper.is_document(uri):
+            return await self._printed(uri)
+        matched = ((None, "") if uri == PENDING else _matched(uri))
         if matched is None:
             raise not_found(uri)
         template, value = matched
+        tool, args = ("list_proposals", {"status": "pending"}) if template is None \
+            else (template.tool, {template.argument: value})
         try:
             actor = self.actor_for()
             registry = await self.registry_of()
-            document = await anyio.to_thread.run_sync(
-                registry.invoke, template.tool, {template.argument: value}, actor)
+            document = await anyio.to_thread.run_sync(registry.invoke, tool, args, actor)
         except NotFound:
             raise not_found(uri) from None
         except ShopfloorError as exc:
@@ -133,3 +150,14 @@ class Resources:
                            data={"uri": uri, **exc.to_payload()}) from None
         return types.ReadResourceResult(contents=[types.TextResourceContents(
             uri=uri, mime_type=JSON_MIME, text=json.dumps(document, ensure_ascii=False))])
+
+    async def _printed(self, uri: str) -> types.ReadResourceResult:
+        """A printed document (surfaces/paper.py), drawn as the caller: a PDF blob."""
+        try:
+            registry = await self.registry_of()
+            blob = await anyio.to_thread.run_sync(paper.read_document, registry,
+                                                  self.actor_for(), uri)
+        except NotFound:
+            raise not_found(uri) from None
+        return types.ReadResourceResult(contents=[types.BlobResourceContents(
+            uri=uri, mime_type=PDF, blob=blob)])

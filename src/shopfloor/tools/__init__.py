@@ -9,7 +9,8 @@ from shopfloor.domain.corrections.ledger import Reverser
 from shopfloor.registry.tool import Toolset
 
 MODULES = ("items", "partners", "stock", "orders", "production", "audit", "jobs", "bulk",
-           "lots", "corrections", "returns", "planning", "valuation", "proposals")
+           "lots", "corrections", "returns", "planning", "valuation", "proposals",
+           "paper")
 
 
 def catalogue() -> list[Toolset]:

@@ -20,6 +20,7 @@ from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
 from shopfloor.store.tables import Item
 from shopfloor.tools.fields import (
     Cursor,
+    Gtin,
     Key,
     Kind,
     LeadDays,
@@ -131,6 +132,7 @@ class ItemFields(WriteRequest):
     serial_tracked: bool | None = None
     lot_numbering: LotRule | None = Field(
         None, description="e.g. FL-{date}-{seq}: lots made without a number")
+    gtin: Gtin | None = None
     shelf_life_days: ShelfLifeDays | None = Field(None,
                                                   description="expiry of new lots, from their day")
 

@@ -129,6 +129,7 @@ class Item(Versioned, Base):
     serial_tracked: Mapped[bool] = mapped_column(Boolean, default=False)
     lot_numbering: Mapped[str | None] = mapped_column(String(64))
     shelf_life_days: Mapped[int | None] = mapped_column(Integer)
+    gtin: Mapped[str | None] = mapped_column(String(14), index=True)  # as given: zeros kept
     archived: Mapped[bool] = mapped_column(Boolean, default=False)
     sku_skeleton: Mapped[str | None] = skeleton_of("sku")
 

@@ -7,7 +7,7 @@ replaces the plain time index (same leading column, so whatever used that one us
 one index per ledger row written, as before.
 
 Revision ID: 0018
-Revises: 0013
+Revises: 0017
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from __future__ import annotations
 from alembic import op
 
 revision = "0018"
-down_revision = "0013"
+down_revision = "0017"
 branch_labels = None
 depends_on = None
 

@@ -4,6 +4,7 @@ can be done to it."""
 from __future__ import annotations
 
 from functools import partial
+from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -12,6 +13,7 @@ from starlette.routing import BaseRoute, Route
 from shopfloor.registry.actor import Actor
 from shopfloor.surfaces.admin.core import Admin
 from shopfloor.surfaces.admin.forms import listing, pages, prefilled
+from shopfloor.ui import paper
 
 
 def routes(admin: Admin) -> list[BaseRoute]:
@@ -26,6 +28,17 @@ async def items(a: Admin, request: Request, actor: Actor) -> Response:
     result = await a.call(actor, "search_items", args)
     return a.render(request, "items.html", actor, result=result, q=q,
                     **pages(request, result.get("next_cursor")))
+
+
+def prints(item: dict[str, Any]) -> list[tuple[str, str]]:
+    """(label, url) of the item's labels: its own, each lot's it holds, each location's."""
+    sku = item["sku"]
+    rows = item.get("stock") or []
+    lots = sorted({lot["lot"] for row in rows for lot in row.get("lots") or []})
+    return [("Item label", paper.link("item_label", sku)),
+            *((f"Lot {lot} label", paper.link("lot_label", sku, lot)) for lot in lots),
+            *((f"{row['location']} label", paper.link("location_label", row["location"]))
+              for row in rows)]
 
 
 async def item(a: Admin, request: Request, actor: Actor) -> Response:
@@ -43,4 +56,5 @@ async def item(a: Admin, request: Request, actor: Actor) -> Response:
         ("Edit recipe", "update_recipe", {"sku": sku}),
     ) if a.may(actor, tool)]
     return a.render(request, "item.html", actor, item=found, moves=moves, actions=acts,
+                    prints=prints(found),
                     **pages(request, moves.get("next_cursor")))

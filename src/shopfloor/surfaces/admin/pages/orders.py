@@ -17,6 +17,7 @@ from shopfloor.registry.actor import Actor
 from shopfloor.surfaces.admin.core import Admin
 from shopfloor.surfaces.admin.forms import listing, pages, prefilled
 from shopfloor.surfaces.admin.kinds import ORDERS, OrderKind
+from shopfloor.ui import paper
 
 
 def routes(admin: Admin) -> list[BaseRoute]:
@@ -116,4 +117,16 @@ async def order(a: Admin, request: Request, actor: Actor) -> Response:
     history = [e for e in log.get("entries", [])
                if number and number in (e.get("summary") or "")]
     return a.render(request, "order.html", actor, kind=kind, order=found,
-                    actions=acts, history=history)
+                    actions=acts, history=history, prints=prints(kind, found))
+
+
+PRINTS = {"purchase-orders": (("Purchase order", "purchase_order"),),
+          "sales-orders": (("Packing slip", "packing_slip"), ("Pick list", "pick_list")),
+          "manufacturing-orders": (("Traveller", "traveller"),)}
+
+
+def prints(kind: OrderKind, order: dict[str, Any]) -> list[tuple[str, str]]:
+    """(label, url) of the order's printed documents."""
+    number = order.get("number")
+    return [(text, paper.link(doc, number)) for text, doc in PRINTS.get(kind.slug, ())
+            if number]
