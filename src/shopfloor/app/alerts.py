@@ -157,3 +157,24 @@ def check(registry: Registry) -> int:
             return changed
 
     return store.retrying(attempt)
+
+
+class AlertFeed:
+    """Which alerts changed since this feed started, from the outbox: what a server
+    tells its listening MCP clients. Every server reads the same events, so a change
+    seen by any worker reaches the clients of every server."""
+
+    def __init__(self, registry: Registry) -> None:
+        self.store = registry.store
+        with self.store.reading() as s:
+            self.position = outbox.last(s.connection())
+
+    def changed(self) -> list[str]:
+        """The URIs of the alerts changed since the last call (each once, in order)."""
+        with self.store.reading() as s:
+            rows = outbox.read(s.connection(), self.position, 500,
+                               [EventType.alert_changed])
+        if not rows:
+            return []
+        self.position = (int(rows[-1].tx), int(rows[-1].seq))
+        return list(dict.fromkeys(str(r.data.get("uri")) for r in rows))

@@ -1,6 +1,6 @@
 """The kinds of event the outbox records, spelt once.
 
-A webhook subscribes to some of them, `list_events` filters by them, and the code that
+A webhook subscribes to some of them, the event list filters by them, and the code that
 writes an event names its member: a misspelt type is a type error, not a subscription
 that never fires.
 """

@@ -25,6 +25,7 @@ from mcp.server.models import InitializationOptions
 from shopfloor import __version__
 from shopfloor.kernel.errors import Internal, ShopfloorError
 from shopfloor.kernel.statuses import JOB_TERMINAL
+from shopfloor.surfaces import mcp_alerts
 from shopfloor.surfaces.render import render
 from shopfloor.ui import cards
 
@@ -277,10 +278,14 @@ def server_for(catalogue: Callable[[], list[dict[str, Any]]], source: RegistrySo
                              ) -> types.ListResourcesResult:
         return types.ListResourcesResult(resources=[types.Resource(
             uri=c.uri, name=c.name, title=c.title, description=c.description,
-            mime_type=APP_MIME_TYPE, meta=c.meta) for c in cards.resources()])
+            mime_type=APP_MIME_TYPE, meta=c.meta) for c in cards.resources()]
+            + mcp_alerts.resources())
 
     async def read_resource(ctx: ServerRequestContext[Any],
                             params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
+        if mcp_alerts.is_alert(str(params.uri)):
+            return await mcp_alerts.read(source.registry or await source.get(),
+                                         str(params.uri), actor_for())
         card = next((c for c in cards.resources() if c.uri == str(params.uri)), None)
         if card is None:
             raise ValueError(f"no resource {params.uri}")
@@ -296,6 +301,7 @@ def server_for(catalogue: Callable[[], list[dict[str, Any]]], source: RegistrySo
         on_call_tool=cast(Any, call_tool),  # (it may answer in wire form: see `answer`)
         on_list_resources=list_resources,
         on_read_resource=read_resource,
+        on_subscriptions_listen=mcp_alerts.listener(source.get),
     )
     server.extensions[EXTENSION_ID] = {}
     return server

@@ -18,6 +18,7 @@ from shopfloor.surfaces.admin.pages import (
     planning,
     sign_in,
     tools,
+    webhooks,
 )
 from shopfloor.surfaces.auth import Authenticator
 
@@ -35,4 +36,5 @@ def admin_routes(registry: Registry, settings: Settings, auth: Authenticator) ->
         *jobs.routes(admin),
         *log.routes(admin),
         *orders.routes(admin),
+        *webhooks.routes(admin),
     ]
