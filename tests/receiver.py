@@ -4,6 +4,7 @@ records every request and answers from a script (500 first, then 200, ...)."""
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -23,6 +24,8 @@ class Receiver:
     script: list[int] = field(default_factory=list)
     """Status codes to answer, in order; 200 once it runs out."""
     received: list[Received] = field(default_factory=list)
+    delay: float = 0.0
+    """Seconds each answer takes (a slow receiver keeps deliveries in flight)."""
     lock: threading.Lock = field(default_factory=threading.Lock)
     arrived: threading.Condition = field(default_factory=threading.Condition)
 
@@ -36,9 +39,12 @@ class Receiver:
 
 
 @contextmanager
-def receiving(script: list[int] | None = None, path: str = "/hook") -> Iterator[Receiver]:
+def receiving(script: list[int] | None = None, path: str = "/hook", delay: float = 0.0
+              ) -> Iterator[Receiver]:
     server = ThreadingHTTPServer(("127.0.0.1", 0), BaseHTTPRequestHandler)
-    rec = Receiver(f"http://127.0.0.1:{server.server_address[1]}{path}", list(script or []))
+    server.daemon_threads = True
+    rec = Receiver(f"http://127.0.0.1:{server.server_address[1]}{path}", list(script or []),
+                   delay=delay)
 
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -46,14 +52,16 @@ def receiving(script: list[int] | None = None, path: str = "/hook") -> Iterator[
         def do_POST(self) -> None:
             body = self.rfile.read(int(self.headers.get("content-length", 0)))
             code = rec.answer()
+            if rec.delay:
+                time.sleep(rec.delay)
+            with rec.arrived:  # counted as received even if the sender is gone by now
+                rec.received.append(Received(dict(self.headers.items()), body, code))
+                rec.arrived.notify_all()
             payload = b"ok" if code < 300 else b"try later"
             self.send_response(code)
             self.send_header("content-length", str(len(payload)))
             self.end_headers()
             self.wfile.write(payload)
-            with rec.arrived:
-                rec.received.append(Received(dict(self.headers.items()), body, code))
-                rec.arrived.notify_all()
 
         def log_message(self, *args: object) -> None:
             pass

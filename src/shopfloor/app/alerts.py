@@ -14,7 +14,7 @@ import hashlib
 import json
 import time
 from collections.abc import Callable
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select
@@ -23,7 +23,7 @@ from shopfloor.kernel.events import EventType
 from shopfloor.kernel.statuses import OPEN_MO, OPEN_PO, OPEN_SO
 from shopfloor.registry.actor import Actor
 from shopfloor.store import deliveries, outbox
-from shopfloor.store.tables import AlertState
+from shopfloor.store.tables import AlertState, EventCursor
 
 if TYPE_CHECKING:
     from shopfloor.registry.registry import Registry
@@ -115,8 +115,14 @@ class AlertCheck:
         elapsed = time.monotonic() - self._last
         if elapsed < self.every:
             return 0
-        if elapsed < self.anyway and not deliveries.pending_events(self.registry.store,
-                                                                   CURSOR):
+        store = self.registry.store
+        with store.reading() as s:  # another worker checked a moment ago: leave it
+            checked = s.scalar(select(EventCursor.checked_at)
+                               .where(EventCursor.name == CURSOR))
+        if checked is not None and datetime.now(UTC) - checked < timedelta(
+                seconds=self.every):
+            return 0
+        if elapsed < self.anyway and not deliveries.pending_events(store, CURSOR):
             return 0
         self._last = time.monotonic()
         return check(self.registry)

@@ -56,7 +56,7 @@ class Deliverer:
         self.batch = max(1, senders * rounds)
         self.poll = poll
         self.also = also
-        """Run once per loop beside the deliveries (the alert check)."""
+        """Run every `poll` seconds in a thread beside the deliveries (the alert check)."""
         self._client = httpx.Client(timeout=timeout, follow_redirects=False,
                                     limits=httpx.Limits(max_connections=senders * 2))
         self._pool = ThreadPoolExecutor(max_workers=senders, thread_name_prefix="webhook")
@@ -99,6 +99,11 @@ class Deliverer:
 
     # -- the loop ----------------------------------------------------------------------
     def run(self, stop: threading.Event) -> None:
+        side = None
+        if self.also is not None:  # in its own thread: a slow check never delays a delivery
+            side = threading.Thread(target=self._beside, args=(self.also, stop), daemon=True,
+                                    name="alerts")
+            side.start()
         last_sweep = 0.0
         sweep_every = min(5.0, self.lease.total_seconds() / 4)
         try:
@@ -107,12 +112,19 @@ class Deliverer:
                     if time.monotonic() - last_sweep > sweep_every:
                         deliveries.release_expired(self.store)
                         last_sweep = time.monotonic()
-                    if self.also is not None:
-                        self.also()
                     if not self.step():
                         stop.wait(self.poll)
                 except Exception:
                     log.exception("webhook delivery loop error; continuing")
                     stop.wait(self.poll)
         finally:
+            if side is not None:
+                side.join(30)
             self.close()
+
+    def _beside(self, work: Callable[[], object], stop: threading.Event) -> None:
+        while not stop.wait(self.poll):
+            try:
+                work()
+            except Exception:
+                log.exception("alert check failed; trying again")
