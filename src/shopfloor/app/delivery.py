@@ -51,9 +51,10 @@ class Deliverer:
         self.lease = lease
         self.timeout = timeout
         self.senders = senders
-        # the slowest batch (every request timing out) must end inside half the lease
-        rounds = max(1, int(lease.total_seconds() / 2 // max(timeout, 0.1)))
-        self.batch = max(1, senders * rounds)
+        self.batch = senders * 8
+        self.budget = lease.total_seconds() / 2
+        """A batch stops sending at half its lease (what is left goes back, untried), so
+        a lease never runs out under a live worker however slow the receivers are."""
         self.poll = poll
         self.also = also
         """Run every `poll` seconds in a thread beside the deliveries (the alert check)."""
@@ -72,8 +73,16 @@ class Deliverer:
         claimed = deliveries.claim(self.store, self.name, self.batch, self.lease)
         if not claimed:
             return 0
-        outcomes = list(self._pool.map(self.send, claimed))
-        deliveries.settle(self.store, self.name, outcomes)
+        deadline = time.monotonic() + self.budget - self.timeout
+
+        def send_in_time(n: int, c: Claimed) -> Outcome | None:
+            """The first round always goes; later ones only while there is time."""
+            return self.send(c) if n < self.senders or time.monotonic() < deadline else None
+
+        outcomes = list(self._pool.map(send_in_time, range(len(claimed)), claimed))
+        deliveries.settle(self.store, self.name, [o for o in outcomes if o is not None])
+        deliveries.release(self.store, self.name,
+                           [c.id for c, o in zip(claimed, outcomes, strict=True) if o is None])
         return len(claimed)
 
     def send(self, c: Claimed) -> Outcome:

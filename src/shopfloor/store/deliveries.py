@@ -219,6 +219,22 @@ def settle(store: Store, worker: str, outcomes: Iterable[Outcome]) -> None:
     store.retrying(attempt)
 
 
+def release(store: Store, worker: str, ids: list[int]) -> None:
+    """Give back deliveries this worker took and did not try: pending again, at once."""
+    if not ids:
+        return
+
+    def attempt() -> None:
+        with store.writing() as s:
+            s.execute(update(WebhookDelivery).where(
+                WebhookDelivery.id.in_(ids), WebhookDelivery.worker == worker,
+                WebhookDelivery.status == Delivery.sending).values(
+                status=Delivery.pending, worker=None, lease_until=None))
+            s.commit()
+
+    store.retrying(attempt)
+
+
 def release_expired(store: Store) -> int:
     """Deliveries whose worker went silent past its lease: pending again, at once."""
     expired = and_(WebhookDelivery.status == Delivery.sending,
