@@ -101,8 +101,9 @@ def digest(shown: dict[str, Any]) -> str:
 
 
 class AlertCheck:
-    """Called from the delivery loop: checks the alerts when something was written since
-    the last check (at most every `every` seconds), and once a minute regardless."""
+    """Called beside the delivery loop: checks the alerts when something was written since
+    the last check (at most every `every` seconds), and once a minute regardless. An
+    unchanged check writes nothing (an idle worker takes no write lock)."""
 
     def __init__(self, registry: Registry, *, every: float = 1.0, anyway: float = 60.0
                  ) -> None:
@@ -110,36 +111,44 @@ class AlertCheck:
         self.every = every
         self.anyway = anyway
         self._last = 0.0
+        self._seen = (0, 0)
 
     def __call__(self) -> int:
         elapsed = time.monotonic() - self._last
         if elapsed < self.every:
             return 0
         store = self.registry.store
-        with store.reading() as s:  # another worker checked a moment ago: leave it
-            checked = s.scalar(select(EventCursor.checked_at)
-                               .where(EventCursor.name == CURSOR))
-        if checked is not None and datetime.now(UTC) - checked < timedelta(
-                seconds=self.every):
-            return 0
-        if elapsed < self.anyway and not deliveries.pending_events(store, CURSOR):
-            return 0
+        with store.reading() as s:
+            row = s.execute(select(EventCursor.tx, EventCursor.seq, EventCursor.checked_at)
+                            .where(EventCursor.name == CURSOR)).first()
+            if row is not None and row.checked_at is not None and datetime.now(UTC) - \
+                    row.checked_at < timedelta(seconds=self.every):
+                return 0  # another worker recorded a change a moment ago
+            if row is not None:
+                self._seen = max(self._seen, (int(row.tx), int(row.seq)))
+            if elapsed < self.anyway and not outbox.read(s.connection(), self._seen, 1):
+                return 0
         self._last = time.monotonic()
-        return check(self.registry)
+        changed, self._seen = check(self.registry)
+        return changed
 
 
-def check(registry: Registry) -> int:
+def check(registry: Registry) -> tuple[int, tuple[int, int]]:
     """Recompute every alert; record the changed ones (state and event together). Returns
-    how many changed."""
+    how many changed, and the outbox position the check saw."""
     store = registry.store
     with store.reading() as s:
         seen = outbox.last(s.connection())
+        states = {a.name: a.digest for a in s.scalars(select(AlertState))}
     shown = {name: content(registry, name, WATCHER) for name in ALERTS}
+    if all(states.get(name) == digest(v) or (name not in states and not v["count"])
+           for name, v in shown.items()) and len(states) == len(shown):
+        return 0, seen
 
     def attempt() -> int:
         with store.writing() as s:
             if deliveries.cursor_row(s, CURSOR, lock=store.locks_rows) is None:
-                return 0  # another worker is checking
+                return 0  # another worker is recording
             stamp = datetime.now(UTC)
             states = {a.name: a for a in s.scalars(select(AlertState))}
             changed = 0
@@ -162,7 +171,7 @@ def check(registry: Registry) -> int:
             s.commit()
             return changed
 
-    return store.retrying(attempt)
+    return store.retrying(attempt), seen
 
 
 class AlertFeed:
