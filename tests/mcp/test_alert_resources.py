@@ -116,3 +116,43 @@ def test_a_client_of_one_server_hears_a_change_another_servers_worker_found(
             anyio.run(run, url)
     finally:
         working.store.dispose()
+
+
+def test_a_handshake_era_client_over_stdio_subscribes_and_hears_the_update(
+        reg: Registry, sqlite_url: str) -> None:
+    """2025-11-25 has no `subscriptions/listen`: `resources/subscribe`, then
+    `notifications/resources/updated` on the session (stdio, where a session lasts)."""
+    import os
+    import sys
+    import warnings
+
+    from mcp import StdioServerParameters
+
+    heard: list[str] = []
+    arrived = anyio.Event()
+
+    async def on_message(message: Any) -> None:
+        root = getattr(message, "root", message)
+        if getattr(root, "method", None) == "notifications/resources/updated":
+            heard.append(str(root.params.uri))
+            arrived.set()
+
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "shopfloor.surfaces.cli", "mcp"],
+        env={**os.environ, "SHOPFLOOR_DATABASE_URL": sqlite_url})
+
+    async def run() -> None:
+        async with Client(params, mode="legacy", message_handler=on_message) as client:
+            caps = client.server_capabilities.resources
+            assert caps is not None and caps.subscribe
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                await client.subscribe_resource(LOW)
+            apply(reg, "modify_item", sku="P1", reorder_point="2")
+            assert (await anyio.to_thread.run_sync(alerts.check, reg))[0] == 1
+            with anyio.fail_after(20):
+                await arrived.wait()
+            assert heard == [LOW]
+            assert [r["sku"] for r in (await _content(client, LOW))["rows"]] == ["P1"]
+
+    anyio.run(run)

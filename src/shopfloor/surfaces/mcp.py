@@ -243,11 +243,13 @@ async def invoke(registry: Registry, name: str, arguments: dict[str, Any], actor
 
 def server_for(catalogue: Callable[[], list[dict[str, Any]]], source: RegistrySource,
                actor_for: Callable[[], Actor], *, output_schemas: bool = True,
-               progress_wait: float = 300.0, inline_reads: bool = False) -> Server[Any]:
+               progress_wait: float = 300.0, inline_reads: bool = False,
+               lasting_sessions: bool = False) -> Server[Any]:
     """One dispatcher over the registry. tools/list needs only the catalogue's
     description (`catalogue()`, called once, in a thread: it may wait for a child
     process); tools/call waits for the registry. `inline_reads`: for a server with one
-    client (stdio), plain reads run on the event loop (see `invoke`)."""
+    client (stdio), plain reads run on the event loop (see `invoke`). `lasting_sessions`:
+    stdio's, where handshake-era clients may `resources/subscribe` (mcp_alerts)."""
     listed: list[types.ListToolsResult] = []
 
     async def list_tools(ctx: ServerRequestContext[Any],
@@ -301,7 +303,7 @@ def server_for(catalogue: Callable[[], list[dict[str, Any]]], source: RegistrySo
         on_call_tool=cast(Any, call_tool),  # (it may answer in wire form: see `answer`)
         on_list_resources=list_resources,
         on_read_resource=read_resource,
-        on_subscriptions_listen=mcp_alerts.listener(source.get),
+        **mcp_alerts.handlers(source.get, lasting_sessions=lasting_sessions),
     )
     server.extensions[EXTENSION_ID] = {}
     return server
@@ -403,7 +405,8 @@ async def serve_stdio(settings: Settings,
     source = RegistrySource(opener=lambda: open_registry(settings))
     server = server_for(catalogue, source, settings_actor(settings),
                         output_schemas=settings.mcp_output_schemas,
-                        progress_wait=settings.mcp_progress_wait_seconds, inline_reads=True)
+                        progress_wait=settings.mcp_progress_wait_seconds, inline_reads=True,
+                        lasting_sessions=True)
     # What start-up built lives as long as the process: keep the collector off it
     # (`shopfloor mcp` starts with the collector paused; see cli.mcp).
     gc.freeze()

@@ -10,10 +10,14 @@ no stream open nothing is polled.
 from __future__ import annotations
 
 import logging
+import threading
+import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 import anyio
+import anyio.from_thread
+import anyio.lowlevel
 import anyio.to_thread
 import mcp_types as types
 from mcp.server.context import ServerRequestContext
@@ -86,3 +90,81 @@ def listener(registry_of: Callable[[], Awaitable[Registry]], *, poll: float = 1.
         return ended[0]
 
     return listen
+
+
+class LegacySubscriptions:
+    """`resources/subscribe` for handshake-era (2025-11-25) sessions, which have no
+    `subscriptions/listen`: a subscribed session is sent `notifications/resources/updated`
+    on its own channel. Only where a session lasts (stdio); stateless HTTP has no channel
+    to send on afterwards. One thread follows the outbox while anyone is subscribed."""
+
+    def __init__(self, registry_of: Callable[[], Awaitable[Registry]], *, poll: float = 1.0
+                 ) -> None:
+        self._registry_of = registry_of
+        self._poll = poll
+        self._subs: dict[Any, set[str]] = {}
+        self._lock = threading.Lock()
+        self._feed: alerts.AlertFeed | None = None
+        self._token: Any = None
+        self._thread: threading.Thread | None = None
+
+    async def subscribe(self, ctx: ServerRequestContext[Any],
+                        params: types.SubscribeRequestParams) -> types.EmptyResult:
+        if self._feed is None:
+            self._feed = await anyio.to_thread.run_sync(alerts.AlertFeed,
+                                                        await self._registry_of())
+        self._token = anyio.lowlevel.current_token()
+        with self._lock:
+            self._subs.setdefault(ctx.session, set()).add(str(params.uri))
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._follow, daemon=True,
+                                                name="resource-subscriptions")
+                self._thread.start()
+        return types.EmptyResult()
+
+    async def unsubscribe(self, ctx: ServerRequestContext[Any],
+                          params: types.UnsubscribeRequestParams) -> types.EmptyResult:
+        with self._lock:
+            uris = self._subs.get(ctx.session, set())
+            uris.discard(str(params.uri))
+            if not uris:
+                self._subs.pop(ctx.session, None)
+        return types.EmptyResult()
+
+    def _follow(self) -> None:
+        while True:
+            time.sleep(self._poll)
+            with self._lock:
+                if not self._subs:
+                    self._thread = None
+                    return
+                subs = {session: set(uris) for session, uris in self._subs.items()}
+            assert self._feed is not None
+            try:
+                changed = self._feed.changed()
+            except Exception:
+                log.warning("could not read the alert events", exc_info=True)
+                continue
+            for session, uris in subs.items():
+                for uri in changed:
+                    if uri not in uris:
+                        continue
+                    try:
+                        anyio.from_thread.run(session.send_resource_updated, uri,
+                                              token=self._token)
+                    except Exception:  # the session ended: forget it
+                        with self._lock:
+                            self._subs.pop(session, None)
+                        break
+
+
+def handlers(registry_of: Callable[[], Awaitable[Registry]], *, lasting_sessions: bool
+             ) -> dict[str, Any]:
+    """The server's subscription handlers: `subscriptions/listen` everywhere, and
+    `resources/subscribe` where sessions last (stdio)."""
+    found: dict[str, Any] = {"on_subscriptions_listen": listener(registry_of)}
+    if lasting_sessions:
+        subs = LegacySubscriptions(registry_of)
+        found.update(on_subscribe_resource=subs.subscribe,
+                     on_unsubscribe_resource=subs.unsubscribe)
+    return found
