@@ -129,7 +129,9 @@ def fan_out(store: Store, batch: int = 500) -> int:
 def claim(store: Store, worker: str, limit: int, lease: timedelta) -> list[Claimed]:
     """Take up to `limit` due deliveries for `worker`, leased until now + `lease`."""
     due = and_(WebhookDelivery.status == Delivery.pending,
-               WebhookDelivery.next_attempt_at <= bindparam("now"))
+               WebhookDelivery.next_attempt_at <= bindparam("now"),
+               WebhookDelivery.webhook_id.in_(  # not for a webhook deleted meanwhile
+                   select(Webhook.id).where(Webhook.deleted_at.is_(None))))
     with store.reading() as s:
         if s.execute(select(WebhookDelivery.id).where(due).limit(1),
                      {"now": now()}).first() is None:
