@@ -350,6 +350,8 @@ READ_CASES: list[tuple[str, dict[str, Any], str]] = [
     ("get_job", {"job_id": "x" * 37}, "job_id"),
     ("list_events", {"cursor": "1.2.3"}, "cursor"),
     ("list_events", {"cursor": "99999999999999999999.1"}, "cursor"),
+    ("list_events", {"cursor": "9999999999999999999.1"}, "cursor"),
+    ("list_events", {"cursor": "1.9999999999"}, "cursor"),
     ("list_events", {"types": ["stock.moved"]}, "types[0]"),
     ("list_webhook_deliveries", {"cursor": "x"}, "cursor"),
     ("list_webhook_deliveries", {"status": "lost"}, "status"),

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, StringConstraints
+from pydantic import AfterValidator, Field, StringConstraints
 from sqlalchemy import select
 
 from shopfloor.domain.base.context import Op
@@ -21,8 +21,16 @@ from shopfloor.tools.fields import Limit, Out, Page, RowCursor, paged
 tools = Toolset("events")
 
 EventName = Literal["operation.applied", "job.finished", "proposal.created", "alert.changed"]
+def _in_range(cursor: str) -> str:
+    """A forged cursor past the columns' ranges is a coded error, not a database one."""
+    tx, seq = outbox.parse_position(cursor)
+    if tx >= 2**63 or seq >= 2**31:
+        raise ValueError("not a cursor this list gave")
+    return cursor
+
+
 EventCursor = Annotated[str, StringConstraints(pattern=r"^[0-9]{1,19}\.[0-9]{1,10}$"),
-                        Field(description="a page's next_cursor")]
+                        AfterValidator(_in_range), Field(description="a page's next_cursor")]
 WebhookId = Annotated[str, StringConstraints(min_length=1, max_length=40,
                                              pattern=r"^[A-Za-z0-9_-]+$")]
 Url = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=2000,
