@@ -143,3 +143,15 @@ def test_a_token_minted_to_need_approval_makes_such_an_actor(registry: Registry)
     held = auth.actor("Bearer " + auth.mint("agent", ["operator"], 60, needs_approval=True))
     free = auth.actor("Bearer " + auth.mint("agent", ["operator"], 60))
     assert (held.needs_approval, free.needs_approval) == (True, False)
+
+
+def test_proposals_and_their_decisions_are_events(reg: Registry) -> None:
+    pid = _propose(reg)["proposal_id"]
+    apply(reg, "approve_proposal", BOSS, proposal_id=pid)
+    events = reg.invoke("list_events", {"types": ["proposal.created", "proposal.decided",
+                                                  "operation.applied"]}, ADMIN)["events"]
+    told = [(e["type"], e["data"].get("proposal_id"), e["data"].get("status"))
+            for e in events if e["type"] != "operation.applied"]
+    assert told == [("proposal.created", pid, None), ("proposal.decided", pid, "approved")]
+    applied = [e for e in events if e["type"] == "operation.applied"]
+    assert applied[-1]["data"]["actor"] == "agent"

@@ -19,11 +19,13 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from shopfloor.kernel.errors import Conflict, Forbidden, NotFound, StalePreview
+from shopfloor.kernel.events import EventType
 from shopfloor.kernel.roles import Role
 from shopfloor.kernel.statuses import ProposalState
 from shopfloor.registry import records, tokens
 from shopfloor.registry.actor import Actor
 from shopfloor.registry.tool import CONTROL_FIELDS, Tool, WriteRequest
+from shopfloor.store import outbox
 from shopfloor.store.engine import Store
 from shopfloor.store.tables import Proposal
 
@@ -55,7 +57,19 @@ def hold(session: Session, *, tool: str, args: dict[str, Any], actor: Actor, rea
                    preview=preview, summary=str(preview.get("summary", "")),
                    status=ProposalState.pending, created_at=at)
     session.add(row)
+    outbox.emit(session.connection(), EventType.proposal_created, {
+        "proposal_id": row.id, "tool": tool, "summary": row.summary, "actor": row.actor}, at)
     return row
+
+
+def announce(session: Session, proposal_id: str, status: ProposalState, by: str,
+             at: datetime, operation_id: str | None = None) -> None:
+    """A decision is an event too, written in the transaction that makes it."""
+    data: dict[str, Any] = {"proposal_id": proposal_id, "status": status.value,
+                            "decided_by": by}
+    if operation_id is not None:
+        data["operation_id"] = operation_id
+    outbox.emit(session.connection(), EventType.proposal_decided, data, at)
 
 
 def proposer(row: Proposal) -> Actor:
@@ -92,6 +106,7 @@ def decide(session: Session, row: Proposal, actor: Actor, status: ProposalState,
     if done.rowcount != 1:  # type: ignore[attr-defined]
         raise Conflict(f"proposal {row.id} was decided by someone else meanwhile",
                        field="proposal_id")
+    announce(session, row.id, status, actor.subject, at, operation_id)
 
 
 _SHOWN = ("summary", "changes", "warnings", "document")
@@ -204,12 +219,15 @@ def _mark_stale(reg: _Registry, row: Proposal, actor: Actor) -> None:
     """What the proposal read has changed: it can never be applied as it was seen."""
     def run() -> None:
         with reg.store.writing() as session:
-            session.execute(
+            at = reg.clock()
+            done = session.execute(
                 update(Proposal).where(Proposal.id == row.id,
                                        Proposal.status == ProposalState.pending)
                 .values(status=ProposalState.stale, decided_by=actor.subject,
-                        decided_at=reg.clock(), reason="what it read has changed since",
+                        decided_at=at, reason="what it read has changed since",
                         version=Proposal.version + 1))
+            if done.rowcount == 1:  # type: ignore[attr-defined]
+                announce(session, row.id, ProposalState.stale, actor.subject, at)
             session.commit()
 
     reg.store.retrying(run)

@@ -75,8 +75,10 @@ class Registry:
         preview_ttl: timedelta = timedelta(minutes=15),
         require_preview_token: bool = False,
         clock: Callable[[], datetime] = utcnow,
+        options: Mapping[str, Any] | None = None,
     ) -> None:
         self.store = store
+        self.options: Mapping[str, Any] = dict(options or {})
         self._secret = secret
         self._preview_key = self.key("preview")
         self.preview_ttl = preview_ttl
@@ -154,7 +156,7 @@ class Registry:
             operation_id: str | None = None) -> Op:
         return Op(session, actor.subject, self.clock(), dialect=self.store.dialect,
                   preview=preview, locks_rows=self.store.locks_rows and not preview,
-                  operation_id=operation_id, roles=actor.roles)
+                  operation_id=operation_id, roles=actor.roles, options=self.options)
 
     def _read(self, tool: Tool, req: BaseModel, actor: Actor) -> dict[str, Any]:
         """A read locks nothing (its session may not even hold a transaction)."""
@@ -337,7 +339,7 @@ class Registry:
             if also is not None:
                 also(session, result)
             session.commit()
-            return result
+            return {**result, **done.shown_once} if done.shown_once else result
 
     # -- write jobs ------------------------------------------------------------------
     def _enqueue(self, session: Any, tool: Tool, actor: Actor, args: dict[str, Any],

@@ -65,10 +65,13 @@ CONTROL_FIELDS = frozenset({"preview", "preview_token", "idempotency_key"})
 
 @dataclass(frozen=True)
 class Done(Generic[Resp]):
-    """What a write handler returns: a one-line summary and the document it wrote."""
+    """What a write handler returns: a one-line summary and the document it wrote.
+    `shown_once`: fields the apply's caller sees and nothing keeps (a webhook's secret):
+    not in the operation log, not in the idempotency key's replay."""
 
     summary: str
     document: Resp
+    shown_once: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -115,11 +118,12 @@ class Toolset:
     tools: list[Tool] = field(default_factory=list)
 
     def read(self, name: str, *, title: str, description: str, response: type[Resp],
-             app_only: bool = False, admin: str | None = None) -> Decorator:
+             app_only: bool = False, admin: str | None = None,
+             role: Role = Role.viewer) -> Decorator:
         """`app_only`: for cards to call (MCP Apps visibility ["app"]), hidden from the model;
         it is still a normal, role-checked tool on every surface."""
         return self._declare(name, title, description, response, Facts(
-            writes=False, role=Role.viewer, destructive=False, admin=admin or self.area,
+            writes=False, role=role, destructive=False, admin=admin or self.area,
             app_only=app_only))
 
     def write(self, name: str, *, title: str, description: str, response: type[Resp],

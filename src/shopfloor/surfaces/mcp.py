@@ -30,6 +30,7 @@ from shopfloor import __version__
 from shopfloor.kernel.errors import Internal, NotFound, ShopfloorError
 from shopfloor.kernel.statuses import JOB_TERMINAL
 from shopfloor.registry.confirm import ConfirmWrites, policy
+from shopfloor.surfaces import mcp_alerts
 from shopfloor.surfaces.mcp_confirm import Confirmer
 from shopfloor.surfaces.mcp_resources import Resources, no_cursor
 from shopfloor.surfaces.render import render
@@ -261,13 +262,15 @@ async def invoke(registry: Registry, name: str, arguments: dict[str, Any], actor
 def server_for(catalogue: Callable[[], list[dict[str, Any]]], source: RegistrySource,
                actor_for: Callable[[], Actor], *, output_schemas: bool = True,
                progress_wait: float = 300.0, inline_reads: bool = False,
-               confirm_writes: ConfirmWrites = ConfirmWrites.destructive) -> Server[Any]:
+               confirm_writes: ConfirmWrites = ConfirmWrites.destructive,
+               lasting_sessions: bool = False) -> Server[Any]:
     """One dispatcher over the registry. tools/list needs only the catalogue's
     description (`catalogue()`, called once, in a thread: it may wait for a child
     process); tools/call waits for the registry. `inline_reads`: for a server with one
     client (stdio), plain reads run on the event loop (see `invoke`). `confirm_writes`:
     which applies without a token ask the person first, where the client can be asked
-    (`mcp_confirm`)."""
+    (`mcp_confirm`). `lasting_sessions`: stdio's, where handshake-era clients may
+    `resources/subscribe` (mcp_alerts)."""
     listed: list[types.ListToolsResult] = []
     confirmer = Confirmer(confirm_writes)
     resources = Resources(source.get, actor_for)
@@ -311,6 +314,7 @@ def server_for(catalogue: Callable[[], list[dict[str, Any]]], source: RegistrySo
         on_list_resources=resources.list_resources,
         on_list_resource_templates=resources.list_templates,
         on_read_resource=resources.read,
+        **mcp_alerts.handlers(source.get, lasting_sessions=lasting_sessions),
     )
     server.extensions[EXTENSION_ID] = {}
     return server
@@ -413,7 +417,8 @@ async def serve_stdio(settings: Settings,
     server = server_for(catalogue, source, settings_actor(settings),
                         output_schemas=settings.mcp_output_schemas,
                         progress_wait=settings.mcp_progress_wait_seconds, inline_reads=True,
-                        confirm_writes=policy(settings.confirm_writes))
+                        confirm_writes=policy(settings.confirm_writes),
+                        lasting_sessions=True)
     # What start-up built lives as long as the process: keep the collector off it
     # (`shopfloor mcp` starts with the collector paused; see cli.mcp).
     gc.freeze()

@@ -23,7 +23,7 @@ from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
 from shopfloor.kernel.errors import NotFound, ShopfloorError
-from shopfloor.surfaces import paper
+from shopfloor.surfaces import mcp_alerts, paper
 from shopfloor.ui import cards
 from shopfloor.ui.paper import MEDIA_TYPE as PDF
 
@@ -110,7 +110,7 @@ class Resources:
             mime_type=APP_MIME_TYPE, meta=c.meta) for c in cards.resources()),
             types.Resource(uri=PENDING, name="proposals-pending", title="Pending proposals",
                            description="Writes waiting for approval, oldest first.",
-                           mime_type=JSON_MIME)])
+                           mime_type=JSON_MIME), *mcp_alerts.resources()])
 
     async def list_templates(self, ctx: ServerRequestContext[Any],
                              params: types.PaginatedRequestParams | None
@@ -133,6 +133,8 @@ class Resources:
                 uri=card.uri, mime_type=APP_MIME_TYPE, text=card.html, meta=card.meta)])
         if paper.is_document(uri):
             return await self._printed(uri)
+        if mcp_alerts.is_alert(uri):
+            return await mcp_alerts.read(await self.registry_of(), uri, self.actor_for())
         matched = ((None, "") if uri == PENDING else _matched(uri))
         if matched is None:
             raise not_found(uri)

@@ -106,8 +106,11 @@ def _replay(body: bytes, receive: Receive) -> Receive:
 
 def _may_stream(body: bytes) -> bool:
     """A tools/call with a progress token (or a batch, which may hold one): it streams
-    its progress notifications. Anything else has only its answer to send. Most bodies
-    are told apart without parsing; a malformed one is the transport's to refuse."""
+    its progress notifications; a `subscriptions/listen`, whose answer is the stream.
+    Anything else has only its answer to send. Most bodies are told apart without
+    parsing; a malformed one is the transport's to refuse."""
+    if b"subscriptions/listen" in body:
+        return True
     if b"progressToken" not in body:
         return False
     try:

@@ -137,5 +137,6 @@ def reject_proposal(op: Op, req: Reject) -> Done[Decided]:
     if not op.preview:
         p.status, p.reason = ProposalState.rejected, req.reason
         p.decided_by, p.decided_at, p.version = op.actor, op.now, p.version + 1
+        proposals.announce(op.session, p.id, ProposalState.rejected, op.actor, op.now)
     return Done(f"Proposal {p.id} rejected: {req.reason}",
                 Decided(proposal_id=p.id, status="rejected"))

@@ -20,6 +20,7 @@ from shopfloor.surfaces.admin.pages import (
     sign_in,
     tools,
     valuation,
+    webhooks,
 )
 from shopfloor.surfaces.auth import Authenticator
 
@@ -39,4 +40,5 @@ def admin_routes(registry: Registry, settings: Settings, auth: Authenticator) ->
         *log.routes(admin),
         *orders.routes(admin),
         *valuation.routes(admin),
+        *webhooks.routes(admin),
     ]
