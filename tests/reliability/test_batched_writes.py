@@ -107,11 +107,14 @@ def test_a_derived_quantity_beyond_storage_is_refused(registry: Registry) -> Non
 def test_a_stored_cost_beyond_storage_is_refused(registry: Registry) -> None:
     basic_setup(registry)
     apply(registry, "create_stock_adjustment", location="MAIN", reason="found",
-          lines=[{"sku": "M1", "quantity_delta": "999999999", "unit_cost": "999999999"}])
-    apply(registry, "update_recipe", sku="P1", components=[{"sku": "M1", "quantity": "999999"}])
-    mo = apply(registry, "create_manufacturing_order", sku="P1", quantity="1", location="MAIN")
+          lines=[{"sku": "M1", "quantity_delta": "1000", "unit_cost": "999999999"}])
+    apply(registry, "update_recipe", sku="P1", components=[{"sku": "M1", "quantity": "2000"}])
+    mo = apply(registry, "create_manufacturing_order", sku="P1", quantity="0.000001",
+               location="MAIN")
     before = snapshot(registry)
-    with pytest.raises(ShopfloorError) as refused:  # unit cost 999,999 x 999,999,999
+    # stock is valued below 10^12 (it is stored), but a millionth of a unit made of 0.002
+    # units at 999,999,999 costs 2 x 10^12 a unit
+    with pytest.raises(ShopfloorError) as refused:
         apply(registry, "complete_manufacturing_order", number=mo["number"])
     assert refused.value.code == "validation_error"
     assert snapshot(registry) == before
