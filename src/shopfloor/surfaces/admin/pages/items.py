@@ -32,6 +32,8 @@ async def item(a: Admin, request: Request, actor: Actor) -> Response:
     sku = request.path_params["sku"]
     found = await a.call(actor, "get_item", {"sku": sku})
     moves = await a.read(actor, "list_stock_movements", {"sku": sku, **listing(request)})
+    lots = (await a.read(actor, "list_lots", {"sku": sku})).get("lots", []) \
+        if found.get("batch_tracked") or found.get("serial_tracked") else []
     acts = [(label, tool, prefilled(tool, targs)) for label, tool, targs in (
         ("Edit item", "modify_item", {"sku": sku}),
         ("Adjust stock", "create_stock_adjustment", {"lines": [{"sku": sku}]}),
@@ -43,4 +45,5 @@ async def item(a: Admin, request: Request, actor: Actor) -> Response:
         ("Edit recipe", "update_recipe", {"sku": sku}),
     ) if a.may(actor, tool)]
     return a.render(request, "item.html", actor, item=found, moves=moves, actions=acts,
+                    lots=lots,
                     **pages(request, moves.get("next_cursor")))
