@@ -162,6 +162,8 @@ def parse(fields: list[Field], form: Mapping[str, list[str]]) -> dict[str, Any]:
                 args[f.name] = rows
             continue
         raw = (form.get(f.name) or [""])[-1]
+        if f.kind == "list":  # check boxes of one name (the MRP page's items) add up
+            raw = "\n".join(form.get(f.name) or [])
         if not raw.strip():
             continue
         if f.kind == "list":
@@ -204,7 +206,7 @@ def prefill(fields: list[Field], query: Mapping[str, list[str]]) -> dict[str, An
                     rows.setdefault(int(parts[1]), {})[parts[2]] = v[-1]
             values[f.name] = [rows[i] for i in sorted(rows)][:MAX_LINES]
         elif f.name in query:
-            values[f.name] = query[f.name][-1]
+            values[f.name] = "\n".join(query[f.name]) if f.kind == "list" else query[f.name][-1]
         elif f.default is not None and f.kind not in ("json",):
             values[f.name] = f.default if f.kind == "bool" else str(f.default)
     return values

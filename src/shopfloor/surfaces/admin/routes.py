@@ -9,6 +9,7 @@ from shopfloor.app.settings import Settings
 from shopfloor.registry.registry import Registry
 from shopfloor.surfaces.admin.core import Admin
 from shopfloor.surfaces.admin.pages import (
+    day,
     home,
     items,
     jobs,
@@ -30,6 +31,7 @@ def admin_routes(registry: Registry, settings: Settings, auth: Authenticator) ->
         *picks.routes(admin),
         *tools.routes(admin),
         *home.routes(admin),
+        *day.routes(admin),
         *items.routes(admin),
         *planning.routes(admin),
         *jobs.routes(admin),
