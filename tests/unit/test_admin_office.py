@@ -122,3 +122,19 @@ def test_the_mrp_page_applies_the_checked_orders_and_keeps_the_rest(
     after = mrp_client.get("/mrp").text
     assert after.count('name="only"') == 4 and after.count("s-applied") == 2
     assert registry.invoke("get_job", {"job_id": job}, ADMIN)["result"]["applied"] == ["M"]
+
+
+def test_the_users_page_lists_accounts_with_their_actions(client: httpx.Client,
+                                                          registry: Registry) -> None:
+    Accounts(registry.store).create("vic", "vic's password", "viewer")
+    page = unescape(client.get("/users").text)
+    assert 'href="/users"' in page and "vic" in page
+    assert "/tools/set_user_role?username=vic&role=viewer" in page
+    assert "/tools/disable_user?username=vic&disabled=true" in page
+    form = client.get("/tools/reset_user_password?username=vic").text
+    assert 'type="password" autocomplete="new-password"' in form
+    with httpx.Client(base_url=str(client.base_url), headers=dict(client.headers)) as other:
+        other.post("/sign-in", data={"username": "vic", "password": "vic's password",
+                                     "next": "/"})
+        assert other.get("/users").status_code == 403
+        assert 'href="/users"' not in other.get("/").text

@@ -115,11 +115,13 @@ class Toolset:
     tools: list[Tool] = field(default_factory=list)
 
     def read(self, name: str, *, title: str, description: str, response: type[Resp],
-             app_only: bool = False, admin: str | None = None) -> Decorator:
+             app_only: bool = False, admin: str | None = None,
+             role: Role = Role.viewer) -> Decorator:
         """`app_only`: for cards to call (MCP Apps visibility ["app"]), hidden from the model;
-        it is still a normal, role-checked tool on every surface."""
+        it is still a normal, role-checked tool on every surface. `role`: a read not every
+        viewer may make (the accounts)."""
         return self._declare(name, title, description, response, Facts(
-            writes=False, role=Role.viewer, destructive=False, admin=admin or self.area,
+            writes=False, role=role, destructive=False, admin=admin or self.area,
             app_only=app_only))
 
     def write(self, name: str, *, title: str, description: str, response: type[Resp],

@@ -42,7 +42,8 @@ PAGE = 25  # rows on one page of a listed page
 class Field:
     name: str
     label: str
-    kind: str  # text, decimal, integer, date, datetime, enum, bool, lines, list, json, textarea
+    kind: str  # text, decimal, integer, date, datetime, enum, bool, lines, list, json,
+    #            textarea, password
     required: bool = False
     description: str = ""
     options: list[str] = field(default_factory=list)
@@ -97,6 +98,8 @@ def make_field(name: str, node: Mapping[str, Any], required: bool,
         f.kind = "date"
     elif node.get("format") == "date-time":
         f.kind = "datetime"
+    elif node.get("format") == "password":
+        f.kind = "password"
     elif types == ["array"]:
         items = _resolve(node.get("items", {}), defs)
         if _types(items) == ["object"] and isinstance(items.get("properties"), dict):
@@ -144,7 +147,7 @@ def _scalar(f: Field, raw: str, where: str) -> Any:
             raise ValidationFailed(f"{where}: not valid JSON ({exc.msg})", field=where) from None
     if f.kind == "datetime" and len(text) == 16:
         return text + ":00"
-    return raw if f.kind == "textarea" else text
+    return raw if f.kind in ("textarea", "password") else text
 
 
 def parse(fields: list[Field], form: Mapping[str, list[str]]) -> dict[str, Any]:

@@ -19,6 +19,7 @@ from shopfloor.surfaces.admin.pages import (
     planning,
     sign_in,
     tools,
+    users,
 )
 from shopfloor.surfaces.auth import Authenticator
 
@@ -37,4 +38,5 @@ def admin_routes(registry: Registry, settings: Settings, auth: Authenticator) ->
         *jobs.routes(admin),
         *log.routes(admin),
         *orders.routes(admin),
+        *users.routes(admin),
     ]
