@@ -3,6 +3,7 @@ can be done to it."""
 
 from __future__ import annotations
 
+from datetime import date, timedelta
 from functools import partial
 
 from starlette.requests import Request
@@ -12,6 +13,9 @@ from starlette.routing import BaseRoute, Route
 from shopfloor.registry.actor import Actor
 from shopfloor.surfaces.admin.core import Admin
 from shopfloor.surfaces.admin.forms import listing, pages, prefilled
+from shopfloor.ui.charts import projected_stock
+
+WEEKS = 8  # how far ahead the item's chart looks
 
 
 def routes(admin: Admin) -> list[BaseRoute]:
@@ -44,6 +48,10 @@ async def item(a: Admin, request: Request, actor: Actor) -> Response:
         ("Make", "create_manufacturing_order", {"sku": sku}),
         ("Edit recipe", "update_recipe", {"sku": sku}),
     ) if a.may(actor, tool)]
+    until = (date.today() + timedelta(weeks=WEEKS)).isoformat()
+    projected = await a.read(actor, "get_projected_stock", {"sku": sku, "until": until})
+    chart = projected_stock(projected, found.get("reorder_point"), a.formats(request),
+                            weeks=WEEKS) if projected.get("today") else None
     return a.render(request, "item.html", actor, item=found, moves=moves, actions=acts,
-                    lots=lots,
+                    lots=lots, chart=chart, projected=projected,
                     **pages(request, moves.get("next_cursor")))
