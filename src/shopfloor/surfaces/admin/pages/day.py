@@ -50,7 +50,8 @@ def routes(admin: Admin) -> list[BaseRoute]:
 
 
 async def today(a: Admin, request: Request, actor: Actor) -> Response:
-    counts = {slug: len(await rows_for(a, actor, slug)) for slug in DAYS}
+    seen: dict[str, list[dict[str, Any]]] = {}  # each order list read once for all six
+    counts = {slug: len(await rows_for(a, actor, slug, seen)) for slug in DAYS}
     return a.render(request, "day.html", actor, days=DAYS, counts=counts, day=None, rows=[])
 
 
@@ -62,7 +63,8 @@ async def one_day(a: Admin, request: Request, actor: Actor) -> Response:
                     rows=await rows_for(a, actor, what))
 
 
-async def rows_for(a: Admin, actor: Actor, what: str) -> list[dict[str, Any]]:
+async def rows_for(a: Admin, actor: Actor, what: str,
+                   seen: dict[str, list[dict[str, Any]]] | None = None) -> list[dict[str, Any]]:
     """Rows of one day page: each with `links`, (text, href) pairs, the first its record."""
     now = date.today().isoformat()
     if what == "buy":
@@ -75,16 +77,22 @@ async def rows_for(a: Admin, actor: Actor, what: str) -> list[dict[str, Any]]:
     for kind in ORDERS.values():
         if slug is not None and kind.slug != slug:
             continue
-        for status in kind.open_statuses:
-            got = (await a.read(actor, kind.list_tool, {"status": status, "limit": ORDER_LIMIT})
-                   ).get("orders", [])
-            for o in got:
-                due = o.get("due_date")
-                if (what == "late" and due and due < now) or (
-                        what != "late" and (not due or due <= now)):
-                    rows.append(order_row(a, actor, kind.slug, o))
+        for o in await open_orders(a, actor, kind.slug, seen if seen is not None else {}):
+            due = o.get("due_date")
+            if (what == "late" and due and due < now) or (
+                    what != "late" and (not due or due <= now)):
+                rows.append(order_row(a, actor, kind.slug, o))
     rows.sort(key=lambda r: (r["due"] or "", r["number"]))
     return rows
+
+
+async def open_orders(a: Admin, actor: Actor, slug: str,
+                      seen: dict[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    if slug not in seen:
+        kind = ORDERS[slug]
+        seen[slug] = [o for status in kind.open_statuses for o in (await a.read(
+            actor, kind.list_tool, {"status": status, "limit": ORDER_LIMIT})).get("orders", [])]
+    return seen[slug]
 
 
 def order_row(a: Admin, actor: Actor, slug: str, o: dict[str, Any]) -> dict[str, Any]:
