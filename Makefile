@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 RUN_STAMP := $(VENV)/.installed-run
 PG_CLUSTER = $(shell ls /etc/postgresql 2>/dev/null | head -n1)
 
-.PHONY: install install-run run test test-long lint typecheck pytest bench browsers e2e-deps postgres clean
+.PHONY: install install-run run test test-long lint typecheck pytest bench browsers paper-libs e2e-deps postgres clean
 
 $(STAMP): pyproject.toml
 	@$(PY) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
@@ -16,7 +16,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install -q -e '.[dev]'
 	touch $(STAMP)
 
-install: $(STAMP)
+install: paper-libs $(STAMP)
 
 # Only what running needs (no test toolchain); a dev install (make test) satisfies it too.
 $(RUN_STAMP): pyproject.toml
@@ -27,7 +27,7 @@ $(RUN_STAMP): pyproject.toml
 		$(BIN)/python -m pip install -q --upgrade pip && $(BIN)/python -m pip install -q -e .; fi
 	touch $(RUN_STAMP)
 
-install-run: $(RUN_STAMP)
+install-run: paper-libs $(RUN_STAMP)
 
 run: install-run
 	$(BIN)/shopfloor init
@@ -41,6 +41,16 @@ browsers:
 	@command -v chromium >/dev/null 2>&1 || { \
 		(apt-get update -qq || sudo apt-get update -qq) && \
 		(apt-get install -y -qq chromium || sudo apt-get install -y -qq chromium); }
+
+# Debian's Pango (and a font) for WeasyPrint's printed documents, only when missing.
+PAPER_LIBS := libpango-1.0-0 libpangoft2-1.0-0 libharfbuzz-subset0 fonts-dejavu-core
+LDCONFIG := $(shell command -v ldconfig 2>/dev/null || echo /sbin/ldconfig)
+paper-libs:
+	@{ $(LDCONFIG) -p 2>/dev/null | grep -q 'libpangoft2-1.0.so.0' && \
+	   $(LDCONFIG) -p 2>/dev/null | grep -q 'libharfbuzz-subset.so.0' && \
+	   [ -d /usr/share/fonts/truetype/dejavu ]; } || { \
+		(apt-get update -qq || sudo apt-get update -qq) && \
+		(apt-get install -y -qq $(PAPER_LIBS) || sudo apt-get install -y -qq $(PAPER_LIBS)); }
 
 # Test-only npm peers (MCP Inspector CLI, the official AppBridge, esbuild), pinned by the lockfile.
 E2E_JS := tests/e2e/js

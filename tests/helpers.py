@@ -44,20 +44,29 @@ def snapshot(registry: Registry) -> dict[str, Any]:
 
 
 def ledger_matches_balances(registry: Registry) -> list[str]:
-    """Every balance equals the sum of its ledger rows; returns the mismatches."""
+    """Every balance equals the sum of its ledger rows, in quantity and in value (exactly),
+    and no balance is valued below zero or holds value with nothing on hand; returns the
+    mismatches."""
     bad = []
     with registry.store.reading() as s:
         sums = {
-            (i, loc): q for i, loc, q in s.execute(
+            (i, loc): (q, v) for i, loc, q, v in s.execute(
                 select(StockMovement.item_id, StockMovement.location_id,
-                       func.sum(StockMovement.quantity))
+                       func.sum(StockMovement.quantity), func.sum(StockMovement.value))
                 .group_by(StockMovement.item_id, StockMovement.location_id))
         }
         for b in s.scalars(select(Balance)).unique():
-            expected = sums.pop((b.item_id, b.location_id), Decimal(0))
+            expected, value = sums.pop((b.item_id, b.location_id), (Decimal(0), Decimal(0)))
+            where = f"{b.item.sku}@{b.location.code}"
             if b.on_hand != expected:
-                bad.append(f"{b.item.sku}@{b.location.code}: {b.on_hand} != {expected}")
-        bad += [f"ledger without balance: {k}" for k, q in sums.items() if q != 0]
+                bad.append(f"{where}: {b.on_hand} != {expected}")
+            if b.stock_value != value:
+                bad.append(f"{where}: value {b.stock_value} != ledger {value}")
+            if (b.stock_value != 0) if b.on_hand == 0 else (b.stock_value / b.on_hand < 0):
+                bad.append(f"{where}: {b.on_hand} on hand valued {b.stock_value}")
+            if b.average_cost < 0:
+                bad.append(f"{where}: average {b.average_cost}")
+        bad += [f"ledger without balance: {k}" for k, (q, v) in sums.items() if q or v]
     return bad
 
 

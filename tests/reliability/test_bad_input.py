@@ -41,9 +41,12 @@ def _world(reg: Registry) -> dict[str, str]:
                 location="MAIN")["number"]
     apply(reg, "complete_manufacturing_order", number=mo2)
     Accounts(reg.store).create("ann", "ann's password", "operator")
+    hook = apply(reg, "create_webhook", url="https://hooks.example.com/in",
+                 events=["job.finished"])
     return {"po": po["number"], "so": so["number"], "mo": mo["number"],
             "adj": adj["movements"][-1]["document_number"], "job": job["job_id"],
-            "po2": po2, "so2": so2, "mo2": mo2, "got": got["operation_id"]}
+            "po2": po2, "so2": so2, "mo2": mo2, "got": got["operation_id"],
+            "hook": hook["webhook_id"]}
 
 
 # tool -> (valid arguments, [(broken arguments, field, code)]); {po} etc. are filled in.
@@ -295,6 +298,20 @@ CASES: dict[str, tuple[dict[str, Any], list[tuple[dict[str, Any], str, str]]]] =
         ({"username": "ann", "password": "short"}, "password", "validation_error"),
         ({"username": "ann"}, "password", "validation_error"),
     ]),
+    "create_webhook": ({"url": "https://hooks.example.com/b", "events": ["job.finished"]}, [
+        ({"events": ["job.finished"]}, "url", "validation_error"),
+        ({"url": "http://169.254.169.254/", "events": ["job.finished"]}, "url",
+         "validation_error"),
+        ({"url": "ftp://example.com/", "events": ["job.finished"]}, "url", "validation_error"),
+        ({"url": "https://hooks.example.com/b", "events": []}, "events", "validation_error"),
+        ({"url": "https://hooks.example.com/b", "events": ["stock.moved"]}, "events[0]",
+         "validation_error"),
+    ]),
+    "delete_webhook": ({"webhook_id": "{hook}"}, [
+        ({}, "webhook_id", "validation_error"),
+        ({"webhook_id": "wh_nope"}, "webhook_id", "not_found"),
+        ({"webhook_id": "../x"}, "webhook_id", "validation_error"),
+    ]),
     "apply_mrp_plan": ({"job_id": "{job}"}, [
         ({}, "job_id", "validation_error"),
         ({"job_id": "no-such-job"}, "job_id", "not_found"),
@@ -358,6 +375,13 @@ READ_CASES: list[tuple[str, dict[str, Any], str]] = [
     ("search_items", {"cursor": "\x00"}, "cursor"),
     ("get_job", {"job_id": "\x00"}, "job_id"),
     ("get_job", {"job_id": "x" * 37}, "job_id"),
+    ("list_events", {"cursor": "1.2.3"}, "cursor"),
+    ("list_events", {"cursor": "99999999999999999999.1"}, "cursor"),
+    ("list_events", {"cursor": "9999999999999999999.1"}, "cursor"),
+    ("list_events", {"cursor": "1.9999999999"}, "cursor"),
+    ("list_events", {"types": ["stock.moved"]}, "types[0]"),
+    ("list_webhook_deliveries", {"cursor": "x"}, "cursor"),
+    ("list_webhook_deliveries", {"status": "lost"}, "status"),
 ]
 
 

@@ -1,5 +1,5 @@
 """Corrections by hand: a receipt's price re-costs what remains as if it had been right,
-what already left at the wrong cost is a documented cost adjustment; received, shipped
+what already left at the wrong cost is a recorded variance; received, shipped
 and completed quantities corrected move only the difference."""
 
 from __future__ import annotations
@@ -11,20 +11,18 @@ from sqlalchemy import select
 
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
-from shopfloor.store.tables import StockMovement
-from shopfloor.store.tables.corrections import CostAdjustment
+from shopfloor.store.tables import StockMovement, Variance
 from tests.helpers import ADMIN, apply, basic_setup, ledger_matches_balances, snapshot
 from tests.reliability.test_revert import stock
 
 
 def _value(reg: Registry, sku: str) -> tuple[D, D]:
-    """Ledger value of an item at MAIN, and its documented cost adjustments."""
+    """Ledger value of an item at MAIN, and the variances recorded (value that left)."""
     with reg.store.reading() as s:
-        rows = s.execute(select(StockMovement.quantity, StockMovement.unit_cost).join(
-            StockMovement.item).where(StockMovement.item.has(sku=sku),
-                                      StockMovement.location.has(code="MAIN"))).all()
-        adjusted = s.scalars(select(CostAdjustment.amount)).all()
-    return sum((q * c for q, c in rows), D(0)), sum(adjusted, D(0))
+        rows = s.scalars(select(StockMovement.value).join(StockMovement.item).where(
+            StockMovement.item.has(sku=sku), StockMovement.location.has(code="MAIN"))).all()
+        adjusted = s.scalars(select(Variance.amount)).all()
+    return sum(rows, D(0)), sum(adjusted, D(0))
 
 
 def test_corrected_receipt_price_recosts_what_remains(registry: Registry) -> None:
@@ -46,21 +44,22 @@ def test_corrected_receipt_price_recosts_what_remains(registry: Registry) -> Non
     # As if received at 6: (6 x 2 + 10 x 6) / 16 = 4.5 for everything, so the 4 shipped
     # left 4 x (4.5 - 3.875) = 2.5 too cheap, and the 12 here are worth 12 x 4.5 = 54.
     assert changes[("stock", "M1@MAIN", "average_cost")] == ("3.875", "4.5")
-    assert changes[("cost_adjustment", "sales_order SO-00001",
-                    "M1 left at the old cost")] == (None, "2.5")
+    assert changes[("variance", "sales_order SO-00001",
+                    "M1@MAIN price_correction")] == (None, "2.5")
     assert changes[("purchase_order", "PO-00001", "line M1 price")] == ("5", "6")
     done = registry.invoke("correct_purchase_receipt", preview["apply"]["arguments"], ADMIN)
     assert done["lines"][0]["unit_price"] == "6"
     assert stock(registry, "M1") == (D(12), D(0), D("4.5"))
     value, adjusted = _value(registry, "M1")
-    assert adjusted == D("2.5") and value - adjusted == D(54)
+    assert adjusted == D("2.5") and value == D(54)  # the stock's value is its ledger's
     moves = registry.invoke("list_stock_movements", {"sku": "M1"}, ADMIN)["movements"]
-    assert [(m["reason"], m["quantity"], m["unit_cost"]) for m in moves[:2]] == [
-        ("correction", "-10", "5"), ("correction", "10", "6")]  # history kept, newest first
+    # history kept, newest first: one revaluation row (quantity 0, +1 a unit, 7.5 here)
+    assert [(m["reason"], m["quantity"], m["unit_cost"], m["value"]) for m in moves[:2]] == [
+        ("revaluation", "0", "1", "7.5"), ("shipment", "-4", "3.875", "-15.5")]
     assert not ledger_matches_balances(registry)
 
-    # nothing moved since: the revert gives back the old price, the exact average and an
-    # opposite cost adjustment (12 x 3.875 = 46.5 of value here again)
+    # nothing moved since: the revert gives back the old price, negates the revaluation
+    # exactly and answers the variance (12 x 3.875 = 46.5 of value here again)
     apply(registry, "revert_operation", operation_id=done["operation_id"])
     assert stock(registry, "M1") == (D(12), D(0), D("3.875"))
     value, adjusted = _value(registry, "M1")
@@ -150,5 +149,5 @@ def test_corrections_are_admin_and_destructive(registry: Registry) -> None:
         assert tools[name].facts.writes and tools[name].facts.destructive, name
         assert tools[name].facts.role.name == "admin", name
     for name in ("create_customer_return", "create_supplier_return"):
-        policy = tools[name].facts
-        assert policy.writes and not policy.destructive and policy.role.name == "operator"
+        policy = tools[name].facts  # they lower stock or its cost: destructive, by an operator
+        assert policy.writes and policy.destructive and policy.role.name == "operator"

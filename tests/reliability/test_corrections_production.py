@@ -1,6 +1,6 @@
 """A manufacturing order's consumption corrected after the fact, by hand on both databases:
 the component difference moves at its costs, the product is re-costed as if consumption
-had been right, what already shipped is a documented cost adjustment; and it reverts."""
+had been right, what already shipped is a recorded variance; and it reverts."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from decimal import Decimal as D
 from sqlalchemy import select
 
 from shopfloor.registry.registry import Registry
-from shopfloor.store.tables.corrections import CostAdjustment
+from shopfloor.store.tables import Variance
 from tests.helpers import apply, basic_setup, ledger_matches_balances
 from tests.reliability.test_lots import refused
 from tests.reliability.test_revert import stock
@@ -17,7 +17,7 @@ from tests.reliability.test_revert import stock
 
 def _adjusted(reg: Registry) -> D:
     with reg.store.reading() as s:
-        return sum(s.scalars(select(CostAdjustment.amount)).all(), D(0))
+        return sum(s.scalars(select(Variance.amount)).all(), D(0))
 
 
 def test_consumption_corrected_recosts_the_product(registry: Registry) -> None:

@@ -109,3 +109,29 @@ def test_forms_need_the_session_csrf_token_and_sign_out_ends_it(
         gone = old.get("/items")
     assert gone.status_code == 303
     assert gone.headers["location"].startswith("/sign-in?reason=signed_out&next=%2Fitems")
+
+
+def test_the_approval_inbox_approves_through_the_tool_form(client: httpx.Client,
+                                                           registry: Registry) -> None:
+    from shopfloor.registry.actor import Actor
+    agent = Actor.of("agent", "operator", needs_approval=True)
+    held = apply(registry, "create_stock_adjustment", agent, location="MAIN", reason="found",
+                 lines=[{"sku": "M1", "quantity_delta": "4", "unit_cost": "2"}])
+    pid = held["proposal_id"]
+    inbox = client.get("/proposals").text
+    assert f'href="/proposals/{pid}"' in inbox and "agent" in inbox
+    page = client.get(f"/proposals/{pid}").text
+    approve = re.search(r'href="(/tools/approve_proposal\?[^"]+)"', page)
+    assert approve and "on_hand" in page
+    csrf = _csrf(client)
+    preview = client.post("/tools/approve_proposal/preview",
+                          data={"csrf": csrf, "proposal_id": pid})
+    assert preview.status_code == 200 and 'id="confirm"' in preview.text
+    token = re.search(r'name="preview_token" value="([^"]+)"', preview.text)
+    assert token
+    done = client.post("/tools/approve_proposal/apply", data={
+        "csrf": csrf, "proposal_id": pid, "preview_token": token.group(1)})
+    assert done.status_code == 200, done.text[-800:]
+    stock = registry.invoke("get_stock", {"sku": "M1", "location": "MAIN"}, ADMIN)["balances"]
+    assert stock[0]["on_hand"] == "4"
+    assert "Nothing waits for approval" in client.get("/proposals").text

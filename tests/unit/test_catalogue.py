@@ -22,7 +22,8 @@ READS = {
     "list_manufacturing_orders", "get_manufacturing_order", "get_operation_log", "list_jobs",
     "get_job",
 }
-# name -> (destructive, role) as TOOLS.md gives them
+# name -> (destructive, role) as TOOLS.md gives them, but for adjustments and transfers:
+# they can lower stock on hand, which DESIGN section 3 makes destructive
 WRITES = {
     "create_item": (False, "operator"), "modify_item": (True, "admin"),
     "delete_item": (True, "admin"), "create_location": (False, "operator"),
@@ -33,8 +34,8 @@ WRITES = {
     "modify_sales_order": (True, "admin"), "delete_sales_order": (True, "admin"),
     "fulfill_order": (True, "operator"), "create_manufacturing_order": (False, "operator"),
     "complete_manufacturing_order": (True, "operator"),
-    "delete_manufacturing_order": (True, "admin"), "create_stock_adjustment": (False, "operator"),
-    "update_stock_adjustment": (True, "admin"), "create_stock_transfer": (False, "operator"),
+    "delete_manufacturing_order": (True, "admin"), "create_stock_adjustment": (True, "operator"),
+    "update_stock_adjustment": (True, "admin"), "create_stock_transfer": (True, "operator"),
 }
 
 

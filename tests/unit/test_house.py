@@ -22,7 +22,11 @@ DESTRUCTIVE_PREFIXES = ("delete_", "modify_", "correct_", "rebuild_", "revert_",
 # DESIGN section 3: beyond the prefixes, these change or remove what was there
 DESTRUCTIVE = {"update_stock_adjustment", "update_recipe", "batch_update_recipes",
                "import_items", "fulfill_order", "receive_purchase_order",
-               "complete_manufacturing_order", "hold_lot", "release_lot"}
+               "complete_manufacturing_order", "hold_lot", "release_lot",
+               # they can lower stock on hand or its value: the spec reads destructiveHint
+               # false as "only additive updates", and a host may auto-approve those
+               "create_stock_adjustment", "create_stock_transfer", "create_supplier_return",
+               "create_customer_return"}
 
 
 def _tools() -> list[Tool]:

@@ -56,7 +56,7 @@ def test_viewer_is_refused_every_write_and_operator_every_admin_tool(server: Any
     viewer, operator = _h(auth, "viewer"), _h(auth, "operator")
     for t in reg.tools():
         r = httpx.post(f"{url}/api/v1/tools/{t.name}", json={}, headers=viewer)
-        if t.facts.writes or t.facts.job or t.facts.role.name != "viewer":  # list_users
+        if t.facts.writes or t.facts.job or t.facts.role.name != "viewer":
             assert r.status_code == 403, t.name
             assert r.json()["error"]["code"] == "forbidden"
         else:

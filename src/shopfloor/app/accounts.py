@@ -61,6 +61,7 @@ class SignedIn:
     username: str
     role: str
     expires_at: datetime
+    needs_approval: bool = False
 
 
 def utcnow() -> datetime:
@@ -132,7 +133,7 @@ class Accounts:
                                        expires_at=now + ttl))
             throttle.clear(session, keys)
             session.commit()
-        return SignedIn(sid, account.username, account.role, now + ttl)
+        return SignedIn(sid, account.username, account.role, now + ttl, account.needs_approval)
 
     def _failed(self, keys: throttle.Keys) -> None:
         now = self.clock()

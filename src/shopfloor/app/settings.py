@@ -26,6 +26,10 @@ class Settings:
     local_role: str = "admin"
     require_preview_token: bool = False
     preview_ttl_minutes: int = 15
+    confirm_writes: str = "destructive"
+    """Which applies without a preview token ask the person first, in their MCP host's own
+    dialog (clients that declare elicitation): `destructive` (and any call whose preview
+    lowers stock), `all`, or `none`."""
     jwt_issuer: str | None = None
     """With JWKS_URL: the identity provider's issuer its tokens must name."""
     jwt_audience: str | None = None
@@ -41,6 +45,14 @@ class Settings:
     """ISO 4217 code the admin and cards show money in (prices are stored without one)."""
     time_zone: str = ""
     """IANA zone for dates in the admin; empty: the reader's own (the browser's)."""
+    webhook_allow_private: bool = False
+    """Let webhooks point at loopback, link-local and private addresses (tests, a
+    receiver on the same network); off, only public addresses are taken and called."""
+    webhook_lease_seconds: float = 30.0
+    """How long a worker holds the deliveries it took; a killed worker's are sent again
+    after this (and the next sweep)."""
+    webhook_timeout_seconds: float = 10.0
+    """How long a receiver has to answer one delivery before it counts as failed."""
     pg_bin_dir: str = ""
     """Where pg_dump and pg_restore are, for backups; empty: PATH, then the newest
     /usr/lib/postgresql/*/bin (a newer pg_dump reads an older server, not the reverse)."""

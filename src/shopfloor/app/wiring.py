@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from shopfloor.app.delivery import Deliverer
     from shopfloor.app.settings import Settings
     from shopfloor.app.worker import Worker
     from shopfloor.registry.actor import Actor
@@ -178,6 +179,7 @@ def open_registry(settings: Settings, *, store: Store | None = None) -> Registry
         secret=secret.encode(),
         preview_ttl=timedelta(minutes=settings.preview_ttl_minutes),
         require_preview_token=settings.require_preview_token,
+        options={"webhook_allow_private": settings.webhook_allow_private},
     )
     registry.add(tools)
     return registry
@@ -192,4 +194,23 @@ def worker_for(registry: Registry, settings: Settings | None = None, **options: 
     if settings is not None:
         options.setdefault("heartbeat", settings.job_heartbeat_seconds)
         options.setdefault("stale_after", timedelta(seconds=settings.job_stale_seconds))
+        options.setdefault("delivery", deliverer_for(registry, settings))
     return Worker(registry.store, registry.job_runners(), **options)
+
+
+def deliverer_for(registry: Registry, settings: Settings, *, name: str | None = None
+                  ) -> Deliverer:
+    """Webhook delivery (and the alert check) as the settings say."""
+    import os
+    import socket
+    import threading
+    from datetime import timedelta
+
+    from shopfloor.app.alerts import AlertCheck
+    from shopfloor.app.delivery import Deliverer
+
+    name = name or f"{socket.gethostname()}:{os.getpid()}:{threading.get_ident() % 10000}"
+    return Deliverer(registry.store, name=name, allow_private=settings.webhook_allow_private,
+                     lease=timedelta(seconds=settings.webhook_lease_seconds),
+                     timeout=settings.webhook_timeout_seconds,
+                     also=AlertCheck(registry))

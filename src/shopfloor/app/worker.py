@@ -1,4 +1,6 @@
-"""The worker: claims jobs, runs them with a heartbeat, records the outcome.
+"""The worker: claims jobs, runs them with a heartbeat, records the outcome; beside them,
+in a thread of its own, it delivers webhooks (app/delivery.py), so a long job never holds
+up an event.
 
 `shopfloor serve` and `shopfloor mcp` run one in a thread; `shopfloor worker` runs one in
 the foreground; a CLI call with --wait runs its own job when nobody else has taken it.
@@ -15,6 +17,7 @@ import traceback
 from collections.abc import Callable
 from datetime import timedelta
 
+from shopfloor.app.delivery import Deliverer
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.kernel.statuses import JobState
 from shopfloor.registry.jobs import Cancelled, JobContext, Runner
@@ -30,8 +33,10 @@ __all__ = ["Worker", "start_in_thread"]
 class Worker:
     def __init__(self, store: Store, kinds: dict[str, Runner], *, name: str | None = None,
                  poll: float = 0.5, heartbeat: float = 2.0,
-                 stale_after: timedelta = timedelta(seconds=20)) -> None:
+                 stale_after: timedelta = timedelta(seconds=20),
+                 delivery: Deliverer | None = None) -> None:
         self.store = store
+        self.delivery = delivery
         self.kinds = kinds
         self.name = name or f"{socket.gethostname()}:{os.getpid()}:{threading.get_ident() % 10000}"
         self.poll = poll
@@ -81,6 +86,18 @@ class Worker:
             beat.join(5)
 
     def run(self, stop: threading.Event) -> None:
+        sender = None
+        if self.delivery is not None:
+            sender = threading.Thread(target=self.delivery.run, args=(stop,), daemon=True,
+                                      name="webhooks")
+            sender.start()
+        try:
+            self._run_jobs(stop)
+        finally:
+            if sender is not None:
+                sender.join(30)
+
+    def _run_jobs(self, stop: threading.Event) -> None:
         last_sweep = 0.0
         while not stop.is_set():
             try:

@@ -58,6 +58,26 @@ class JobState(StrEnum):
     cancelled = "cancelled"
 
 
+class ProposalState(StrEnum):
+    """A write held for approval: pending -> approved | rejected | stale (what it read
+    changed before anyone approved it; nothing was applied)."""
+
+    pending = "pending"
+    approved = "approved"
+    rejected = "rejected"
+    stale = "stale"
+
+
+class Delivery(StrEnum):
+    """A webhook delivery of one event: pending -> sending -> delivered; back to pending
+    after a failed try (or a lost worker), failed once the retries are spent."""
+
+    pending = "pending"
+    sending = "sending"
+    delivered = "delivered"
+    failed = "failed"
+
+
 OPEN_PO: tuple[PO, ...] = (PO.draft, PO.open, PO.partially_received)
 """Still expecting goods: counts as supply, blocks deleting its items."""
 CLOSABLE_PO: tuple[PO, ...] = (PO.open, PO.partially_received)
@@ -73,6 +93,8 @@ FINISHED_SO: tuple[SO, ...] = (SO.closed, SO.cancelled)
 JOB_TERMINAL: tuple[JobState, ...] = (JobState.succeeded, JobState.failed,
                                       JobState.cancelled)
 JOB_ACTIVE: tuple[JobState, ...] = (JobState.queued, JobState.running)
+DELIVERY_OPEN: tuple[Delivery, ...] = (Delivery.pending, Delivery.sending)
+DELIVERY_TERMINAL: tuple[Delivery, ...] = (Delivery.delivered, Delivery.failed)
 
 
 @dataclass(frozen=True)
@@ -95,6 +117,9 @@ VOCABULARIES = (
     Vocabulary("sales_order", tuple(SO), OPEN_SO, (SO.fulfilled, *FINISHED_SO)),
     Vocabulary("manufacturing_order", tuple(MO), OPEN_MO, (MO.done, MO.closed, MO.cancelled)),
     Vocabulary("job", tuple(JobState), JOB_ACTIVE, JOB_TERMINAL),
+    Vocabulary("proposal", tuple(ProposalState), (ProposalState.pending,),
+               (ProposalState.approved, ProposalState.rejected, ProposalState.stale)),
+    Vocabulary("webhook_delivery", tuple(Delivery), DELIVERY_OPEN, DELIVERY_TERMINAL),
 )
 BY_KIND = {v.kind: v for v in VOCABULARIES}
 

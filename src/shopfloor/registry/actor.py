@@ -16,10 +16,13 @@ from shopfloor.kernel.roles import Role
 class Actor:
     subject: str
     roles: frozenset[Role]
+    needs_approval: bool = False
+    """Its applies never apply: each is held as a proposal until someone else approves."""
 
     @classmethod
-    def of(cls, subject: str, *roles: Role | str) -> Actor:
-        return cls(subject, frozenset(r if isinstance(r, Role) else Role.parse(r) for r in roles))
+    def of(cls, subject: str, *roles: Role | str, needs_approval: bool = False) -> Actor:
+        return cls(subject, frozenset(r if isinstance(r, Role) else Role.parse(r) for r in roles),
+                   needs_approval)
 
     @property
     def highest(self) -> Role | None:

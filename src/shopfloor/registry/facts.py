@@ -70,7 +70,8 @@ class Facts:
     a document's state (MCP's destructiveHint). `job`: its work runs in the background;
     `runs` is the (kind, runner) a job-starting tool queues. `admin`: the group the web
     admin lists it under. `subject`: what a card calls it. `app_only`: for cards, hidden
-    from the model (MCP Apps visibility ["app"])."""
+    from the model (MCP Apps visibility ["app"]). `approves`: applies a held proposal as
+    its proposer (the registry does it; see registry/proposals.py)."""
 
     writes: bool
     role: Role
@@ -81,6 +82,7 @@ class Facts:
     admin: str = ""
     subject: str = ""
     app_only: bool = False
+    approves: bool = False
 
     @property
     def plain_read(self) -> bool:

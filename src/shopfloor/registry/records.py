@@ -15,7 +15,9 @@ from sqlalchemy.exc import IntegrityError
 
 from shopfloor.domain.base.context import Op
 from shopfloor.kernel.errors import Conflict
+from shopfloor.kernel.events import EventType
 from shopfloor.registry.tool import Done
+from shopfloor.store import outbox
 from shopfloor.store.engine import RetryTransaction
 from shopfloor.store.tables import IdempotencyKey, OperationLog, SpentPreviewToken, table
 
@@ -73,7 +75,8 @@ def remember(session: Any, key: str | None, tool: str, actor: str, digest: str,
 
 def record(session: Any, tool: str, op: Op, done: Done[Any], args: dict[str, Any],
            idempotency_key: str | None) -> dict[str, Any]:
-    """The apply's result, and its one operation-log row in the same transaction."""
+    """The apply's result, its one operation-log row and its event (the outbox), all in
+    the same transaction."""
     assert op.operation_id is not None
     result = {
         "applied": True,
@@ -84,7 +87,11 @@ def record(session: Any, tool: str, op: Op, done: Done[Any], args: dict[str, Any
         "changes": op.final_changes(),
         "warnings": [w.as_dict() for w in op.warnings],
     }
-    session.connection().execute(_LOG, {
+    conn = session.connection()
+    conn.execute(_LOG, {
         "operation_id": op.operation_id, "tool": tool, "actor": op.actor, "arguments": args,
         "result": result, "idempotency_key": idempotency_key, "created_at": op.now})
+    outbox.emit(conn, EventType.operation_applied, {
+        "operation_id": op.operation_id, "tool": tool, "summary": done.summary,
+        "actor": op.actor}, op.now)
     return result

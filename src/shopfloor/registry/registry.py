@@ -29,8 +29,9 @@ from shopfloor.kernel.errors import (
     StalePreview,
     ValidationFailed,
 )
-from shopfloor.registry import records, tokens
+from shopfloor.registry import proposals, records, tokens
 from shopfloor.registry.actor import Actor
+from shopfloor.registry.proposals import Also
 from shopfloor.registry.tool import CONTROL_FIELDS, Done, Tool, WriteRequest
 from shopfloor.store import queue
 from shopfloor.store.engine import RetryTransaction, Store, is_transient
@@ -74,8 +75,10 @@ class Registry:
         preview_ttl: timedelta = timedelta(minutes=15),
         require_preview_token: bool = False,
         clock: Callable[[], datetime] = utcnow,
+        options: Mapping[str, Any] | None = None,
     ) -> None:
         self.store = store
+        self.options: Mapping[str, Any] = dict(options or {})
         self._secret = secret
         self._preview_key = self.key("preview")
         self.preview_ttl = preview_ttl
@@ -113,6 +116,9 @@ class Registry:
                     f"{actor.subject} has {_roles(actor)}"
                 )
             req = self._parse(tool, args)
+            if tool.facts.approves:
+                assert isinstance(req, WriteRequest)
+                return proposals.approve(self, tool, req, actor)
             if tool.facts.job and not tool.facts.writes:
                 return self._start(tool, req, actor)
             if not tool.facts.writes:
@@ -150,7 +156,7 @@ class Registry:
             operation_id: str | None = None) -> Op:
         return Op(session, actor.subject, self.clock(), dialect=self.store.dialect,
                   preview=preview, locks_rows=self.store.locks_rows and not preview,
-                  operation_id=operation_id, roles=actor.roles)
+                  operation_id=operation_id, roles=actor.roles, options=self.options)
 
     def _read(self, tool: Tool, req: BaseModel, actor: Actor) -> dict[str, Any]:
         """A read locks nothing (its session may not even hold a transaction)."""
@@ -171,11 +177,18 @@ class Registry:
         return self.store.retrying(run)
 
     # -- writes ----------------------------------------------------------------------
+    def recorded(self, idempotency_key: str) -> bool:
+        """Whether an apply under this key is already recorded: its repeat replays it."""
+        with self.store.plain_reading() as session:
+            return records.key_row(session, idempotency_key) is not None
+
     def _write(self, tool: Tool, req: WriteRequest, actor: Actor) -> dict[str, Any]:
         args = req.model_dump(mode="json", exclude=set(CONTROL_FIELDS))
         digest = tokens.args_hash(args)
         if req.preview:
             return self.preview(tool, req, actor, args, digest)
+        if actor.needs_approval:
+            return proposals.propose(self, tool, req, actor, args, digest)
         claims = None
         if req.preview_token:
             claims = tokens.read(self._preview_key, req.preview_token)
@@ -268,12 +281,14 @@ class Registry:
         return None
 
     def _apply_once(self, tool: Tool, req: WriteRequest, actor: Actor, args: dict[str, Any],
-                    digest: str, claims: tokens.Claims | None) -> dict[str, Any]:
+                    digest: str, claims: tokens.Claims | None,
+                    also: Also | None = None) -> dict[str, Any]:
         """One transaction. The idempotency key is looked at first: a retry gets the first
         result even when its token has since expired or been spent by that first apply
         (told to preview again, it could apply twice). The key's row is written once, at
         the end, with the result: a racing twin fails on its unique index, rolls back and
-        replays the winner's result."""
+        replays the winner's result. `also` writes beside the result, in the same
+        transaction (an approved proposal's decision)."""
         with self.store.writing() as session:
             key = req.idempotency_key
             if key is not None:
@@ -298,6 +313,8 @@ class Registry:
                 result = self._enqueue(session, tool, actor, args, claims, key)
                 records.remember(session, key, tool.name, actor.subject, digest, result,
                                  self.clock())
+                if also is not None:
+                    also(session, result)
                 session.commit()
                 return result
             reads = start_tracking(session)
@@ -319,8 +336,10 @@ class Registry:
             result = records.record(session, tool.name, op, done, args, key)
             records.remember(session, key, tool.name, actor.subject, digest, result,
                              self.clock())
+            if also is not None:
+                also(session, result)
             session.commit()
-            return result
+            return {**result, **done.shown_once} if done.shown_once else result
 
     # -- write jobs ------------------------------------------------------------------
     def _enqueue(self, session: Any, tool: Tool, actor: Actor, args: dict[str, Any],

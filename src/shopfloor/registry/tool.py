@@ -65,10 +65,13 @@ CONTROL_FIELDS = frozenset({"preview", "preview_token", "idempotency_key"})
 
 @dataclass(frozen=True)
 class Done(Generic[Resp]):
-    """What a write handler returns: a one-line summary and the document it wrote."""
+    """What a write handler returns: a one-line summary and the document it wrote.
+    `shown_once`: fields the apply's caller sees and nothing keeps (a webhook's secret):
+    not in the operation log, not in the idempotency key's replay."""
 
     summary: str
     document: Resp
+    shown_once: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -126,12 +129,14 @@ class Toolset:
 
     def write(self, name: str, *, title: str, description: str, response: type[Resp],
               destructive: bool, undo: Undo = NEVER, role: Role = Role.operator,
-              subject: str = "", admin: str | None = None) -> Decorator:
+              subject: str = "", admin: str | None = None,
+              approves: bool = False) -> Decorator:
         """`destructive` is the author's word, checked against the naming rules by a test;
-        `undo` says how a revert undoes an apply (by default: it cannot)."""
+        `undo` says how a revert undoes an apply (by default: it cannot). `approves`: the
+        registry applies the proposal it names (registry/proposals.py), not the handler."""
         return self._declare(name, title, description, response, Facts(
             writes=True, role=role, destructive=destructive, undo=undo, subject=subject,
-            admin=admin or self.area))
+            admin=admin or self.area, approves=approves))
 
     def job(self, name: str, *, title: str, description: str, response: type[Resp],
             runs: tuple[str, Runner], role: Role = Role.operator,

@@ -16,7 +16,9 @@ from typing import Any
 from sqlalchemy import or_, select
 from sqlalchemy.orm import defer
 
+from shopfloor.kernel.events import EventType
 from shopfloor.kernel.statuses import JOB_TERMINAL, JobState
+from shopfloor.store import outbox
 from shopfloor.store.engine import Store
 from shopfloor.store.tables import Job
 
@@ -30,6 +32,13 @@ class Cancelled(Exception):
 
 def now() -> datetime:
     return datetime.now(UTC)
+
+
+def finished(session: Any, job: Job) -> None:
+    """The job's event, in the transaction that ends it (the outbox)."""
+    outbox.emit(session.connection(), EventType.job_finished, {
+        "job_id": job.id, "kind": job.kind, "status": str(job.status),
+        "summary": job.message, "actor": job.actor}, job.finished_at or now())
 
 
 def enqueue(session: Any, kind: str, arguments: dict[str, Any], actor: str) -> Job:
@@ -112,6 +121,7 @@ def finish(store: Store, job_id: str, worker: str, status: str, message: str,
             job.finished_at = now()
             if final == JobState.succeeded:
                 job.progress = Decimal(1)
+            finished(s, job)
             s.commit()
 
     store.retrying(attempt)
@@ -137,6 +147,7 @@ def complete(session: Any, job_id: str, worker: str, message: str, result: dict[
         raise Cancelled
     job.status, job.message, job.result = JobState.succeeded, message[:2000], result
     job.progress, job.finished_at, job.heartbeat_at = Decimal(1), now(), now()
+    finished(session, job)
 
 
 def requeue_stale(store: Store, timeout: timedelta, max_attempts: int = MAX_ATTEMPTS) -> int:
@@ -153,9 +164,11 @@ def requeue_stale(store: Store, timeout: timedelta, max_attempts: int = MAX_ATTE
                 lost = f"worker {job.worker} stopped responding"
                 if job.cancel_requested:
                     job.status, job.message, job.finished_at = JobState.cancelled, lost, now()
+                    finished(s, job)
                 elif job.attempts >= max_attempts:
                     job.status, job.finished_at = JobState.failed, now()
                     job.message = f"{lost}; failed after {job.attempts} attempts"
+                    finished(s, job)
                 else:
                     job.status, job.worker = JobState.queued, None
                     job.message = f"{lost}; re-queued"
@@ -170,6 +183,7 @@ def request_cancel(session: Any, job: Job) -> str:
     if job.status == JobState.queued:
         job.status, job.finished_at = JobState.cancelled, now()
         job.message = "cancelled before start"
+        finished(session, job)
         return JobState.cancelled
     if job.status == JobState.running:
         job.cancel_requested = True

@@ -66,7 +66,8 @@ class Authenticator:
         return len(self._verified)
 
     def mint(self, subject: str, roles: list[str], ttl_seconds: int,
-             session_id: str | None = None) -> str:
+             session_id: str | None = None, *, needs_approval: bool = False) -> str:
+        """`needs_approval`: the bearer's applies are held as proposals (claim `approval`)."""
         for r in roles:
             Role.parse(r)
         now = int(time.time())
@@ -75,6 +76,8 @@ class Authenticator:
                                   "aud": self._audience}
         if session_id is not None:
             claims["sid"] = session_id
+        if needs_approval:
+            claims["approval"] = True
         return jwt.encode(claims, self._key, algorithm="HS256")
 
     def sign_in(self, username: str, password: str,
@@ -84,7 +87,8 @@ class Authenticator:
         as it. Returns (token, expires_in, session)."""
         signed = self.accounts.sign_in(username, password, self.session_ttl, client)
         ttl = max(1, int(self.session_ttl.total_seconds()))
-        return self.mint(signed.username, [signed.role], ttl, signed.session_id), ttl, signed
+        return self.mint(signed.username, [signed.role], ttl, signed.session_id,
+                         needs_approval=signed.needs_approval), ttl, signed
 
     def session_of(self, authorization: str | None) -> str | None:
         """The session id a (valid) token names, if it came from a sign-in."""
@@ -129,7 +133,8 @@ class Authenticator:
         if not isinstance(roles, list):
             raise Unauthenticated("invalid roles claim: expected a list of role names")
         try:
-            actor = Actor.of(subject, *[str(r) for r in roles])
+            actor = Actor.of(subject, *[str(r) for r in roles],
+                             needs_approval=claims.get("approval") is True)
         except ValueError as exc:
             raise Unauthenticated(f"invalid roles claim: {exc}") from None
         sid = claims.get("sid")

@@ -176,6 +176,7 @@ def create_app(registry: Registry, settings: Settings, *,
                auth: Authenticator | None = None) -> Starlette:
     auth = auth or Authenticator(registry, settings)
     api = ToolsAPI(registry, auth)
+    from shopfloor.surfaces import paper
     from shopfloor.surfaces.admin import admin_routes
 
     routes: list[BaseRoute] = [
@@ -186,6 +187,7 @@ def create_app(registry: Registry, settings: Settings, *,
         Route("/api/v1/auth/token", api.token, methods=["POST"]),
         Route("/api/v1/auth/sign-out", api.sign_out, methods=["POST"]),
         *(extra_routes or []),
+        *paper.routes(registry, settings, auth),
         *admin_routes(registry, settings, auth),  # last: the API's paths come first
     ]
     app = Starlette(routes=routes, lifespan=lifespan,

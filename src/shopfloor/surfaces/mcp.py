@@ -2,9 +2,12 @@
 
 tools/list is answered from the catalogue and tools/call from the registry (no tool is
 declared twice); every result carries structured content and a short text; errors are
-`isError` results with the coded error as structured content. Write tools link the preview
+`isError` results with the coded error as structured content (a tool name this server
+does not have is a protocol error, -32602: nothing ran). Write tools link the preview
 card through `_meta.ui.resourceUri` (MCP Apps); hosts without apps get the same
-information as text.
+information as text. An apply without a token from a client that can be asked is
+confirmed in the host's own dialog first (`mcp_confirm`); resources live in
+`mcp_resources`.
 """
 
 from __future__ import annotations
@@ -17,14 +20,19 @@ from typing import TYPE_CHECKING, Any, cast
 import anyio
 import anyio.to_thread
 import mcp_types as types
-from mcp.server.apps import APP_MIME_TYPE, EXTENSION_ID
+from mcp.server.apps import EXTENSION_ID
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.models import InitializationOptions
+from mcp.shared.exceptions import MCPError
 
 from shopfloor import __version__
-from shopfloor.kernel.errors import Internal, ShopfloorError
+from shopfloor.kernel.errors import Internal, NotFound, ShopfloorError
 from shopfloor.kernel.statuses import JOB_TERMINAL
+from shopfloor.registry.confirm import ConfirmWrites, policy
+from shopfloor.surfaces import mcp_alerts
+from shopfloor.surfaces.mcp_confirm import Confirmer
+from shopfloor.surfaces.mcp_resources import Resources, no_cursor
 from shopfloor.surfaces.render import render
 from shopfloor.ui import cards
 
@@ -119,6 +127,16 @@ def error_result(exc: ShopfloorError) -> types.CallToolResult:
         structured_content=payload,
         is_error=True,
     )
+
+
+def known(registry: Registry, name: str) -> None:
+    """A tool name this server does not have is a protocol error (invalid params), not a
+    tool's result: nothing ran."""
+    try:
+        registry.get(name)
+    except NotFound:
+        raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown tool: {name}",
+                       data={"name": name}) from None
 
 
 def _wants_progress(ctx: ServerRequestContext[Any]) -> bool:
@@ -221,13 +239,14 @@ class RegistrySource:
 
 def build_server(registry: Registry, actor_for: Callable[[], Actor], *,
                  output_schemas: bool = True, progress_wait: float = 300.0,
-                 inline_reads: bool = False) -> Server[Any]:
+                 inline_reads: bool = False,
+                 confirm_writes: ConfirmWrites = ConfirmWrites.destructive) -> Server[Any]:
     from shopfloor.app.wiring import describe
 
     described = [describe(t) for t in registry.tools()]
     return server_for(lambda: described, RegistrySource(registry), actor_for,
                       output_schemas=output_schemas, progress_wait=progress_wait,
-                      inline_reads=inline_reads)
+                      inline_reads=inline_reads, confirm_writes=confirm_writes)
 
 
 async def invoke(registry: Registry, name: str, arguments: dict[str, Any], actor: Actor, *,
@@ -242,15 +261,23 @@ async def invoke(registry: Registry, name: str, arguments: dict[str, Any], actor
 
 def server_for(catalogue: Callable[[], list[dict[str, Any]]], source: RegistrySource,
                actor_for: Callable[[], Actor], *, output_schemas: bool = True,
-               progress_wait: float = 300.0, inline_reads: bool = False) -> Server[Any]:
+               progress_wait: float = 300.0, inline_reads: bool = False,
+               confirm_writes: ConfirmWrites = ConfirmWrites.destructive,
+               lasting_sessions: bool = False) -> Server[Any]:
     """One dispatcher over the registry. tools/list needs only the catalogue's
     description (`catalogue()`, called once, in a thread: it may wait for a child
     process); tools/call waits for the registry. `inline_reads`: for a server with one
-    client (stdio), plain reads run on the event loop (see `invoke`)."""
+    client (stdio), plain reads run on the event loop (see `invoke`). `confirm_writes`:
+    which applies without a token ask the person first, where the client can be asked
+    (`mcp_confirm`). `lasting_sessions`: stdio's, where handshake-era clients may
+    `resources/subscribe` (mcp_alerts)."""
     listed: list[types.ListToolsResult] = []
+    confirmer = Confirmer(confirm_writes)
+    resources = Resources(source.get, actor_for)
 
     async def list_tools(ctx: ServerRequestContext[Any],
                          params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
+        no_cursor(params)
         if not listed:
             described = await anyio.to_thread.run_sync(catalogue)
             if not listed:  # (two first lists at once describe the same tools)
@@ -260,32 +287,22 @@ def server_for(catalogue: Callable[[], list[dict[str, Any]]], source: RegistrySo
         return listed[0]
 
     async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
-                        ) -> types.CallToolResult | dict[str, Any]:
+                        ) -> types.CallToolResult | types.InputRequiredResult | dict[str, Any]:
         try:
             actor = actor_for()
             registry = source.registry or await source.get()
-            result = await invoke(registry, params.name, params.arguments or {}, actor,
-                                  inline_reads=inline_reads)
+            known(registry, params.name)
+            arguments = params.arguments or {}
+            asked = await confirmer.call(ctx, registry, params, arguments, actor)
+            if isinstance(asked, types.InputRequiredResult):
+                return asked
+            result = asked if asked is not None else await invoke(
+                registry, params.name, arguments, actor, inline_reads=inline_reads)
             if isinstance(result.get("job_id"), str) and _wants_progress(ctx):
                 result = await follow_job(ctx, registry, actor, result, progress_wait)
         except ShopfloorError as exc:
             return error_result(exc)
         return answer(text_of(result), result)
-
-    async def list_resources(ctx: ServerRequestContext[Any],
-                             params: types.PaginatedRequestParams | None
-                             ) -> types.ListResourcesResult:
-        return types.ListResourcesResult(resources=[types.Resource(
-            uri=c.uri, name=c.name, title=c.title, description=c.description,
-            mime_type=APP_MIME_TYPE, meta=c.meta) for c in cards.resources()])
-
-    async def read_resource(ctx: ServerRequestContext[Any],
-                            params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
-        card = next((c for c in cards.resources() if c.uri == str(params.uri)), None)
-        if card is None:
-            raise ValueError(f"no resource {params.uri}")
-        return types.ReadResourceResult(contents=[types.TextResourceContents(
-            uri=card.uri, mime_type=APP_MIME_TYPE, text=card.html, meta=card.meta)])
 
     server = ShopfloorServer(
         "shopfloor",
@@ -294,8 +311,10 @@ def server_for(catalogue: Callable[[], list[dict[str, Any]]], source: RegistrySo
         instructions=INSTRUCTIONS,
         on_list_tools=list_tools,
         on_call_tool=cast(Any, call_tool),  # (it may answer in wire form: see `answer`)
-        on_list_resources=list_resources,
-        on_read_resource=read_resource,
+        on_list_resources=resources.list_resources,
+        on_list_resource_templates=resources.list_templates,
+        on_read_resource=resources.read,
+        **mcp_alerts.handlers(source.get, lasting_sessions=lasting_sessions),
     )
     server.extensions[EXTENSION_ID] = {}
     return server
@@ -397,7 +416,9 @@ async def serve_stdio(settings: Settings,
     source = RegistrySource(opener=lambda: open_registry(settings))
     server = server_for(catalogue, source, settings_actor(settings),
                         output_schemas=settings.mcp_output_schemas,
-                        progress_wait=settings.mcp_progress_wait_seconds, inline_reads=True)
+                        progress_wait=settings.mcp_progress_wait_seconds, inline_reads=True,
+                        confirm_writes=policy(settings.confirm_writes),
+                        lasting_sessions=True)
     # What start-up built lives as long as the process: keep the collector off it
     # (`shopfloor mcp` starts with the collector paused; see cli.mcp).
     gc.freeze()

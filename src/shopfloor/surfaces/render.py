@@ -202,6 +202,8 @@ def _human(payload: Any, md: bool) -> str:
         tag = "REPLAYED" if payload.get("replayed") else "APPLIED"
         out.append(f"{heading}{tag}: {summary} "
                    f"(operation {_cell(payload.get('operation_id'), md)})")
+    elif payload.get("applied") is False:  # a person said no to the apply
+        out.append(f"{heading}NOT APPLIED: {summary}")
     if not payload.get("preview"):
         text = _scalars(payload, md, skip=("preview", "applied", "summary", "replayed",
                                            "preview_token"))

@@ -33,6 +33,7 @@ from shopfloor.app.settings import Settings
 from shopfloor.app.wiring import worker_for
 from shopfloor.app.worker import start_in_thread
 from shopfloor.kernel.errors import ShopfloorError
+from shopfloor.registry.confirm import policy
 from shopfloor.registry.registry import Registry
 from shopfloor.surfaces.auth import Authenticator
 from shopfloor.surfaces.http import create_app, error_response
@@ -105,8 +106,11 @@ def _replay(body: bytes, receive: Receive) -> Receive:
 
 def _may_stream(body: bytes) -> bool:
     """A tools/call with a progress token (or a batch, which may hold one): it streams
-    its progress notifications. Anything else has only its answer to send. Most bodies
-    are told apart without parsing; a malformed one is the transport's to refuse."""
+    its progress notifications; a `subscriptions/listen`, whose answer is the stream.
+    Anything else has only its answer to send. Most bodies are told apart without
+    parsing; a malformed one is the transport's to refuse."""
+    if b"subscriptions/listen" in body:
+        return True
     if b"progressToken" not in body:
         return False
     try:
@@ -169,7 +173,8 @@ def _security(host: str) -> TransportSecuritySettings | None:
 
 def build_app(registry: Registry, settings: Settings, *, run_worker: bool = True) -> Starlette:
     server = build_server(registry, request_actor, output_schemas=settings.mcp_output_schemas,
-                          progress_wait=settings.mcp_progress_wait_seconds)
+                          progress_wait=settings.mcp_progress_wait_seconds,
+                          confirm_writes=policy(settings.confirm_writes))
     streaming, answering = (StreamableHTTPSessionManager(
         app=server, stateless=True, json_response=json_response,
         security_settings=_security(settings.host)) for json_response in (False, True))

@@ -9,7 +9,8 @@ from shopfloor.domain.corrections.ledger import Reverser
 from shopfloor.registry.tool import Toolset
 
 MODULES = ("items", "partners", "stock", "orders", "production", "audit", "jobs", "bulk",
-           "lots", "corrections", "returns", "planning", "accounts")
+           "lots", "corrections", "returns", "planning", "valuation", "proposals",
+           "paper", "events", "accounts")
 
 
 def catalogue() -> list[Toolset]:

@@ -24,6 +24,7 @@ from shopfloor.kernel.roles import Role
 from shopfloor.registry.facts import Undo
 from shopfloor.registry.tool import Done, Toolset, WriteRequest
 from shopfloor.tools.fields import (
+    Gtin,
     Key,
     Kind,
     LeadDays,
@@ -64,6 +65,7 @@ class ItemRow(TypedDict, total=False):
     serial_tracked: bool
     lot_numbering: LotRule
     shelf_life_days: ShelfLifeDays
+    gtin: Gtin
     default_supplier: PartnerName
     unit_cost: Money
 

@@ -76,6 +76,7 @@ class LedgerRowOut(Out):
     location: str
     quantity: Amount
     unit_cost: Amount
+    value: Amount | None = None
     reason: str
     document_type: str | None
     document_number: str | None

@@ -26,7 +26,7 @@ from pydantic import (
     WithJsonSchema,
 )
 
-from shopfloor.kernel import keys
+from shopfloor.kernel import gs1, keys
 from shopfloor.kernel.numbers import fmt
 
 MAX_AMOUNT = Decimal("1000000000")
@@ -86,6 +86,19 @@ Name = Annotated[
 ]
 PartnerName = Annotated[Name, AfterValidator(_partner)]
 """A supplier's or customer's name: their key, so normalised like one."""
+def _gtin(text: str) -> str:
+    problem = gs1.gtin_problem(text)
+    if problem is not None:
+        raise ValueError(problem)
+    return text
+
+
+Gtin = Annotated[
+    str,
+    StringConstraints(strip_whitespace=True, min_length=8, max_length=14),
+    AfterValidator(_gtin),
+    WithJsonSchema({"type": "string", "description": "GTIN-8/12/13/14, check digit verified"}),
+]
 Uom = Annotated[
     str,
     StringConstraints(strip_whitespace=True, min_length=1, max_length=16,

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+from decimal import Decimal
+
 from pydantic import Field
 
 from shopfloor.domain.base import lookup
@@ -9,6 +12,7 @@ from shopfloor.domain.base.context import Op
 from shopfloor.domain.corrections import bulk as revert_bulk
 from shopfloor.domain.lots import reports as lot_reports
 from shopfloor.domain.planning import reports
+from shopfloor.domain.stock import history
 from shopfloor.domain.stock import items as catalog
 from shopfloor.kernel.roles import Role
 from shopfloor.registry.facts import Undo
@@ -16,11 +20,13 @@ from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
 from shopfloor.store.tables import Item
 from shopfloor.tools.fields import (
     Cursor,
+    Gtin,
     Key,
     Kind,
     LeadDays,
     Limit,
     LotRule,
+    Moment,
     Money,
     Name,
     NonNegative,
@@ -42,6 +48,7 @@ from shopfloor.tools.views import (
     item_out,
     lot_row_out,
     recipe_out,
+    stock_then_out,
 )
 
 tools = Toolset("items")
@@ -78,10 +85,28 @@ def _item(op: Op, req: SkuOrId) -> Item:
     return lookup.item(op, sku_of(op, req))
 
 
+class ItemAsOf(ItemRef):
+    as_of: Moment | None = Field(None, description="its stock as the ledger stood then")
+
+
+def _item_then(op: Op, found: reports.ItemDetail, moment: datetime) -> ItemDetailOut:
+    """The item with its stock per location summed from the ledger up to `moment`."""
+    rows = history.balances(op, moment, found.item.sku, None)
+    lots = history.lots(op, moment, [(b.item_id, b.location_id) for b in rows])
+    detail = item_detail_out(found)
+    detail.stock = [stock_then_out(b, lots[(b.item_id, b.location_id)], moment.date(), None)
+                    for b in rows]
+    detail.on_hand = sum((b.on_hand for b in rows), Decimal(0))
+    detail.available = None
+    return detail
+
+
 @tools.read("get_item", title="Get item", response=ItemDetailOut,
             description="One item by sku or id: its details, recipe and stock per location.")
-def get_item(op: Op, req: ItemRef) -> ItemDetailOut:
+def get_item(op: Op, req: ItemAsOf) -> ItemDetailOut:
     found = reports.item_detail(op, sku_of(op, req))
+    if req.as_of is not None:
+        return _item_then(op, found, req.as_of)
     rows = lot_reports.item_lots(op, found.item.sku) \
         if found.item.batch_tracked or found.item.serial_tracked else []
     detail = item_detail_out(found, lot_reports.blocked_at(rows, op.now.date()))
@@ -107,6 +132,7 @@ class ItemFields(WriteRequest):
     serial_tracked: bool | None = None
     lot_numbering: LotRule | None = Field(
         None, description="e.g. FL-{date}-{seq}: lots made without a number")
+    gtin: Gtin | None = None
     shelf_life_days: ShelfLifeDays | None = Field(None,
                                                   description="expiry of new lots, from their day")
 

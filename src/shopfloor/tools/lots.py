@@ -11,9 +11,10 @@ from shopfloor.domain.base.context import Op
 from shopfloor.domain.corrections import kinds as revert_kinds
 from shopfloor.domain.lots import holds, trace
 from shopfloor.domain.lots import reports as lot_reports
+from shopfloor.domain.stock import history
 from shopfloor.registry.facts import Undo
 from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
-from shopfloor.tools.fields import Amount, Key, Out, Text
+from shopfloor.tools.fields import Amount, Key, Moment, Out, Text
 
 tools = Toolset("lots")
 
@@ -24,7 +25,7 @@ class LotOut(Out):
     location: str
     on_hand: Amount
     expiry: date | None
-    held: bool
+    held: bool | None = Field(description="null as_of: holds are not in the ledger")
     hold_reason: str | None = None
 
 
@@ -40,12 +41,18 @@ def lot_out(r: lot_reports.LotRow) -> LotOut:
 class ListLots(Request):
     sku: Key
     location: Key | None = None
+    as_of: Moment | None = Field(None, description="the ledger as it stood then")
 
 
 @tools.read("list_lots", title="List lots", response=LotList,
             description="An item's lots (or serial numbers) with stock, per location, "
                         "first to expire first.")
 def list_lots(op: Op, req: ListLots) -> LotList:
+    if req.as_of is not None:
+        return LotList(lots=[
+            LotOut(sku=r.sku, lot=r.lot, location=r.location, on_hand=r.on_hand,
+                   expiry=r.expiry, held=None)
+            for r in history.item_lots(op, req.as_of, req.sku, req.location)])
     return LotList(lots=[lot_out(r) for r in lot_reports.item_lots(op, req.sku, req.location)])
 
 

@@ -86,7 +86,7 @@ def _summary(doc: StockReturn, order: str) -> str:
 @tools.write("create_customer_return", title="Customer return", response=ReturnOut,
              description="Take goods back against a sales order: each line restocked at the "
                          "cost it left with, quarantined, or scrapped.",
-             destructive=False,
+             destructive=True,  # restocked at its old cost it can lower the average cost
              undo=Undo.using(reverts.returned("customer")))
 def create_customer_return(op: Op, req: CreateCustomerReturn) -> Done[ReturnOut]:
     number = number_of(op, SalesOrder, req, "sales order")
@@ -104,7 +104,7 @@ class CreateSupplierReturn(NumberOrId, WriteRequest):
 @tools.write("create_supplier_return", title="Supplier return", response=ReturnOut,
              description="Send received goods back against a purchase order; they leave at "
                          "the cost they were received at.",
-             destructive=False,
+             destructive=True,  # lowers stock on hand
              undo=Undo.using(reverts.returned("supplier")))
 def create_supplier_return(op: Op, req: CreateSupplierReturn) -> Done[ReturnOut]:
     number = number_of(op, PurchaseOrder, req, "purchase order")

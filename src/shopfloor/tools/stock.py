@@ -14,7 +14,7 @@ from shopfloor.domain.corrections import kinds as revert_kinds
 from shopfloor.domain.corrections import reverts
 from shopfloor.domain.lots import reports as lot_reports
 from shopfloor.domain.planning import projection, reports
-from shopfloor.domain.stock import movements, usable
+from shopfloor.domain.stock import history, movements, usable
 from shopfloor.kernel.errors import ValidationFailed
 from shopfloor.kernel.numbers import fmt
 from shopfloor.kernel.roles import Role
@@ -49,6 +49,7 @@ from shopfloor.tools.views import (
     adjustment_out,
     movement_out,
     stock_out,
+    stock_then_out,
     transfer_out,
 )
 
@@ -58,6 +59,8 @@ tools = Toolset("stock")
 class GetStock(Request):
     sku: Key | None = None
     location: Key | None = Field(None, description="location code")
+    as_of: Moment | None = Field(None, description="the ledger as it stood then")
+    compare_to: Moment | None = Field(None, description="adds on hand then as `was`")
     limit: Limit = 200
     cursor: Cursor | None = None
 
@@ -87,6 +90,8 @@ def _after(cursor: str | None) -> tuple[str, str] | None:
             description="Stock per item and location: on hand, in held or expired lots, "
                         "committed to open orders, available, average cost.")
 def get_stock(op: Op, req: GetStock) -> StockList:
+    if req.as_of is not None or req.compare_to is not None:
+        return _stock_then(op, req)
     rows = reports.balances(op, req.sku, req.location, limit=req.limit + 1,
                             after=_after(req.cursor))
     rows, next_cursor = paged(rows, req.limit,
@@ -100,6 +105,30 @@ def get_stock(op: Op, req: GetStock) -> StockList:
         held_back = lot_reports.blocked_at(mine, today).get(b.location.code, usable.NONE)
         out.append(stock_out(b, mine, held_back))
     return StockList(balances=out, next_cursor=next_cursor)
+
+
+def _stock_then(op: Op, req: GetStock) -> StockList:
+    """Stock from the ledger's rows up to `as_of` (now if not given); with `compare_to`,
+    each row also says what was on hand then. Commitments and holds are facts of now, not
+    of the ledger: a row read as of a moment leaves them out."""
+    moment = req.as_of or op.now
+    after = _after(req.cursor)
+    rows = history.balances(op, moment, req.sku, req.location, limit=req.limit + 1,
+                            after=after)
+    rows, next_cursor = paged(rows, req.limit, lambda b: _stock_cursor(b.sku, b.location))
+    was: dict[tuple[str, str], Decimal] = {}
+    if req.compare_to is not None and rows:
+        last = (rows[-1].sku, rows[-1].location) if next_cursor else None
+        was = {(b.sku, b.location): b.on_hand for b in history.balances(
+            op, req.compare_to, req.sku, req.location, after=after)
+            if last is None or (b.sku, b.location) <= last}
+    lots = history.lots(op, moment, [(b.item_id, b.location_id) for b in rows])
+    day = moment.date()
+    return StockList(next_cursor=next_cursor, balances=[
+        stock_then_out(b, lots[(b.item_id, b.location_id)], day,
+                       was.get((b.sku, b.location), Decimal(0))
+                       if req.compare_to is not None else None)
+        for b in rows])
 
 
 class LowStockQuery(Request):
@@ -251,7 +280,7 @@ def _adjust_summary(verb: str, adj_number: str, location: str, n: int) -> str:
 @tools.write("create_stock_adjustment", title="Adjust stock", response=AdjustmentOut,
              description="Correct stock at a location by a delta or to a counted quantity "
                          "as of when it was counted.",
-             destructive=False,
+             destructive=True,  # a negative delta or a lower count writes stock off
              undo=Undo.using(reverts.moves))
 def create_stock_adjustment(op: Op, req: CreateAdjustment) -> Done[AdjustmentOut]:
     adj = movements.create_adjustment(op, req.location, req.reason,
@@ -298,7 +327,7 @@ class CreateTransfer(WriteRequest):
 
 @tools.write("create_stock_transfer", title="Transfer stock", response=TransferOut,
              description="Move stock between locations; it keeps its cost.",
-             destructive=False,
+             destructive=True,  # lowers stock on hand at the source
              undo=Undo.using(reverts.moves))
 def create_stock_transfer(op: Op, req: CreateTransfer) -> Done[TransferOut]:
     tr = movements.create_transfer(op, req.from_location, req.to_location,

@@ -12,8 +12,10 @@ from sqlalchemy.orm import object_session
 
 from shopfloor.domain.lots.reports import LotRow
 from shopfloor.domain.planning import reports
+from shopfloor.domain.stock import history
 from shopfloor.domain.stock.movements import Document
 from shopfloor.domain.stock.usable import NONE, Blocked
+from shopfloor.kernel.numbers import cost
 from shopfloor.store.tables import (
     Balance,
     Item,
@@ -47,7 +49,7 @@ class StockLotOut(Out):
     lot: str
     on_hand: Amount
     expiry: date | None
-    held: bool
+    held: bool | None = Field(description="null as_of: holds are not in the ledger")
 
 
 class StockOut(Out):
@@ -56,9 +58,10 @@ class StockOut(Out):
     on_hand: Amount
     held: Amount = Decimal(0)
     expired: Amount = Decimal(0)
-    committed: Amount
-    available: Amount
+    committed: Amount | None = Field(description="null as_of: not in the ledger")
+    available: Amount | None
     average_cost: Amount
+    was: Amount | None = None
     lots: list[StockLotOut] = Field(default_factory=list, description="tracked items")
 
 
@@ -80,6 +83,7 @@ class ItemOut(Out):
     serial_tracked: bool = False
     lot_numbering: str | None = None
     shelf_life_days: int | None = None
+    gtin: str | None = None
     on_hand: Amount | None = None
     available: Amount | None = None
 
@@ -124,6 +128,7 @@ class MovementOut(Out):
     location: str
     quantity: Amount
     unit_cost: Amount
+    value: Amount
     reason: str
     batch: str | None
     document_type: str | None
@@ -174,7 +179,7 @@ def item_out(item: Item, totals: tuple[Decimal, Decimal] | None = None) -> ItemO
         default_supplier=item.default_supplier.name if item.default_supplier else None,
         batch_tracked=item.batch_tracked, serial_tracked=item.serial_tracked,
         lot_numbering=item.lot_numbering, shelf_life_days=item.shelf_life_days,
-        on_hand=totals[0] if totals else None,
+        gtin=item.gtin, on_hand=totals[0] if totals else None,
         available=totals[1] if totals else None,
     )
 
@@ -212,7 +217,7 @@ def item_detail_out(d: reports.ItemDetail,
         lead_time_days=i["lead_time_days"], default_supplier=i["supplier"],
         batch_tracked=i["batch_tracked"], serial_tracked=i["serial_tracked"],
         lot_numbering=i["lot_numbering"], shelf_life_days=i["shelf_life_days"],
-        on_hand=on_hand, available=available,
+        gtin=i["gtin"], on_hand=on_hand, available=available,
         recipe=[ComponentOut(sku=r.key, name=r.name, quantity=r.quantity) for r in d.recipe],
         stock=[_stock_row(i["sku"], s.key, s.quantity, s.committed, s.average_cost,
                           held_back.get(s.key, NONE)) for s in d.stock],
@@ -234,6 +239,17 @@ def stock_out(b: Balance, lots: Sequence[LotRow] = (), blocked: Blocked = NONE) 
                       blocked, lots)
 
 
+def stock_then_out(b: history.StockThen, lots: Sequence[history.LotThen], day: date,
+                   was: Decimal | None) -> StockOut:
+    """A row of the ledger as it stood: on hand, value and the lots in it; what sits in
+    lots expired by then is `expired`. Holds are not in the ledger, so not in the row."""
+    return StockOut(sku=b.sku, location=b.location, on_hand=b.on_hand,
+                    expired=history.expired(lots, day), committed=None, available=None,
+                    average_cost=cost(b.average_cost), was=was,
+                    lots=[StockLotOut(lot=r.lot, on_hand=r.on_hand, expiry=r.expiry, held=None)
+                          for r in lots])
+
+
 def lot_row_out(r: LotRow) -> StockLotOut:
     return StockLotOut(lot=r.lot, on_hand=r.on_hand, expiry=r.expiry, held=r.held)
 
@@ -252,7 +268,7 @@ def manufacturing_order_out(mo: ManufacturingOrder) -> ManufacturingOrderOut:
 
 def movement_out(m: StockMovement) -> MovementOut:
     return MovementOut(id=m.id, sku=m.item.sku, location=m.location.code, quantity=m.quantity,
-                       unit_cost=m.unit_cost, reason=m.reason,
+                       unit_cost=m.unit_cost, value=m.value, reason=m.reason,
                        batch=m.batch.lot_number if m.batch else None,
                        document_type=m.document_type, document_number=m.document_number,
                        actor=m.actor, created_at=m.created_at)

@@ -7,7 +7,7 @@ back by the registry.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
@@ -99,6 +99,9 @@ class Op:
     checkpoint: Callable[[float, str], None] | None = None
     flushers: list[Callable[[], None]] = field(default_factory=list)
     roles: frozenset[Role] = frozenset()
+    options: Mapping[str, Any] = field(default_factory=dict)
+    """Deployment settings a rule consults (`webhook_allow_private`), handed down by the
+    registry: the domain never reads the environment itself."""
 
     def progress(self, fraction: float, message: str) -> None:
         """Long operations report here; inside a job this is a checkpoint that may stop the

@@ -10,10 +10,10 @@ balance (it may have left at a cost that included it); for a lot-tracked receipt
 later outgoing row of that very lot (the lot was shipped, consumed or moved: traced
 onward). Stock of other lots leaving since does not block: they are their own goods.
 
-Average cost: when nothing else has moved the balance since (or everything that did has
-been reverted too), the balance gets back the exact average the operation found, from
-its logged before-value; otherwise the reversing rows re-average it, which is what
-moving average means.
+Value: each reversing row moves exactly the negation of the row it reverses (never a
+logged average put back), and the variances the operation recorded are answered by
+opposite ones. A negation that would leave a balance valued below zero, or with value
+and nothing on hand, is refused: the stock has been valued differently since.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from shopfloor.domain.stock import ledger as stock
 from shopfloor.domain.stock.ledger import Posting
 from shopfloor.domain.stock.standing import unreverted
 from shopfloor.kernel.numbers import ZERO, fmt
-from shopfloor.store.tables import Batch, Item, Location, StockMovement
+from shopfloor.store.tables import Batch, Item, Location, StockMovement, Variance
 
 
 @dataclass
@@ -127,62 +127,101 @@ def reverse_moves(op: Op, o: Original) -> None:
     nets: dict[tuple[int, int], Decimal] = defaultdict(lambda: ZERO)
     for m in o.moves:
         nets[(m.item_id, m.location_id)] += m.quantity
-    start: dict[tuple[int, int], tuple[Decimal, bool]] = {}
     for (item_id, loc_id), net in nets.items():
         here = [x for x in o.moves if (x.item_id, x.location_id) == (item_id, loc_id)]
-        m = here[0]
-        bal = stock.balance(op, m.item, m.location)
-        start[(item_id, loc_id)] = (bal.average_cost,
-                                    bool(later(o.session, item_id, loc_id,
-                                               max(x.id for x in here))))
         if net > 0:
-            blocker = _depends(o, m, [x for x in here if x.quantity > 0])
+            blocker = _depends(o, here[0], [x for x in here if x.quantity > 0])
             if blocker:
                 o.blockers.append(blocker)
+            blocker = repriced_since(o, here[0])
+            if blocker:
+                o.blockers.append(blocker)
+    o.blockers.extend(_shares_taken(o))
     if o.blockers:
         return
+    book = stock.ledger(op)
+    seen = len(book.unbalanced)
     for m in reversed(o.moves):
-        if m.quantity > 0:
-            p = Posting(m.item, m.location, -m.quantity, "revert", m.document_type,
-                        m.document_number, batch_id=m.batch_id, exit_cost=m.unit_cost,
-                        pool=m.batch_id is None)
-        else:
-            p = Posting(m.item, m.location, -m.quantity, "revert", m.document_type,
-                        m.document_number, unit_cost=m.unit_cost, batch_id=m.batch_id,
-                        pool=m.batch_id is None)
+        p = Posting(m.item, m.location, -m.quantity, "revert",
+                    m.document_type, m.document_number, unit_cost=m.unit_cost,
+                    batch_id=m.batch_id, pool=m.batch_id is None or m.quantity == 0,
+                    value=-m.value)
         moved = stock.post(op, p)
         o.rows.append({"sku": m.item.sku, "location": m.location.code,
-                       "quantity": p.quantity, "unit_cost": moved, "reason": "revert",
-                       "document_type": m.document_type, "document_number": m.document_number,
-                       "reverses_movement": m.id})
-    for (item_id, loc_id), (avg, moved_on) in start.items():
-        if moved_on:
-            continue  # the balance moved on since: the reversing rows re-averaged it
-        m = next(x for x in o.moves if (x.item_id, x.location_id) == (item_id, loc_id))
-        key = stock.key(m.item, m.location)
-        was_qty, was_avg = (o.before("stock", key, "on_hand"),
-                            o.before("stock", key, "average_cost"))
-        if was_qty is not None and Decimal(was_qty) != stock.balance(op, m.item,
-                                                                     m.location).on_hand:
-            continue
-        stock.revalue(op, m.item, m.location, Decimal(was_avg) if was_avg is not None else avg)
+                       "quantity": p.quantity, "unit_cost": moved, "value": -m.value,
+                       "reason": "revert", "document_type": m.document_type,
+                       "document_number": m.document_number, "reverses_movement": m.id})
+    o.blockers.extend(f"{what}: the stock it moved has been valued since; correct it "
+                      "instead" for what in book.unbalanced[seen:])
+    answer_variances(op, o)
+
+
+def _shares_taken(o: Original) -> list[str]:
+    """Goods that left and were re-priced after they left took a share of the re-pricing,
+    expensed against their document: bringing them back at the value they left with would
+    leave that share expensed. The re-pricing is reverted first (and applied again)."""
+    gone = [m for m in o.moves if m.quantity < 0 and m.document_number]
+    if not gone:
+        return []
+    first = min(m.created_at for m in gone)
+    rows = o.session.execute(select(
+        Variance.document_type, Variance.document_number, Variance.location_id,
+        Variance.item_id, Variance.amount).where(
+        Variance.kind == "price_correction", Variance.created_at >= first,
+        Variance.document_number.in_(sorted({str(m.document_number) for m in gone})))).all()
+    net: dict[tuple[Any, ...], Decimal] = defaultdict(lambda: ZERO)
+    for dtype, dnum, loc, item_id, amount in rows:
+        net[(dtype, dnum, loc, item_id)] += amount
+    out = []
+    for m in gone:
+        if net.get((m.document_type, m.document_number, m.location_id, m.item_id)):
+            out.append(f"{m.item.sku} on {m.document_type} {m.document_number} took a share of "
+                       "a price correction made since; revert that first")
+    return sorted(set(out))
+
+
+def answer_variances(op: Op, o: Original) -> None:
+    """The variances the reverted operation recorded, answered by opposite ones."""
+    rows = op.session.scalars(select(Variance).where(
+        Variance.operation_id == o.operation_id).order_by(Variance.id)).all()
+    book = stock.ledger(op)
+    for r in rows:
+        item = op.session.get(Item, r.item_id)
+        location = op.session.get(Location, r.location_id)
+        assert item is not None and location is not None
+        book.variance(item, location, -r.amount, r.kind, r.document_type, r.document_number,
+                      r.batch_id, f"revert of {o.operation_id}")
 
 
 def moved_since(o: Original) -> list[str]:
-    """Blockers for a revert that must find every balance it touched as it left it (a
-    re-costing cannot be re-averaged back): the later rows, named."""
+    """Blockers for reverting a re-pricing: goods it re-priced that have left a balance
+    since took a share of it with them, which negating its rows would not give back."""
     out = []
     seen: set[tuple[int, int]] = set()
     for m in o.moves:
-        if (m.item_id, m.location_id) in seen:
+        if m.quantity != 0 or (m.item_id, m.location_id) in seen:
             continue
         seen.add((m.item_id, m.location_id))
         last = max(x.id for x in o.moves if (x.item_id, x.location_id) == (m.item_id,
                                                                            m.location_id))
-        rows = later(o.session, m.item_id, m.location_id, last)
+        rows = [x for x in later(o.session, m.item_id, m.location_id, last) if x.quantity < 0]
         if rows:
             what = ", ".join(f"{x.reason} {fmt(x.quantity)} on {x.document_type} "
                              f"{x.document_number}" for x in rows)
-            out.append(f"{m.item.sku} at {m.location.code} was re-costed and has moved since "
+            out.append(f"{m.item.sku} at {m.location.code} was re-priced and has left since "
                        f"({what}); correct it again instead")
     return out
+
+
+def repriced_since(o: Original, m: StockMovement) -> str | None:
+    """A blocker for undoing a document's goods coming in once they were re-priced: the
+    re-pricing belongs to those goods; it is reverted first."""
+    ops = o.session.execute(select(StockMovement.operation_id).where(
+        StockMovement.document_type == m.document_type,
+        StockMovement.document_number == m.document_number,
+        StockMovement.item_id == m.item_id, StockMovement.reason == "revaluation",
+        StockMovement.quantity == 0, StockMovement.id > m.id, unreverted())).scalars().all()
+    if not ops:
+        return None
+    return (f"{m.item.sku} on {m.document_type} {m.document_number} was re-priced since "
+            f"(operation {', '.join(sorted(set(map(str, ops))))}); revert that first")

@@ -27,6 +27,7 @@ from shopfloor.domain.stock import ledger as stock
 from shopfloor.domain.stock import lots
 from shopfloor.domain.stock.items import touch
 from shopfloor.domain.stock.ledger import Posting
+from shopfloor.domain.stock.standing import revalued
 from shopfloor.kernel.errors import ValidationFailed
 from shopfloor.kernel.numbers import ZERO, cost, fmt
 from shopfloor.store.tables import Location, StockMovement
@@ -59,7 +60,9 @@ def moved_cost(op: Op, document_type: str, number: str, item_id: int, reason: st
     qty = sum((q for q, _ in rows), ZERO)
     if qty == 0:
         return ZERO
-    return cost(sum((q * c for q, c in rows), ZERO) / qty)
+    # a receipt's or a completion's goods re-priced since carry the new price
+    return cost(sum((q * c for q, c in rows), ZERO) / qty
+                + revalued(op.session, document_type, number, item_id))
 
 
 def _lines(specs: Sequence[ReturnSpec], order_lines: Sequence[Any], number: str, done: str,

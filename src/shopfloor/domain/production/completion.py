@@ -96,7 +96,7 @@ def complete(op: Op, number: str, report: Report) -> tuple[ManufacturingOrder, l
                     item, mo.location, -part.quantity, "consumption",
                     "manufacturing_order", mo.number, batch_id=part.batch_id,
                     allow_expired=spec is not None and spec.allow_expired, field=part.field))
-                total += part.quantity * v.unit_cost
+                total -= stock.ledger(op).last_value
         variances.append(v)
     counted = min(made, remaining)
     for c in mo.components:
@@ -106,11 +106,14 @@ def complete(op: Op, number: str, report: Report) -> tuple[ManufacturingOrder, l
     if q > 0:
         out = lots.incoming(op, [lots.Line(mo.item, q, "output", _output_lots(report),
                                            report.serials, report.expiry)])[0]
-        unit_cost = cost(total / q)
-        for part in out:
+        unit_cost, left = cost(total / q), total
+        for n, part in enumerate(out):
+            # the product carries exactly the value its components took, split by quantity
+            share = left if n == len(out) - 1 else cost(total * part.quantity / q)
+            left -= share
             stock.post(op, Posting(mo.item, mo.location, part.quantity, "production",
                                    "manufacturing_order", mo.number, unit_cost=unit_cost,
-                                   batch_id=part.batch_id, field=part.field))
+                                   batch_id=part.batch_id, field=part.field, value=share))
     if report.scrap:
         op.change("manufacturing_order", number, "scrapped_quantity", mo.scrapped_quantity,
                   mo.scrapped_quantity + report.scrap)

@@ -21,6 +21,7 @@ from shopfloor.domain.stock import ledger as stock
 from shopfloor.domain.stock import lookalikes, lots, movements
 from shopfloor.domain.stock.items import material_with_recipe
 from shopfloor.domain.stock.lot_ledger import LOTS
+from shopfloor.kernel import gs1
 from shopfloor.kernel.errors import ValidationFailed
 from shopfloor.kernel.numbers import fmt
 from shopfloor.store.tables import Item, Location, RecipeLine, Supplier
@@ -138,6 +139,29 @@ def _blocked(op: Op, rows: Sequence[ImportRow], known: dict[str, Known]) -> dict
     return blocked
 
 
+def _gtins(op: Op, rows: Sequence[ImportRow]) -> dict[str, str]:
+    """The items already holding the rows' GTINs: 14-digit form -> SKU (one query)."""
+    forms = {f for r in rows if r.fields.get("gtin") for f in gs1.gtin_forms(r.fields["gtin"])}
+    found: dict[str, str] = {}
+    if not forms:
+        return found
+    for where in _among(op, Item.gtin, forms):
+        for sku, gtin in op.session.execute(select(Item.sku, Item.gtin).where(where)):
+            found[gs1.gtin14(gtin or "")] = sku
+    return found
+
+
+def _gtin_taken(row: ImportRow, gtins: dict[str, str]) -> Rejected | None:
+    """A GTIN names one item: taken by another item, or by an earlier row, is refused."""
+    gtin = row.fields.get("gtin")
+    if gtin is None:
+        return None
+    owner = gtins.setdefault(gs1.gtin14(gtin), row.sku)
+    if owner == row.sku:
+        return None
+    return Rejected(row.line, row.sku, f"GTIN {gtin} is already item {owner}'s", "gtin")
+
+
 def _rule_problem(row: ImportRow) -> Rejected | None:
     try:
         lots.check_rule(row.fields.get("lot_numbering"))
@@ -148,7 +172,7 @@ def _rule_problem(row: ImportRow) -> Rejected | None:
 
 def _check(row: ImportRow, first_line: dict[str, int], items: Mapping[str, Known],
            suppliers: Container[str], locations: Container[str],
-           blocked: Mapping[int, str]) -> Rejected | None:
+           blocked: Mapping[int, str], gtins: dict[str, str]) -> Rejected | None:
     if first_line.setdefault(row.sku, row.line) != row.line:
         return Rejected(row.line, row.sku, f"{row.sku} is also on line {first_line[row.sku]}",
                         "sku")
@@ -170,7 +194,7 @@ def _check(row: ImportRow, first_line: dict[str, int], items: Mapping[str, Known
     for code in row.stock:
         if code not in locations:
             return Rejected(row.line, row.sku, f"no location {code!r}", f"on_hand:{code}")
-    return None
+    return _gtin_taken(row, gtins)
 
 
 def _update(op: Op, item: Item, row: ImportRow, supplier: Supplier | None) -> list[str]:
@@ -195,9 +219,9 @@ def _text(value: Any) -> str:
 
 def _reject(row: ImportRow | Rejected, first_line: dict[str, int], known: Mapping[str, Known],
             suppliers: Container[str], locations: Container[str],
-            blocked: Mapping[int, str]) -> Outcome | None:
+            blocked: Mapping[int, str], gtins: dict[str, str]) -> Outcome | None:
     problem = row if isinstance(row, Rejected) else _check(
-        row, first_line, known, suppliers, locations, blocked)
+        row, first_line, known, suppliers, locations, blocked, gtins)
     if problem is None:
         return None
     return Outcome(problem.line, problem.sku, "reject", problem.reason, problem.field)
@@ -227,8 +251,9 @@ def check(op: Op, rows: Sequence[ImportRow | Rejected], *, skip_rejects: bool) -
     suppliers = _keys(op, Supplier.name, (r.supplier for r in valid if r.supplier))
     locations = _keys(op, Location.code, (c for r in valid for c in r.stock))
     blocked = _blocked(op, valid, known)
+    gtins = _gtins(op, valid)
     first_line: dict[str, int] = {}
-    rejected = [o for o in (_reject(r, first_line, known, suppliers, locations, blocked)
+    rejected = [o for o in (_reject(r, first_line, known, suppliers, locations, blocked, gtins)
                             for r in rows) if o is not None]
     if rejected:
         raise _refusal(rejected, len(rows))
@@ -243,6 +268,7 @@ def import_items(op: Op, rows: Sequence[ImportRow | Rejected], *,
     known = {sku: Known(i.id, i.archived, i.kind, i.batch_tracked, i.serial_tracked)
              for sku, i in items.items()}
     blocked = _blocked(op, valid, known)
+    gtins = _gtins(op, valid)
     outcomes: list[Outcome] = []
     first_line: dict[str, int] = {}
     counts: list[tuple[ImportRow, Outcome]] = []
@@ -250,7 +276,7 @@ def import_items(op: Op, rows: Sequence[ImportRow | Rejected], *,
     for n, row in enumerate(rows):
         if n % CHUNK == 0:
             op.progress(0.8 * n / len(rows), f"row {n + 1} of {len(rows)}")
-        rejected = _reject(row, first_line, known, suppliers, locations, blocked)
+        rejected = _reject(row, first_line, known, suppliers, locations, blocked, gtins)
         if rejected is not None:
             outcomes.append(rejected)
             continue

@@ -13,6 +13,7 @@ from sqlalchemy.orm.attributes import flag_modified
 from shopfloor.domain.base import lookup
 from shopfloor.domain.base.context import Op
 from shopfloor.domain.stock import lookalikes, lots, usable
+from shopfloor.kernel import gs1
 from shopfloor.kernel.errors import Conflict, ValidationFailed
 from shopfloor.kernel.numbers import ZERO, fmt
 from shopfloor.kernel.statuses import OPEN_MO, OPEN_PO, OPEN_SO
@@ -32,7 +33,7 @@ from shopfloor.store.tables import (
 
 ITEM_FIELDS = ("name", "kind", "uom", "purchase_price", "sales_price", "reorder_point",
                "reorder_quantity", "lead_time_days", "batch_tracked", "serial_tracked",
-               "lot_numbering", "shelf_life_days", "order_multiple", "supply_period_days")
+               "lot_numbering", "shelf_life_days", "order_multiple", "supply_period_days", "gtin")
 
 
 def _unique(op: Op, model: type[Any], column: Any, value: str, fld: str, what: str) -> None:
@@ -47,6 +48,7 @@ def create_item(op: Op, sku: str, fields: dict[str, Any], default_supplier: str 
         raise Conflict(f"item {sku!r} already exists" + (" (deleted)" if existing.archived else ""),
                        field="sku")
     lookalikes.new_key(op, Item.sku, Item.sku_skeleton, sku, fld="sku", what="item")
+    gtin_free(op, fields.get("gtin"), sku)
     item = Item(sku=sku, **fields)
     if default_supplier is not None:
         item.default_supplier = lookup.supplier(op, default_supplier, fld="default_supplier")
@@ -63,6 +65,8 @@ def modify_item(op: Op, sku: str, fields: dict[str, Any], default_supplier: str 
         raise ValidationFailed(material_with_recipe(sku), field="kind")
     lots.check_rule(fields.get("lot_numbering"))
     lots.may_stop_tracking(op, item, fields)
+    if fields.get("gtin") not in (None, item.gtin):
+        gtin_free(op, fields["gtin"], sku)
     for name, value in fields.items():
         before = getattr(item, name)
         if before != value:
@@ -77,6 +81,17 @@ def modify_item(op: Op, sku: str, fields: dict[str, Any], default_supplier: str 
     if not op.changes:
         op.warn("no_change", f"{sku} already has these values")
     return item
+
+
+def gtin_free(op: Op, gtin: str | None, sku: str) -> None:
+    """A GTIN names one trade item: a scan of it must find one item, so a second item
+    taking it (in any of its lengths) is refused."""
+    if gtin is None:
+        return
+    other = op.session.scalar(select(Item.sku).where(Item.gtin.in_(gs1.gtin_forms(gtin)),
+                                                     Item.sku != sku).limit(1))
+    if other is not None:
+        raise Conflict(f"GTIN {gtin} is already item {other}'s", field="gtin")
 
 
 def material_with_recipe(sku: str) -> str:

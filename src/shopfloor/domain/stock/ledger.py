@@ -1,8 +1,11 @@
 """The stock ledger and its balances, batched per operation.
 
 Every change of stock is one ledger row plus a balance update in the same transaction.
-Costing is moving average per item and location: a receipt re-averages, an issue leaves
-at the current average and does not change it, a transfer carries its cost along.
+Costing is moving average per item and location, kept as value: every row carries the
+signed change of stock value it makes (`value`), a balance's `stock_value` is the sum of
+its rows' values, exactly, and its average is value / on hand (`costing.py` has the
+rules). A transfer carries its value along; a revaluation is a row of quantity 0. Value a
+document moved that the stock could not carry is a variance row, outside the stock books.
 
 An operation reads the balances it touches in one query (locked on PostgreSQL), moves
 them in memory, and writes them back at its end: the ledger rows as one executemany, the
@@ -32,7 +35,7 @@ from shopfloor.kernel.errors import InsufficientStock, ValidationFailed
 from shopfloor.kernel.numbers import ZERO, cost, fmt
 from shopfloor.store.bulk import executemany
 from shopfloor.store.engine import RetryTransaction
-from shopfloor.store.tables import Balance, StockMovement, table
+from shopfloor.store.tables import Balance, StockMovement, Variance, table
 from shopfloor.store.tracking import reads_of, remember
 
 BALANCES = table(Balance)
@@ -42,20 +45,20 @@ MOVEMENTS = table(StockMovement)
 _UPDATE = (update(BALANCES)
            .where(BALANCES.c.id == bindparam("b_id"), BALANCES.c.version == bindparam("b_version"))
            .values(on_hand=bindparam("b_on_hand"), committed=bindparam("b_committed"),
-                   average_cost=bindparam("b_average_cost"), version=bindparam("b_next")))
+                   average_cost=bindparam("b_average_cost"),
+                   stock_value=bindparam("b_stock_value"), version=bindparam("b_next")))
 _INSERT = insert(BALANCES).returning(BALANCES.c.id, BALANCES.c.item_id, BALANCES.c.location_id)
 _MOVE = insert(MOVEMENTS)
+_VARIANCE = insert(table(Variance))
 
 
 @functools.cache
 def _load(n: int, locked: bool) -> Select[Any]:
     stmt = select(BALANCES.c.id, BALANCES.c.item_id, BALANCES.c.on_hand, BALANCES.c.committed,
-                  BALANCES.c.average_cost, BALANCES.c.version
+                  BALANCES.c.average_cost, BALANCES.c.version, BALANCES.c.stock_value
                   ).where(BALANCES.c.location_id == bindparam("location_id"),
                           keyed(BALANCES.c.item_id, n))
     return stmt.with_for_update() if locked else stmt
-
-
 
 
 class Stocked(Protocol):
@@ -88,6 +91,7 @@ class Slot:
     committed: Decimal
     average_cost: Decimal
     version: int
+    value: Decimal = ZERO
     dirty: bool = False
 
 
@@ -109,6 +113,9 @@ class Posting(NamedTuple):
     """A named expired lot may be used."""
     pool: bool = False
     """A tracked item's stock outside any lot (from before it was tracked), on purpose."""
+    value: Decimal | None = None
+    """The exact signed value this row moves (a revert negating a row, a transfer's value
+    arriving, a product made of what its components took), instead of one costed here."""
 
 
 class Ledger:
@@ -118,6 +125,12 @@ class Ledger:
         self.op = op
         self.slots: dict[tuple[int, int], Slot] = {}
         self.moves: list[dict[str, Any]] = []
+        self.variances: list[dict[str, Any]] = []
+        self.shown: dict[tuple[str, str], Decimal] = {}
+        self.unbalanced: list[str] = []
+        """Exact postings that left a balance valued below zero or with value and nothing
+        on hand: a revert refuses on these."""
+        self.last_value = ZERO
         self.flushing = False
         self.lots = LotBook(op)
         op.session.connection()  # begin, so the transaction (or savepoint) is known
@@ -127,8 +140,8 @@ class Ledger:
 
     @property
     def pending(self) -> bool:
-        return (bool(self.moves) or any(s.dirty for s in self.slots.values())
-                or self.lots.pending)
+        return (bool(self.moves) or bool(self.variances)
+                or any(s.dirty for s in self.slots.values()) or self.lots.pending)
 
     def load(self, items: Iterable[Stocked], location: Place) -> None:
         """Read (and lock) the balances of many items at one location in one query; the
@@ -151,10 +164,10 @@ class Ledger:
                     remember(seen, "balances", f"new:{where}", None)
                     slot = Slot(None, item_id, loc, where, ZERO, ZERO, ZERO, 1)
                 else:
-                    bid, _, on_hand, committed, average_cost, version = row
+                    bid, _, on_hand, committed, average_cost, version, value = row
                     remember(seen, "balances", str(bid), version)
                     slot = Slot(bid, item_id, loc, where, on_hand, committed, average_cost,
-                                version)
+                                version, value)
                 self.slots[(item_id, loc)] = slot
 
     def slot(self, item: Stocked, location: Place) -> Slot:
@@ -199,19 +212,23 @@ class Ledger:
         """First-expiring-first-out across the usable lots, then stock outside any lot."""
         need = -p.quantity
         bal = self.slot(p.item, p.location)
-        moved = bal.average_cost
+        moved, total = bal.average_cost, ZERO
         for lot in self.lots.fefo(p.item.id, p.location.id):
             take = min(lot.on_hand, need)
             moved = self._post(p._replace(quantity=-take, batch_id=lot.batch_id), lot)
+            total += self.last_value
             need -= take
             if need == 0:
+                self.last_value = total
                 return moved
         outside = bal.on_hand - self.lots.in_lots(p.item.id, p.location.id)
         take = min(need, max(outside, ZERO))
         if take > 0:
             moved = self._post(p._replace(quantity=-take), None)
+            total += self.last_value
             need -= take
         if need == 0:
+            self.last_value = total
             return moved
         blocked = self.lots.unusable(p.item.id, p.location.id)
         if blocked and bal.on_hand >= need:
@@ -225,7 +242,9 @@ class Ledger:
                          "lots": [{"lot": s.lot_number, "on_hand": fmt(s.on_hand),
                                    "held": s.held, "expired": s.expired(today)}
                                   for s in blocked]}))
-        return self._post(p._replace(quantity=-need), None)
+        moved = self._post(p._replace(quantity=-need), None)
+        self.last_value += total
+        return moved
 
     def _post(self, p: Posting, lot: LotSlot | None) -> Decimal:
         op = self.op
@@ -240,28 +259,47 @@ class Ledger:
                 details={"sku": p.item.sku, "location": p.location.code,
                          "on_hand": fmt(before_qty), "requested": fmt(-p.quantity)},
             ))
+        before_value = bal.value
         if p.quantity > 0:
-            new_avg, move_cost = costing.incoming(before_qty, before_avg, p.quantity,
-                                                  p.unit_cost)
+            c = costing.incoming(before_qty, before_value, before_avg, p.quantity,
+                                 p.unit_cost, p.value)
+        elif p.value is not None:
+            c = costing.Costed(p.value, (p.unit_cost or ZERO) if p.quantity == 0
+                               else storable(cost(p.value / p.quantity), p.field))
         elif p.exit_cost is not None:
-            new_avg, move_cost = costing.outgoing_at(before_qty, before_avg, p.quantity,
-                                                     p.exit_cost)
+            c = costing.outgoing_at(before_qty, before_value, before_avg, p.quantity,
+                                    p.exit_cost)
         else:
-            new_avg, move_cost = costing.outgoing(before_avg)
-        storable(new_avg, p.field)
-        storable(move_cost, p.field)
-        bal.on_hand, bal.average_cost, bal.dirty = after_qty, new_avg, True
+            c = costing.outgoing(before_qty, before_value, before_avg, p.quantity)
+        move_cost = storable(c.unit_cost, p.field)
+        after_value = storable(before_value + c.value, p.field)
+        # a revert that empties a balance leaves it as a balance that never had stock
+        new_avg = storable(costing.average(after_qty, after_value, ZERO if (
+            p.value is not None and p.quantity < 0) else before_avg), p.field)
+        if p.value is not None and costing.unbalanced(after_qty, after_value):
+            self.unbalanced.append(f"{bal.key} would hold {fmt(after_qty)} worth "
+                                   f"{fmt(after_value)}")
+        bal.on_hand, bal.average_cost, bal.value, bal.dirty = (after_qty, new_avg, after_value,
+                                                               True)
+        self.last_value = c.value
         op.change("stock", bal.key, "on_hand", before_qty, after_qty)
         op.change("stock", bal.key, "average_cost", before_avg, new_avg)
+        if c.variance:
+            self.variance(p.item, p.location, c.variance,
+                          "price" if p.quantity < 0 else "negative_stock",
+                          p.document_type, p.document_number, p.batch_id,
+                          f"{p.reason} of {fmt(p.quantity)}: the document moved "
+                          f"{fmt(c.value + c.variance)}, the stock {fmt(c.value)}")
         if lot is not None:
             self.lots.move(lot, p.quantity, bal.key)
-        if lot is not None or tracked(p.item):
+        if p.quantity and (lot is not None or tracked(p.item)):
             self.lots.picked.append(Picked(
                 p.item.sku, p.location.code, lot.lot_number if lot else None,
-                lot.expiry if lot else None, p.quantity, p.field, p.batch_id))
+                lot.expiry if lot else None, p.quantity, p.field, p.batch_id, c.value))
         self.moves.append({
             "item_id": p.item.id, "location_id": p.location.id, "batch_id": p.batch_id,
-            "quantity": p.quantity, "unit_cost": move_cost, "reason": p.reason,
+            "quantity": p.quantity, "unit_cost": move_cost, "value": c.value,
+            "reason": p.reason,
             "document_type": p.document_type, "document_number": p.document_number,
             "actor": op.actor, "operation_id": op.operation_id, "created_at": op.now,
         })
@@ -278,16 +316,24 @@ class Ledger:
         bal.dirty = True
         self.op.change("stock", bal.key, "committed", before, bal.committed)
 
-    def revalue(self, item: Stocked, location: Place, average_cost: Decimal) -> None:
-        """Set a balance's average cost without moving stock: a correction restoring the
-        cost it had before (nothing moved since), or re-costing what remains after a
-        receipt price was corrected. The ledger rows that justify it are the caller's."""
-        bal = self.slot(item, location)
-        new = storable(cost(average_cost), "average_cost")
-        if new == bal.average_cost:
+    def variance(self, item: Stocked, location: Place, amount: Decimal, kind: str,
+                 document_type: str | None, document_number: str | None,
+                 batch_id: int | None, reason: str) -> None:
+        """Value that leaves the stock books (positive: an expense), naming the document;
+        the preview shows each document's total."""
+        if amount == 0:
             return
-        self.op.change("stock", bal.key, "average_cost", bal.average_cost, new)
-        bal.average_cost, bal.dirty = new, True
+        self.variances.append({
+            "item_id": item.id, "location_id": location.id, "batch_id": batch_id,
+            "amount": amount, "kind": kind, "document_type": document_type,
+            "document_number": document_number, "operation_id": self.op.operation_id,
+            "reason": reason, "created_at": self.op.now})
+        where = (f"{document_type or 'movement'} {document_number or ''}".rstrip(),
+                 f"{item.sku}@{location.code} {kind}")
+        before = self.shown.get(where, ZERO)
+        self.shown[where] = before + amount
+        self.op.change("variance", where[0], where[1], fmt(before) if before else None,
+                       fmt(before + amount))
 
     def flush(self) -> None:
         """Write what this operation moved: a few executemany statements, whatever the
@@ -306,10 +352,12 @@ class Ledger:
                 _insert_balances(session, new)
             if self.moves:
                 executemany(session.connection(), _MOVE, self.moves)
+            if self.variances:
+                executemany(session.connection(), _VARIANCE, self.variances)
             self.lots.flush()
             for s in dirty:
                 s.dirty = False
-            self.moves = []
+            self.moves, self.variances = [], []
         finally:
             self.flushing = False
 
@@ -319,7 +367,7 @@ def _update_balances(session: Session, slots: list[Slot]) -> None:
     (on PostgreSQL the rows are locked besides; on SQLite the write lock is held)."""
     params = [{"b_id": s.id, "b_version": s.version, "b_on_hand": s.on_hand,
                "b_committed": s.committed, "b_average_cost": s.average_cost,
-               "b_next": s.version + 1} for s in slots]
+               "b_stock_value": s.value, "b_next": s.version + 1} for s in slots]
     if executemany(session.connection(), _UPDATE, params) not in (-1, len(params)):
         raise RetryTransaction  # a balance moved under us: run the whole operation again
     for s in slots:
@@ -328,7 +376,8 @@ def _update_balances(session: Session, slots: list[Slot]) -> None:
 
 def _insert_balances(session: Session, slots: list[Slot]) -> None:
     rows = [{"item_id": s.item_id, "location_id": s.location_id, "on_hand": s.on_hand,
-             "committed": s.committed, "average_cost": s.average_cost, "version": 1}
+             "committed": s.committed, "average_cost": s.average_cost,
+             "stock_value": s.value, "version": 1}
             for s in slots]
     try:
         created = session.connection().execute(_INSERT, rows).all()
@@ -384,5 +433,10 @@ def commit(op: Op, item: Stocked, location: Place, delta: Decimal,
     ledger(op).commit(item, location, delta, fld)
 
 
-def revalue(op: Op, item: Stocked, location: Place, average_cost: Decimal) -> None:
-    ledger(op).revalue(item, location, average_cost)
+def revalue(op: Op, item: Stocked, location: Place, value: Decimal, document_type: str,
+            number: str, per_unit: Decimal, fld: str | None = None) -> None:
+    """A row of quantity 0 that changes a balance's value: the stock there re-priced. Its
+    unit cost is the change per unit of the document's goods it re-prices."""
+    if value != 0:
+        post(op, Posting(item, location, ZERO, "revaluation", document_type, number,
+                         unit_cost=per_unit, field=fld, value=value, pool=True))

@@ -116,6 +116,8 @@ class Picked(NamedTuple):
     quantity: Decimal
     field: str | None
     batch_id: int | None = None
+    value: Decimal = Decimal(0)
+    """The signed value the row moved (a transfer carries it to the other side)."""
 
 
 def tracked(item: Any) -> bool:

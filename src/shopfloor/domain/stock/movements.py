@@ -248,12 +248,14 @@ def create_transfer(op: Op, from_code: str, to_code: str,
                                           field=part.field if part.batch_id
                                           else f"lines[{i}].quantity"))
             # the lot goes along: each lot the source gave, the target receives
+            gone = stock.ledger(op).last_value
             taken: list[Picked | None] = [*picked[start:]] or [None]
             for pick in taken:
                 stock.post(op, Posting(item, target, -pick.quantity if pick else part.quantity,
                                        "transfer_in", "stock_transfer", number, unit_cost=cost,
                                        batch_id=pick.batch_id if pick else None,
-                                       pool=pick is not None and pick.batch_id is None))
+                                       pool=pick is not None and pick.batch_id is None,
+                                       value=-(pick.value if pick else gone)))
         rows.append({"item_id": item.id, "position": i, "quantity": ln.quantity,
                      "unit_cost": cost, "sku": ln.sku})
     _insert_lines(op, TRANSFER_LINES, "transfer_id", tr_id, rows)

@@ -1,5 +1,5 @@
-"""Balances are derived data: on hand is the sum of the ledger, committed is what open
-orders still need. Rebuilding recomputes both and reports every row it corrects."""
+"""Balances are derived data: on hand and value are sums of the ledger, committed is what
+open orders still need. Rebuilding recomputes both and reports every row it corrects."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 from sqlalchemy import func, select
 
 from shopfloor.domain.base.context import Op
-from shopfloor.kernel.numbers import ZERO, fmt
+from shopfloor.kernel.numbers import ZERO, cost, fmt
 from shopfloor.kernel.statuses import OPEN_MO, OPEN_SO
 from shopfloor.store.tables import (
     Balance,
@@ -23,11 +23,12 @@ from shopfloor.store.tables import (
 Key = tuple[int, int]
 
 
-def _ledger(op: Op) -> dict[Key, Decimal]:
+def _ledger(op: Op) -> dict[Key, tuple[Decimal, Decimal]]:
     rows = op.session.execute(
-        select(StockMovement.item_id, StockMovement.location_id, func.sum(StockMovement.quantity))
+        select(StockMovement.item_id, StockMovement.location_id, func.sum(StockMovement.quantity),
+               func.sum(StockMovement.value))
         .group_by(StockMovement.item_id, StockMovement.location_id)).all()
-    return {(i, loc): Decimal(q) for i, loc, q in rows}
+    return {(i, loc): (Decimal(q), Decimal(v)) for i, loc, q, v in rows}
 
 
 def _committed(op: Op) -> dict[Key, Decimal]:
@@ -58,8 +59,14 @@ def rebuild_balances(op: Op) -> list[dict[str, Any]]:
     fixes = []
     for n, bal in enumerate(balances):
         key = (bal.item_id, bal.location_id)
-        want_on_hand = ledger.get(key, ZERO)
+        want_on_hand, want_value = ledger.get(key, (ZERO, ZERO))
         want_committed = max(ZERO, committed.get(key, ZERO))
+        if bal.stock_value != want_value:  # the value is the ledger's too; the average follows
+            where = f"{bal.item.sku}@{bal.location.code}"
+            op.change("balance", where, "stock_value", bal.stock_value, want_value)
+            bal.stock_value = want_value
+            if want_on_hand != 0:
+                bal.average_cost = cost(want_value / want_on_hand)
         if bal.on_hand != want_on_hand or bal.committed != want_committed:
             where = f"{bal.item.sku}@{bal.location.code}"
             fixes.append({"sku": bal.item.sku, "location": bal.location.code,

@@ -3,9 +3,11 @@ trace) must skip the rows a revert undid, and the revert's own rows, the same wa
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from shopfloor.store.tables import StockMovement
 from shopfloor.store.tables.corrections import Revert
@@ -16,3 +18,14 @@ def unreverted() -> Any:
     return (StockMovement.operation_id.is_(None)
             | (~StockMovement.operation_id.in_(select(Revert.reverted_operation_id))
                & ~StockMovement.operation_id.in_(select(Revert.operation_id))))
+
+
+def revalued(session: Session, document_type: str, number: str, item_id: int) -> Decimal:
+    """What a document's goods were re-priced by per unit since they came (its price
+    corrections that still count): a revaluation row's unit cost is that change, the same
+    on every balance one correction wrote."""
+    rows = session.execute(select(StockMovement.operation_id, StockMovement.unit_cost).where(
+        StockMovement.document_type == document_type, StockMovement.document_number == number,
+        StockMovement.item_id == item_id, StockMovement.reason == "revaluation",
+        StockMovement.quantity == 0, unreverted())).all()
+    return sum(dict(rows).values(), Decimal(0))

@@ -4,5 +4,8 @@
 from shopfloor.store.tables.accounts import *  # noqa: F403
 from shopfloor.store.tables.core import *  # noqa: F403
 from shopfloor.store.tables.corrections import *  # noqa: F403
+from shopfloor.store.tables.events import *  # noqa: F403
 from shopfloor.store.tables.lots import *  # noqa: F403
 from shopfloor.store.tables.planning import *  # noqa: F403
+from shopfloor.store.tables.proposals import *  # noqa: F403
+from shopfloor.store.tables.valuation import *  # noqa: F403

@@ -22,6 +22,7 @@ class Account(Base):
     password_hash: Mapped[str] = mapped_column(String(500))
     role: Mapped[str] = mapped_column(String(16))
     disabled: Mapped[bool] = mapped_column(default=False)
+    needs_approval: Mapped[bool] = mapped_column(default=False)
     created_at: Mapped[datetime]
     password_changed_at: Mapped[datetime]
 

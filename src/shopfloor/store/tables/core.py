@@ -129,6 +129,7 @@ class Item(Versioned, Base):
     serial_tracked: Mapped[bool] = mapped_column(Boolean, default=False)
     lot_numbering: Mapped[str | None] = mapped_column(String(64))
     shelf_life_days: Mapped[int | None] = mapped_column(Integer)
+    gtin: Mapped[str | None] = mapped_column(String(14), index=True)  # as given: zeros kept
     archived: Mapped[bool] = mapped_column(Boolean, default=False)
     sku_skeleton: Mapped[str | None] = skeleton_of("sku")
 
@@ -178,7 +179,8 @@ class Balance(Versioned, Base):
     location_id: Mapped[int] = mapped_column(ForeignKey("locations.id"), index=True)
     on_hand: Mapped[Decimal] = mapped_column(default=ZERO)
     committed: Mapped[Decimal] = mapped_column(default=ZERO)
-    average_cost: Mapped[Decimal] = mapped_column(default=ZERO)
+    average_cost: Mapped[Decimal] = mapped_column(default=ZERO)  # stock_value / on_hand, shown
+    stock_value: Mapped[Decimal] = mapped_column(default=ZERO)  # the sum of its ledger values
 
     item: Mapped[Item] = relationship(lazy="joined")
     location: Mapped[Location] = relationship(lazy="joined")
@@ -191,7 +193,9 @@ class StockMovement(Base):
     __table_args__ = (
         Index("ix_movements_item_location_id", "item_id", "location_id", "id"),
         Index("ix_movements_item_id", "item_id", "id"),
-        Index("ix_movements_created", "created_at"),
+        # what a valuation sums over a time range, read from the index alone
+        Index("ix_movements_at", "created_at", "item_id", "location_id", "quantity", "value",
+              "reason", "document_type", "document_number"),
         Index("ix_movements_batch", "batch_id", "id"),
         Index("ix_movements_document", "document_number", "document_type"),
     )
@@ -201,6 +205,7 @@ class StockMovement(Base):
     batch_id: Mapped[int | None] = mapped_column(ForeignKey("batches.id"))
     quantity: Mapped[Decimal]
     unit_cost: Mapped[Decimal]
+    value: Mapped[Decimal] = mapped_column(default=ZERO)  # the signed change of stock value
     reason: Mapped[str] = mapped_column(String(32))
     document_type: Mapped[str | None] = mapped_column(String(32))
     document_number: Mapped[str | None] = mapped_column(String(64))

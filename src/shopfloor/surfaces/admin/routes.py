@@ -17,9 +17,12 @@ from shopfloor.surfaces.admin.pages import (
     orders,
     picks,
     planning,
+    proposals,
     sign_in,
     tools,
     users,
+    valuation,
+    webhooks,
 )
 from shopfloor.surfaces.auth import Authenticator
 
@@ -36,7 +39,10 @@ def admin_routes(registry: Registry, settings: Settings, auth: Authenticator) ->
         *items.routes(admin),
         *planning.routes(admin),
         *jobs.routes(admin),
+        *proposals.routes(admin),
         *log.routes(admin),
         *orders.routes(admin),
         *users.routes(admin),
+        *valuation.routes(admin),
+        *webhooks.routes(admin),
     ]

@@ -296,6 +296,9 @@ def token_create(
     role: Annotated[str, typer.Option(help="viewer, operator or admin")],
     subject: Annotated[str, typer.Option(help="who: recorded as the actor")] = "admin",
     ttl: Annotated[int, typer.Option(help="lifetime in seconds")] = 86400,
+    needs_approval: Annotated[bool, typer.Option(
+        "--needs-approval", help="its applies are held as proposals for someone to approve")
+    ] = False,
 ) -> None:
     """Mint a bearer token signed with this deployment's secret."""
     from shopfloor.surfaces.auth import Authenticator
@@ -305,7 +308,8 @@ def token_create(
                                  "least 1", param_hint="--ttl")
     c = _ctx(ctx)
     try:
-        token = Authenticator(c.registry(), c.settings()).mint(subject, [role], ttl)
+        token = Authenticator(c.registry(), c.settings()).mint(
+            subject, [role], ttl, needs_approval=needs_approval)
     except ValueError as exc:
         raise typer.BadParameter(str(exc), param_hint="--role") from None
     typer.echo(token)

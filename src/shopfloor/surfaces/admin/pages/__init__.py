@@ -1,6 +1,6 @@
 """The admin's pages, one module per thing a person works on: home, items, orders,
-planning (MRP), jobs, the log; every tool's own form (tools), signing in, and the pick
-lists the forms ask.
+planning (MRP), stock valuation, jobs, the log; every tool's own form (tools), signing
+in, and the pick lists the forms ask.
 
 Each page reads through registry tools as the signed-in actor, and each action is a link
 to the tool's own form, pre-filled (receive these lines, ship that order): the form,

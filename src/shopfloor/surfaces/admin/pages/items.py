@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import date, timedelta
 from functools import partial
+from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -13,6 +14,7 @@ from starlette.routing import BaseRoute, Route
 from shopfloor.registry.actor import Actor
 from shopfloor.surfaces.admin.core import Admin
 from shopfloor.surfaces.admin.forms import listing, pages, prefilled
+from shopfloor.ui import paper
 from shopfloor.ui.charts import projected_stock
 
 WEEKS = 8  # how far ahead the item's chart looks
@@ -30,6 +32,17 @@ async def items(a: Admin, request: Request, actor: Actor) -> Response:
     result = await a.call(actor, "search_items", args)
     return a.render(request, "items.html", actor, result=result, q=q,
                     **pages(request, result.get("next_cursor")))
+
+
+def prints(item: dict[str, Any]) -> list[tuple[str, str]]:
+    """(label, url) of the item's labels: its own, each lot's it holds, each location's."""
+    sku = item["sku"]
+    rows = item.get("stock") or []
+    lots = sorted({lot["lot"] for row in rows for lot in row.get("lots") or []})
+    return [("Item label", paper.link("item_label", sku)),
+            *((f"Lot {lot} label", paper.link("lot_label", sku, lot)) for lot in lots),
+            *((f"{row['location']} label", paper.link("location_label", row["location"]))
+              for row in rows)]
 
 
 async def item(a: Admin, request: Request, actor: Actor) -> Response:
@@ -54,4 +67,5 @@ async def item(a: Admin, request: Request, actor: Actor) -> Response:
                             weeks=WEEKS) if projected.get("today") else None
     return a.render(request, "item.html", actor, item=found, moves=moves, actions=acts,
                     lots=lots, chart=chart, projected=projected,
+                    prints=prints(found),
                     **pages(request, moves.get("next_cursor")))

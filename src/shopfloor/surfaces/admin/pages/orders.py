@@ -17,6 +17,7 @@ from shopfloor.registry.actor import Actor
 from shopfloor.surfaces.admin.core import Admin
 from shopfloor.surfaces.admin.forms import listing, pages, prefilled
 from shopfloor.surfaces.admin.kinds import ORDERS, OrderKind, left_to_make, outstanding
+from shopfloor.ui import paper
 
 MAX_SKUS = 40  # an order's items whose stock its page shows
 
@@ -105,7 +106,7 @@ async def order(a: Admin, request: Request, actor: Actor) -> Response:
     history = [e for e in log.get("entries", [])
                if number and number in (e.get("summary") or "")]
     return a.render(request, "order.html", actor, kind=kind, order=found,
-                    actions=acts, history=history,
+                    actions=acts, history=history, prints=prints(kind, found),
                     stock=await availability(a, actor, found, kind))
 
 
@@ -136,3 +137,15 @@ async def availability(a: Admin, actor: Actor, order: dict[str, Any],
         out.append({k: row.get(k) for k in ("sku", "on_hand", "committed", "held",
                                             "expired", "available")} | {"lots": lots})
     return out
+
+
+PRINTS = {"purchase-orders": (("Purchase order", "purchase_order"),),
+          "sales-orders": (("Packing slip", "packing_slip"), ("Pick list", "pick_list")),
+          "manufacturing-orders": (("Traveller", "traveller"),)}
+
+
+def prints(kind: OrderKind, order: dict[str, Any]) -> list[tuple[str, str]]:
+    """(label, url) of the order's printed documents."""
+    number = order.get("number")
+    return [(text, paper.link(doc, number)) for text, doc in PRINTS.get(kind.slug, ())
+            if number]

@@ -1,0 +1,139 @@
+"""Webhook delivery: each worker fans the outbox out to webhooks, claims due deliveries,
+sends them signed by the Standard Webhooks specification, and records the answers.
+
+A claimed batch is sent by a few threads at once, each request bounded by the timeout,
+and the batch is small enough that its slowest case ends well inside the lease: a lease
+never runs out under a live worker, so an event is sent twice only when a worker dies
+holding it (then within a lease and a sweep, under a minute).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime, timedelta
+from urllib.parse import urlsplit
+
+import httpx
+from standardwebhooks import Webhook
+
+from shopfloor.domain.events.addresses import public_addresses
+from shopfloor.domain.events.retries import next_delay
+from shopfloor.store import deliveries
+from shopfloor.store.deliveries import Claimed, Outcome
+from shopfloor.store.engine import Store
+
+log = logging.getLogger("shopfloor.webhooks")
+
+__all__ = ["Deliverer"]
+
+
+def headers_for(secret: str, event_id: str, body: str, at: datetime) -> dict[str, str]:
+    """The three Standard Webhooks headers, signed with the webhook's secret."""
+    return {"webhook-id": event_id, "webhook-timestamp": str(math.floor(at.timestamp())),
+            "webhook-signature": Webhook(secret).sign(event_id, at, body),
+            "content-type": "application/json", "user-agent": "Shopfloor-Webhooks/1"}
+
+
+class Deliverer:
+    def __init__(self, store: Store, *, name: str, allow_private: bool = False,
+                 lease: timedelta = timedelta(seconds=30), timeout: float = 10.0,
+                 senders: int = 8, poll: float = 0.5,
+                 also: Callable[[], object] | None = None) -> None:
+        self.store = store
+        self.name = name
+        self.allow_private = allow_private
+        self.lease = lease
+        self.timeout = timeout
+        self.senders = senders
+        self.batch = senders * 8
+        self.budget = lease.total_seconds() / 2
+        """A batch stops sending at half its lease (what is left goes back, untried), so
+        a lease never runs out under a live worker however slow the receivers are."""
+        self.poll = poll
+        self.also = also
+        """Run every `poll` seconds in a thread beside the deliveries (the alert check)."""
+        self._client = httpx.Client(timeout=timeout, follow_redirects=False,
+                                    limits=httpx.Limits(max_connections=senders * 2))
+        self._pool = ThreadPoolExecutor(max_workers=senders, thread_name_prefix="webhook")
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True)
+        self._client.close()
+
+    # -- one pass ----------------------------------------------------------------------
+    def step(self) -> int:
+        """Fan out what is new, send one batch of what is due; how many were sent."""
+        deliveries.fan_out(self.store)
+        claimed = deliveries.claim(self.store, self.name, self.batch, self.lease)
+        if not claimed:
+            return 0
+        deadline = time.monotonic() + self.budget - self.timeout
+
+        def send_in_time(n: int, c: Claimed) -> Outcome | None:
+            """The first round always goes; later ones only while there is time."""
+            return self.send(c) if n < self.senders or time.monotonic() < deadline else None
+
+        outcomes = list(self._pool.map(send_in_time, range(len(claimed)), claimed))
+        deliveries.settle(self.store, self.name, [o for o in outcomes if o is not None])
+        deliveries.release(self.store, self.name,
+                           [c.id for c, o in zip(claimed, outcomes, strict=True) if o is None])
+        return len(claimed)
+
+    def send(self, c: Claimed) -> Outcome:
+        body = json.dumps(c.body, separators=(",", ":"), ensure_ascii=False)
+        try:
+            if not self.allow_private:
+                parts = urlsplit(c.url)
+                public_addresses(parts.hostname or "",
+                                 parts.port or (443 if parts.scheme == "https" else 80))
+            answer = self._client.post(c.url, content=body.encode(), headers=headers_for(
+                c.secret, c.event_id, body, datetime.now(UTC)))
+        except (httpx.HTTPError, OSError, ValueError) as exc:
+            return self._failed(c, None, f"{type(exc).__name__}: {exc}"[:500])
+        if 200 <= answer.status_code < 300:
+            return Outcome(c.id, True, answer.status_code)
+        return self._failed(c, answer.status_code, f"HTTP {answer.status_code}: "
+                            f"{answer.text[:200]}")
+
+    def _failed(self, c: Claimed, status: int | None, error: str) -> Outcome:
+        delay = next_delay(c.attempts + 1)
+        retry = datetime.now(UTC) + delay if delay is not None else None
+        return Outcome(c.id, False, status, error, retry)
+
+    # -- the loop ----------------------------------------------------------------------
+    def run(self, stop: threading.Event) -> None:
+        side = None
+        if self.also is not None:  # in its own thread: a slow check never delays a delivery
+            side = threading.Thread(target=self._beside, args=(self.also, stop), daemon=True,
+                                    name="alerts")
+            side.start()
+        last_sweep = 0.0
+        sweep_every = min(5.0, self.lease.total_seconds() / 4)
+        try:
+            while not stop.is_set():
+                try:
+                    if time.monotonic() - last_sweep > sweep_every:
+                        deliveries.release_expired(self.store)
+                        last_sweep = time.monotonic()
+                    if not self.step():
+                        stop.wait(self.poll)
+                except Exception:
+                    log.exception("webhook delivery loop error; continuing")
+                    stop.wait(self.poll)
+        finally:
+            if side is not None:
+                side.join(30)
+            self.close()
+
+    def _beside(self, work: Callable[[], object], stop: threading.Event) -> None:
+        while not stop.wait(self.poll):
+            try:
+                work()
+            except Exception:
+                log.exception("alert check failed; trying again")

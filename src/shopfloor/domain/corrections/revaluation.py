@@ -1,0 +1,147 @@
+"""A document's goods re-priced wherever they are now (a receipt's price corrected, a
+completion's consumption corrected).
+
+The difference (`unit_diff` on every unit the document brought in) rides with its goods
+through the ledger: an outgoing row takes its share (its quantity / the stock there then);
+a transfer carries that share to where the goods went; goods that came back (a customer
+return, a shipment corrected down) bring their share back; a reverted movement never
+happened (its rows and its revert's are left out). At the end the shares still on hand
+are quantity-0 revaluation rows on the balances holding them, and the shares that truly
+left are variances naming the documents that took them. Together they are the
+correction's value, exactly.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from decimal import Decimal
+from typing import Any
+
+from sqlalchemy import select
+
+from shopfloor.domain.base.context import Op
+from shopfloor.domain.stock import ledger as stock
+from shopfloor.domain.stock.standing import unreverted
+from shopfloor.kernel.numbers import ZERO, cost
+from shopfloor.store.tables import Balance, Location, StockMovement
+from shopfloor.store.tables.corrections import StockReturn
+
+Taker = tuple[str | None, str | None, int]  # document type, number, location
+
+
+class _Walk:
+    def __init__(self) -> None:
+        self.extra: dict[int, Decimal] = defaultdict(lambda: ZERO)  # value riding per place
+        self.taken: dict[Taker, list[Decimal]] = {}  # [quantity, share] gone with a document
+        self.carried: dict[str | None, list[Decimal]] = {}  # a transfer's share in transit
+        self.total = ZERO
+        self.home = 0  # where the document's goods came in
+
+    def take(self, m: StockMovement, held: Decimal) -> None:
+        loc, qty = m.location_id, -m.quantity
+        if held <= 0 or self.extra[loc] == 0:
+            return
+        share = self.extra[loc] * min(qty, held) / held
+        self.extra[loc] -= share
+        if m.reason == "transfer_out":
+            slot = self.carried.setdefault(m.document_number, [ZERO, ZERO])
+        else:
+            slot = self.taken.setdefault((m.document_type, m.document_number, loc),
+                                         [ZERO, ZERO])
+        slot[0] += qty
+        slot[1] += share
+
+    def give(self, slot: list[Decimal] | None, m: StockMovement) -> None:
+        """Goods coming back with the share they took (never more than went)."""
+        if slot is None or slot[0] <= 0:
+            return
+        qty = min(m.quantity, slot[0])
+        share = slot[1] * qty / slot[0]
+        slot[0] -= qty
+        slot[1] -= share
+        self.extra[m.location_id] += share
+
+
+def _returned_orders(op: Op, rows: list[StockMovement]) -> dict[str, str]:
+    numbers = sorted({str(m.document_number) for m in rows if m.reason == "customer_return"})
+    if not numbers:
+        return {}
+    return dict(op.session.execute(select(StockReturn.number, StockReturn.order_number)
+                                   .where(StockReturn.number.in_(numbers))).all())
+
+
+def walk(op: Op, item: Any, document_type: str, number: str, unit_diff: Decimal) -> _Walk:
+    w = _Walk()
+    first = op.session.execute(select(StockMovement.id).where(
+        StockMovement.item_id == item.id, StockMovement.document_type == document_type,
+        StockMovement.document_number == number, StockMovement.quantity > 0, unreverted())
+        .order_by(StockMovement.id).limit(1)).scalar_one_or_none()
+    if first is None:
+        return w
+    rows = list(op.session.scalars(select(StockMovement).where(
+        StockMovement.item_id == item.id, StockMovement.id >= first, unreverted())
+        .order_by(StockMovement.id)).unique())
+    held: dict[int, Decimal] = defaultdict(lambda: ZERO)
+    for loc, on_hand in op.session.execute(select(Balance.location_id, Balance.on_hand)
+                                           .where(Balance.item_id == item.id)):
+        held[loc] = on_hand
+    for m in rows:
+        held[m.location_id] -= m.quantity
+    orders = _returned_orders(op, rows)
+    for m in rows:
+        loc = m.location_id
+        if m.document_type == document_type and m.document_number == number:
+            w.home = w.home or loc
+            w.extra[loc] += m.quantity * unit_diff
+            w.total += m.quantity * unit_diff
+        elif m.quantity < 0:
+            w.take(m, held[loc])
+        elif m.quantity > 0 and m.reason == "transfer_in":
+            w.give(w.carried.get(m.document_number), m)
+        elif m.quantity > 0 and m.reason == "customer_return":
+            so = orders.get(str(m.document_number))
+            w.give(next((s for (t, n, _), s in w.taken.items()
+                         if t == "sales_order" and n == so and s[0] > 0), None), m)
+        elif m.quantity > 0 and m.document_type == "sales_order":  # a shipment corrected down
+            w.give(w.taken.get((m.document_type, m.document_number, loc)), m)
+        held[loc] += m.quantity
+    return w
+
+
+def revalue(op: Op, item: Any, document_type: str, number: str, unit_diff: Decimal,
+            fld: str) -> Decimal:
+    """Post the correction: revaluation rows where its goods are, variances for the shares
+    that left. Returns its value (what the document's goods changed by in all)."""
+    w = walk(op, item, document_type, number, unit_diff)
+    total = cost(w.total)
+    places = {loc: cost(v) for loc, v in w.extra.items() if cost(v) != 0}
+    on_hand = dict(op.session.execute(select(Balance.location_id, Balance.on_hand).where(
+        Balance.item_id == item.id, Balance.location_id.in_(sorted(places)))).all()) \
+        if places else {}
+    gone = {k: cost(s) for k, (_, s) in w.taken.items() if cost(s) != 0}
+    for loc in [loc for loc in places if on_hand.get(loc, ZERO) <= 0]:
+        # nothing (or less than nothing) left there to carry it: it left the books
+        gone[(document_type, number, loc)] = gone.get((document_type, number, loc), ZERO) \
+            + places.pop(loc)
+    residue = total - sum(places.values(), ZERO) - sum(gone.values(), ZERO)
+    if residue:
+        if places:
+            at = max(places, key=lambda k: abs(places[k]))
+            places[at] += residue
+        else:
+            key = max(gone, key=lambda k: abs(gone[k]), default=(document_type, number, w.home))
+            gone[key] = gone.get(key, ZERO) + residue
+    locations = {loc.id: loc for loc in op.session.scalars(select(Location).where(
+        Location.id.in_(sorted({*places, *(k[2] for k in gone)}))))}
+    for loc, value in sorted(places.items()):
+        held = stock.balance(op, item, locations[loc]).value
+        if held + value < 0:  # never more off a balance than it holds: the rest is expensed
+            key = (document_type, number, loc)
+            gone[key] = gone.get(key, ZERO) + held + value
+            value = -held
+        stock.revalue(op, item, locations[loc], value, document_type, number, unit_diff, fld)
+    book = stock.ledger(op)
+    for (dtype, dnum, loc), amount in sorted(gone.items(), key=lambda kv: str(kv[0])):
+        book.variance(item, locations[loc], amount, "price_correction", dtype, dnum, None,
+                      f"share of {document_type} {number}'s re-pricing that left with it")
+    return total

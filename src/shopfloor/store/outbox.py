@@ -1,0 +1,83 @@
+"""The outbox: one event row written in the transaction of what it tells, and read back
+in commit order.
+
+On PostgreSQL two transactions may commit in the opposite order of their `seq`s, so an
+event is stamped with its transaction's id and read in (tx, seq) order, only from
+transactions older than the oldest still running (`txid_snapshot_xmin`): once a reader
+has passed a position, nothing can commit behind it. SQLite's one writer commits in
+`seq` order, and its events all carry tx 0.
+
+The insert is built once per dialect: it runs on every apply.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Connection, and_, func, insert, literal, or_, select
+
+from shopfloor.store.tables import Event, table
+
+EVENTS = table(Event)
+_EMIT = {"sqlite": insert(EVENTS).values(tx=0),
+         "postgresql": insert(EVENTS).values(tx=func.txid_current())}
+
+
+def new_id() -> str:
+    return f"evt_{uuid.uuid4().hex}"
+
+
+def emit(conn: Connection, type_: str, data: dict[str, Any], at: datetime) -> str:
+    """Record one event in the caller's transaction; returns its id."""
+    event_id = new_id()
+    stmt = _EMIT.get(conn.dialect.name, _EMIT["sqlite"])
+    conn.execute(stmt, {"id": event_id, "type": type_, "at": at, "data": data})
+    return event_id
+
+
+def horizon(dialect: str) -> Any:
+    """The first transaction id that may still commit events: those below it are final."""
+    if dialect == "postgresql":
+        return func.txid_snapshot_xmin(func.txid_current_snapshot())
+    return literal(1)
+
+
+def after(position: tuple[int, int]) -> Any:
+    tx, seq = position
+    return or_(EVENTS.c.tx > tx, and_(EVENTS.c.tx == tx, EVENTS.c.seq > seq))
+
+
+def read(conn: Connection, position: tuple[int, int], limit: int,
+         types: Sequence[str] | None = None) -> list[Any]:
+    """Up to `limit` final events after `position`, in order."""
+    stmt = (select(EVENTS).where(after(position), EVENTS.c.tx < horizon(conn.dialect.name))
+            .order_by(EVENTS.c.tx, EVENTS.c.seq).limit(limit))
+    if types:
+        stmt = stmt.where(EVENTS.c.type.in_(list(types)))
+    return list(conn.execute(stmt))
+
+
+def last(conn: Connection) -> tuple[int, int]:
+    """The position of the newest final event (0, 0 when there is none)."""
+    row = conn.execute(select(EVENTS.c.tx, EVENTS.c.seq)
+                       .where(EVENTS.c.tx < horizon(conn.dialect.name))
+                       .order_by(EVENTS.c.tx.desc(), EVENTS.c.seq.desc()).limit(1)).first()
+    return (int(row.tx), int(row.seq)) if row is not None else (0, 0)
+
+
+def position_text(tx: int, seq: int) -> str:
+    return f"{tx}.{seq}"
+
+
+def parse_position(text: str) -> tuple[int, int]:
+    tx, _, seq = text.partition(".")
+    return int(tx), int(seq)
+
+
+def as_json(row: Any) -> dict[str, Any]:
+    """An event as it is listed and delivered: {id, type, at, data}."""
+    at = row.at.isoformat().replace("+00:00", "Z")
+    return {"id": row.id, "type": row.type, "at": at, "data": row.data}

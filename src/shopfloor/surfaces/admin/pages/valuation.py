@@ -1,0 +1,92 @@
+"""Stock valuation: what the stock is worth now, at a day's end, or over a period with its
+opening, flows and closing; and the same figures as a CSV file an accountant takes away.
+
+Both read the valuation tool as the signed-in actor (a viewer may), the page one page of
+rows at a time, the file every row (followed page by page), each with the totals."""
+
+from __future__ import annotations
+
+import csv
+import io
+from functools import partial
+from typing import Any
+from urllib.parse import urlencode
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Route
+
+from shopfloor.registry.actor import Actor
+from shopfloor.surfaces.admin.core import Admin
+from shopfloor.surfaces.admin.forms import pages
+
+TOOL = "get_stock_valuation"
+FILTERS = ("sku", "location", "kind", "date", "start")
+PERIOD = ("opening", "received", "shipped", "consumed", "produced", "transferred", "adjusted",
+          "revalued")
+FORMULA = ("=", "+", "-", "@", "\t", "\r")
+
+
+def routes(admin: Admin) -> list[BaseRoute]:
+    g = admin.guarded
+    return [Route("/valuation", g(partial(valuation, admin))),
+            Route("/valuation.csv", g(partial(export, admin)))]
+
+
+def _filters(request: Request) -> dict[str, str]:
+    q = request.query_params
+    return {k: q[k] for k in FILTERS if q.get(k)}
+
+
+def _amounts(period: bool) -> list[str]:
+    """The money columns in the order they add up: opening + each flow = value; the
+    variances (value that left the books) after it."""
+    return [*PERIOD, "value", "variances"] if period else ["value"]
+
+
+async def valuation(a: Admin, request: Request, actor: Actor) -> Response:
+    filters = _filters(request)
+    cursor = request.query_params.get("cursor")
+    result = await a.call(actor, TOOL, {**filters, **({"cursor": cursor} if cursor else {})})
+    period = "start" in filters
+    rows = [{**r, **(r.get("period") or {})} for r in result.get("rows", [])]
+    return a.render(request, "valuation.html", actor, q=request.query_params, rows=rows,
+                    total=result.get("total", {}), amounts=_amounts(period), period=period,
+                    csv_url="/valuation.csv" + ("?" + urlencode(filters) if filters else ""),
+                    locations=(await a.read(actor, "list_locations", {})).get("locations", []),
+                    **pages(request, result.get("next_cursor")))
+
+
+def _text(value: Any) -> str:
+    """A text cell a spreadsheet will not run as a formula (a SKU typed as =1+1)."""
+    text = "" if value is None else str(value)
+    return "'" + text if text.startswith(FORMULA) else text
+
+
+async def export(a: Admin, request: Request, actor: Actor) -> Response:
+    filters = _filters(request)
+    args: dict[str, Any] = dict(filters)
+    result = await a.call(actor, TOOL, args)
+    rows = list(result["rows"])
+    while result.get("next_cursor"):
+        result = await a.call(actor, TOOL, {**args, "cursor": result["next_cursor"]})
+        rows += result["rows"]
+    amounts = _amounts("start" in filters)
+    out = io.StringIO()
+    w = csv.writer(out, lineterminator="\r\n")
+    w.writerow([f"Stock valuation ({a.settings.currency})",
+                *(f"{k}={v}" for k, v in filters.items())])
+    w.writerow(["sku", "name", "location", "lot", "quantity", *amounts])
+    for r in rows:
+        figures = {**r, **(r.get("period") or {})}
+        w.writerow([_text(r["sku"]), _text(r["name"]), _text(r["location"]), "",
+                    r["quantity"], *(figures.get(k, "") for k in amounts)])
+        for lot, value in r.get("lots", {}).items():
+            w.writerow([_text(r["sku"]), _text(r["name"]), _text(r["location"]), _text(lot),
+                        "", *(value if k == "value" else "" for k in amounts)])
+    w.writerow(["total", "", "", "", "", *(result["total"].get(k, "") for k in amounts)])
+    name = "stock-valuation-" + (filters.get("date") or "now") + (
+        f"-from-{filters['start']}" if "start" in filters else "") + ".csv"
+    return Response(out.getvalue(), media_type="text/csv; charset=utf-8", headers={
+        "Content-Disposition": f'attachment; filename="{name}"', "Cache-Control": "no-store",
+        "X-Content-Type-Options": "nosniff"})

@@ -1,0 +1,203 @@
+"""Printed documents and labels: PDFs under /print/ (HTTP) and shopfloor://documents/ (MCP).
+
+One path names a document on both surfaces: `/print/purchase-orders/PO-1.pdf` is
+`shopfloor://documents/purchase-orders/PO-1.pdf`. Keys in it are percent-encoded one
+segment at a time (a SKU may hold a slash). A document's data comes from read tools
+invoked as the caller, so the registry's role check is the guard and a viewer may print
+whatever a viewer may read; ui.paper lays it out and WeasyPrint makes the PDF.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Callable
+from datetime import date
+from decimal import Decimal
+from typing import Any
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import BaseRoute, Route
+
+from shopfloor.app.settings import Settings
+from shopfloor.kernel.errors import Forbidden, NotFound, ShopfloorError
+from shopfloor.kernel.roles import Role
+from shopfloor.kernel.statuses import label as status_label
+from shopfloor.registry.actor import Actor
+from shopfloor.registry.registry import Registry
+from shopfloor.surfaces.admin.session import SignInNeeded, bearer, current_actor, to_sign_in
+from shopfloor.surfaces.auth import Authenticator
+from shopfloor.surfaces.openapi import STATUS
+from shopfloor.ui import barcodes, paper
+from shopfloor.ui.paper import HTTP_PREFIX, KINDS, MEDIA_TYPE, URI_PREFIX, parse
+
+
+def _number_code(number: str) -> barcodes.Barcode | None:
+    """A document's number in its heading, small: scanned at a desk, not across a shelf."""
+    return barcodes.code128(number, module_mm=0.25, height_mm=10)
+
+
+class Printer:
+    """Reads a document's data through the registry as the caller, then draws it."""
+
+    def __init__(self, registry: Registry, currency: str | None = None) -> None:
+        self.registry = registry
+        self.currency = currency or Settings.load().currency
+        self._draw: dict[str, Callable[[Actor, list[str]], str]] = {
+            "purchase_order": self._purchase_order, "packing_slip": self._packing_slip,
+            "pick_list": self._pick_list, "traveller": self._traveller,
+            "item_label": self._item_label, "lot_label": self._lot_label,
+            "location_label": self._location_label}
+
+    def read(self, actor: Actor, tool: str, args: dict[str, Any]) -> dict[str, Any]:
+        return self.registry.invoke(tool, args, actor)
+
+    def html(self, actor: Actor, path: str) -> str:
+        kind, keys = parse(path)
+        return self._draw[kind](actor, keys)
+
+    def pdf(self, actor: Actor, path: str) -> bytes:
+        if not actor.may(Role.viewer):
+            raise Forbidden("printing needs the viewer role")
+        return paper.pdf(self.html(actor, path))
+
+    # -- what each document reads ------------------------------------------------------
+    def _items(self, actor: Actor, skus: list[str]) -> dict[str, dict[str, Any]]:
+        if not skus:
+            return {}
+        found = self.read(actor, "search_items", {"skus": sorted(set(skus)), "limit": 500})
+        return {i["sku"]: i for i in found["items"]}
+
+    def _partner(self, actor: Actor, tool: str, key: str, name: str) -> dict[str, Any]:
+        """A supplier's or customer's contact lines; none for a viewer who may not list
+        them (the name is on the order)."""
+        try:
+            rows = self.read(actor, tool, {"query": name}).get(key, [])
+        except ShopfloorError:
+            return {}
+        return next((r for r in rows if r["name"] == name), {})
+
+    def _location(self, actor: Actor, code: str) -> dict[str, Any]:
+        rows = self.read(actor, "list_locations", {"query": code})["locations"]
+        found: dict[str, Any] | None = next((r for r in rows if r["code"] == code), None)
+        if found is None:
+            raise NotFound(f"no location {code!r}", field="code")
+        return found
+
+    def _order(self, actor: Actor, tool: str, number: str, title: str,
+               partners: tuple[str, str]) -> dict[str, Any]:
+        order = self.read(actor, tool, {"number": number})
+        return {"order": order, "title": title, "number": order["number"],
+                "status": status_label(order["status"]), "currency": self.currency,
+                "items": self._items(actor, [ln["sku"] for ln in order["lines"]]),
+                "partner": self._partner(actor, *partners, order["partner"]),
+                "location": self._location(actor, order["location"]),
+                "code": _number_code(order["number"])}
+
+    def _purchase_order(self, actor: Actor, keys: list[str]) -> str:
+        ctx = self._order(actor, "get_purchase_order", keys[0], "Purchase order",
+                          ("list_suppliers", "suppliers"))
+        return paper.html("purchase_order.html", total=paper.total(ctx["order"]["lines"]),
+                          **ctx)
+
+    def _packing_slip(self, actor: Actor, keys: list[str]) -> str:
+        ctx = self._order(actor, "get_sales_order", keys[0], "Packing slip",
+                          ("list_customers", "customers"))
+        remaining = [max(Decimal(ln["quantity"]) - Decimal(ln["done_quantity"]), Decimal(0))
+                     for ln in ctx["order"]["lines"]]
+        return paper.html("packing_slip.html", remaining=remaining, **ctx)
+
+    def _pick_list(self, actor: Actor, keys: list[str]) -> str:
+        picks = self.read(actor, "get_pick_list", {"number": keys[0]})
+        return paper.html("pick_list.html", picks=picks, title="Pick list",
+                          number=picks["number"], code=_number_code(picks["number"]))
+
+    def _traveller(self, actor: Actor, keys: list[str]) -> str:
+        mo = self.read(actor, "get_manufacturing_order", {"number": keys[0]})
+        items = self._items(actor, [mo["sku"], *(c["sku"] for c in mo["components"])])
+        needed = [Decimal(c["quantity"]) * Decimal(mo["quantity"]) for c in mo["components"]]
+        steps = [{"description": f"Pick the components to {mo['location']}"},
+                 {"description": f"Make {paper.quantity(mo['quantity'])} {mo['sku']}"},
+                 {"description": "Count good and scrapped units; record the completion"}]
+        return paper.html("traveller.html", order=mo, title="MO traveller",
+                          number=mo["number"], status=status_label(mo["status"]),
+                          product=items.get(mo["sku"], {}), items=items, needed=needed,
+                          operations=mo.get("operations") or [], steps=steps,
+                          code=_number_code(mo["number"]))
+
+    def _item_label(self, actor: Actor, keys: list[str]) -> str:
+        item = self.read(actor, "get_item", {"sku": keys[0]})
+        return paper.html("label.html", title=item["name"], key=item["sku"],
+                          facts=[("GTIN", item.get("gtin")), ("Unit", item["uom"])],
+                          code=barcodes.code128(item["sku"]),
+                          no_code="This SKU has characters Code 128 cannot carry.")
+
+    def _lot_label(self, actor: Actor, keys: list[str]) -> str:
+        sku, lot = keys
+        item = self.read(actor, "get_item", {"sku": sku})
+        found = self.read(actor, "find_by_code", {"code": lot})["matches"]
+        match = next((m for m in found if m["kind"] in ("lot", "serial")
+                      and m["sku"] == item["sku"] and m["key"] == lot), None)
+        if match is None:
+            raise NotFound(f"{item['sku']} has no lot {lot!r}", field="lot")
+        gtin = item.get("gtin")
+        expiry = paper.day(match["expiry"]) or None
+        code = None
+        if gtin:
+            code = barcodes.gs1_128(barcodes.gs1_fields(
+                gtin, lot, date.fromisoformat(expiry) if expiry else None,
+                serial=match["kind"] == "serial"))
+        return paper.html("label.html", title=item["name"], key=lot,
+                          facts=[("SKU", item["sku"]), ("Expiry", expiry), ("GTIN", gtin)],
+                          code=code, no_code="No GS1 barcode: give the item a GTIN "
+                          "(and a lot number in printable ASCII).")
+
+    def _location_label(self, actor: Actor, keys: list[str]) -> str:
+        loc = self._location(actor, keys[0])
+        return paper.html("label.html", title=loc["name"], key=loc["code"], facts=[],
+                          code=barcodes.code128(loc["code"], height_mm=18),
+                          no_code="This code has characters Code 128 cannot carry.")
+
+
+# -- the surfaces ----------------------------------------------------------------------
+def routes(registry: Registry, settings: Settings, auth: Authenticator) -> list[BaseRoute]:
+    """GET /print/...: a bearer token (the API's) or the admin's session cookie."""
+    printer = Printer(registry, settings.currency)
+
+    async def printed(request: Request) -> Response:
+        raw = request.scope.get("raw_path") or request.url.path.encode()
+        path = raw.decode("latin-1").partition("?")[0][len(HTTP_PREFIX):]
+        header = request.headers.get("authorization")
+        try:
+            if header is None and bearer(request) is not None:  # a person, from the admin
+                actor = await current_actor(request, auth)
+            else:
+                actor = await run_in_threadpool(auth.actor, header)
+            body = await run_in_threadpool(printer.pdf, actor, path)
+        except SignInNeeded as need:  # their session ended: sign in, then back here
+            return to_sign_in(request, need.reason)
+        except ShopfloorError as exc:
+            return JSONResponse(exc.to_payload(), status_code=STATUS.get(exc.code, 500))
+        name = path.rsplit("/", 1)[-1]
+        return Response(body, media_type=MEDIA_TYPE, headers={
+            "Content-Disposition": f'inline; filename="{name}"', "Cache-Control": "no-store",
+            "X-Content-Type-Options": "nosniff"})
+
+    return [Route(HTTP_PREFIX + "{path:path}", printed, methods=["GET"])]
+
+
+def resource_templates() -> list[tuple[str, str, str, str]]:
+    """(uri template, name, title, description) of each document, for resources/templates."""
+    return [(URI_PREFIX + k.template, name, k.title, k.description)
+            for name, k in KINDS.items()]
+
+
+def is_document(uri: str) -> bool:
+    return uri.startswith(URI_PREFIX)
+
+
+def read_document(registry: Registry, actor: Actor, uri: str) -> str:
+    """The PDF at a shopfloor://documents/ URI, base64 (a resource's blob)."""
+    body = Printer(registry).pdf(actor, uri[len(URI_PREFIX):])
+    return base64.b64encode(body).decode("ascii")

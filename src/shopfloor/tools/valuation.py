@@ -1,0 +1,84 @@
+"""Stock valuation: what the stock is worth now, at the end of a day, or over a period
+with the flows that moved it (the figures an accountant closes a month with)."""
+
+from __future__ import annotations
+
+import base64
+import json
+from decimal import Decimal
+
+from pydantic import Field
+
+from shopfloor.domain.base.context import Op
+from shopfloor.domain.stock import valuation as books
+from shopfloor.kernel.errors import ValidationFailed
+from shopfloor.registry.tool import Request, Toolset
+from shopfloor.tools.fields import Amount, Cursor, Day, Key, Kind, Out, Page
+
+tools = Toolset("stock")
+PAGE = 200  # rows a page (a fixed size: one argument fewer in every tools/list)
+
+
+class ValuationQuery(Request):
+    sku: Key | None = None
+    location: Key | None = None
+    kind: Kind | None = None
+    date: Day | None = None
+    start: Day | None = None
+    cursor: Cursor | None = None
+
+
+class ValueRow(Out):
+    sku: str
+    name: str
+    location: str
+    quantity: Amount
+    value: Amount
+    period: dict[str, Amount] | None = None
+    lots: dict[str, Amount] = Field(default_factory=dict)
+
+
+class ValuationOut(Page):
+    rows: list[ValueRow]
+    total: dict[str, Amount]
+
+
+def _cursor(sku: str, location: str) -> str:
+    return base64.urlsafe_b64encode(json.dumps([sku, location]).encode()).decode()
+
+
+def _after(cursor: str | None) -> tuple[str, str] | None:
+    if cursor is None:
+        return None
+    try:
+        sku, location = json.loads(base64.urlsafe_b64decode(cursor.encode()))
+        if isinstance(sku, str) and isinstance(location, str):
+            return sku, location
+    except (ValueError, TypeError):
+        pass
+    raise ValidationFailed("not a cursor this tool returned", field="cursor")
+
+
+@tools.read("get_stock_valuation", title="Stock valuation", response=ValuationOut,
+            description="Stock value by item, location, lot; totals. Now, at date's end (UTC), "
+                        "or start..date: opening + signed flows = value.")
+def get_stock_valuation(op: Op, req: ValuationQuery) -> ValuationOut:
+    when = books.window(op.now.date(), req.date, req.start)
+    found = books.valuation(op, books.Scope(req.sku, req.location, req.kind), when,
+                            limit=PAGE, after=_after(req.cursor))
+    period = when.start is not None
+    rows = [ValueRow(sku=f.sku, name=f.name, location=f.location, quantity=f.quantity,
+                     value=f.value, period=_period(f) if period else None,
+                     lots={x.lot: x.value for x in f.lots})
+            for f in found.rows]
+    last = found.rows[-1] if found.rows else None
+    t = found.total
+    return ValuationOut(rows=rows, total={"value": t.value, **(_period(t) if period else {})},
+                        next_cursor=_cursor(last.sku, last.location) if found.more and last
+                        else None)
+
+
+def _period(f: books.Figure | books.Totals) -> dict[str, Decimal]:
+    """A period's figures in the order they add up: opening, each flow, then variances
+    (value that left the books, not a stock flow)."""
+    return {"opening": f.opening, **f.flows, "variances": f.variances}

@@ -1,0 +1,237 @@
+"""Printed documents: each PDF's text read back with pypdf, a lot label's barcode read back
+from a 300 dpi rendering by zxing-cpp (a third-party decoder), and the same documents over
+HTTP (bearer token and admin cookie) and as MCP resources.
+
+On SQLite only: the documents' data are read tools the reliability suite runs on both
+databases; what is tested here is the paper.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import re
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from typing import Any
+
+import anyio
+import pypdf
+import pypdfium2
+import pytest
+import zxingcpp
+from mcp import Client
+from starlette.testclient import TestClient
+
+from shopfloor.app.settings import Settings
+from shopfloor.app.wiring import open_registry
+from shopfloor.registry.actor import Actor
+from shopfloor.registry.registry import Registry
+from shopfloor.surfaces.http import create_app
+from shopfloor.surfaces.mcp import build_server, settings_actor
+from shopfloor.surfaces.paper import Printer
+from shopfloor.ui.paper import link, path_of
+from tests.helpers import apply
+
+TODAY = datetime(2026, 11, 23, 9, 0, tzinfo=UTC)
+GTIN = "09501101530003"
+VIEWER = Actor.of("vera", "viewer")
+
+
+@pytest.fixture
+def reg(sqlite_url: str) -> Iterator[Registry]:
+    reg = open_registry(Settings(database_url=sqlite_url))
+    reg.clock = lambda: TODAY
+    yield reg
+    reg.store.dispose()
+
+
+def company(reg: Registry) -> dict[str, str]:
+    apply(reg, "create_location", code="MAIN", name="Main warehouse")
+    apply(reg, "create_supplier", name="Acme Mills", email="orders@acme.test")
+    apply(reg, "create_customer", name="Cafe Bleu", phone="+33 1 23")
+    apply(reg, "create_item", sku="FLOUR", name="Flour type 550", batch_tracked=True,
+          gtin=GTIN, uom="kg")
+    apply(reg, "create_item", sku="SALT", name="Sea salt", uom="kg")
+    apply(reg, "create_item", sku="BREAD", name="Country loaf", kind="product")
+    apply(reg, "update_recipe", sku="BREAD", components=[
+        {"sku": "FLOUR", "quantity": "0.5"}, {"sku": "SALT", "quantity": "0.01"}])
+    po = apply(reg, "create_purchase_order", supplier="Acme Mills", location="MAIN",
+               lines=[{"sku": "FLOUR", "quantity": "120", "unit_price": "3.1671"},
+                      {"sku": "SALT", "quantity": "3", "unit_price": "0.335"}])
+    received = apply(reg, "create_purchase_order", supplier="Acme Mills", location="MAIN",
+                     lines=[{"sku": "FLOUR", "quantity": "30", "unit_price": "3"},
+                            {"sku": "SALT", "quantity": "10", "unit_price": "1"}])
+    apply(reg, "receive_purchase_order", number=received["number"], lines=[
+        {"sku": "FLOUR", "quantity": "30", "lots": [
+            {"lot": "L-LATE", "quantity": "20", "expiry": "2027-03-01"},
+            {"lot": "L-SOON", "quantity": "10", "expiry": "2026-12-31"}]},
+        {"sku": "SALT", "quantity": "10"}])
+    so = apply(reg, "create_sales_order", customer="Cafe Bleu", location="MAIN",
+               lines=[{"sku": "FLOUR", "quantity": "15"}, {"sku": "SALT", "quantity": "2"}])
+    mo = apply(reg, "create_manufacturing_order", sku="BREAD", quantity="40", location="MAIN")
+    return {"po": po["number"], "so": so["number"], "mo": mo["number"]}
+
+
+def text_of(pdf: bytes) -> str:
+    assert pdf.startswith(b"%PDF-")
+    reader = pypdf.PdfReader(io.BytesIO(pdf))
+    return "\n".join(page.extract_text() for page in reader.pages)
+
+
+def printed(reg: Registry, kind: str, *keys: str) -> tuple[bytes, str]:
+    pdf = Printer(reg, "EUR").pdf(VIEWER, path_of(kind, *keys))
+    return pdf, text_of(pdf)
+
+
+def test_purchase_order_prints_lines_and_a_total_rounded_per_line(reg: Registry) -> None:
+    numbers = company(reg)
+    _, text = printed(reg, "purchase_order", numbers["po"])
+    assert f"Purchase order {numbers['po']}" in text
+    assert "Acme Mills" in text and "orders@acme.test" in text and "Main warehouse" in text
+    assert "Flour type 550" in text and "Sea salt" in text
+    assert re.search(r"120\s+kg", text)
+    assert "3.1671" in text
+    assert "380.05" in text  # 120 x 3.1671 = 380.052
+    assert "1.01" in text  # 3 x 0.335 = 1.005, half up
+    assert re.search(r"Total EUR\s+381.06", text)  # the printed lines' sum
+    assert "380.052" not in text
+
+
+def test_packing_slip_and_pick_list(reg: Registry) -> None:
+    numbers = company(reg)
+    _, slip = printed(reg, "packing_slip", numbers["so"])
+    assert f"Packing slip {numbers['so']}" in slip
+    assert "Cafe Bleu" in slip and "Flour type 550" in slip and "Sea salt" in slip
+    assert re.search(r"15\s+0\s+15\s+kg", slip)
+    _, picks = printed(reg, "pick_list", numbers["so"])
+    assert f"Pick list {numbers['so']}" in picks and "Cafe Bleu" in picks
+    # first expiring first: 10 from L-SOON, then 5 from L-LATE, at MAIN
+    soon, late = picks.index("L-SOON"), picks.index("L-LATE")
+    assert soon < late
+    assert re.search(r"MAIN\s+L-SOON\s+2026-12-31\s+10\s+kg", picks)
+    assert re.search(r"MAIN\s+L-LATE\s+2027-03-01\s+5\s+kg", picks)
+
+
+def test_traveller_lists_components_for_the_whole_order(reg: Registry) -> None:
+    numbers = company(reg)
+    _, text = printed(reg, "traveller", numbers["mo"])
+    assert f"MO traveller {numbers['mo']}" in text
+    assert "Country loaf" in text and "Flour type 550" in text and "Sea salt" in text
+    assert re.search(r"FLOUR\s+Flour type 550\s+0.5\s+20\s+kg", text)
+    assert re.search(r"SALT\s+Sea salt\s+0.01\s+0.4\s+kg", text)
+    assert "Steps" in text
+
+
+def test_item_and_location_labels_carry_their_key(reg: Registry) -> None:
+    company(reg)
+    pdf, text = printed(reg, "item_label", "FLOUR")
+    assert "Flour type 550" in text and "FLOUR" in text and GTIN in text
+    assert decoded(pdf) == [("Code128", "FLOUR")]
+    pdf, text = printed(reg, "location_label", "MAIN")
+    assert "Main warehouse" in text
+    assert decoded(pdf) == [("Code128", "MAIN")]
+
+
+def decoded(pdf: bytes) -> list[tuple[str, str]]:
+    """Every barcode zxing-cpp reads on the first page, rendered at 300 dpi."""
+    page = pypdfium2.PdfDocument(pdf)[0]
+    image = page.render(scale=300 / 72).to_pil()
+    return [(r.format.name, r.text) for r in zxingcpp.read_barcodes(image)]
+
+
+def test_a_lot_label_scans_back_to_its_lot(reg: Registry) -> None:
+    company(reg)
+    pdf, text = printed(reg, "lot_label", "FLOUR", "L-SOON")
+    assert "L-SOON" in text and "2026-12-31" in text and "Flour type 550" in text
+    page = pypdfium2.PdfDocument(pdf)[0]
+    found = zxingcpp.read_barcodes(page.render(scale=300 / 72).to_pil())
+    assert len(found) == 1
+    scan = found[0]
+    assert scan.content_type == zxingcpp.ContentType.GS1  # FNC1 first: GS1-128
+    assert scan.text == f"(01){GTIN}(17)261231(10)L-SOON"
+    lot = reg.invoke("find_by_code", {"code": scan.text}, VIEWER)
+    assert lot["matches"] == [{"kind": "lot", "key": "L-SOON", "sku": "FLOUR",
+                               "name": "Flour type 550", "expiry": "2026-12-31"}]
+    raw = zxingcpp.read_barcodes(page.render(scale=300 / 72).to_pil(),
+                                 text_mode=zxingcpp.TextMode.Plain)[0].text
+    assert "\x1d" not in raw or raw.index("\x1d") > 0  # (10) is last: no separator needed
+    assert reg.invoke("find_by_code", {"code": raw}, VIEWER)["matches"] == lot["matches"]
+
+
+def test_a_lot_label_without_a_gtin_says_so_instead_of_bars(reg: Registry) -> None:
+    company(reg)
+    apply(reg, "create_item", sku="YEAST", name="Yeast", batch_tracked=True)
+    po = apply(reg, "create_purchase_order", supplier="Acme Mills", location="MAIN",
+               lines=[{"sku": "YEAST", "quantity": "1", "unit_price": "1"}])
+    apply(reg, "receive_purchase_order", number=po["number"],
+          lines=[{"sku": "YEAST", "quantity": "1", "lots": [{"lot": "Y1"}]}])
+    pdf, text = printed(reg, "lot_label", "YEAST", "Y1")
+    assert "give the item a GTIN" in text and decoded(pdf) == []
+
+
+def test_http_prints_for_a_bearer_token_and_the_admin_cookie(reg: Registry,
+                                                              sqlite_url: str) -> None:
+    numbers = company(reg)
+    app = create_app(reg, Settings(database_url=sqlite_url))
+    token = app.state.auth.mint("vera", ["viewer"], 600)
+    url = link("purchase_order", numbers["po"])
+    assert url == f"/print/purchase-orders/{numbers['po']}.pdf"
+    with TestClient(app) as client:
+        r = client.get(url, headers={"Authorization": f"Bearer {token}"})
+        assert r.status_code == 200 and r.headers["content-type"] == "application/pdf"
+        assert "380.05" in text_of(r.content)
+        assert client.get(url).status_code == 401
+        client.cookies.set("shopfloor_session", token)
+        assert "Cafe Bleu" in text_of(client.get(link("pick_list", numbers["so"])).content)
+        client.cookies.set("shopfloor_session", "expired.or.forged")
+        back = client.get(url, follow_redirects=False)
+        assert back.status_code == 303 and back.headers["location"].startswith("/sign-in?")
+        client.cookies.set("shopfloor_session", token)
+        missing = client.get("/print/purchase-orders/PO-NONE.pdf")
+        assert missing.status_code == 404 and missing.json()["error"]["field"] == "number"
+        assert client.get("/print/nothing.pdf").status_code == 404
+
+
+def test_a_key_with_a_slash_makes_one_path_segment(reg: Registry) -> None:
+    company(reg)
+    apply(reg, "create_item", sku="BOX/10", name="Box of ten")
+    assert path_of("item_label", "BOX/10") == "labels/items/BOX%2F10.pdf"
+    _, text = printed(reg, "item_label", "BOX/10")
+    assert "Box of ten" in text
+
+
+def test_documents_are_mcp_resources(reg: Registry) -> None:
+    numbers = company(reg)
+    settings = Settings(local_role="viewer", local_actor="vera")
+
+    async def run() -> tuple[list[Any], Any]:
+        async with Client(build_server(reg, settings_actor(settings))) as client:
+            templates = (await client.list_resource_templates()).resource_templates
+            uri = "shopfloor://documents/" + path_of("traveller", numbers["mo"])
+            return templates, (await client.read_resource(uri)).contents[0]
+
+    templates, content = anyio.run(run)
+    uris = {t.uri_template for t in templates}
+    assert "shopfloor://documents/labels/lots/{sku}/{lot}.pdf" in uris
+    assert "shopfloor://documents/purchase-orders/{number}.pdf" in uris
+    assert all(t.mime_type == "application/pdf" for t in templates)
+    assert content.mime_type == "application/pdf"
+    assert "Country loaf" in text_of(base64.b64decode(content.blob))
+
+
+def test_admin_pages_link_their_documents(reg: Registry, sqlite_url: str) -> None:
+    numbers = company(reg)
+    app = create_app(reg, Settings(database_url=sqlite_url))
+    with TestClient(app) as client:
+        client.cookies.set("shopfloor_session", app.state.auth.mint("vera", ["viewer"], 600))
+        item = client.get("/items/FLOUR").text
+        for kind, keys in (("item_label", ("FLOUR",)), ("lot_label", ("FLOUR", "L-SOON")),
+                           ("lot_label", ("FLOUR", "L-LATE")), ("location_label", ("MAIN",))):
+            assert f'href="{link(kind, *keys)}"' in item
+        pages = {"purchase-orders": ("po", "purchase_order"), "sales-orders": ("so", "pick_list"),
+                 "manufacturing-orders": ("mo", "traveller")}
+        for slug, (which, kind) in pages.items():
+            page = client.get(f"/{slug}/{numbers[which]}").text
+            assert f'href="{link(kind, numbers[which])}"' in page
+            assert client.get(link(kind, numbers[which])).status_code == 200

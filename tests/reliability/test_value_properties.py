@@ -1,0 +1,196 @@
+"""Property (issue 21): any order of receipts, shipments, transfers, supplier and customer
+returns, counts, receipt corrections (quantity and price), completions and reverts keeps
+the books, on SQLite and PostgreSQL. After every step, per item and location: the
+balance's value is the sum of its ledger rows' values exactly, never below zero, never
+left on an empty balance; and the purchase side balances: what the purchase orders say
+was bought (received x price, less what went back to suppliers at the cost credited)
+equals the value their rows put on stock plus the variances those operations recorded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from decimal import Decimal
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import (
+    RuleBasedStateMachine,
+    initialize,
+    invariant,
+    rule,
+    run_state_machine_as_test,
+)
+from sqlalchemy import select
+
+from shopfloor.kernel.errors import ShopfloorError
+from shopfloor.registry.registry import Registry
+from shopfloor.store.tables import StockMovement, Variance
+from shopfloor.store.tables.corrections import Revert, StockReturn
+from tests.helpers import ADMIN, apply, ledger_matches_balances
+from tests.reliability.test_ledger_properties import fresh  # noqa: F401  (the fixture)
+
+SKUS = ("M1", "M2")
+LOCS = ("MAIN", "SHOP")
+qty = st.decimals(min_value=Decimal(1), max_value=Decimal(20), places=0)
+price = st.decimals(min_value=Decimal("0.5"), max_value=Decimal(30), places=2)
+EXPECTED = {"insufficient_stock", "conflict", "validation_error"}
+
+
+class Books(RuleBasedStateMachine):
+    make: Callable[[], Registry]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.reg = self.make()
+        apply(self.reg, "update_recipe", sku="P1", components=[
+            {"sku": "M1", "quantity": "2"}, {"sku": "M2", "quantity": "1"}])
+        self.pos: list[str] = []
+        self.sos: list[str] = []
+        self.ops: list[str] = []
+
+    def _do(self, tool: str, **args: Any) -> dict[str, Any] | None:
+        try:
+            done = apply(self.reg, tool, **args)
+        except ShopfloorError as exc:
+            assert exc.code in EXPECTED, exc.to_payload()
+            return None
+        self.ops.append(str(done["operation_id"]))
+        return done
+
+    @initialize(p=price, q=price)
+    def stocked(self, p: Decimal, q: Decimal) -> None:
+        """Something on every shelf, so that the steps that follow mostly do something."""
+        for sku, loc, unit in (("M1", "MAIN", p), ("M2", "MAIN", q), ("M1", "SHOP", q),
+                               ("M2", "SHOP", p)):
+            self.receive(sku, loc, Decimal(30), unit)
+
+    @rule(sku=st.sampled_from(SKUS), loc=st.sampled_from(LOCS), q=qty, p=price)
+    def receive(self, sku: str, loc: str, q: Decimal, p: Decimal) -> None:
+        po = apply(self.reg, "create_purchase_order", supplier="Acme", location=loc,
+                   lines=[{"sku": sku, "quantity": str(q), "unit_price": str(p)}])
+        if self._do("receive_purchase_order", number=po["number"]):
+            self.pos.append(str(po["number"]))
+
+    @rule(sku=st.sampled_from(SKUS), loc=st.sampled_from(LOCS), q=qty)
+    def ship(self, sku: str, loc: str, q: Decimal) -> None:
+        so = apply(self.reg, "create_sales_order", customer="Bob", location=loc,
+                   lines=[{"sku": sku, "quantity": str(q), "unit_price": "1"}])
+        if self._do("fulfill_order", number=so["number"]):
+            self.sos.append(str(so["number"]))
+
+    @rule(sku=st.sampled_from(SKUS), loc=st.sampled_from(LOCS), q=qty)
+    def transfer(self, sku: str, loc: str, q: Decimal) -> None:
+        self._do("create_stock_transfer", from_location=loc,
+                 to_location=LOCS[1 - LOCS.index(loc)], lines=[{"sku": sku, "quantity": str(q)}])
+
+    @rule(sku=st.sampled_from(SKUS), loc=st.sampled_from(LOCS), q=qty)
+    def count(self, sku: str, loc: str, q: Decimal) -> None:
+        self._do("create_stock_adjustment", location=loc, reason="count",
+                 lines=[{"sku": sku, "counted_quantity": str(q)}])
+
+    @rule(loc=st.sampled_from(LOCS), q=st.decimals(min_value=1, max_value=4, places=0))
+    def complete(self, loc: str, q: Decimal) -> None:
+        mo = apply(self.reg, "create_manufacturing_order", sku="P1", quantity=str(q),
+                   location=loc)
+        self._do("complete_manufacturing_order", number=mo["number"])
+
+    @rule(i=st.integers(0, 50), q=qty)
+    def supplier_return(self, i: int, q: Decimal) -> None:
+        if self.pos:
+            po = self.reg.invoke("get_purchase_order", {"number": self.pos[i % len(self.pos)]},
+                                 ADMIN)
+            ln = po["lines"][0]
+            self._do("create_supplier_return", number=po["number"], reason="back",
+                     lines=[{"sku": ln["sku"], "quantity": str(q)}])
+
+    @rule(i=st.integers(0, 50), q=qty)
+    def customer_return(self, i: int, q: Decimal) -> None:
+        if self.sos:
+            so = self.reg.invoke("get_sales_order", {"number": self.sos[i % len(self.sos)]},
+                                 ADMIN)
+            ln = so["lines"][0]
+            self._do("create_customer_return", number=so["number"], reason="back",
+                     lines=[{"sku": ln["sku"], "quantity": str(q)}])
+
+    @rule(i=st.integers(0, 50), p=price)
+    def correct_price(self, i: int, p: Decimal) -> None:
+        if self.pos:
+            po = self.reg.invoke("get_purchase_order", {"number": self.pos[i % len(self.pos)]},
+                                 ADMIN)
+            self._do("correct_purchase_receipt", number=po["number"], sku=po["lines"][0]["sku"],
+                     unit_price=str(p))
+
+    @rule(i=st.integers(0, 50), q=st.decimals(min_value=0, max_value=20, places=0))
+    def correct_quantity(self, i: int, q: Decimal) -> None:
+        if self.pos:
+            po = self.reg.invoke("get_purchase_order", {"number": self.pos[i % len(self.pos)]},
+                                 ADMIN)
+            self._do("correct_purchase_receipt", number=po["number"], sku=po["lines"][0]["sku"],
+                     quantity=str(q))
+
+    @rule(i=st.integers(0, 50))
+    def revert(self, i: int) -> None:
+        if self.ops:
+            self._do("revert_operation", operation_id=self.ops[-1 - i % len(self.ops)])
+
+    @invariant()
+    def books_balance(self) -> None:
+        assert ledger_matches_balances(self.reg) == []
+        bought, booked = _purchase_side(self.reg)
+        assert bought == booked, (bought, booked)
+
+    def teardown(self) -> None:
+        self.reg.store.dispose()
+
+
+def _purchase_side(reg: Registry) -> tuple[Decimal, Decimal]:
+    """(what the purchase documents say, what their rows and variances booked)."""
+    bought = Decimal(0)
+    for po in reg.invoke("list_purchase_orders", {"limit": 500}, ADMIN)["orders"]:
+        for ln in po["lines"]:
+            bought += Decimal(ln["done_quantity"]) * Decimal(ln["unit_price"])
+    with reg.store.reading() as s:
+        undone = set(s.scalars(select(Revert.reverted_operation_id)))
+        returns = {r.number: r for r in s.scalars(select(StockReturn).where(
+            StockReturn.kind == "supplier")).unique()}
+        rows = s.execute(select(StockMovement.document_type, StockMovement.document_number,
+                                StockMovement.value, StockMovement.operation_id,
+                                StockMovement.reason)).all()
+        booked = Decimal(0)
+        credited: dict[str, bool] = {}
+        for dtype, dnum, value, op_id, reason in rows:
+            if dtype == "purchase_order" or (dtype == "stock_return" and dnum in returns):
+                booked += value
+                if dtype == "stock_return" and reason == "supplier_return":
+                    credited[str(dnum)] = op_id not in undone
+        for number, counts in credited.items():
+            if counts:
+                bought -= sum((ln.quantity * ln.unit_cost for ln in returns[number].lines),
+                              Decimal(0))
+        for kind, dtype, dnum, amount in s.execute(select(
+                Variance.kind, Variance.document_type, Variance.document_number,
+                Variance.amount)):
+            # a re-pricing's shares name the documents that took them; the rest name their own
+            if kind == "price_correction" or dtype == "purchase_order" or (
+                    dtype == "stock_return" and dnum in returns):
+                booked += amount
+    return bought, booked
+
+
+def _run(make: Callable[[], Registry], examples: int, steps: int) -> None:
+    Books.make = staticmethod(make)  # type: ignore[assignment]
+    run_state_machine_as_test(Books, settings=settings(
+        max_examples=examples, stateful_step_count=steps, deadline=None,
+        suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]))
+
+
+def test_the_books_balance_after_every_step(fresh: Callable[[], Registry]) -> None:  # noqa: F811
+    _run(fresh, examples=5, steps=16)
+
+
+@pytest.mark.long
+def test_the_books_balance_after_many_steps(fresh: Callable[[], Registry]) -> None:  # noqa: F811
+    _run(fresh, examples=60, steps=40)
