@@ -13,6 +13,7 @@ def test_money_uses_the_currencys_own_decimals_in_the_readers_locale() -> None:
     assert en.money("3.1671") == "€3.17"
     assert en.money(Decimal("120") * Decimal("3.1671")) == "€380.05"
     assert en.money("135.000000") == "€135.00"
+    assert en.money("0.125") == "€0.13" and en.money("-0.125") == "-€0.13"  # half up
     assert Formats("de_DE", "EUR").money("1234.5") == "1.234,50\xa0€"
     assert en.money("5", "JPY").endswith("5")  # no decimals for a currency that has none
     assert en.digits("JPY") == 0 and en.digits() == 2

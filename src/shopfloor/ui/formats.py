@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
-from decimal import Decimal, InvalidOperation
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from functools import cache
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -106,12 +106,15 @@ class Formats:
 
     def money(self, value: Any, currency: str | None = None) -> str:
         """`3.1671` -> `€3.17` (en), `3,17 €` (de): the currency's own decimals, rounded
-        half-even as Babel does; a value that is no figure is returned as text."""
+        half up as the printed documents round (0.125 -> 0.13, where Babel alone would
+        round half-even); a value that is no figure is returned as text."""
         amount = decimal_of(value)
         if amount is None:
             return "" if value is None else str(value)
         code = (currency or self.currency or "").upper()
         try:
+            amount = amount.quantize(Decimal(1).scaleb(-self.digits(code)),
+                                     rounding=ROUND_HALF_UP)
             return format_currency(amount, code, locale=self.locale)
         except (UnknownLocaleError, ValueError):
             return f"{self.quantity(amount)} {code}".strip()
