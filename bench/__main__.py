@@ -9,7 +9,8 @@ import sys
 from pathlib import Path
 
 SCRIPTS = ["mcp_startup", "mcp_overhead", "apply_throughput", "ledger_scale", "read_latency",
-           "memory", "mrp_scale", "lot_scale", "stock_valuation", "documents", "webhooks"]
+           "memory", "mrp_scale", "lot_scale", "stock_valuation", "documents", "webhooks",
+           "admin_pages"]
 
 
 def _cpu_model() -> str:

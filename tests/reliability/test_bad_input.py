@@ -7,6 +7,7 @@ from typing import Any
 import jsonschema
 import pytest
 
+from shopfloor.app.accounts import Accounts
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
 from tests.helpers import ADMIN, apply, basic_setup, snapshot
@@ -39,6 +40,7 @@ def _world(reg: Registry) -> dict[str, str]:
     mo2 = apply(reg, "create_manufacturing_order", sku="P1", quantity="1",
                 location="MAIN")["number"]
     apply(reg, "complete_manufacturing_order", number=mo2)
+    Accounts(reg.store).create("ann", "ann's password", "operator")
     hook = apply(reg, "create_webhook", url="https://hooks.example.com/in",
                  events=["job.finished"])
     return {"po": po["number"], "so": so["number"], "mo": mo["number"],
@@ -270,6 +272,31 @@ CASES: dict[str, tuple[dict[str, Any], list[tuple[dict[str, Any], str, str]]]] =
         ({"number": "{po2}", "reason": "x", "lines": [{"sku": "M1", "quantity": "4"}]},
          "lines[0].quantity", "validation_error"),
         ({"number": "PO-99999", "reason": "x", "lines": LINE}, "number", "not_found"),
+    ]),
+    "create_user": ({"username": "bea", "role": "viewer", "password": "long enough"}, [
+        ({"username": "bea", "role": "boss", "password": "long enough"}, "role",
+         "validation_error"),
+        ({"username": "bea", "role": "viewer", "password": "short"}, "password",
+         "validation_error"),
+        ({"username": "bea", "role": "viewer", "password": "**********"}, "password",
+         "validation_error"),
+        ({"username": "ann", "role": "viewer", "password": "long enough"}, "username",
+         "conflict"),
+        ({"username": "b\x01a", "role": "viewer", "password": "long enough"}, "username",
+         "validation_error"),
+    ]),
+    "set_user_role": ({"username": "ann", "role": "admin"}, [
+        ({"username": "nobody", "role": "admin"}, "username", "not_found"),
+        ({"username": "ann", "role": "boss"}, "role", "validation_error"),
+    ]),
+    "disable_user": ({"username": "ann"}, [
+        ({"username": "nobody"}, "username", "not_found"),
+        ({"username": "ann", "disabled": "maybe"}, "disabled", "validation_error"),
+    ]),
+    "reset_user_password": ({"username": "ann", "password": "a new password"}, [
+        ({"username": "nobody", "password": "a new password"}, "username", "not_found"),
+        ({"username": "ann", "password": "short"}, "password", "validation_error"),
+        ({"username": "ann"}, "password", "validation_error"),
     ]),
     "create_webhook": ({"url": "https://hooks.example.com/b", "events": ["job.finished"]}, [
         ({"events": ["job.finished"]}, "url", "validation_error"),

@@ -1,13 +1,15 @@
 """Local accounts and their sessions: who may sign in, and whether a session still holds.
 
-Identity, not inventory: who is calling is settled before the registry runs (it needs an
-actor), so the registry never sees a password, and accounts are not tools. It lives
-beside the store rather than in a surface, so every surface that signs people in (the
-API's token endpoint, the admin, `shopfloor user`) shares it without reaching the store
-itself. Hashes are argon2id (argon2-cffi's defaults, rehashed when those move on). An
-unknown user costs the same hash check as a wrong password, so timing does not tell
-which names exist, and guessing is throttled per name and per address the same way for
-both (sign_in_throttle). A session is a row, so signing out, disabling an account or changing
+Signing in is settled before the registry runs (it needs an actor), so it lives here,
+beside the store, shared by every surface that signs people in (the API's token
+endpoint, the admin). Managing accounts is a rule like any other: the tools
+(`domain/accounts`) create them, set roles, disable them and reset passwords; the
+methods below run the same rules outside a tool, for tests and first start-up.
+
+Hashes are argon2id (argon2-cffi's defaults, rehashed when those move on). An unknown
+user costs the same hash check as a wrong password, so timing does not tell which names
+exist, and guessing is throttled per name and per address the same way for both
+(sign_in_throttle). A session is a row, so signing out, disabling an account or changing
 its password ends its sessions on every instance sharing the database.
 """
 
@@ -18,22 +20,23 @@ import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import TypeVar
 
-from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
 
 from shopfloor.app import throttle
-from shopfloor.kernel.errors import Conflict, NotFound, Unauthenticated, ValidationFailed
-from shopfloor.kernel.roles import Role
+from shopfloor.domain.accounts import people
+from shopfloor.domain.base.context import Op
+from shopfloor.kernel.errors import Conflict, Unauthenticated
 from shopfloor.store.engine import Store
 from shopfloor.store.tables.accounts import Account, AccountSession
 
-MIN_PASSWORD = 8
-MAX_PASSWORD = 1024
-_hasher = PasswordHasher()
-_DUMMY = _hasher.hash("not a real password, only spends the same time")
+MAX_PASSWORD = people.MAX_PASSWORD
+_hasher = people.HASHER
+_DUMMY = people.DUMMY_HASH
+T = TypeVar("T")
 
 REASONS = {
     "expired": "Your session expired. Sign in again.",
@@ -65,76 +68,38 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
-def _check_name(username: str) -> str:
-    name = username.strip()
-    if not name or len(name) > 200 or any(ord(c) < 32 or ord(c) == 127 for c in name):
-        raise ValidationFailed("username must be 1-200 printable characters", field="username")
-    return name
-
-
-def _check_password(password: str) -> str:
-    if not MIN_PASSWORD <= len(password) <= MAX_PASSWORD:
-        raise ValidationFailed(f"password must be {MIN_PASSWORD} to {MAX_PASSWORD} characters",
-                               field="password")
-    return password
-
-
 class Accounts:
     def __init__(self, store: Store, clock: Callable[[], datetime] = utcnow) -> None:
         self.store = store
         self.clock = clock
 
-    def create(self, username: str, password: str, role: str) -> None:
-        name = _check_name(username)
-        try:
-            Role.parse(role)
-        except ValueError as exc:
-            raise ValidationFailed(str(exc), field="role") from None
-        digest = _hasher.hash(_check_password(password))
-        now = self.clock()
+    def _run(self, rule: Callable[[Op], T]) -> T:
         try:
             with self.store.writing() as session:
-                session.add(Account(username=name, password_hash=digest,
-                                    role=role.strip().lower(), disabled=False,
-                                    created_at=now, password_changed_at=now))
+                out = rule(Op(session=session, actor="local", now=self.clock()))
                 session.commit()
-        except IntegrityError:
-            raise Conflict(f"an account named {name!r} exists", field="username") from None
+                return out
+        except IntegrityError:  # a twin created the same name first
+            raise Conflict("an account of that name exists", field="username") from None
+
+    def create(self, username: str, password: str, role: str) -> None:
+        self._run(lambda op: people.create(op, username, password, role))
 
     def set_password(self, username: str, password: str) -> None:
-        digest = _hasher.hash(_check_password(password))
-        self._change(username, password_hash=digest, password_changed_at=self.clock())
+        self._run(lambda op: people.set_password(op, username, password))
 
     def set_disabled(self, username: str, disabled: bool) -> None:
-        self._change(username, disabled=disabled)
+        self._run(lambda op: people.set_disabled(op, username, disabled))
 
     def set_role(self, username: str, role: str) -> None:
-        try:
-            Role.parse(role)
-        except ValueError as exc:
-            raise ValidationFailed(str(exc), field="role") from None
-        self._change(username, role=role.strip().lower())
-
-    def _change(self, username: str, **values: object) -> None:
-        """Any change to an account ends its open sessions: a new role or password
-        takes effect at once, not when a token runs out."""
-        with self.store.writing() as session:
-            account = session.scalar(select(Account).where(Account.username == username))
-            if account is None:
-                raise NotFound(f"no account named {username!r}", field="username")
-            for key, value in values.items():
-                setattr(account, key, value)
-            session.execute(update(AccountSession)
-                            .where(AccountSession.account_id == account.id,
-                                   AccountSession.revoked_at.is_(None))
-                            .values(revoked_at=self.clock(), revoked_reason="revoked"))
-            session.commit()
+        self._run(lambda op: people.set_role(op, username, role))
 
     def list(self) -> list[dict[str, object]]:
         with self.store.reading() as session:
-            rows = session.scalars(select(Account).order_by(Account.username)).all()
-            return [{"username": a.username, "role": a.role, "disabled": a.disabled,
-                     "created_at": a.created_at.isoformat()} for a in rows]
+            return [{"username": p.username, "role": p.role, "disabled": p.disabled,
+                     "created_at": p.created_at.isoformat()}
+                    for p in people.people(Op(session=session, actor="local",
+                                              now=self.clock()))]
 
     def sign_in(self, username: str, password: str, ttl: timedelta,
                 client: str | None = None) -> SignedIn:

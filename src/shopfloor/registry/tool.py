@@ -121,7 +121,8 @@ class Toolset:
              app_only: bool = False, admin: str | None = None,
              role: Role = Role.viewer) -> Decorator:
         """`app_only`: for cards to call (MCP Apps visibility ["app"]), hidden from the model;
-        it is still a normal, role-checked tool on every surface."""
+        it is still a normal, role-checked tool on every surface. `role`: a read not every
+        viewer may make (the accounts)."""
         return self._declare(name, title, description, response, Facts(
             writes=False, role=role, destructive=False, admin=admin or self.area,
             app_only=app_only))

@@ -164,6 +164,11 @@ class PlanApplied(Out):
     manufacturing_orders: list[str]
 
 
+def _plan_skus(plan: dict[str, Any]) -> set[str]:
+    return {str(m["sku"]) for m in plan.get("manufacturing_orders", [])} | {
+        str(ln["sku"]) for g in plan.get("purchase_orders", []) for ln in g["lines"]}
+
+
 def _one_line_per_item(lines: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
     """A supplier's planned lines as orders: one order, and another for an item planned
     again for a later date (an order holds one line per item); by need date."""
@@ -188,14 +193,18 @@ def apply_mrp_plan(op: Op, req: ApplyMrpPlan) -> Done[PlanApplied]:
     if job.kind != MRP_KIND or job.status != JobState.succeeded or not job.result:
         raise Conflict(f"job {job.id} is not a finished MRP run ({job.kind}, {job.status})",
                        field="job_id")
-    if job.applied_operation is not None:
+    plan: dict[str, Any] = job.result
+    # A plan may be applied in parts (`only`); the SKUs already applied are kept on it.
+    done = set(plan.get("applied") or ()) if "applied" in plan else None
+    left = _plan_skus(plan) - (done or set())
+    if job.applied_operation is not None and (done is None or not left):
         raise Conflict(f"the plan of job {job.id} was already applied (operation "
                        f"{job.applied_operation}); run MRP again for a new plan",
                        field="job_id", details={"operation_id": job.applied_operation})
     # Marked in the same transaction as the orders: a plan creates its orders once.
     job.applied_operation = op.operation_id or "preview"
-    plan: dict[str, Any] = job.result
-    wanted = set(req.only) if req.only is not None else None
+    wanted = (set(req.only) if req.only is not None else set(left)) & left
+    job.result = {**plan, "applied": sorted((done or set()) | wanted)}
     code = req.location or plan.get("location") or op.session.scalars(
         select(Location.code).order_by(Location.id)).first()
     if code is None:

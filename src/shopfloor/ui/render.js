@@ -47,10 +47,9 @@ const ShopfloorRender = (() => {
     const s = String(value).trim();
     const code = cur || currency;
     if (!NUMBER.test(s) || !code) return NUMBER.test(s) ? num(s) : s;
-    const places = (s.split(".")[1] || "").replace(/0+$/, "").length;
+    // The currency's own decimals (CLDR, as ui/formats.py's Babel): €3.17, never €3.1671.
     try {
-      return new Intl.NumberFormat(locale, { style: "currency", currency: code,
-        maximumFractionDigits: Math.max(2, Math.min(places, 6)) }).format(Number(s));
+      return new Intl.NumberFormat(locale, { style: "currency", currency: code }).format(Number(s));
     } catch (e) { return num(s) + " " + code; }
   }
   function when(value, zone) {

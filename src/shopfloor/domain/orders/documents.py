@@ -119,6 +119,7 @@ def modify_purchase_order(op: Op, number: str, *, supplier: str | None, location
     if lines is not None:
         items = _items(op, lines)
         got = {ln.item_id: ln.received_quantity for ln in po.lines}
+        back = {ln.item_id: ln.returned_quantity for ln in po.lines}  # kept, as received is
         old = {ln.item.sku: _line_text(ln.quantity, ln.unit_price, ln.expected_date)
                for ln in po.lines}
         for i, (ln, item) in enumerate(zip(lines, items, strict=True)):
@@ -137,6 +138,7 @@ def modify_purchase_order(op: Op, number: str, *, supplier: str | None, location
             po.lines.append(PurchaseOrderLine(item_id=item.id, item=item, position=i,
                                               quantity=ln.quantity, unit_price=price,
                                               received_quantity=got.get(item.id, ZERO),
+                                              returned_quantity=back.get(item.id, ZERO),
                                               expected_date=ln.expected_date))
             op.change("purchase_order", number, f"line {item.sku}", old.pop(item.sku, None),
                       _line_text(ln.quantity, price, ln.expected_date))
@@ -331,6 +333,7 @@ def modify_sales_order(op: Op, number: str, *, customer: str | None, location: s
     if lines is not None:
         items = _items(op, lines)
         old = {ln.item.sku: f"{fmt(ln.quantity)} @ {fmt(ln.unit_price)}" for ln in so.lines}
+        back = {ln.item_id: ln.returned_quantity for ln in so.lines}  # kept, as shipped is
         for i, (ln, item) in enumerate(zip(lines, items, strict=True)):
             if ln.quantity < shipped.get(item.id, ZERO):
                 raise ValidationFailed(f"{item.sku}: {fmt(shipped[item.id])} already shipped",
@@ -345,7 +348,8 @@ def modify_sales_order(op: Op, number: str, *, customer: str | None, location: s
             price = item.sales_price if ln.unit_price is None else ln.unit_price
             so.lines.append(SalesOrderLine(item_id=item.id, item=item, position=i,
                                            quantity=ln.quantity, unit_price=price,
-                                           fulfilled_quantity=shipped.get(item.id, ZERO)))
+                                           fulfilled_quantity=shipped.get(item.id, ZERO),
+                                           returned_quantity=back.get(item.id, ZERO)))
             op.change("sales_order", number, f"line {item.sku}", old.pop(item.sku, None),
                       f"{fmt(ln.quantity)} @ {fmt(price)}")
         for sku, was in old.items():

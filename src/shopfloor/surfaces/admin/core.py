@@ -31,6 +31,7 @@ from shopfloor.registry.tool import Tool
 from shopfloor.surfaces.admin import session as sessions
 from shopfloor.surfaces.admin.display import Shower, label, words
 from shopfloor.surfaces.auth import Authenticator
+from shopfloor.ui.formats import Formats, formats_for
 
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
        "connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
@@ -68,8 +69,14 @@ class Admin:
     def has(self, name: str) -> bool:
         return any(t.name == name for t in self.registry.tools())
 
-    def shower(self, links: dict[str, str] | None = None) -> Shower:
-        return Shower(self.settings.currency, self.titles, {**LINKS, **(links or {})})
+    def formats(self, request: Request | None) -> Formats:
+        """The reader's formats: their Accept-Language, the deployment's currency."""
+        header = request.headers.get("accept-language") if request is not None else None
+        return formats_for(header, self.settings.currency, self.settings.time_zone)
+
+    def shower(self, request: Request | None = None,
+               links: dict[str, str] | None = None) -> Shower:
+        return Shower(self.formats(request), self.titles, {**LINKS, **(links or {})})
 
     def tools_for(self, actor: Actor) -> list[Tool]:
         return [t for t in self.registry.tools() if not t.app_only and actor.may(t.facts.role)]
@@ -93,7 +100,8 @@ class Admin:
     # -- rendering -------------------------------------------------------------------
     def render(self, request: Request, template: str, actor: Actor | None,
                status: int = 200, **ctx: Any) -> HTMLResponse:
-        base = {"request": request, "actor": actor, "show": self.shower(),
+        show = self.shower(request)
+        base = {"request": request, "actor": actor, "show": show, "fmt": show.formats,
                 "csrf": sessions.csrf_token(request, self.csrf_key) if actor else "",
                 "currency": self.settings.currency, "time_zone": self.settings.time_zone,
                 "may": (lambda name: actor is not None and self.may(actor, name)),

@@ -1,10 +1,10 @@
 """How the admin shows a value a tool returned: labels, numbers, money, dates, statuses.
 
-Every value goes through `show`, which escapes it (markupsafe) and marks what kind it is,
-so a hostile name is text everywhere and the browser's script can put numbers, money and
-times in the reader's locale and zone (`data-num`, `data-money`, `<time datetime>`). The
-server's own text is the fallback: plain numbers without trailing zeros, the currency
-code after the amount.
+Every value goes through `show`, which escapes it (markupsafe) and marks what kind it is.
+The words themselves come from `ui.formats` (Babel, in the reader's Accept-Language
+locale): money with its currency's decimals, quantities without trailing zeros, dates
+and times in the deployment's zone. The raw figure rides along in `data-value` for a
+script or a test; nothing reformats it in the browser.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from markupsafe import Markup, escape
 
 from shopfloor.kernel.statuses import label as status_label
 from shopfloor.kernel.text import fmt
+from shopfloor.ui.formats import Formats
 
 MONEY = frozenset({"unit_price", "unit_cost", "purchase_price", "sales_price", "total", "cost",
                    "average_cost", "value", "amount", "price", "total_cost", "line_total",
@@ -72,38 +73,41 @@ def decimal_text(value: Any) -> str | None:
     return None
 
 
-def money(value: Any, currency: str) -> Markup:
+def money(value: Any, formats: Formats, currency: str | None = None) -> Markup:
     text = decimal_text(value)
     if text is None:
         return NONE if value is None else Markup(escape(value))
-    return Markup('<span class="money" data-money="{0}" data-currency="{1}">{0} {1}</span>'
-                  ).format(text, currency)
+    return Markup('<span class="money" data-value="{0}">{1}</span>').format(
+        text, formats.money(text, currency))
 
 
-def number(value: Any, unit: str | None = None) -> Markup:
+def number(value: Any, formats: Formats, unit: str | None = None) -> Markup:
     text = decimal_text(value)
     if text is None:
         return NONE if value is None else Markup(escape(value))
-    out = Markup('<span class="num" data-num="{0}">{0}</span>').format(text)
+    out = Markup('<span class="num" data-value="{0}">{1}</span>').format(
+        text, formats.quantity(text))
     if unit:
         out += Markup(' <span class="unit">{0}</span>').format(unit)
     return out
 
 
-def when(value: str) -> Markup:
+def when(value: str, formats: Formats) -> Markup:
     if _DATE.match(value):
-        return Markup('<time class="date" datetime="{0}">{0}</time>').format(value)
-    return Markup('<time class="datetime" datetime="{0}">{1}</time>').format(
-        value, value.replace("T", " ")[:19] + " UTC")
+        return Markup('<time class="date" datetime="{0}" data-done="1">{1}</time>').format(
+            value, formats.date(value))
+    return Markup('<time class="datetime" datetime="{0}" data-done="1">{1}</time>').format(
+        value, formats.datetime(value))
 
 
 class Shower:
     """Shows values for one request: knows the currency, the tools' titles and where
     records live (so a SKU, an order number or a job id becomes a link)."""
 
-    def __init__(self, currency: str, titles: Mapping[str, str],
+    def __init__(self, formats: Formats, titles: Mapping[str, str],
                  links: Mapping[str, str] | None = None) -> None:
-        self.currency = currency
+        self.formats = formats
+        self.currency = formats.currency
         self.titles = titles
         self.links = dict(links or {})
 
@@ -137,14 +141,14 @@ class Shower:
             slug = re.sub(r"[^a-z0-9]+", "-", str(value).lower())
             return Markup('<span class="badge s-{0}">{1}</span>').format(slug, words(value))
         if key in MONEY or key.endswith("_price") or key.endswith("_cost"):
-            return money(value, self.currency)
+            return money(value, self.formats)
         if key not in TEXT and not isinstance(value, str | int | float | Decimal):
             return Markup(escape(value))
         if key not in TEXT and decimal_text(value) is not None:
             unit = row.get("uom") if row and "quantity" in key else None
-            return number(value, unit if isinstance(unit, str) else None)
+            return number(value, self.formats, unit if isinstance(unit, str) else None)
         if isinstance(value, str) and (_DATE.match(value) or _DATETIME.match(value)):
-            return when(value)
+            return when(value, self.formats)
         if key == "kind":
             return Markup(escape(words(value)))
         return Markup(escape(value))

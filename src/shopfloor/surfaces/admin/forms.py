@@ -22,7 +22,7 @@ from starlette.requests import Request
 
 from shopfloor.kernel.errors import ValidationFailed
 from shopfloor.registry.tool import CONTROL_FIELDS
-from shopfloor.surfaces.admin.display import label
+from shopfloor.surfaces.admin.display import decimal_text, label
 
 PICKS = {"sku": "items", "item": "items", "product": "items", "component": "items",
          "only": "items", "skus": "items",
@@ -42,7 +42,8 @@ PAGE = 25  # rows on one page of a listed page
 class Field:
     name: str
     label: str
-    kind: str  # text, decimal, integer, date, datetime, enum, bool, lines, list, json, textarea
+    kind: str  # text, decimal, integer, date, datetime, enum, bool, lines, list, json,
+    #            textarea, password
     required: bool = False
     description: str = ""
     options: list[str] = field(default_factory=list)
@@ -97,6 +98,8 @@ def make_field(name: str, node: Mapping[str, Any], required: bool,
         f.kind = "date"
     elif node.get("format") == "date-time":
         f.kind = "datetime"
+    elif node.get("format") == "password":
+        f.kind = "password"
     elif types == ["array"]:
         items = _resolve(node.get("items", {}), defs)
         if _types(items) == ["object"] and isinstance(items.get("properties"), dict):
@@ -144,7 +147,7 @@ def _scalar(f: Field, raw: str, where: str) -> Any:
             raise ValidationFailed(f"{where}: not valid JSON ({exc.msg})", field=where) from None
     if f.kind == "datetime" and len(text) == 16:
         return text + ":00"
-    return raw if f.kind == "textarea" else text
+    return raw if f.kind in ("textarea", "password") else text
 
 
 def parse(fields: list[Field], form: Mapping[str, list[str]]) -> dict[str, Any]:
@@ -162,6 +165,8 @@ def parse(fields: list[Field], form: Mapping[str, list[str]]) -> dict[str, Any]:
                 args[f.name] = rows
             continue
         raw = (form.get(f.name) or [""])[-1]
+        if f.kind == "list":  # check boxes of one name (the MRP page's items) add up
+            raw = "\n".join(form.get(f.name) or [])
         if not raw.strip():
             continue
         if f.kind == "list":
@@ -204,7 +209,7 @@ def prefill(fields: list[Field], query: Mapping[str, list[str]]) -> dict[str, An
                     rows.setdefault(int(parts[1]), {})[parts[2]] = v[-1]
             values[f.name] = [rows[i] for i in sorted(rows)][:MAX_LINES]
         elif f.name in query:
-            values[f.name] = query[f.name][-1]
+            values[f.name] = "\n".join(query[f.name]) if f.kind == "list" else query[f.name][-1]
         elif f.default is not None and f.kind not in ("json",):
             values[f.name] = f.default if f.kind == "bool" else str(f.default)
     return values
@@ -283,3 +288,119 @@ def pages(request: Request, next_cursor: Any) -> dict[str, Any]:
         if cursor else None,
         "first_url": query_with(request, cursor=None, back=None) if back else None,
         "page_no": len(here) + 1}
+
+
+# -- a form that starts from the record ---------------------------------------------
+KEYS = ("sku", "number", "id")
+# Where a record says a form's field by another name (an order's partner is the
+# supplier or the customer; a purchase order's due date is its expected date).
+ALIASES = {"supplier": "partner", "customer": "partner", "expected_date": "due_date"}
+ORIGINAL = "_original"
+
+
+def record_tool(tool: str, names: set[str]) -> str | None:
+    """The read that loads what a modify or update tool changes (`modify_item` ->
+    `get_item`, `update_recipe` -> `get_recipe`), when the catalogue has one."""
+    for verb in ("modify_", "update_"):
+        if tool.startswith(verb) and "get_" + tool[len(verb):] in names:
+            return "get_" + tool[len(verb):]
+    return None
+
+
+def key_of(fields: list[Field], query: Mapping[str, list[str]]) -> dict[str, Any] | None:
+    """The record a form's query names (`?sku=GLUE`, `?number=PO-10`), if it names one."""
+    names = {f.name for f in fields}
+    for key in KEYS:
+        if key in names and (query.get(key) or [""])[-1].strip():
+            raw = query[key][-1].strip()
+            return {key: int(raw) if key == "id" and raw.isdigit() else raw}
+    return None
+
+
+def _cell(f: Field, value: Any) -> Any:
+    """A record's value as the form's field holds it (decimals without trailing zeros)."""
+    if value is None or f.kind in ("bool", "json"):
+        return value
+    if f.kind == "decimal":
+        return decimal_text(value) or str(value)
+    if f.kind == "date" and isinstance(value, str):
+        return value[:10]
+    return value
+
+
+def from_record(fields: list[Field], record: Mapping[str, Any],
+                key: Mapping[str, Any]) -> dict[str, Any]:
+    """The arguments that would leave the record as it is: every field the record
+    shows, each line with every column it has."""
+    args: dict[str, Any] = dict(key)
+    for f in fields:
+        if f.name in key or f.name in KEYS:
+            continue
+        name = f.name if f.name in record else ALIASES.get(f.name, "")
+        if name not in record:
+            continue
+        value = record[name]
+        if f.kind == "lines" and isinstance(value, list):
+            cols = {c.name: c for c in f.columns}
+            args[f.name] = [{k: _cell(cols[k], v) for k, v in row.items()
+                             if k in cols and v is not None}
+                            for row in value if isinstance(row, dict)]
+        elif f.kind == "enum" and value is not None and str(value) not in f.options:
+            continue  # a status the form cannot set (a draft is opened, not chosen)
+        elif value is not None:
+            args[f.name] = _cell(f, value)
+    return args
+
+
+def _same(f: Field, a: Any, b: Any) -> bool:
+    if f.kind == "lines":
+        if not isinstance(a, list) or not isinstance(b, list) or len(a) != len(b):
+            return bool(a == b)
+        cols = {c.name: c for c in f.columns}
+        return all(set(x) == set(y) and all(_same(cols[k], x[k], y[k]) for k in x if k in cols)
+                   for x, y in zip(a, b, strict=True))
+    if f.kind in ("decimal", "integer"):
+        da, db = decimal_text(a), decimal_text(b)
+        if da is not None and db is not None:
+            return da == db
+    return bool(a == b) or (a is not None and b is not None and str(a) == str(b))
+
+
+def changed(fields: list[Field], args: Mapping[str, Any],
+            original: Mapping[str, Any] | None) -> dict[str, Any]:
+    """Only what the person changed, against the record the form started from: a field
+    left as it was is not sent (so it cannot change), a changed line table is sent whole
+    (editing one of ten lines keeps the other nine), a cleared field is sent as its
+    `clear_` flag where the tool has one. Without an original, everything typed is sent."""
+    if original is None:
+        return dict(args)
+    names = {f.name for f in fields}
+    out = {k: v for k, v in args.items() if k in KEYS}
+    for f in fields:
+        if f.name in KEYS or f.name.startswith("clear_"):
+            continue
+        new, old = args.get(f.name), original.get(f.name)
+        if f.name not in original:
+            if new is not None and not (f.kind == "bool" and new is False):
+                out[f.name] = new
+        elif new is None:
+            if f"clear_{f.name}" in names:
+                out[f"clear_{f.name}"] = True
+        elif not _same(f, new, old):
+            out[f.name] = new
+    for f in fields:  # a clear flag the person ticked themselves
+        if f.name.startswith("clear_") and args.get(f.name) is True:
+            out[f.name] = True
+    return out
+
+
+def original_of(form: Mapping[str, list[str]]) -> dict[str, Any] | None:
+    raw = (form.get(ORIGINAL) or [""])[-1]
+    if not raw:
+        return None
+    try:
+        found = json.loads(raw)
+    except json.JSONDecodeError:
+        raise ValidationFailed("the form's starting values are damaged; reload the page",
+                               field=ORIGINAL) from None
+    return found if isinstance(found, dict) else None

@@ -5,6 +5,8 @@ tools, status words and partner, and the job kinds that are MRP runs. Kept outsi
 from __future__ import annotations
 
 from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
 
 from shopfloor.kernel.statuses import BY_KIND, Vocabulary
 
@@ -38,3 +40,21 @@ ORDERS = {
                                       "list_manufacturing_orders", "get_manufacturing_order",
                                       BY_KIND["manufacturing_order"], "Product"),
 }
+
+
+def outstanding(order: dict[str, Any]) -> list[dict[str, str]]:
+    """An order's lines still to receive or ship (what Receive and Ship pre-fill)."""
+    rows = []
+    for line in order.get("lines") or []:
+        left = Decimal(str(line.get("quantity", 0))) - Decimal(str(line.get("done_quantity", 0)))
+        if left > 0:
+            rows.append({"sku": line["sku"], "quantity": format(left.normalize(), "f")})
+    return rows
+
+
+def left_to_make(order: dict[str, Any]) -> str:
+    """A manufacturing order's quantity still to complete (what Complete pre-fills)."""
+    left = Decimal(str(order.get("quantity", 0))) - Decimal(
+        str(order.get("completed_quantity", 0))) - Decimal(
+        str(order.get("scrapped_quantity", 0)))
+    return format(left.normalize(), "f")

@@ -9,6 +9,7 @@ from shopfloor.app.settings import Settings
 from shopfloor.registry.registry import Registry
 from shopfloor.surfaces.admin.core import Admin
 from shopfloor.surfaces.admin.pages import (
+    day,
     home,
     items,
     jobs,
@@ -19,6 +20,7 @@ from shopfloor.surfaces.admin.pages import (
     proposals,
     sign_in,
     tools,
+    users,
     valuation,
     webhooks,
 )
@@ -33,12 +35,14 @@ def admin_routes(registry: Registry, settings: Settings, auth: Authenticator) ->
         *picks.routes(admin),
         *tools.routes(admin),
         *home.routes(admin),
+        *day.routes(admin),
         *items.routes(admin),
         *planning.routes(admin),
         *jobs.routes(admin),
         *proposals.routes(admin),
         *log.routes(admin),
         *orders.routes(admin),
+        *users.routes(admin),
         *valuation.routes(admin),
         *webhooks.routes(admin),
     ]

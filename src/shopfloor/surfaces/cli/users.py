@@ -1,20 +1,21 @@
 """`shopfloor user ...`: local accounts for signing in to the web admin.
 
-The password is read from standard input when that is not a terminal (so scripts pipe
-it and it never appears in the process list or shell history), else prompted twice
-without echo. Accounts are a surface's concern, not a tool: the registry never sees a
-password.
+Each command calls the accounts' tool (`create_user`, `set_user_role`, `disable_user`,
+`reset_user_password`, `list_users`) as the local actor, previewing then applying as
+every surface does, so the CLI's changes are in the operation log like the admin's. The
+password is read from standard input when that is not a terminal (so scripts pipe it and
+it never appears in the process list or shell history), else prompted twice without
+echo; the log keeps it masked.
 """
 
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 if TYPE_CHECKING:
-    from shopfloor.app.accounts import Accounts
     from shopfloor.surfaces.cli.context import Context
 
 user_app = typer.Typer(no_args_is_help=True,
@@ -28,10 +29,31 @@ def _root(ctx: typer.Context) -> Context:
     return obj
 
 
-def _accounts(ctx: typer.Context) -> Accounts:
-    from shopfloor.app.accounts import Accounts
+def _call(ctx: typer.Context, tool: str, args: dict[str, Any]) -> dict[str, Any]:
+    """A tool as the local actor: a write is previewed, then applied with the preview's
+    token (the password resent, as the preview shows it masked)."""
+    from shopfloor.kernel.errors import ShopfloorError
+    from shopfloor.registry.actor import Actor
+    from shopfloor.surfaces.cli.context import fail
 
-    return Accounts(_root(ctx).registry().store)
+    c = _root(ctx)
+    settings = c.settings()
+    actor = Actor.of(settings.local_actor, settings.local_role)
+    registry = c.registry()
+    try:
+        shown = registry.invoke(tool, args, actor)
+        if not shown.get("preview"):
+            return shown
+        blocking = [w for w in shown.get("warnings", []) if w.get("blocking")]
+        if blocking:
+            fail(c, {"error": {"code": blocking[0]["code"], "message": blocking[0]["message"],
+                               "field": blocking[0].get("field")}})
+        secret = {k: v for k, v in args.items() if k == "password"}
+        done: dict[str, Any] = registry.invoke(tool, {**shown["apply"]["arguments"], **secret},
+                                               actor)
+        return done
+    except ShopfloorError as exc:
+        fail(c, exc.to_payload())
 
 
 def _password() -> str:
@@ -41,17 +63,6 @@ def _password() -> str:
     return str(typer.prompt("Password", hide_input=True, confirmation_prompt=True))
 
 
-def _run(ctx: typer.Context, action: str, fn: object) -> None:
-    from shopfloor.kernel.errors import ShopfloorError
-    from shopfloor.surfaces.cli.context import fail
-
-    try:
-        fn()  # type: ignore[operator]
-    except ShopfloorError as exc:
-        fail(_root(ctx), exc.to_payload())
-    typer.echo(action, err=True)
-
-
 @user_app.command("create")
 def user_create(
     ctx: typer.Context,
@@ -59,9 +70,10 @@ def user_create(
     role: Annotated[str, typer.Option(help="viewer, operator or admin")],
 ) -> None:
     """Create an account (password from stdin when piped, else prompted)."""
-    accounts = _accounts(ctx)
     password = _password()
-    _run(ctx, f"Created {name} ({role}).", lambda: accounts.create(name, password, role))
+    _call(ctx, "create_user", {"username": name, "role": role.strip().lower(),
+                               "password": password})
+    typer.echo(f"Created {name} ({role}).", err=True)
 
 
 @user_app.command("password")
@@ -70,10 +82,9 @@ def user_password(
     name: Annotated[str, typer.Argument(help="the username")],
 ) -> None:
     """Set a new password (ends the account's open sessions)."""
-    accounts = _accounts(ctx)
     password = _password()
-    _run(ctx, f"Password changed for {name}; its sessions were ended.",
-         lambda: accounts.set_password(name, password))
+    _call(ctx, "reset_user_password", {"username": name, "password": password})
+    typer.echo(f"Password changed for {name}; its sessions were ended.", err=True)
 
 
 @user_app.command("role")
@@ -83,8 +94,8 @@ def user_role(
     role: Annotated[str, typer.Option(help="viewer, operator or admin")],
 ) -> None:
     """Change an account's role (ends its open sessions, so it applies at once)."""
-    accounts = _accounts(ctx)
-    _run(ctx, f"{name} is now {role}.", lambda: accounts.set_role(name, role))
+    _call(ctx, "set_user_role", {"username": name, "role": role.strip().lower()})
+    typer.echo(f"{name} is now {role}.", err=True)
 
 
 @user_app.command("disable")
@@ -94,22 +105,21 @@ def user_disable(
     enable: Annotated[bool, typer.Option("--enable", help="enable it again")] = False,
 ) -> None:
     """Disable an account and end its sessions (or --enable it again)."""
-    accounts = _accounts(ctx)
-    _run(ctx, f"{name} {'enabled' if enable else 'disabled'}.",
-         lambda: accounts.set_disabled(name, not enable))
+    _call(ctx, "disable_user", {"username": name, "disabled": not enable})
+    typer.echo(f"{name} {'enabled' if enable else 'disabled'}.", err=True)
 
 
 @user_app.command("list")
 def user_list(ctx: typer.Context) -> None:
     """The accounts, their roles and whether they are enabled."""
-    _root(ctx).out({"accounts": _accounts(ctx).list()})
+    _root(ctx).out({"accounts": _call(ctx, "list_users", {})["users"]})
 
 
 @user_app.command("hint")
 def user_hint(ctx: typer.Context) -> None:
     """Where the web admin is and how to sign in to it (printed by `make run`)."""
     settings = _root(ctx).settings()
-    accounts = _accounts(ctx).list()
+    accounts = _call(ctx, "list_users", {})["users"]
     typer.echo(f"\nWeb admin: http://{settings.host}:{settings.port}/")
     if accounts:
         names = ", ".join(f"{a['username']} ({a['role']})" for a in accounts[:5])
@@ -118,10 +128,9 @@ def user_hint(ctx: typer.Context) -> None:
     elif sys.stdin.isatty():
         typer.echo("No account yet: create the first one (an admin) to sign in with.")
         name = str(typer.prompt("Username", default="admin"))
-        accounts_api = _accounts(ctx)
         password = _password()
-        _run(ctx, f"Created {name} (admin): sign in with it.",
-             lambda: accounts_api.create(name, password, "admin"))
+        _call(ctx, "create_user", {"username": name, "role": "admin", "password": password})
+        typer.echo(f"Created {name} (admin): sign in with it.", err=True)
     else:
         typer.echo("No account yet. Create one to sign in (it asks for the password):\n"
                    "  .venv/bin/shopfloor user create admin --role admin")

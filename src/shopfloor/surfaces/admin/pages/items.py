@@ -3,6 +3,7 @@ can be done to it."""
 
 from __future__ import annotations
 
+from datetime import date, timedelta
 from functools import partial
 from typing import Any
 
@@ -14,6 +15,9 @@ from shopfloor.registry.actor import Actor
 from shopfloor.surfaces.admin.core import Admin
 from shopfloor.surfaces.admin.forms import listing, pages, prefilled
 from shopfloor.ui import paper
+from shopfloor.ui.charts import projected_stock
+
+WEEKS = 8  # how far ahead the item's chart looks
 
 
 def routes(admin: Admin) -> list[BaseRoute]:
@@ -45,6 +49,8 @@ async def item(a: Admin, request: Request, actor: Actor) -> Response:
     sku = request.path_params["sku"]
     found = await a.call(actor, "get_item", {"sku": sku})
     moves = await a.read(actor, "list_stock_movements", {"sku": sku, **listing(request)})
+    lots = (await a.read(actor, "list_lots", {"sku": sku})).get("lots", []) \
+        if found.get("batch_tracked") or found.get("serial_tracked") else []
     acts = [(label, tool, prefilled(tool, targs)) for label, tool, targs in (
         ("Edit item", "modify_item", {"sku": sku}),
         ("Adjust stock", "create_stock_adjustment", {"lines": [{"sku": sku}]}),
@@ -55,6 +61,11 @@ async def item(a: Admin, request: Request, actor: Actor) -> Response:
         ("Make", "create_manufacturing_order", {"sku": sku}),
         ("Edit recipe", "update_recipe", {"sku": sku}),
     ) if a.may(actor, tool)]
+    until = (date.today() + timedelta(weeks=WEEKS)).isoformat()
+    projected = await a.read(actor, "get_projected_stock", {"sku": sku, "until": until})
+    chart = projected_stock(projected, found.get("reorder_point"), a.formats(request),
+                            weeks=WEEKS) if projected.get("today") else None
     return a.render(request, "item.html", actor, item=found, moves=moves, actions=acts,
+                    lots=lots, chart=chart, projected=projected,
                     prints=prints(found),
                     **pages(request, moves.get("next_cursor")))

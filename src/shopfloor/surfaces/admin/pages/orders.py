@@ -16,8 +16,10 @@ from shopfloor.kernel.statuses import PO, SO
 from shopfloor.registry.actor import Actor
 from shopfloor.surfaces.admin.core import Admin
 from shopfloor.surfaces.admin.forms import listing, pages, prefilled
-from shopfloor.surfaces.admin.kinds import ORDERS, OrderKind
+from shopfloor.surfaces.admin.kinds import ORDERS, OrderKind, left_to_make, outstanding
 from shopfloor.ui import paper
+
+MAX_SKUS = 40  # an order's items whose stock its page shows
 
 
 def routes(admin: Admin) -> list[BaseRoute]:
@@ -25,15 +27,6 @@ def routes(admin: Admin) -> list[BaseRoute]:
     return [r for slug in ORDERS for r in (
         Route(f"/{slug}", g(partial(orders, admin)), name=f"{slug}"),
         Route(f"/{slug}/{{number:path}}", g(partial(order, admin)), name=f"{slug}-one"))]
-
-
-def outstanding(order: dict[str, Any]) -> list[dict[str, str]]:
-    rows = []
-    for line in order.get("lines") or []:
-        left = Decimal(str(line.get("quantity", 0))) - Decimal(str(line.get("done_quantity", 0)))
-        if left > 0:
-            rows.append({"sku": line["sku"], "quantity": format(left.normalize(), "f")})
-    return rows
 
 
 def actions(kind: OrderKind, order: dict[str, Any]) -> list[tuple[str, str, str]]:
@@ -57,12 +50,8 @@ def actions(kind: OrderKind, order: dict[str, Any]) -> list[tuple[str, str, str]
             out.append(("Cancel order", "delete_sales_order",
                         prefilled("delete_sales_order", {"number": number})))
     elif status in kind.open_statuses:
-        left = Decimal(str(order.get("quantity", 0))) - Decimal(
-            str(order.get("completed_quantity", 0))) - Decimal(
-            str(order.get("scrapped_quantity", 0)))
         out.append(("Complete", "complete_manufacturing_order", prefilled(
-            "complete_manufacturing_order",
-            {"number": number, "quantity": format(left.normalize(), "f")})))
+            "complete_manufacturing_order", {"number": number, "quantity": left_to_make(order)})))
         out.append(("Cancel order", "delete_manufacturing_order",
                     prefilled("delete_manufacturing_order", {"number": number})))
     # Corrections and returns (issue 12's tools), offered where the order has moved goods.
@@ -117,7 +106,37 @@ async def order(a: Admin, request: Request, actor: Actor) -> Response:
     history = [e for e in log.get("entries", [])
                if number and number in (e.get("summary") or "")]
     return a.render(request, "order.html", actor, kind=kind, order=found,
-                    actions=acts, history=history, prints=prints(kind, found))
+                    actions=acts, history=history, prints=prints(kind, found),
+                    stock=await availability(a, actor, found, kind))
+
+
+async def availability(a: Admin, actor: Actor, order: dict[str, Any],
+                       kind: OrderKind) -> list[dict[str, Any]]:
+    """What the order's items really have at its location: on hand, committed, held,
+    expired and available, and each lot with its expiry and hold (why held), so that
+    stock nobody may ship is seen, not counted. Shown while the order is open."""
+    if order.get("status") not in kind.open_statuses or not order.get("location"):
+        return []
+    rows = order.get("lines") or order.get("components") or []
+    skus = list(dict.fromkeys(str(r["sku"]) for r in rows if r.get("sku")))[:MAX_SKUS]
+    where = str(order["location"])
+    out: list[dict[str, Any]] = []
+    for sku in skus:
+        got = (await a.read(actor, "get_stock", {"sku": sku, "location": where})).get(
+            "balances", [])
+        row: dict[str, Any] = got[0] if got else {"sku": sku, "on_hand": "0",
+                                  "committed": "0", "held": "0", "expired": "0",
+                                  "available": "0", "lots": []}
+        lots: list[dict[str, Any]] = row.get("lots") or []
+        if lots:
+            reasons = {(x["lot"]): x.get("hold_reason") for x in (await a.read(
+                actor, "list_lots", {"sku": sku, "location": where})).get("lots", [])}
+            lots = [{"lot": x["lot"], "expiry": x.get("expiry"), "on_hand": x["on_hand"],
+                     "held": x.get("held"), "hold_reason": reasons.get(x["lot"])}
+                    for x in lots]
+        out.append({k: row.get(k) for k in ("sku", "on_hand", "committed", "held",
+                                            "expired", "available")} | {"lots": lots})
+    return out
 
 
 PRINTS = {"purchase-orders": (("Purchase order", "purchase_order"),),

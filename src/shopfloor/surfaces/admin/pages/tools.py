@@ -46,11 +46,20 @@ def tool_of(a: Admin, name: str) -> Tool:
 
 async def tool_page(a: Admin, request: Request, actor: Actor, *,
                     args: dict[str, Any] | None = None, outcome: dict[str, Any] | None = None,
-                    status: int = 200) -> Response:
+                    status: int = 200, original: dict[str, Any] | None = None) -> Response:
     tool = tool_of(a, request.path_params["name"])
     fields = forms.form_fields(tool.input_schema)
     query = parse_qs(request.url.query, keep_blank_values=False)
-    values = forms.values_of(fields, args) if args is not None else forms.prefill(fields, query)
+    if args is None and original is None:
+        original = await from_record(a, actor, tool, fields, query)
+    if args is not None:
+        values = forms.values_of(fields, args)
+    elif original is not None:
+        given = forms.prefill(fields, query)
+        values = {**forms.values_of(fields, original),
+                  **{k: v for k, v in given.items() if k in query or (v and isinstance(v, list))}}
+    else:
+        values = forms.prefill(fields, query)
     result = None
     if args is None and not tool.facts.writes and not tool.facts.job and "run" in query:
         try:
@@ -65,6 +74,7 @@ async def tool_page(a: Admin, request: Request, actor: Actor, *,
         except ShopfloorError as exc:
             outcome = {"kind": "error", "error": exc}
     ctx = {"tool": tool, "fields": fields, "values": values, "outcome": outcome,
+           "original": original,
            "picks": forms.picks_of(fields), "allowed": actor.may(tool.facts.role)}
     if request.headers.get("hx-request") and request.method == "POST":
         return a.render(request, "_outcome.html", actor, status=status, **ctx)
@@ -75,19 +85,33 @@ async def tool_get(a: Admin, request: Request, actor: Actor) -> Response:
     return await tool_page(a, request, actor)
 
 
+async def from_record(a: Admin, actor: Actor, tool: Tool, fields: list[forms.Field],
+                      query: dict[str, list[str]]) -> dict[str, Any] | None:
+    """A modify form named by its record's key starts from the record's values."""
+    reader = forms.record_tool(tool.name, {t.name for t in a.registry.tools()})
+    key = forms.key_of(fields, query)
+    if reader is None or key is None or not tool.facts.writes:
+        return None
+    return forms.from_record(fields, await a.call(actor, reader, key), key)
+
+
 async def preview(a: Admin, request: Request, actor: Actor) -> Response:
     tool = tool_of(a, request.path_params["name"])
     fields = forms.form_fields(tool.input_schema)
     form = await form_of(request)
+    original = None
     try:
+        original = forms.original_of(form)
         args = forms.parse(fields, form)
-        payload = await a.call(actor, tool.name, {**args, "preview": True})
+        sent = forms.changed(fields, args, original)
+        payload = await a.call(actor, tool.name, {**sent, "preview": True})
         outcome = {"kind": "preview", "payload": payload,
                    "names": await names(a, actor, payload)}
     except ShopfloorError as exc:
         return await tool_page(a, request, actor, args=_safe_args(fields, form),
-                               outcome={"kind": "error", "error": exc}, status=_status(exc))
-    return await tool_page(a, request, actor, args=args, outcome=outcome)
+                               outcome={"kind": "error", "error": exc}, status=_status(exc),
+                               original=original)
+    return await tool_page(a, request, actor, args=args, outcome=outcome, original=original)
 
 
 async def apply(a: Admin, request: Request, actor: Actor) -> Response:
@@ -97,21 +121,25 @@ async def apply(a: Admin, request: Request, actor: Actor) -> Response:
     token = form.get("preview_token", [""])[-1]
     key = form.get("idempotency_key", [""])[-1] or f"admin-{secrets.token_hex(16)}"
     args: dict[str, Any] = {}
+    original = None
     try:
+        original = forms.original_of(form)
         args = forms.parse(fields, form)
         if not token:
             raise ShopfloorError("preview first: Confirm applies a preview")
-        result = await a.call(actor, tool.name, {**args, "preview": False,
-                                                 "preview_token": token,
+        result = await a.call(actor, tool.name, {**forms.changed(fields, args, original),
+                                                 "preview": False, "preview_token": token,
                                                  "idempotency_key": key})
     except ShopfloorError as exc:
         fresh = exc.details.get("preview") if exc.code == "stale_preview" else None
         if isinstance(fresh, dict):
-            return await tool_page(a, request, actor, args=args, status=409, outcome={
-                "kind": "preview", "payload": fresh, "stale": exc.message,
-                "names": await names(a, actor, fresh)})
+            return await tool_page(a, request, actor, args=args, status=409, original=original,
+                                   outcome={"kind": "preview", "payload": fresh,
+                                            "stale": exc.message,
+                                            "names": await names(a, actor, fresh)})
         return await tool_page(a, request, actor, args=args or _safe_args(fields, form),
-                               outcome={"kind": "error", "error": exc}, status=_status(exc))
+                               outcome={"kind": "error", "error": exc}, status=_status(exc),
+                               original=original)
     return await tool_page(a, request, actor, args=args, outcome={
         "kind": "applied", "result": result, "links": record_links(tool.name, result)})
 

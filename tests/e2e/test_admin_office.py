@@ -1,0 +1,69 @@
+"""The office's day in headless Chromium: the item page's lots, holds and projected-stock
+chart; a sales order beyond the free stock warned in its preview, naming the held lot;
+the pages for the day and the accounts page; every page at 390 px without sideways
+scrolling, every page through axe-core, and no money with four or more decimals."""
+
+from __future__ import annotations
+
+from playwright.async_api import Page
+
+from shopfloor.registry.registry import Registry
+from tests.e2e import admin_harness as ah
+from tests.e2e.test_admin_records import _browse, no_long_money, served
+from tests.helpers import apply
+
+__all__ = ["served"]
+
+
+def test_a_day_in_the_office_on_a_desk_and_on_a_phone(served: tuple[str, Registry]) -> None:
+    url, reg = served
+    apply(reg, "create_purchase_order", supplier="Glue Works", location="MAIN",
+          lines=[{"sku": "GLUE", "quantity": "120", "unit_price": "3.1671"}])
+    so = apply(reg, "create_sales_order", customer="Café Linde", location="MAIN",
+               lines=[{"sku": "CLAMP", "quantity": "1", "unit_price": "12.3456"}])
+    violations: list[dict[str, object]] = []
+
+    async def steps(page: Page) -> None:
+        await page.goto(url + "/items/GLUE")
+        chart = page.locator("svg#projected-chart")
+        assert await chart.count() == 1
+        assert await chart.locator("path.in").count() == 1  # the purchase order arriving
+        assert await chart.locator("line.reorder").count() == 1
+        assert "120" in (await chart.locator("path.in title").text_content() or "")
+        await no_long_money(page)
+        violations.extend(await ah.axe(page, "item"))
+
+        # a sales order for more glue than is free: the preview says so, naming the hold
+        await page.goto(url + "/tools/create_sales_order")
+        await page.fill("#f-customer", "Café Linde")
+        await page.fill("#f-location", "MAIN")
+        await page.fill("input[name='lines.0.sku']", "GLUE")
+        await page.fill("input[name='lines.0.quantity']", "10")
+        shown = await ah.preview(page)
+        assert "G-2" in shown and "hold" in shown.lower(), shown
+        violations.extend(await ah.axe(page, "so-preview"))
+
+        await page.goto(url + "/today")
+        await page.click("#day-list a:has-text('To ship')")
+        await page.wait_for_url("**/today/ship")
+        assert so["number"] in await page.inner_text("#day-rows")
+        await page.click("#day-rows a:has-text('Ship')")
+        assert "fulfill_order" in page.url
+        assert await page.input_value("input[name='lines.0.quantity']") == "1"
+        await page.goto(url + "/users")
+        assert "olga" in await page.inner_text("#users")
+        violations.extend(await ah.axe(page, "users"))
+
+        await page.set_viewport_size({"width": 390, "height": 844})
+        for path in ("/today", "/today/ship", "/today/expiring", "/items/GLUE",
+                     f"/sales-orders/{so['number']}", "/mrp", "/users",
+                     "/tools/modify_item?sku=GLUE", "/tools/modify_sales_order?number="
+                     + so["number"]):
+            await page.goto(url + path)
+            await ah.no_overflow(page)
+            await no_long_money(page)
+            violations.extend(await ah.axe(page, "phone " + path))
+        await ah.shot(page, "phone-item-glue")
+
+    assert _browse(url, steps) == []
+    assert violations == [], violations

@@ -1,0 +1,58 @@
+"""What an edit form sends (surfaces/admin/forms.changed): only what the person changed
+against the record it started from; a changed line table whole; a cleared field as its
+`clear_` flag. Plain values, no server."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from shopfloor.surfaces.admin import forms
+
+SCHEMA: dict[str, Any] = {"properties": {
+    "sku": {"type": "string"}, "name": {"type": "string"},
+    "purchase_price": {"anyOf": [{"type": "number"}, {"type": "string"}, {"type": "null"}]},
+    "batch_tracked": {"anyOf": [{"type": "boolean"}, {"type": "null"}]},
+    "default_supplier": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+    "clear_default_supplier": {"type": "boolean"},
+    "lines": {"type": "array", "items": {"type": "object", "properties": {
+        "sku": {"type": "string"}, "quantity": {"type": "number"}}}},
+}}
+FIELDS = forms.form_fields(SCHEMA)
+RECORD = {"sku": "GLUE", "name": "Glue", "purchase_price": "3.167100", "batch_tracked": True,
+          "default_supplier": "Mill", "on_hand": "12",
+          "lines": [{"sku": "A", "quantity": "1.000"}, {"sku": "B", "quantity": "2"}]}
+
+
+def test_an_untouched_form_sends_only_its_key() -> None:
+    original = forms.from_record(FIELDS, RECORD, {"sku": "GLUE"})
+    assert original["purchase_price"] == "3.1671" and original["batch_tracked"] is True
+    typed = forms.parse(FIELDS, {"sku": ["GLUE"], "name": ["Glue"],
+                                 "purchase_price": ["3.1671"],
+                                 "batch_tracked": ["false", "true"],
+                                 "default_supplier": ["Mill"],
+                                 "clear_default_supplier": ["false"],
+                                 "lines.0.sku": ["A"], "lines.0.quantity": ["1"],
+                                 "lines.1.sku": ["B"], "lines.1.quantity": ["2.0"]})
+    assert forms.changed(FIELDS, typed, original) == {"sku": "GLUE"}
+    renamed = {**typed, "name": "Wood glue"}
+    assert forms.changed(FIELDS, renamed, original) == {"sku": "GLUE", "name": "Wood glue"}
+
+
+def test_a_changed_line_sends_every_line_and_a_cleared_field_its_flag() -> None:
+    original = forms.from_record(FIELDS, RECORD, {"sku": "GLUE"})
+    lines = [{"sku": "A", "quantity": "1"}, {"sku": "B", "quantity": "3"}]
+    edited = {"sku": "GLUE", "name": "Glue", "purchase_price": "3.1671",
+              "batch_tracked": False, "lines": lines}
+    assert forms.changed(FIELDS, edited, original) == {
+        "sku": "GLUE", "batch_tracked": False, "lines": lines,
+        "clear_default_supplier": True}
+    assert forms.changed(FIELDS, edited, None) == edited  # no record: all that was typed
+
+
+def test_the_read_behind_a_modify_tool() -> None:
+    names = {"get_item", "get_recipe", "get_purchase_order"}
+    assert forms.record_tool("modify_item", names) == "get_item"
+    assert forms.record_tool("update_recipe", names) == "get_recipe"
+    assert forms.record_tool("update_stock_adjustment", names) is None
+    assert forms.key_of(FIELDS, {"sku": ["GLUE"]}) == {"sku": "GLUE"}
+    assert forms.key_of(FIELDS, {"name": ["x"]}) is None
