@@ -103,9 +103,9 @@ def test_stdio_lists_annotated_tools_and_reads_previews_applies(reg: Registry, s
             resources = [r for r in listed if str(r.uri).startswith("ui://")]
             assert [str(r.uri) for r in resources] == [PREVIEW_URI, JOB_URI]
             assert {r.mime_type for r in resources} == {"text/html;profile=mcp-app"}
-            alerts = [str(r.uri) for r in listed if r not in resources]  # test_alert_resources
-            assert alerts == [f"shopfloor://alerts/{a}" for a in ("low-stock", "expiring-lots",
-                                                                  "late-orders")]
+            others = [str(r.uri) for r in listed if r not in resources]  # test_alert_resources
+            assert others == ["shopfloor://proposals/pending"] + [
+                f"shopfloor://alerts/{a}" for a in ("low-stock", "expiring-lots", "late-orders")]
             card = (await s.read_resource(PREVIEW_URI)).contents[0]
             html = card.text  # type: ignore[union-attr]
             assert "<script src" not in html and "http://" not in html and "https://" not in html

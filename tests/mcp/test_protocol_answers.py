@@ -64,7 +64,11 @@ def test_documents_are_read_through_their_read_tool_as_the_caller(reg: Registry)
         templates = {t.uri_template: t for t in listed.resource_templates}
         assert "shopfloor://items/{sku}" in templates
         assert "shopfloor://purchase-orders/{number}" in templates
-        assert {t.mime_type for t in templates.values()} == {"application/json"}
+        assert "shopfloor://proposals/{proposal_id}" in templates
+        assert {t.mime_type for t in templates.values()
+                if "/documents/" not in t.uri_template} == {"application/json"}
+        assert {t.mime_type for t in templates.values()
+                if "/documents/" in t.uri_template} == {"application/pdf"}
         read = await client.read_resource("shopfloor://items/M1")
         (content,) = read.contents
         assert isinstance(content, types.TextResourceContents)

@@ -58,6 +58,7 @@ def test_an_apply_that_needs_approval_is_held_and_changes_nothing(reg: Registry)
     assert any(c["field"] == "on_hand" for c in held["changes"]), held["changes"]
     after = snapshot(reg)
     assert after.pop("proposals") == before.pop("proposals") + 1
+    assert after.pop("events") == before.pop("events") + 1  # proposal.created
     assert {k: v for k, v in after.items() if not k.startswith("proposals")} == \
         {k: v for k, v in before.items() if not k.startswith("proposals")}
     assert _on_hand(reg) == 10

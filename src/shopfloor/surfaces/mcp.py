@@ -22,8 +22,7 @@ import anyio.to_thread
 import mcp_types as types
 from mcp.server.apps import EXTENSION_ID
 from mcp.server.context import ServerRequestContext
-from mcp.server.lowlevel import NotificationOptions, Server
-from mcp.server.models import InitializationOptions
+from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 
 from shopfloor import __version__
@@ -33,6 +32,7 @@ from shopfloor.registry.confirm import ConfirmWrites, policy
 from shopfloor.surfaces import mcp_alerts
 from shopfloor.surfaces.mcp_confirm import Confirmer
 from shopfloor.surfaces.mcp_resources import Resources, no_cursor
+from shopfloor.surfaces.mcp_server import ShopfloorServer
 from shopfloor.surfaces.render import render
 from shopfloor.ui import cards
 
@@ -161,26 +161,6 @@ async def follow_job(ctx: ServerRequestContext[Any], registry: Registry, actor: 
             return {**started, "status": job["status"], "progress": job["progress"],
                     "summary": job["message"], "result": job["result"]}
         await anyio.sleep(0.25)
-
-
-class ShopfloorServer(Server[Any]):
-    """The SDK's low-level server, declaring MCP Apps where every client can see it.
-
-    `capabilities.extensions` exists only from protocol 2026-07-28 on: the SDK strips it
-    from a handshake-era (2025-11-25) initialize result. Those clients find the extension
-    under `capabilities.experimental` instead, on stdio and streamable HTTP alike.
-    """
-
-    def create_initialization_options(
-        self,
-        notification_options: NotificationOptions | None = None,
-        experimental_capabilities: dict[str, dict[str, Any]] | None = None,
-        extensions: dict[str, dict[str, Any]] | None = None,
-    ) -> InitializationOptions:
-        declared = self.extensions if extensions is None else extensions
-        experimental = {**declared, **(experimental_capabilities or {})}
-        return super().create_initialization_options(
-            notification_options, experimental or None, extensions)
 
 
 class RegistrySource:
