@@ -9,6 +9,7 @@ import pytest
 
 from shopfloor.app.accounts import Accounts
 from shopfloor.kernel.errors import ShopfloorError
+from shopfloor.registry.actor import Actor
 from shopfloor.registry.registry import Registry
 from tests.helpers import ADMIN, apply, basic_setup, snapshot
 
@@ -43,7 +44,12 @@ def _world(reg: Registry) -> dict[str, str]:
     Accounts(reg.store).create("ann", "ann's password", "operator")
     hook = apply(reg, "create_webhook", url="https://hooks.example.com/in",
                  events=["job.finished"])
-    return {"po": po["number"], "so": so["number"], "mo": mo["number"],
+    held = apply(reg, "create_stock_adjustment", Actor.of("agent", "operator",
+                                                        needs_approval=True),
+                 location="MAIN", reason="found",
+                 lines=[{"sku": "M1", "quantity_delta": "1", "unit_cost": "1"}])
+    return {"prop": held["proposal_id"], "po": po["number"], "so": so["number"],
+            "mo": mo["number"],
             "adj": adj["movements"][-1]["document_number"], "job": job["job_id"],
             "po2": po2, "so2": so2, "mo2": mo2, "got": got["operation_id"],
             "hook": hook["webhook_id"]}
@@ -311,6 +317,16 @@ CASES: dict[str, tuple[dict[str, Any], list[tuple[dict[str, Any], str, str]]]] =
         ({}, "webhook_id", "validation_error"),
         ({"webhook_id": "wh_nope"}, "webhook_id", "not_found"),
         ({"webhook_id": "../x"}, "webhook_id", "validation_error"),
+    ]),
+    "approve_proposal": ({"proposal_id": "{prop}"}, [
+        ({}, "proposal_id", "validation_error"),
+        ({"proposal_id": "no-such-proposal"}, "proposal_id", "not_found"),
+        ({"proposal_id": "../x"}, "proposal_id", "validation_error"),
+    ]),
+    "reject_proposal": ({"proposal_id": "{prop}", "reason": "count it first"}, [
+        ({"proposal_id": "{prop}"}, "reason", "validation_error"),
+        ({"proposal_id": "no-such-proposal", "reason": "x"}, "proposal_id", "not_found"),
+        ({"proposal_id": "{prop}", "reason": 5}, "reason", "validation_error"),
     ]),
     "apply_mrp_plan": ({"job_id": "{job}"}, [
         ({}, "job_id", "validation_error"),
