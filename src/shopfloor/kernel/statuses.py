@@ -48,6 +48,15 @@ class MO(StrEnum):
     cancelled = "cancelled"
 
 
+class Step(StrEnum):
+    """An operation of a manufacturing order: planned -> in progress (time logged) ->
+    done (reported finished)."""
+
+    planned = "planned"
+    in_progress = "in_progress"
+    done = "done"
+
+
 class JobState(StrEnum):
     """A background job: queued -> running -> succeeded | failed | cancelled."""
 
@@ -95,6 +104,7 @@ VOCABULARIES = (
     Vocabulary("sales_order", tuple(SO), OPEN_SO, (SO.fulfilled, *FINISHED_SO)),
     Vocabulary("manufacturing_order", tuple(MO), OPEN_MO, (MO.done, MO.closed, MO.cancelled)),
     Vocabulary("job", tuple(JobState), JOB_ACTIVE, JOB_TERMINAL),
+    Vocabulary("operation", tuple(Step), (Step.planned, Step.in_progress), (Step.done,)),
 )
 BY_KIND = {v.kind: v for v in VOCABULARIES}
 

@@ -1,0 +1,177 @@
+"""The shop floor: work centres, routings, time on operations, load, finite scheduling."""
+
+from __future__ import annotations
+
+from datetime import date
+from decimal import Decimal
+from typing import Annotated
+
+from pydantic import Field, StringConstraints
+
+from shopfloor.domain.base import lookup
+from shopfloor.domain.base.context import Op
+from shopfloor.domain.floor import routings, work_centres
+from shopfloor.domain.floor.routings import Operation
+from shopfloor.domain.floor.work_centres import Centre
+from shopfloor.kernel.numbers import fmt
+from shopfloor.kernel.roles import Role
+from shopfloor.registry.facts import Undo
+from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
+from shopfloor.store.tables import Item, WorkCentre
+from shopfloor.tools.fields import (
+    Amount,
+    Key,
+    Money,
+    Name,
+    NonNegative,
+    Out,
+    Quantity,
+    SearchText,
+)
+from shopfloor.tools.refs import SkuOrId, sku_of
+
+tools = Toolset("floor")
+
+Clock = Annotated[str, StringConstraints(strip_whitespace=True, max_length=5)]
+DayName = Annotated[str, StringConstraints(strip_whitespace=True, max_length=12)]
+
+
+class Shift(Out):
+    days: list[DayName] = Field(max_length=7, description="mon ... sun")
+    start: Clock = Field(description="HH:MM")
+    end: Clock
+
+
+class CentreFields(WriteRequest):
+    name: Name | None = None
+    hourly_cost: Money | None = None
+    capacity: Annotated[int, Field(ge=1, le=10000)] | None = Field(None,
+                                                                  description="parallel units")
+    efficiency_percent: Quantity | None = Field(None, description="divides run time")
+    calendar: list[Shift] | None = Field(None, max_length=50,
+                                         description="default mon-fri 08:00-16:00")
+    closed_dates: list[date] | None = Field(None, max_length=1000)
+    time_zone: Annotated[str, StringConstraints(max_length=64)] | None = Field(
+        None, description="IANA, default UTC")
+
+    def spec(self) -> Centre:
+        return Centre(self.name, self.hourly_cost, self.capacity, self.efficiency_percent,
+                      [s.model_dump() for s in self.calendar] if self.calendar is not None
+                      else None, self.closed_dates, self.time_zone)
+
+
+class WorkCentreOut(Out):
+    code: str
+    name: str
+    hourly_cost: Amount
+    capacity: int
+    efficiency_percent: Amount
+    calendar: list[Shift]
+    closed_dates: list[date]
+    time_zone: str
+
+
+def centre_out(c: WorkCentre) -> WorkCentreOut:
+    return WorkCentreOut(code=c.code, name=c.name, hourly_cost=c.hourly_cost,
+                         capacity=c.capacity, efficiency_percent=c.efficiency_percent,
+                         calendar=[Shift(**s) for s in c.calendar],
+                         closed_dates=[date.fromisoformat(d) for d in c.closed_dates],
+                         time_zone=c.time_zone)
+
+
+class CreateWorkCentre(CentreFields):
+    code: Key
+    name: Name
+
+
+@tools.write("create_work_centre", title="Create work centre", response=WorkCentreOut,
+             role=Role.admin, description="A machine, line or team: cost, units, shifts.",
+             destructive=False,
+             undo=Undo.refused("change it with modify_work_centre"))
+def create_work_centre(op: Op, req: CreateWorkCentre) -> Done[WorkCentreOut]:
+    c = work_centres.create(op, req.code, req.spec())
+    return Done(f"Create work centre {c.code} ({c.name})", centre_out(c))
+
+
+class ModifyWorkCentre(CentreFields):
+    code: Key
+
+
+@tools.write("modify_work_centre", title="Modify work centre", response=WorkCentreOut,
+             role=Role.admin, description="Change the fields given.",
+             destructive=True,
+             undo=Undo.refused("modify it back"))
+def modify_work_centre(op: Op, req: ModifyWorkCentre) -> Done[WorkCentreOut]:
+    c = work_centres.modify(op, req.code, req.spec())
+    fields = ", ".join(ch.field for ch in op.changes) or "nothing"
+    return Done(f"Modify work centre {c.code}: {fields}", centre_out(c))
+
+
+class ListWorkCentres(Request):
+    query: SearchText | None = None
+
+
+class WorkCentres(Out):
+    work_centres: list[WorkCentreOut]
+
+
+@tools.read("list_work_centres", title="List work centres", response=WorkCentres,
+            description="Work centres by code.")
+def list_work_centres(op: Op, req: ListWorkCentres) -> WorkCentres:
+    return WorkCentres(work_centres=[centre_out(c)
+                                     for c in work_centres.listing(op, req.query)])
+
+
+Minutes = NonNegative
+
+
+class OperationIn(Out):
+    sequence: Annotated[int, Field(ge=0, le=100000)]
+    name: Name
+    work_centre: Key
+    setup_minutes: Minutes = Decimal(0)
+    run_minutes: Minutes = Field(Decimal(0), description="per unit")
+
+
+class RoutingOut(Out):
+    sku: str
+    operations: list[OperationIn]
+
+
+def routing_out(op: Op, item: Item) -> RoutingOut:
+    rows = routings.of_items(op, [item.id]).get(item.id, [])
+    return RoutingOut(sku=item.sku, operations=[
+        OperationIn(sequence=r.sequence, name=r.name, work_centre=r.work_centre.code,
+                    setup_minutes=_n(r.setup_minutes), run_minutes=_n(r.run_minutes))
+        for r in rows])
+
+
+def _n(d: Decimal) -> Decimal:
+    """A stored decimal as typed (30, not 30.000000): shared in and out models print it."""
+    return Decimal(fmt(d))
+
+
+class UpdateRouting(SkuOrId, WriteRequest):
+    operations: list[OperationIn] = Field(max_length=100, description="replaces the routing")
+
+
+@tools.write("update_routing", title="Update routing", response=RoutingOut, role=Role.admin,
+             description="Replace an item's routing (empty: remove it).",
+             destructive=True,
+             undo=Undo.refused("update it back"))
+def update_routing(op: Op, req: UpdateRouting) -> Done[RoutingOut]:
+    item = routings.update(op, sku_of(op, req), [
+        Operation(o.sequence, o.name, o.work_centre, o.setup_minutes, o.run_minutes)
+        for o in req.operations])
+    return Done(f"Set routing of {item.sku}: {len(req.operations)} operations",
+                routing_out(op, item))
+
+
+class GetRouting(SkuOrId, Request):
+    pass
+
+
+@tools.read("get_routing", title="Get routing", response=RoutingOut,
+            description="An item's operations in sequence.")
+def get_routing(op: Op, req: GetRouting) -> RoutingOut:
+    return routing_out(op, lookup.item(op, sku_of(op, req)))
