@@ -2,22 +2,31 @@
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, timedelta
 from decimal import Decimal
-from typing import Annotated
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, StringConstraints
+from sqlalchemy import select
 
 from shopfloor.domain.base import lookup
 from shopfloor.domain.base.context import Op
-from shopfloor.domain.floor import routings, work_centres
+from shopfloor.domain.floor import load, routings, scheduling, work_centres
+from shopfloor.domain.floor import operations as time_costs
 from shopfloor.domain.floor.routings import Operation
 from shopfloor.domain.floor.work_centres import Centre
-from shopfloor.kernel.numbers import fmt
+from shopfloor.kernel.errors import ValidationFailed
+from shopfloor.kernel.numbers import ZERO, cost, fmt
 from shopfloor.kernel.roles import Role
 from shopfloor.registry.facts import Undo
 from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
-from shopfloor.store.tables import Item, WorkCentre
+from shopfloor.store.tables import (
+    Balance,
+    Item,
+    ManufacturingOrder,
+    OrderOperation,
+    WorkCentre,
+)
 from shopfloor.tools.fields import (
     Amount,
     Key,
@@ -28,7 +37,8 @@ from shopfloor.tools.fields import (
     Quantity,
     SearchText,
 )
-from shopfloor.tools.refs import SkuOrId, sku_of
+from shopfloor.tools.refs import NumberOrId, SkuOrId, number_of, sku_of
+from shopfloor.tools.views import OperationOut, PlannedCost
 
 tools = Toolset("floor")
 
@@ -175,3 +185,80 @@ class GetRouting(SkuOrId, Request):
             description="An item's operations in sequence.")
 def get_routing(op: Op, req: GetRouting) -> RoutingOut:
     return routing_out(op, lookup.item(op, sku_of(op, req)))
+
+
+def operation_out(o: OrderOperation) -> OperationOut:
+    return OperationOut(sequence=o.sequence, name=o.name, work_centre=o.work_centre.code,
+                        planned_minutes=o.planned_minutes, planned_start=o.planned_start,
+                        planned_finish=o.planned_finish, logged_minutes=o.logged_minutes,
+                        status=o.status)
+
+
+def order_floor(op: Op, mo: ManufacturingOrder) -> dict[str, Any]:
+    """What get_manufacturing_order adds: the operations, their dates and the planned cost
+    (materials at their average cost where the order is made, else their price)."""
+    ops = scheduling.operations_of(op, [mo.id]).get(mo.id, [])
+    costs = dict(op.session.execute(select(Balance.item_id, Balance.average_cost).where(
+        Balance.location_id == mo.location_id,
+        Balance.item_id.in_([c.item_id for c in mo.components]))).all())
+    materials = sum((c.quantity_per_unit * mo.quantity
+                     * (costs.get(c.item_id) or c.item.purchase_price or ZERO)
+                     for c in mo.components), ZERO)
+    operations = time_costs.planned_cost(ops)
+    return {"planned_start": ops[0].planned_start if ops else None,
+            "planned_finish": ops[-1].planned_finish if ops else None,
+            "operations": [operation_out(o) for o in ops],
+            "planned_cost": PlannedCost(materials=cost(materials), operations=operations,
+                                        total=cost(materials) + operations)}
+
+
+class RecordOperationTime(NumberOrId, WriteRequest):
+    sequence: Annotated[int, Field(ge=0, le=100000)]
+    minutes: Minutes
+    quantity: NonNegative | None = Field(None, description="units done")
+    finished: bool = False
+
+
+@tools.write("record_operation_time", title="Record operation time",
+             response=OperationOut, description="Log minutes on an order's operation.",
+             destructive=False,
+             undo=Undo.refused("logged time is what the floor reported; it stays"))
+def record_operation_time(op: Op, req: RecordOperationTime) -> Done[OperationOut]:
+    mo, o = time_costs.record(op, number_of(op, ManufacturingOrder, req, "manufacturing order"),
+                              req.sequence, req.minutes, req.quantity, req.finished)
+    return Done(f"Log {fmt(req.minutes)} min on {mo.number} operation {o.sequence} ({o.name})",
+                operation_out(o))
+
+
+class GetWorkCentreLoad(Request):
+    work_centre: Key | None = Field(None, description="default: all")
+    start: date | None = Field(None, description="default: today")
+    end: date | None = Field(None, description="inclusive; default: start + 13 days")
+    bucket: Literal["day", "week"] = "day"
+
+
+class LoadRow(Out):
+    work_centre: str
+    period: date
+    available_minutes: Amount
+    planned_minutes: Amount
+    load_percent: Amount | None
+
+
+class Load(Out):
+    rows: list[LoadRow]
+
+
+@tools.read("get_work_centre_load", title="Get work centre load", response=Load,
+            description="Planned against available minutes per centre and day or week.")
+def get_work_centre_load(op: Op, req: GetWorkCentreLoad) -> Load:
+    first = req.start or op.now.date()
+    last = req.end or first + timedelta(days=13)
+    if last < first or (last - first).days > 366:
+        raise ValidationFailed("end: on or after start, within a year", field="end")
+    centres = [work_centres.get(op, req.work_centre)] if req.work_centre \
+        else work_centres.listing(op, None)
+    return Load(rows=[LoadRow(work_centre=r.work_centre, period=r.period,
+                              available_minutes=r.available_minutes,
+                              planned_minutes=r.planned_minutes, load_percent=r.load_percent)
+                      for r in load.rows(op, centres, first, last, req.bucket)])
