@@ -122,3 +122,66 @@ def test_an_item_without_a_routing_keeps_todays_order(registry: Registry) -> Non
     apply(registry, "complete_manufacturing_order", number=mo["number"])
     made = registry.invoke("list_stock_movements", {"sku": "TABLE"}, ADMIN)["movements"]
     assert made[0]["unit_cost"] == "10.8"
+
+
+OVERLOAD = {"E": [], **{n: [f"SAW on {MON}: {m} of 480 min planned ({p}%)"]
+                           for n, m, p in (("D", 600, "125"), ("C", 900, "187.5"),
+                                           ("B", 1200, "250"), ("A", 1500, "312.5"))}}
+
+
+def _saw_orders(reg: Registry) -> None:
+    apply(reg, "create_location", code="MAIN", name="Main")
+    apply(reg, "create_item", sku="PLANK", name="Plank")
+    apply(reg, "create_item", sku="SHELF", name="Shelf", kind="product")
+    apply(reg, "update_recipe", sku="SHELF", components=[{"sku": "PLANK", "quantity": 1}])
+    apply(reg, "create_work_centre", code="SAW", name="Saw")
+    apply(reg, "update_routing", sku="SHELF", operations=[
+        {"sequence": 1, "name": "Saw", "work_centre": "SAW", "run_minutes": 3}])
+    dues = {"A": "2027-03-01", "B": "2027-03-02", "C": "2027-03-02", "D": "2027-03-03",
+            "E": "2027-03-03"}
+    for number in ("E", "D", "C", "B", "A"):  # made in any order: the due dates decide
+        args = {"sku": "SHELF", "location": "MAIN", "quantity": 100, "number": number,
+                "due_date": dues[number], "start": f"{MON}T08:00:00Z"}
+        preview = reg.invoke("create_manufacturing_order", args, ADMIN)
+        overload = [w["message"] for w in preview["warnings"] if w["code"] == "overload"]
+        assert overload == OVERLOAD[number]
+        apply(reg, "create_manufacturing_order", **args)
+
+
+def test_five_orders_on_one_saw_overload_monday_then_finite_scheduling_spreads_them(
+        registry: Registry) -> None:
+    from shopfloor.app.wiring import worker_for
+    from tests.helpers import snapshot
+
+    _saw_orders(registry)
+    assert _load(registry, "SAW", end=MON) == [(MON, "480", "1500", "312.5")]
+    before = snapshot(registry)
+    preview = registry.invoke("schedule_manufacturing_orders",
+                              {"start": f"{MON}T08:00:00Z"}, ADMIN)
+    assert snapshot(registry) == before  # a preview changes nothing
+    finishes = {o["number"]: (o["planned_finish"], o["late"])
+                for o in preview["document"]["orders"]}
+    assert finishes == {"A": (f"{MON}T13:00:00Z", False), "B": ("2027-03-02T10:00:00Z", False),
+                        "C": ("2027-03-02T15:00:00Z", False),
+                        "D": ("2027-03-03T12:00:00Z", False),
+                        "E": ("2027-03-04T09:00:00Z", True)}
+    assert preview["document"]["late"] == ["E"]
+    assert [w["message"] for w in preview["warnings"]] == \
+        ["E finishes 2027-03-04 09:00, due 2027-03-03"]
+
+    queued = registry.invoke("schedule_manufacturing_orders", preview["apply"]["arguments"],
+                             ADMIN)
+    assert worker_for(registry).run_one(queued["job_id"])
+    job = registry.invoke("get_job", {"job_id": queued["job_id"]}, ADMIN)
+    assert job["status"] == "succeeded", job["message"]
+    assert job["result"]["late"] == ["E"]
+    got = {n: registry.invoke("get_manufacturing_order", {"number": n}, ADMIN)
+           for n in "ABCDE"}
+    assert {n: mo["planned_finish"] for n, mo in got.items()} == \
+        {n: f for n, (f, _) in finishes.items()}
+    assert got["B"]["planned_start"] == f"{MON}T13:00:00Z"
+    assert _load(registry, "SAW", end="2027-03-04") == [
+        (MON, "480", "480", "100"), ("2027-03-02", "480", "480", "100"),
+        ("2027-03-03", "480", "480", "100"), ("2027-03-04", "480", "60", "12.5")]
+    assert _load(registry, "SAW", end="2027-03-07", bucket="week") == [
+        (MON, "2400", "1500", "62.5")]

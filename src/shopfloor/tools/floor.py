@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 from decimal import Decimal
 from typing import Annotated, Any, Literal
 
@@ -30,6 +30,7 @@ from shopfloor.store.tables import (
 from shopfloor.tools.fields import (
     Amount,
     Key,
+    Moment,
     Money,
     Name,
     NonNegative,
@@ -262,3 +263,38 @@ def get_work_centre_load(op: Op, req: GetWorkCentreLoad) -> Load:
                               available_minutes=r.available_minutes,
                               planned_minutes=r.planned_minutes, load_percent=r.load_percent)
                       for r in load.rows(op, centres, first, last, req.bucket)])
+
+
+class ScheduleOrders(WriteRequest):
+    start: Moment | None = Field(None, description="default: now")
+    orders: list[Key] | None = Field(None, max_length=10000, description="default: all open")
+
+
+class PlacedOut(Out):
+    number: str
+    due_date: date | None
+    planned_start: datetime | None
+    planned_finish: datetime | None
+    late: bool
+
+
+class Schedule(Out):
+    orders: list[PlacedOut]
+    late: list[str]
+
+
+@tools.write_job("schedule_manufacturing_orders", title="Schedule manufacturing orders",
+                 response=Schedule, description="Finite capacity: place open orders' "
+                 "operations by due date, then number; reports late orders. Apply is a job.",
+                 destructive=True,
+                 undo=Undo.refused("schedule again"), subject="the schedule")
+def schedule_manufacturing_orders(op: Op, req: ScheduleOrders) -> Done[Schedule]:
+    placed = scheduling.finite(op, req.start or op.now, req.orders)
+    late = [p.number for p in placed if p.late]
+    for number in late[:20]:
+        p = next(x for x in placed if x.number == number)
+        op.warn("late", f"{number} finishes {p.finish:%Y-%m-%d %H:%M}, due {p.due}")
+    return Done(f"Schedule {len(placed)} orders: {len(late)} late",
+                Schedule(orders=[PlacedOut(number=p.number, due_date=p.due,
+                                           planned_start=p.start, planned_finish=p.finish,
+                                           late=p.late) for p in placed], late=late))

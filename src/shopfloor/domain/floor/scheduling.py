@@ -19,6 +19,7 @@ from sqlalchemy import select
 from shopfloor.domain.base.context import Op
 from shopfloor.domain.floor import calendar as cal
 from shopfloor.domain.floor import routings, work_centres
+from shopfloor.kernel.errors import NotFound
 from shopfloor.kernel.statuses import OPEN_MO, Step
 from shopfloor.store.tables import ManufacturingOrder, OrderOperation, WorkCentre
 
@@ -131,6 +132,11 @@ def finite(op: Op, start: datetime, numbers: Sequence[str] | None) -> list[Place
     if numbers is not None:
         stmt = stmt.where(ManufacturingOrder.number.in_(list(numbers)))
     orders = {mo.id: mo for mo in op.session.scalars(stmt).unique()}
+    if numbers is not None:
+        found = {mo.number for mo in orders.values()}
+        for i, n in enumerate(numbers):
+            if n not in found:
+                raise NotFound(f"no open manufacturing order {n!r}", field=f"orders[{i}]")
     ops = operations_of(op, list(orders))
     centres = {c.id: c for c in op.session.scalars(select(WorkCentre))}
     calendars = {i: work_centres.calendar_of(op, c) for i, c in centres.items()}
