@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date, datetime, time
 from decimal import Decimal
 
 from sqlalchemy import select
@@ -21,7 +21,12 @@ from shopfloor.domain.floor import calendar as cal
 from shopfloor.domain.floor import routings, work_centres
 from shopfloor.kernel.errors import NotFound
 from shopfloor.kernel.statuses import OPEN_MO, Step
-from shopfloor.store.tables import ManufacturingOrder, OrderOperation, WorkCentre
+from shopfloor.store.tables import (
+    ManufacturingOrder,
+    OrderOperation,
+    RoutingOperation,
+    WorkCentre,
+)
 
 
 def operations_of(op: Op, order_ids: Sequence[int]) -> dict[int, list[OrderOperation]]:
@@ -168,3 +173,43 @@ def finite(op: Op, start: datetime, numbers: Sequence[str] | None) -> list[Place
             op.progress(len(out) / max(1, len(ops)), f"placed {len(out)} orders")
     op.session.flush()
     return out
+
+
+# -- planning ----------------------------------------------------------------------------
+
+class Dater:
+    """Every routing, read once, dating planned orders through the calendars with infinite
+    capacity (as MRP does; finite scheduling is a separate step). An item without a
+    routing is not here: its lead time in days still dates it."""
+
+    def __init__(self, op: Op) -> None:
+        self._op = op
+        centres = {c.id: c for c in op.session.scalars(select(WorkCentre))}
+        self._calendars = {i: work_centres.calendar_of(op, c) for i, c in centres.items()}
+        self._routes: dict[int, list[tuple[int, Decimal, Decimal, Decimal]]] = {}
+        rows = op.session.execute(select(
+            RoutingOperation.item_id, RoutingOperation.work_centre_id,
+            RoutingOperation.setup_minutes, RoutingOperation.run_minutes)
+            .order_by(RoutingOperation.item_id, RoutingOperation.sequence))
+        for item_id, centre, setup, run in rows:
+            self._routes.setdefault(item_id, []).append(
+                (centre, setup, run, centres[centre].efficiency_percent))
+
+    def routed(self, item_id: int) -> bool:
+        return item_id in self._routes
+
+    def _steps(self, item_id: int, quantity: Decimal) -> list[cal.Step]:
+        return [cal.Step(self._calendars[c], routings.planned_minutes(s, r, quantity, e))
+                for c, s, r, e in self._routes[item_id]]
+
+    def start(self, item_id: int, quantity: Decimal, due: date) -> date:
+        """The day an order must start to finish by the end of `due`."""
+        steps = self._steps(item_id, quantity)
+        first, last = steps[0].calendar, steps[-1].calendar
+        return first.local_date(cal.chain_backward(steps, last.end_of(due))[0][0])
+
+    def finish(self, item_id: int, quantity: Decimal, start: date) -> date:
+        """The day an order started on `start` finishes."""
+        steps = self._steps(item_id, quantity)
+        begin = datetime.combine(start, time(0), steps[0].calendar.zone)
+        return steps[-1].calendar.local_date(cal.chain_forward(steps, begin)[-1][1])
