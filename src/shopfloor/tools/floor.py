@@ -56,11 +56,9 @@ class Shift(Out):
 class CentreFields(WriteRequest):
     name: Name | None = None
     hourly_cost: Money | None = None
-    capacity: Annotated[int, Field(ge=1, le=10000)] | None = Field(None,
-                                                                  description="parallel units")
-    efficiency_percent: Quantity | None = Field(None, description="divides run time")
-    calendar: list[Shift] | None = Field(None, max_length=50,
-                                         description="default mon-fri 08:00-16:00")
+    capacity: Annotated[int, Field(ge=1, le=10000)] | None = None
+    efficiency_percent: Quantity | None = None
+    calendar: list[Shift] | None = Field(None, max_length=50)
     closed_dates: list[date] | None = Field(None, max_length=1000)
     time_zone: Annotated[str, StringConstraints(max_length=64)] | None = Field(
         None, description="IANA, default UTC")
@@ -96,7 +94,7 @@ class CreateWorkCentre(CentreFields):
 
 
 @tools.write("create_work_centre", title="Create work centre", response=WorkCentreOut,
-             role=Role.admin, description="A machine, line or team: cost, units, shifts.",
+             role=Role.admin, description="A machine, line or team; default mon-fri 08-16.",
              destructive=False,
              undo=Undo.refused("change it with modify_work_centre"))
 def create_work_centre(op: Op, req: CreateWorkCentre) -> Done[WorkCentreOut]:
@@ -216,7 +214,7 @@ def order_floor(op: Op, mo: ManufacturingOrder) -> dict[str, Any]:
 class RecordOperationTime(NumberOrId, WriteRequest):
     sequence: Annotated[int, Field(ge=0, le=100000)]
     minutes: Minutes
-    quantity: NonNegative | None = Field(None, description="units done")
+    quantity: NonNegative | None = None
     finished: bool = False
 
 
@@ -232,7 +230,7 @@ def record_operation_time(op: Op, req: RecordOperationTime) -> Done[OperationOut
 
 
 class GetWorkCentreLoad(Request):
-    work_centre: Key | None = Field(None, description="default: all")
+    work_centre: Key | None = None
     start: date | None = Field(None, description="default: today")
     end: date | None = Field(None, description="inclusive; default: start + 13 days")
     bucket: Literal["day", "week"] = "day"

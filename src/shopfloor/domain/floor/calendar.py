@@ -30,8 +30,18 @@ MICRO = Decimal(60_000_000)
 Interval = tuple[datetime, datetime]
 
 
+_DURATIONS: dict[Decimal, timedelta] = {}
+
+
 def duration(minutes: Decimal) -> timedelta:
-    return timedelta(microseconds=int((minutes * MICRO).to_integral_value()))
+    """Minutes as a timedelta of whole microseconds; a scheduler asks for the same few
+    durations thousands of times, so they are remembered (a bounded few)."""
+    found = _DURATIONS.get(minutes)
+    if found is None:
+        found = timedelta(microseconds=int((minutes * MICRO).to_integral_value()))
+        if len(_DURATIONS) < 10000:
+            _DURATIONS[minutes] = found
+    return found
 
 
 def minutes_of(span: timedelta) -> Decimal:
@@ -234,6 +244,21 @@ def minutes_by_day(cal: Calendar, start: datetime, finish: datetime) -> dict[dat
             out[d] = minutes_of(total)
         d += timedelta(days=1)
     return out
+
+
+def working(cal: Calendar, start: datetime, finish: datetime) -> timedelta:
+    """The working time between two moments (UTC instants)."""
+    total = timedelta(0)
+    if finish <= start:
+        return total
+    d, last = cal.local_date(start), cal.local_date(finish)
+    while d <= last:
+        for a, b in cal.day(d):
+            lo, hi = max(a, start), min(b, finish)
+            if hi > lo:
+                total += hi - lo
+        d += timedelta(days=1)
+    return total
 
 
 def parse_minutes(value: Any, fld: str) -> Decimal:

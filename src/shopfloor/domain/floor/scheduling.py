@@ -9,12 +9,14 @@ work centre is free; `place_finite` is that rule over plain values, without a da
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import date, datetime, time
+from datetime import UTC, date, datetime, time, timedelta
 from decimal import Decimal
+from typing import cast
 
-from sqlalchemy import select
+from sqlalchemy import Table, bindparam, select, update
 
 from shopfloor.domain.base.context import Op
 from shopfloor.domain.floor import calendar as cal
@@ -99,23 +101,71 @@ class Job:
     operations: list[tuple[int, Decimal]]
 
 
+FOREVER = datetime.max.replace(tzinfo=UTC)
+
+
+class _Unit:
+    """One unit of a centre as its idle gaps: sorted parallel lists of each gap's start,
+    end and working time. A gap too short for the shortest operation to place is
+    forgotten, so slivers between operations cost nothing to skip."""
+
+    __slots__ = ("calendar", "ends", "shortest", "starts", "work")
+
+    def __init__(self, calendar: cal.Calendar, start: datetime, shortest: timedelta) -> None:
+        self.calendar, self.shortest = calendar, shortest
+        self.starts, self.ends = [start], [FOREVER]
+        self.work = [FOREVER - start]
+
+    def fit(self, ready: datetime, minutes: Decimal) -> tuple[datetime, datetime, int]:
+        """The earliest place from `ready` in one of the unit's gaps: (start, finish, the
+        gap it is in). The last gap never ends, so there always is one."""
+        need = cal.duration(minutes)
+        i = bisect_right(self.ends, ready)
+        while True:
+            if self.work[i] >= need:
+                began, finished = cal.forward(self.calendar, max(ready, self.starts[i]),
+                                              minutes)
+                if finished <= self.ends[i]:
+                    return began, finished, i
+            i += 1
+
+    def take(self, began: datetime, finished: datetime, i: int) -> None:
+        start, end = self.starts[i], self.ends[i]
+        del self.starts[i], self.ends[i], self.work[i]
+        for a, b in ((finished, end), (start, began)):  # inserted at i: the later one first
+            w = FOREVER - a if b == FOREVER else cal.working(self.calendar, a, b)
+            if w >= self.shortest and w > timedelta(0):
+                self.starts.insert(i, a)
+                self.ends.insert(i, b)
+                self.work.insert(i, w)
+
+
 def place_finite(jobs: Sequence[Job], calendars: dict[int, cal.Calendar],
                  capacity: dict[int, int], start: datetime
                  ) -> dict[str, list[cal.Interval]]:
     """Each job in turn (due date, then key), each operation after the one before it, on
-    the unit of its centre that frees first. A unit runs one operation at a time, so no
-    moment has more operations on a centre than it has units."""
-    free: dict[int, list[datetime]] = {c: [start] * max(1, n) for c, n in capacity.items()}
+    the unit of its centre where it finishes first, in an idle gap if it fits in one. A
+    unit runs one operation at a time, so no moment has more operations on a centre than
+    it has units."""
+    shortest = min((cal.duration(m) for j in jobs for _, m in j.operations),
+                   default=timedelta(0))
+    units = {c: [_Unit(calendars[c], start, shortest) for _ in range(max(1, n))]
+             for c, n in capacity.items()}
     out: dict[str, list[cal.Interval]] = {}
     for job in sorted(jobs, key=lambda j: (j.due or date.max, j.key)):
         ready = start
         placed: list[cal.Interval] = []
         for centre, minutes in job.operations:
-            units = free[centre]
-            unit = min(range(len(units)), key=units.__getitem__)
-            began, ready = cal.forward(calendars[centre], max(ready, units[unit]), minutes)
-            units[unit] = ready
-            placed.append((began, ready))
+            best: tuple[datetime, datetime, int] | None = None
+            chosen = units[centre][0]
+            for unit in units[centre]:
+                fit = unit.fit(ready, minutes)
+                if best is None or fit[1] < best[1]:
+                    best, chosen = fit, unit
+            assert best is not None
+            chosen.take(*best)
+            placed.append((best[0], best[1]))
+            ready = best[1]
         out[job.key] = placed
     return out
 
@@ -132,46 +182,58 @@ class Placed:
 def finite(op: Op, start: datetime, numbers: Sequence[str] | None) -> list[Placed]:
     """Re-place open orders' unfinished operations with finite capacity from `start`.
     Finished operations keep their dates and take no unit; orders outside `numbers` are
-    neither moved nor counted."""
-    stmt = select(ManufacturingOrder).where(ManufacturingOrder.status.in_(OPEN_MO))
+    neither moved nor counted. Read and written as plain rows (one read per table, one
+    executemany): the apply runs as a job that decides everything again, so there is no
+    preview's row versions to keep."""
+    mo, oo = ManufacturingOrder.__table__, cast(Table, OrderOperation.__table__)
+    stmt = select(mo.c.id, mo.c.number, mo.c.due_date).where(mo.c.status.in_(OPEN_MO))
     if numbers is not None:
-        stmt = stmt.where(ManufacturingOrder.number.in_(list(numbers)))
-    orders = {mo.id: mo for mo in op.session.scalars(stmt).unique()}
+        stmt = stmt.where(mo.c.number.in_(list(numbers)))
+    orders = {i: (n, d) for i, n, d in op.session.execute(stmt)}
     if numbers is not None:
-        found = {mo.number for mo in orders.values()}
+        found = {n for n, _ in orders.values()}
         for i, n in enumerate(numbers):
             if n not in found:
                 raise NotFound(f"no open manufacturing order {n!r}", field=f"orders[{i}]")
-    ops = operations_of(op, list(orders))
+    ids = list(orders)
+    rows: dict[int, list[tuple[int, int, Decimal, datetime | None, datetime | None, str]]] = {}
+    for chunk in range(0, len(ids), 1000):
+        for r in op.session.execute(
+                select(oo.c.order_id, oo.c.id, oo.c.work_centre_id, oo.c.planned_minutes,
+                       oo.c.planned_start, oo.c.planned_finish, oo.c.status)
+                .where(oo.c.order_id.in_(ids[chunk:chunk + 1000]))
+                .order_by(oo.c.order_id, oo.c.sequence)):
+            rows.setdefault(r[0], []).append((r[1], r[2], r[3], r[4], r[5], r[6]))
     centres = {c.id: c for c in op.session.scalars(select(WorkCentre))}
     calendars = {i: work_centres.calendar_of(op, c) for i, c in centres.items()}
-    jobs = [Job(orders[oid].number, orders[oid].due_date,
-                [(o.work_centre_id, o.planned_minutes) for o in rows if o.status != Step.done])
-            for oid, rows in ops.items()]
+    jobs = [Job(orders[oid][0], orders[oid][1],
+                [(c, m) for _, c, m, _, _, st in ops if st != Step.done])
+            for oid, ops in rows.items()]
     placed = place_finite(jobs, calendars, {i: c.capacity for i, c in centres.items()}, start)
     out: list[Placed] = []
-    for oid, rows in sorted(ops.items(), key=lambda kv: (orders[kv[0]].due_date or date.max,
-                                                          orders[kv[0]].number)):
-        mo = orders[oid]
-        todo = iter(placed[mo.number])
-        before = rows[-1].planned_finish
-        for o in rows:
-            if o.status == Step.done:
-                continue
-            s, f = next(todo)
-            if (o.planned_start, o.planned_finish) != (s, f):
-                o.planned_start, o.planned_finish = s, f
-        finish = rows[-1].planned_finish
-        if finish != before:
-            op.change("manufacturing_order", mo.number, "planned_finish", _at(before),
+    moved: list[dict[str, object]] = []
+    for oid in sorted(rows, key=lambda o: (orders[o][1] or date.max, orders[o][0])):
+        number, due = orders[oid]
+        ops, todo = rows[oid], iter(placed[number])
+        dates = []
+        for row_id, _, _, s0, f0, st in ops:
+            s, f = (s0, f0) if st == Step.done else next(todo)
+            if st != Step.done and (s0, f0) != (s, f):
+                moved.append({"row": row_id, "s": s, "f": f})
+            dates.append((s, f))
+        first, finish = dates[0][0], dates[-1][1]
+        if finish != ops[-1][4]:
+            op.change("manufacturing_order", number, "planned_finish", _at(ops[-1][4]),
                       _at(finish))
-        late = (mo.due_date is not None and finish is not None
-                and work_centres.calendar_of(op, rows[-1].work_centre).local_date(finish)
-                > mo.due_date)
-        out.append(Placed(mo.number, mo.due_date, rows[0].planned_start, finish, late))
+        late = (due is not None and finish is not None
+                and calendars[ops[-1][1]].local_date(finish) > due)
+        out.append(Placed(number, due, first, finish, late))
         if len(out) % 250 == 0:
-            op.progress(len(out) / max(1, len(ops)), f"placed {len(out)} orders")
-    op.session.flush()
+            op.progress(len(out) / max(1, len(rows)), f"placed {len(out)} orders")
+    if moved:
+        op.session.execute(update(oo).where(oo.c.id == bindparam("row")).values(
+            planned_start=bindparam("s"), planned_finish=bindparam("f"),
+            version=oo.c.version + 1), moved)
     return out
 
 
