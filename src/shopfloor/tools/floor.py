@@ -267,6 +267,9 @@ class ScheduleOrders(WriteRequest):
     start: Moment | None = Field(None, description="default: now")
     orders: list[Key] | None = Field(None, max_length=10000, description="default: all open")
 
+    def precheck(self, op: Op) -> None:
+        scheduling.open_orders(op, self.orders)
+
 
 class PlacedOut(Out):
     number: str

@@ -179,13 +179,9 @@ class Placed:
     late: bool
 
 
-def finite(op: Op, start: datetime, numbers: Sequence[str] | None) -> list[Placed]:
-    """Re-place open orders' unfinished operations with finite capacity from `start`.
-    Finished operations keep their dates and take no unit; orders outside `numbers` are
-    neither moved nor counted. Read and written as plain rows (one read per table, one
-    executemany): the apply runs as a job that decides everything again, so there is no
-    preview's row versions to keep."""
-    mo, oo = ManufacturingOrder.__table__, cast(Table, OrderOperation.__table__)
+def open_orders(op: Op, numbers: Sequence[str] | None) -> dict[int, tuple[str, date | None]]:
+    """Open orders by id (number, due date): all, or these, each missing one named."""
+    mo = ManufacturingOrder.__table__
     stmt = select(mo.c.id, mo.c.number, mo.c.due_date).where(mo.c.status.in_(OPEN_MO))
     if numbers is not None:
         stmt = stmt.where(mo.c.number.in_(list(numbers)))
@@ -195,6 +191,17 @@ def finite(op: Op, start: datetime, numbers: Sequence[str] | None) -> list[Place
         for i, n in enumerate(numbers):
             if n not in found:
                 raise NotFound(f"no open manufacturing order {n!r}", field=f"orders[{i}]")
+    return orders
+
+
+def finite(op: Op, start: datetime, numbers: Sequence[str] | None) -> list[Placed]:
+    """Re-place open orders' unfinished operations with finite capacity from `start`.
+    Finished operations keep their dates and take no unit; orders outside `numbers` are
+    neither moved nor counted. Read and written as plain rows (one read per table, one
+    executemany): the apply runs as a job that decides everything again, so there is no
+    preview's row versions to keep."""
+    oo = cast(Table, OrderOperation.__table__)
+    orders = open_orders(op, numbers)
     ids = list(orders)
     rows: dict[int, list[tuple[int, int, Decimal, datetime | None, datetime | None, str]]] = {}
     for chunk in range(0, len(ids), 1000):
