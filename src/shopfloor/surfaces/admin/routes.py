@@ -9,6 +9,7 @@ from shopfloor.app.settings import Settings
 from shopfloor.registry.registry import Registry
 from shopfloor.surfaces.admin.core import Admin
 from shopfloor.surfaces.admin.pages import (
+    floor,
     home,
     items,
     jobs,
@@ -35,4 +36,5 @@ def admin_routes(registry: Registry, settings: Settings, auth: Authenticator) ->
         *jobs.routes(admin),
         *log.routes(admin),
         *orders.routes(admin),
+        *floor.routes(admin),
     ]

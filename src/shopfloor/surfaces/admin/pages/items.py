@@ -41,6 +41,9 @@ async def item(a: Admin, request: Request, actor: Actor) -> Response:
           "lines": [{"sku": sku, "quantity": found.get("reorder_quantity") or "1"}]}),
         ("Make", "create_manufacturing_order", {"sku": sku}),
         ("Edit recipe", "update_recipe", {"sku": sku}),
+        ("Edit routing", "update_routing", {"sku": sku}),
     ) if a.may(actor, tool)]
+    routing = await a.read(actor, "get_routing", {"sku": sku})
     return a.render(request, "item.html", actor, item=found, moves=moves, actions=acts,
+                    routing=routing.get("operations") or [],
                     **pages(request, moves.get("next_cursor")))

@@ -62,6 +62,10 @@ def actions(kind: OrderKind, order: dict[str, Any]) -> list[tuple[str, str, str]
         out.append(("Complete", "complete_manufacturing_order", prefilled(
             "complete_manufacturing_order",
             {"number": number, "quantity": format(left.normalize(), "f")})))
+        if order.get("operations"):
+            out.append(("Log time", "record_operation_time", prefilled(
+                "record_operation_time", {"number": number,
+                                          "sequence": order["operations"][0]["sequence"]})))
         out.append(("Cancel order", "delete_manufacturing_order",
                     prefilled("delete_manufacturing_order", {"number": number})))
     # Corrections and returns (issue 12's tools), offered where the order has moved goods.
