@@ -88,3 +88,29 @@ def test_a_routing_replaces_whole_and_refuses_what_cannot_be_followed(
     assert e.field == "sku"
     assert registry.invoke("get_routing", {"sku": "P1"}, ADMIN) == routing  # none half-done
     assert apply(registry, "update_routing", sku="P1", operations=[])["operations"] == []
+
+
+def test_an_import_carries_routings_and_rejects_a_row_whose_routing_cannot_be(
+        registry: Registry) -> None:
+    from shopfloor.app.wiring import worker_for
+
+    basic_setup(registry)
+    apply(registry, "create_work_centre", code="CUT", name="Saw")
+    csv = ("sku,name,kind,routing\n"
+           "T1,Table,product,10:Cut:CUT:30:2;20:Cut again: CUT :0:1.5\n"
+           "T2,Chair,product,10:Cut:NOPE:1:1\n"
+           "T3,Stool,product,10:Cut\n")
+    preview = registry.invoke("import_items", {"csv": csv, "skip_rejects": True}, ADMIN)
+    rows = {r["sku"]: r for r in preview["document"]["rows"]}
+    assert (rows["T1"]["action"], rows["T2"]["action"], rows["T3"]["action"]) == \
+        ("create", "reject", "reject")
+    assert rows["T2"]["field"] == "routing" and "NOPE" in rows["T2"]["detail"]
+    assert rows["T3"]["field"] == "routing"
+    queued = registry.invoke("import_items", preview["apply"]["arguments"], ADMIN)
+    assert worker_for(registry).run_one(queued["job_id"])
+    job = registry.invoke("get_job", {"job_id": queued["job_id"]}, ADMIN)
+    assert job["status"] == "succeeded", job["message"]
+    ops = registry.invoke("get_routing", {"sku": "T1"}, ADMIN)["operations"]
+    assert [(o["sequence"], o["name"], o["work_centre"], o["setup_minutes"], o["run_minutes"])
+            for o in ops] == [(10, "Cut", "CUT", "30", "2"), (20, "Cut again", "CUT", "0",
+                                                            "1.5")]

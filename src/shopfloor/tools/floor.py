@@ -13,9 +13,12 @@ from shopfloor.domain.base import lookup
 from shopfloor.domain.base.context import Op
 from shopfloor.domain.floor import load, routings, scheduling, work_centres
 from shopfloor.domain.floor import operations as time_costs
+from shopfloor.domain.floor.calendar import parse_minutes
 from shopfloor.domain.floor.routings import Operation
 from shopfloor.domain.floor.work_centres import Centre
-from shopfloor.kernel.errors import ValidationFailed
+from shopfloor.domain.stock import imports
+from shopfloor.kernel import keys
+from shopfloor.kernel.errors import ShopfloorError, ValidationFailed
 from shopfloor.kernel.numbers import ZERO, cost, fmt
 from shopfloor.kernel.roles import Role
 from shopfloor.registry.facts import Undo
@@ -299,3 +302,51 @@ def schedule_manufacturing_orders(op: Op, req: ScheduleOrders) -> Done[Schedule]
                 Schedule(orders=[PlacedOut(number=p.number, due_date=p.due,
                                            planned_start=p.start, planned_finish=p.finish,
                                            late=p.late) for p in placed], late=late))
+
+
+def _routing_cell(text: str) -> list[Operation]:
+    """An import's routing cell: `seq:name:centre:setup:run` per operation, `;` between."""
+    out = []
+    for part in (p for p in text.split(";") if p.strip()):
+        cells = [c.strip() for c in part.split(":")]
+        if len(cells) != 5:
+            raise ValidationFailed(f"routing: {part.strip()!r} is not seq:name:centre:setup:run",
+                                   field="routing")
+        seq, name, centre, setup, run = cells
+        if not seq.isdigit() or not name:
+            raise ValidationFailed(f"routing: {part.strip()!r} needs a whole sequence and a "
+                                   "name", field="routing")
+        out.append(Operation(int(seq), name, keys.normal(centre, 64),
+                             parse_minutes(setup, "routing"), parse_minutes(run, "routing")))
+    return out
+
+
+def routed_rows(op: Op, rows: list[imports.ImportRow | imports.Rejected]
+                ) -> list[imports.ImportRow | imports.Rejected]:
+    """An import's rows, a row whose routing cannot be followed rejected (naming routing)."""
+    out: list[imports.ImportRow | imports.Rejected] = []
+    for row in rows:
+        if isinstance(row, imports.ImportRow) and row.routing:
+            try:
+                routings.check(op, _routing_cell(row.routing), prefix="routing")
+            except ShopfloorError as exc:
+                row = imports.Rejected(row.line, row.sku, exc.message, "routing")
+        out.append(row)
+    return out
+
+
+def import_routings(op: Op, rows: list[imports.ImportRow | imports.Rejected],
+                    outcomes: list[imports.Outcome]) -> None:
+    """The routings of the rows the import took, replaced in one pass after it."""
+    taken = {o.line for o in outcomes if o.action != "reject"}
+    given = {r.sku: _routing_cell(r.routing) for r in rows
+             if isinstance(r, imports.ImportRow) and r.routing and r.line in taken}
+    if not given:
+        return
+    centres = work_centres.by_codes(op, [(o.work_centre, "routing")
+                                         for ops in given.values() for o in ops])
+    made = {o.sku for o in outcomes if o.action == "create"}
+    ids: dict[str, int] = {sku: i for sku, i in op.session.execute(
+        select(Item.sku, Item.id).where(Item.sku.in_(list(given))))}
+    routings.replace(op, {ids[sku]: (sku, ops) for sku, ops in given.items()}, centres,
+                     [lookup.item(op, sku) for sku in given if sku not in made])

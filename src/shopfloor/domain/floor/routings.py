@@ -70,17 +70,20 @@ def update(op: Op, sku: str, specs: Sequence[Operation]) -> Item:
         raise ValidationFailed(f"{sku} is a material: materials are bought, not made",
                                field="sku")
     centres = check(op, specs)
-    replace(op, {item.id: (item, specs)}, centres)
+    replace(op, {item.id: (item.sku, specs)}, centres, [item])
     return item
 
 
-def replace(op: Op, routings: dict[int, tuple[Item, Sequence[Operation]]],
-            centres: dict[str, WorkCentre]) -> None:
-    """Replace the routings of several items at once (an update, or an import's rows)."""
+def replace(op: Op, routings: dict[int, tuple[str, Sequence[Operation]]],
+            centres: dict[str, WorkCentre], touched: Sequence[Item]) -> None:
+    """Replace the routings of several items (id -> sku and operations) at once: an
+    update, or an import's rows. The `touched` items are re-versioned, so what read their
+    old routing goes stale; an item this operation made is not among them (nothing read
+    it, and a preview must not remember it as read)."""
     before = of_items(op, list(routings))
     op.session.execute(delete(RoutingOperation).where(
         RoutingOperation.item_id.in_(list(routings))))
-    for item_id, (item, specs) in routings.items():
+    for item_id, (sku, specs) in routings.items():
         was = {r.sequence: _said(r.name, r.work_centre.code, r.setup_minutes, r.run_minutes)
                for r in before.get(item_id, [])}
         for s in sorted(specs, key=lambda s: s.sequence):
@@ -88,10 +91,11 @@ def replace(op: Op, routings: dict[int, tuple[Item, Sequence[Operation]]],
             op.session.add(RoutingOperation(
                 item_id=item_id, sequence=s.sequence, name=s.name, work_centre_id=centre.id,
                 setup_minutes=s.setup_minutes, run_minutes=s.run_minutes))
-            op.change("routing", item.sku, str(s.sequence), was.pop(s.sequence, None),
+            op.change("routing", sku, str(s.sequence), was.pop(s.sequence, None),
                       _said(s.name, centre.code, s.setup_minutes, s.run_minutes))
         for seq, text in was.items():
-            op.change("routing", item.sku, str(seq), text, None)
+            op.change("routing", sku, str(seq), text, None)
+    for item in touched:
         touch(item)
     op.session.flush()
 
