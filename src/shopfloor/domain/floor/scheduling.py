@@ -22,6 +22,7 @@ from shopfloor.domain.base.context import Op
 from shopfloor.domain.floor import calendar as cal
 from shopfloor.domain.floor import routings, work_centres
 from shopfloor.kernel.errors import NotFound
+from shopfloor.kernel.numbers import cost
 from shopfloor.kernel.statuses import OPEN_MO, Step
 from shopfloor.store.tables import (
     ManufacturingOrder,
@@ -249,36 +250,46 @@ def finite(op: Op, start: datetime, numbers: Sequence[str] | None) -> list[Place
 class Dater:
     """Every routing, read once, dating planned orders through the calendars with infinite
     capacity (as MRP does; finite scheduling is a separate step). An item without a
-    routing is not here: its lead time in days still dates it."""
+    routing is not here: its lead time in days still dates it.
+
+    Consecutive operations on centres that keep the same hours are one stretch of working
+    time (one after the other, nothing between them), so each such run is dated in one
+    step: most routings on a shop with one calendar are one backward walk, not five."""
 
     def __init__(self, op: Op) -> None:
-        self._op = op
         centres = {c.id: c for c in op.session.scalars(select(WorkCentre))}
-        self._calendars = {i: work_centres.calendar_of(op, c) for i, c in centres.items()}
-        self._routes: dict[int, list[tuple[int, Decimal, Decimal, Decimal]]] = {}
+        same: dict[tuple[str, str, str], cal.Calendar] = {}
+        calendars = {i: same.setdefault((repr(c.calendar), repr(c.closed_dates), c.time_zone),
+                                        work_centres.calendar_of(op, c))
+                     for i, c in centres.items()}
+        self._routes: dict[int, list[tuple[cal.Calendar, Decimal, Decimal]]] = {}
         rows = op.session.execute(select(
             RoutingOperation.item_id, RoutingOperation.work_centre_id,
             RoutingOperation.setup_minutes, RoutingOperation.run_minutes)
             .order_by(RoutingOperation.item_id, RoutingOperation.sequence))
         for item_id, centre, setup, run in rows:
-            self._routes.setdefault(item_id, []).append(
-                (centre, setup, run, centres[centre].efficiency_percent))
+            runs = self._routes.setdefault(item_id, [])
+            rate = run * routings.HUNDRED / centres[centre].efficiency_percent
+            if runs and runs[-1][0] is calendars[centre]:
+                runs[-1] = (runs[-1][0], runs[-1][1] + setup, runs[-1][2] + rate)
+            else:
+                runs.append((calendars[centre], setup, rate))
 
     def routed(self, item_id: int) -> bool:
         return item_id in self._routes
 
-    def _steps(self, item_id: int, quantity: Decimal) -> list[cal.Step]:
-        return [cal.Step(self._calendars[c], routings.planned_minutes(s, r, quantity, e))
-                for c, s, r, e in self._routes[item_id]]
-
     def start(self, item_id: int, quantity: Decimal, due: date) -> date:
         """The day an order must start to finish by the end of `due`."""
-        steps = self._steps(item_id, quantity)
-        first, last = steps[0].calendar, steps[-1].calendar
-        return first.local_date(cal.chain_backward(steps, last.end_of(due))[0][0])
+        runs = self._routes[item_id]
+        cursor = runs[-1][0].end_of(due)
+        for calendar, setup, rate in reversed(runs):
+            cursor = cal.backward(calendar, cursor, cost(setup + rate * quantity))[0]
+        return runs[0][0].local_date(cursor)
 
     def finish(self, item_id: int, quantity: Decimal, start: date) -> date:
         """The day an order started on `start` finishes."""
-        steps = self._steps(item_id, quantity)
-        begin = datetime.combine(start, time(0), steps[0].calendar.zone)
-        return steps[-1].calendar.local_date(cal.chain_forward(steps, begin)[-1][1])
+        runs = self._routes[item_id]
+        cursor = datetime.combine(start, time(0), runs[0][0].zone)
+        for calendar, setup, rate in runs:
+            cursor = cal.forward(calendar, cursor, cost(setup + rate * quantity))[1]
+        return runs[-1][0].local_date(cursor)
