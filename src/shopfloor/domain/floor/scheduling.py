@@ -65,7 +65,10 @@ def dated(op: Op, ops: Sequence[OrderOperation], start: datetime | None,
 def route(op: Op, mo: ManufacturingOrder, start: datetime | None) -> list[OrderOperation]:
     """Copy the item's routing into a new order and date it; nothing for an item without
     a routing (its order is dated and costed as before)."""
-    rows = routings.of_items(op, [mo.item_id]).get(mo.item_id, [])
+    key = ("floor.routing", mo.item_id)  # a plan applied makes many orders of one item
+    rows = op.cache.get(key)
+    if rows is None:
+        rows = op.cache[key] = routings.of_items(op, [mo.item_id]).get(mo.item_id, [])
     if not rows:
         return []
     ops = [OrderOperation(
