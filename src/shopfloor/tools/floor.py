@@ -164,7 +164,7 @@ def _n(d: Decimal) -> Decimal:
 
 
 class UpdateRouting(SkuOrId, WriteRequest):
-    operations: list[OperationIn] = Field(max_length=100, description="replaces the routing")
+    operations: list[OperationIn] = Field(max_length=100)
 
 
 @tools.write("update_routing", title="Update routing", response=RoutingOut, role=Role.admin,
@@ -234,8 +234,8 @@ def record_operation_time(op: Op, req: RecordOperationTime) -> Done[OperationOut
 
 class GetWorkCentreLoad(Request):
     work_centre: Key | None = None
-    start: date | None = Field(None, description="default: today")
-    end: date | None = Field(None, description="inclusive; default: start + 13 days")
+    start: date | None = None
+    end: date | None = None
     bucket: Literal["day", "week"] = "day"
 
 
@@ -267,8 +267,8 @@ def get_work_centre_load(op: Op, req: GetWorkCentreLoad) -> Load:
 
 
 class ScheduleOrders(WriteRequest):
-    start: Moment | None = Field(None, description="default: now")
-    orders: list[Key] | None = Field(None, max_length=10000, description="default: all open")
+    start: Moment | None = None
+    orders: list[Key] | None = Field(None, max_length=10000)
 
     def precheck(self, op: Op) -> None:
         scheduling.open_orders(op, self.orders)
