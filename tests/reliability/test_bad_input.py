@@ -48,8 +48,13 @@ def _world(reg: Registry) -> dict[str, str]:
                                                         needs_approval=True),
                  location="MAIN", reason="found",
                  lines=[{"sku": "M1", "quantity_delta": "1", "unit_cost": "1"}])
+    apply(reg, "create_work_centre", code="WC", name="Bench")
+    apply(reg, "update_routing", sku="P1", operations=[
+        {"sequence": 10, "name": "Make", "work_centre": "WC", "run_minutes": "5"}])
+    mo3 = apply(reg, "create_manufacturing_order", sku="P1", quantity="1",
+                location="MAIN", start="2027-03-01T08:00:00Z")["number"]
     return {"prop": held["proposal_id"], "po": po["number"], "so": so["number"],
-            "mo": mo["number"],
+            "mo": mo["number"], "mo3": mo3,
             "adj": adj["movements"][-1]["document_number"], "job": job["job_id"],
             "po2": po2, "so2": so2, "mo2": mo2, "got": got["operation_id"],
             "hook": hook["webhook_id"]}
@@ -327,6 +332,38 @@ CASES: dict[str, tuple[dict[str, Any], list[tuple[dict[str, Any], str, str]]]] =
         ({"proposal_id": "{prop}"}, "reason", "validation_error"),
         ({"proposal_id": "no-such-proposal", "reason": "x"}, "proposal_id", "not_found"),
         ({"proposal_id": "{prop}", "reason": 5}, "reason", "validation_error"),
+    "create_work_centre": ({"code": "WC2", "name": "Saw"}, [
+        ({"code": "WC2", "name": "Saw", "calendar": [{"days": ["mon"], "start": "16:00",
+                                                      "end": "08:00"}]}, "calendar",
+         "validation_error"),
+        ({"code": "WC", "name": "Again"}, "code", "conflict"),
+        ({"code": "WC2", "name": "Saw", "hourly_cost": "-1"}, "hourly_cost",
+         "validation_error"),
+    ]),
+    "modify_work_centre": ({"code": "WC", "hourly_cost": "20"}, [
+        ({"code": "NOPE", "name": "x"}, "code", "not_found"),
+        ({"code": "WC", "calendar": [{"days": ["someday"], "start": "08:00", "end": "16:00"}]},
+         "calendar", "validation_error"),
+    ]),
+    "update_routing": ({"sku": "P1", "operations": [{"sequence": 1, "name": "Cut",
+                                                      "work_centre": "WC"}]}, [
+        ({"sku": "P1", "operations": [{"sequence": 1, "name": "Cut", "work_centre": "NOPE"}]},
+         "operations[0].work_centre", "not_found"),
+        ({"sku": "P1", "operations": [{"sequence": 1, "name": "Cut", "work_centre": "WC",
+                                       "setup_minutes": "-5"}]},
+         "operations[0].setup_minutes", "validation_error"),
+        ({"sku": "P1", "operations": [{"sequence": 1, "name": "A", "work_centre": "WC"},
+                                      {"sequence": 1, "name": "B", "work_centre": "WC"}]},
+         "operations[1].sequence", "validation_error"),
+    ]),
+    "record_operation_time": ({"number": "{mo3}", "sequence": 10, "minutes": "30"}, [
+        ({"number": "{mo3}", "sequence": 99, "minutes": "1"}, "sequence", "not_found"),
+        ({"number": "{mo3}", "sequence": 10, "minutes": "-1"}, "minutes", "validation_error"),
+        ({"number": "{mo2}", "sequence": 10, "minutes": "1"}, "number", "conflict"),
+    ]),
+    "schedule_manufacturing_orders": ({}, [
+        ({"orders": ["MO-99999"]}, "orders[0]", "not_found"),
+        ({"start": "soon"}, "start", "validation_error"),
     ]),
     "apply_mrp_plan": ({"job_id": "{job}"}, [
         ({}, "job_id", "validation_error"),

@@ -48,6 +48,15 @@ class MO(StrEnum):
     cancelled = "cancelled"
 
 
+class Step(StrEnum):
+    """An operation of a manufacturing order: planned -> in progress (time logged) ->
+    done (reported finished)."""
+
+    planned = "planned"
+    in_progress = "in_progress"
+    done = "done"
+
+
 class JobState(StrEnum):
     """A background job: queued -> running -> succeeded | failed | cancelled."""
 
@@ -120,6 +129,7 @@ VOCABULARIES = (
     Vocabulary("proposal", tuple(ProposalState), (ProposalState.pending,),
                (ProposalState.approved, ProposalState.rejected, ProposalState.stale)),
     Vocabulary("webhook_delivery", tuple(Delivery), DELIVERY_OPEN, DELIVERY_TERMINAL),
+    Vocabulary("operation", tuple(Step), (Step.planned, Step.in_progress), (Step.done,)),
 )
 BY_KIND = {v.kind: v for v in VOCABULARIES}
 

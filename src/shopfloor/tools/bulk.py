@@ -8,9 +8,16 @@ import csv
 import io
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Required
+from typing import Annotated, Any, Required
 
-from pydantic import ConfigDict, Field, TypeAdapter, ValidationError, with_config
+from pydantic import (
+    ConfigDict,
+    Field,
+    StringConstraints,
+    TypeAdapter,
+    ValidationError,
+    with_config,
+)
 from typing_extensions import TypedDict  # pydantic reads TypedDicts from here before 3.12
 
 from shopfloor.domain.base.context import Op
@@ -23,6 +30,7 @@ from shopfloor.kernel.numbers import fmt
 from shopfloor.kernel.roles import Role
 from shopfloor.registry.facts import Undo
 from shopfloor.registry.tool import Done, Toolset, WriteRequest
+from shopfloor.tools import floor
 from shopfloor.tools.fields import (
     Gtin,
     Key,
@@ -68,6 +76,7 @@ class ItemRow(TypedDict, total=False):
     gtin: Gtin
     default_supplier: PartnerName
     unit_cost: Money
+    routing: Annotated[str, StringConstraints(max_length=5000)]
 
 
 class _Cells(TypedDict):
@@ -79,7 +88,7 @@ class _Cells(TypedDict):
 
 
 COLUMNS = tuple(ItemRow.__annotations__)
-NOT_FIELDS = ("sku", "default_supplier", "unit_cost")
+NOT_FIELDS = ("sku", "default_supplier", "unit_cost", "routing")
 _ROWS = TypeAdapter(list[_Cells])
 _ONE = TypeAdapter(_Cells)
 
@@ -166,7 +175,7 @@ def _parsed(record: _Record, cells: _Cells) -> imports.ImportRow:
     row = cells["row"]
     fields = {k: v for k, v in row.items() if k not in NOT_FIELDS}
     return imports.ImportRow(record.line, row["sku"], fields, row.get("default_supplier"),
-                             dict(cells["stock"]), row.get("unit_cost"))
+                             dict(cells["stock"]), row.get("unit_cost"), row.get("routing"))
 
 
 def _chunk(records: Sequence[_Record]) -> list[imports.ImportRow | imports.Rejected]:
@@ -199,13 +208,15 @@ def parse_csv(text: str) -> list[imports.ImportRow | imports.Rejected]:
 class ImportItems(WriteRequest):
     csv: str = Field(min_length=1, max_length=5_000_000, pattern=r"^[^\x00]*$",
                      description="header: sku, then any of create_item's fields, unit_cost "
-                                 "and on_hand:<LOCATION> (counted opening stock)")
+                                 "on_hand:<LOCATION> (counted opening stock), routing "
+                                 "(seq:name:centre:setup:run;...)")
     skip_rejects: bool = Field(False, description="import the valid rows if some are rejected")
 
     def precheck(self, op: Op) -> None:
         """Before an apply without a preview queues: the file's shape and every row's
         reject that key reads can find, refused at once; the job decides again."""
-        imports.check(op, parse_csv(self.csv), skip_rejects=self.skip_rejects)
+        imports.check(op, floor.routed_rows(op, parse_csv(self.csv)),
+                      skip_rejects=self.skip_rejects)
 
 
 class RowOut(Out):
@@ -231,7 +242,9 @@ class ImportReport(Out):
                  undo=Undo.using(revert_bulk.item_fields),
                  subject="the item import")
 def import_items(op: Op, req: ImportItems) -> Done[ImportReport]:
-    outcomes = imports.import_items(op, parse_csv(req.csv), skip_rejects=req.skip_rejects)
+    rows = floor.routed_rows(op, parse_csv(req.csv))
+    outcomes = imports.import_items(op, rows, skip_rejects=req.skip_rejects)
+    floor.import_routings(op, rows, outcomes)
     tally = {a: sum(o.action == a for o in outcomes)
              for a in ("create", "update", "unchanged", "reject")}
     return Done(f"Import items: {tally['create']} new, {tally['update']} updated, "

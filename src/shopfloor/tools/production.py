@@ -20,7 +20,17 @@ from shopfloor.kernel.statuses import said
 from shopfloor.registry.facts import Undo
 from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
 from shopfloor.store.tables import ManufacturingOrder
-from shopfloor.tools.fields import Key, Limit, NonNegative, Page, Quantity, RowCursor, paged
+from shopfloor.tools.fields import (
+    Key,
+    Limit,
+    Moment,
+    NonNegative,
+    Page,
+    Quantity,
+    RowCursor,
+    paged,
+)
+from shopfloor.tools.floor import order_floor
 from shopfloor.tools.lot_fields import ExpiryChange, Lots
 from shopfloor.tools.planning import pegs_out
 from shopfloor.tools.refs import NumberOrId, number_of
@@ -74,7 +84,7 @@ def _mo(op: Op, req: NumberOrId) -> str:
 def get_manufacturing_order(op: Op, req: ByNumber) -> ManufacturingOrderDetailOut:
     mo = lookup.manufacturing_order(op, _mo(op, req))
     return ManufacturingOrderDetailOut(**dict(manufacturing_order_out(mo)),
-                                       pegs=pegs_out(op, mo=mo.id))
+                                       pegs=pegs_out(op, mo=mo.id), **order_floor(op, mo))
 
 
 class CreateManufacturingOrder(WriteRequest):
@@ -83,6 +93,7 @@ class CreateManufacturingOrder(WriteRequest):
     location: Key
     number: Key | None = Field(None, description="default: next MO-number")
     due_date: date | None = None
+    start: Moment | None = Field(None, description="else backward from due_date")
 
 
 @tools.write("create_manufacturing_order", title="Create manufacturing order",
@@ -93,7 +104,7 @@ class CreateManufacturingOrder(WriteRequest):
 def create_manufacturing_order(op: Op, req: CreateManufacturingOrder
                                ) -> Done[ManufacturingOrderOut]:
     mo = production.create(op, req.sku, req.quantity, req.location, number=req.number,
-                           due_date=req.due_date)
+                           due_date=req.due_date, start=req.start)
     return Done(f"Plan {mo.number}: make {fmt(req.quantity)} {req.sku} at {req.location}",
                 manufacturing_order_out(mo))
 

@@ -118,8 +118,29 @@ class ManufacturingOrderOut(Out):
     components: list[ComponentOut]
 
 
+class OperationOut(Out):
+    sequence: int
+    name: str
+    work_centre: str
+    planned_minutes: Amount
+    planned_start: datetime | None
+    planned_finish: datetime | None
+    logged_minutes: Amount
+    status: str
+
+
+class PlannedCost(Out):
+    materials: Amount
+    operations: Amount
+    total: Amount
+
+
 class ManufacturingOrderDetailOut(ManufacturingOrderOut):
     pegs: list[PegOut] = Field(description="the needs MRP made it for")
+    planned_start: datetime | None = None
+    planned_finish: datetime | None = None
+    operations: list[OperationOut] = Field(default_factory=list)
+    planned_cost: PlannedCost | None = None
 
 
 class MovementOut(Out):

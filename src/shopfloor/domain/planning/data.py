@@ -28,6 +28,7 @@ from shopfloor.store.tables import (
     Item,
     ManufacturingComponent,
     ManufacturingOrder,
+    OrderOperation,
     PurchaseOrder,
     PurchaseOrderLine,
     RecipeLine,
@@ -226,6 +227,12 @@ def read_documents(conn: Connection, company: Company, today: date, location_id:
         # components are needed when the order starts: its due date less the lead time
         start = (due - timedelta(days=lead or 0)) if due else today
         starts[mo_id] = (number, start, d(qty), sku)
+    ops = OrderOperation.__table__  # an order dated by its routing starts when it is planned to
+    for mo_id, first in _all(conn, select(ops.c.order_id, func.min(ops.c.planned_start))
+                             .where(ops.c.order_id.in_(open_mo)).group_by(ops.c.order_id)):
+        if first is not None and mo_id in starts:
+            number, _, qty, sku = starts[mo_id]
+            starts[mo_id] = (number, first.date(), qty, sku)
     for mo_id, item_id, per in _all(conn, only(mc.c.item_id, select(
             mc.c.order_id, mc.c.item_id, d.col(mc.c.quantity_per_unit))
             .where(mc.c.order_id.in_(open_mo)).order_by(mc.c.order_id))):

@@ -24,6 +24,7 @@ from sqlalchemy import select
 from shopfloor.domain.base import lookup
 from shopfloor.domain.base.context import Op
 from shopfloor.domain.base.limits import LIMIT
+from shopfloor.domain.floor import scheduling
 from shopfloor.domain.planning import data, lot_sizing, messages, netting
 from shopfloor.domain.planning.data import MADE, PLANNED, ItemData, Need
 from shopfloor.kernel.numbers import ZERO, fmt
@@ -102,6 +103,7 @@ def _plan(op: Op, today: date, location: str | None, report: Progress) -> dict[s
     depth = max((it.level for it in ordered), default=0) + 1
     report(0.3, f"{len(ordered)} items, {depth} levels: netting")
     refs: Iterator[int] = count(1)
+    dater = scheduling.Dater(op)
 
     def next_ref() -> str:
         return f"P{next(refs)}"
@@ -123,6 +125,9 @@ def _plan(op: Op, today: date, location: str | None, report: Progress) -> dict[s
             continue
         recipe = recipes.get(item.id)
         make = bool(recipe) and item.kind != "material"
+        routed = make and dater.routed(item.id)
+        if routed:  # netted by day; its routing, not its lead time, says when it starts
+            item.lead = 0
         netted = netting.net(item, on_hand, receipts, needs, today, next_ref)
         if make:  # dependent demand goes to these components, per unit made
             assert recipe is not None
@@ -134,6 +139,8 @@ def _plan(op: Op, today: date, location: str | None, report: Progress) -> dict[s
                               "reason": "the need is beyond what Shopfloor stores (10^12); "
                                         "check the recipe and order sizes"})
                 continue
+            if routed:
+                _date_by_routing(dater, item, layer, today)
             out = _order_out(item, layer)
             if make:
                 out["due_date"] = iso(layer.date)
@@ -162,6 +169,21 @@ def _plan(op: Op, today: date, location: str | None, report: Progress) -> dict[s
                             for s, lines in sorted(bought.items())],
         "messages": flags,
     }
+
+
+def _date_by_routing(dater: scheduling.Dater, item: ItemData, layer: netting.Layer,
+                     today: date) -> None:
+    """Backward from the end of its due date through the routing and the calendars; an
+    order that would have to start before today starts today and is due when it can be."""
+    start = dater.start(item.id, layer.quantity, layer.date)
+    if start >= today:
+        layer.start = start
+        return
+    layer.start = today
+    finish = dater.finish(item.id, layer.quantity, today)
+    if finish > layer.date:
+        layer.needed_by = layer.needed_by or layer.date
+        layer.date, layer.late = finish, True
 
 
 iso, num = messages.iso, messages.num

@@ -21,6 +21,7 @@ from typing import Any
 from shopfloor.domain.base import lookup, resolve
 from shopfloor.domain.base.context import Op
 from shopfloor.domain.base.limits import storable
+from shopfloor.domain.floor import operations as floor_time
 from shopfloor.domain.stock import ledger as stock
 from shopfloor.domain.stock import lots
 from shopfloor.domain.stock.items import touch
@@ -103,6 +104,9 @@ def complete(op: Op, number: str, report: Report) -> tuple[ManufacturingOrder, l
         stock.commit(op, c.item, mo.location,
                      -storable(c.quantity_per_unit * counted, "quantity"))
     _show(op, mo, variances)
+    labour, times = floor_time.labour(op, mo, made)
+    floor_time.show(op, mo.number, times)
+    total += labour
     if q > 0:
         out = lots.incoming(op, [lots.Line(mo.item, q, "output", _output_lots(report),
                                            report.serials, report.expiry)])[0]

@@ -9,13 +9,14 @@ more, so what is outstanding (and committed) is the quantity less both.
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, datetime
 from decimal import Decimal
 
 from shopfloor.domain.base import lookup
 from shopfloor.domain.base.context import Op
 from shopfloor.domain.base.limits import storable
 from shopfloor.domain.base.sequences import claim_number
+from shopfloor.domain.floor import load, scheduling
 from shopfloor.domain.production import completion
 from shopfloor.domain.stock import ledger as stock
 from shopfloor.kernel.errors import Conflict, ValidationFailed
@@ -39,7 +40,7 @@ def commit(op: Op, mo: ManufacturingOrder, quantity: Decimal) -> None:
 
 
 def create(op: Op, sku: str, quantity: Decimal, location: str, *, number: str | None,
-           due_date: date | None) -> ManufacturingOrder:
+           due_date: date | None, start: datetime | None = None) -> ManufacturingOrder:
     item = lookup.item(op, sku)
     if item.kind == "material":
         raise ValidationFailed(f"{sku} is a material: materials are bought, not made",
@@ -74,7 +75,16 @@ def create(op: Op, sku: str, quantity: Decimal, location: str, *, number: str | 
             op.warn("short", f"{c.item.sku}: needs {fmt(need)}, {fmt(available)} available at "
                     f"{loc.code}" + (f" (not counting {which})" if held else ""), fld="quantity")
     commit(op, mo, quantity)
+    _schedule(op, mo, start)
     return mo
+
+
+def _schedule(op: Op, mo: ManufacturingOrder, start: datetime | None) -> None:
+    """An item with a routing: its operations, dated through the calendars, and a warning
+    on each day it puts a work centre past what it has."""
+    ops = scheduling.route(op, mo, start)
+    if ops:
+        load.warn_overload(op, ops)
 
 
 def complete(op: Op, number: str, quantity: Decimal | None) -> ManufacturingOrder:

@@ -37,6 +37,8 @@ class ImportRow:
     supplier: str | None = None
     stock: dict[str, Decimal] = field(default_factory=dict)
     unit_cost: Decimal | None = None
+    routing: str | None = None  # carried for the shop floor, which sits above stock
+
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ from shopfloor.registry.registry import Registry
 from shopfloor.surfaces.admin.core import Admin
 from shopfloor.surfaces.admin.pages import (
     day,
+    floor,
     home,
     items,
     jobs,
@@ -45,4 +46,5 @@ def admin_routes(registry: Registry, settings: Settings, auth: Authenticator) ->
         *users.routes(admin),
         *valuation.routes(admin),
         *webhooks.routes(admin),
+        *floor.routes(admin),
     ]

@@ -60,12 +60,15 @@ async def item(a: Admin, request: Request, actor: Actor) -> Response:
           "lines": [{"sku": sku, "quantity": found.get("reorder_quantity") or "1"}]}),
         ("Make", "create_manufacturing_order", {"sku": sku}),
         ("Edit recipe", "update_recipe", {"sku": sku}),
+        ("Edit routing", "update_routing", {"sku": sku}),
     ) if a.may(actor, tool)]
     until = (date.today() + timedelta(weeks=WEEKS)).isoformat()
     projected = await a.read(actor, "get_projected_stock", {"sku": sku, "until": until})
     chart = projected_stock(projected, found.get("reorder_point"), a.formats(request),
                             weeks=WEEKS) if projected.get("today") else None
+    routing = await a.read(actor, "get_routing", {"sku": sku})
     return a.render(request, "item.html", actor, item=found, moves=moves, actions=acts,
+                    routing=routing.get("operations") or [],
                     lots=lots, chart=chart, projected=projected,
                     prints=prints(found),
                     **pages(request, moves.get("next_cursor")))

@@ -52,6 +52,10 @@ def actions(kind: OrderKind, order: dict[str, Any]) -> list[tuple[str, str, str]
     elif status in kind.open_statuses:
         out.append(("Complete", "complete_manufacturing_order", prefilled(
             "complete_manufacturing_order", {"number": number, "quantity": left_to_make(order)})))
+        if order.get("operations"):
+            out.append(("Log time", "record_operation_time", prefilled(
+                "record_operation_time", {"number": number,
+                                          "sequence": order["operations"][0]["sequence"]})))
         out.append(("Cancel order", "delete_manufacturing_order",
                     prefilled("delete_manufacturing_order", {"number": number})))
     # Corrections and returns (issue 12's tools), offered where the order has moved goods.

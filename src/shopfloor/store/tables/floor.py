@@ -1,0 +1,67 @@
+"""The shop floor: work centres, routings, and the operations of manufacturing orders.
+
+A routing belongs to an item and is replaced whole; an order copies it into its own
+operations when it is made (like its components), so a later routing change does not
+rewrite what the floor was told, and time is logged against the order's copy.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from decimal import Decimal
+from typing import Any
+
+from sqlalchemy import JSON, ForeignKey, Index, Integer, String, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from shopfloor.store.tables.core import ZERO, Base, Versioned
+
+
+class WorkCentre(Versioned, Base):
+    __tablename__ = "work_centres"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    code: Mapped[str] = mapped_column(String(64), unique=True)
+    name: Mapped[str] = mapped_column(String(200))
+    hourly_cost: Mapped[Decimal] = mapped_column(default=ZERO)
+    capacity: Mapped[int] = mapped_column(Integer, default=1)
+    efficiency_percent: Mapped[Decimal] = mapped_column(default=Decimal(100))
+    # [{days: [mon ...], start: "HH:MM", end: "HH:MM"}] and ["YYYY-MM-DD", ...]
+    calendar: Mapped[list[Any]] = mapped_column(JSON)
+    closed_dates: Mapped[list[Any]] = mapped_column(JSON)
+    time_zone: Mapped[str] = mapped_column(String(64), default="UTC")
+
+
+class RoutingOperation(Base):
+    __tablename__ = "routing_operations"
+    __table_args__ = (UniqueConstraint("item_id", "sequence",
+                                       name="uq_routing_operations_item_sequence"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    item_id: Mapped[int] = mapped_column(ForeignKey("items.id"), index=True)
+    sequence: Mapped[int] = mapped_column(Integer)
+    name: Mapped[str] = mapped_column(String(200))
+    work_centre_id: Mapped[int] = mapped_column(ForeignKey("work_centres.id"))
+    setup_minutes: Mapped[Decimal]
+    run_minutes: Mapped[Decimal]
+    work_centre: Mapped[WorkCentre] = relationship(lazy="joined")
+
+
+class OrderOperation(Versioned, Base):
+    """An order's copy of one routing step, where it is planned and what was logged."""
+
+    __tablename__ = "manufacturing_operations"
+    __table_args__ = (Index("ix_manufacturing_operations_centre_start", "work_centre_id",
+                            "planned_start"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    order_id: Mapped[int] = mapped_column(ForeignKey("manufacturing_orders.id"), index=True)
+    sequence: Mapped[int] = mapped_column(Integer)
+    name: Mapped[str] = mapped_column(String(200))
+    work_centre_id: Mapped[int] = mapped_column(ForeignKey("work_centres.id"))
+    setup_minutes: Mapped[Decimal]
+    run_minutes: Mapped[Decimal]
+    planned_minutes: Mapped[Decimal]
+    planned_start: Mapped[datetime | None]
+    planned_finish: Mapped[datetime | None]
+    logged_minutes: Mapped[Decimal] = mapped_column(default=ZERO)
+    logged_quantity: Mapped[Decimal] = mapped_column(default=ZERO)
+    status: Mapped[str] = mapped_column(String(24))
+    work_centre: Mapped[WorkCentre] = relationship(lazy="joined")

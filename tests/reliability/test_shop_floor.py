@@ -1,0 +1,187 @@
+"""Issue 22's worked example, figure by figure, on both databases.
+
+CUT (30.00/h) and ASM (40.00/h) on the default calendar (Mon-Fri 08:00-16:00, UTC).
+TABLE = 2 BOARD @ 5.00 + 8 SCREW @ 0.10; routing Cut on CUT 30 + 2/unit, Assemble on ASM
+15 + 3/unit. 2027-03-01 is a Monday.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal as D
+from typing import Any
+
+import pytest
+
+from shopfloor.kernel.errors import ShopfloorError
+from shopfloor.registry.registry import Registry
+from tests.helpers import ADMIN, apply
+
+MON = "2027-03-01"
+
+
+def _world(reg: Registry) -> None:
+    apply(reg, "create_location", code="MAIN", name="Main")
+    for sku, kind in (("BOARD", "material"), ("SCREW", "material"), ("TABLE", "product")):
+        apply(reg, "create_item", sku=sku, name=sku.title(), kind=kind)
+    apply(reg, "update_recipe", sku="TABLE", components=[{"sku": "BOARD", "quantity": 2},
+                                                         {"sku": "SCREW", "quantity": 8}])
+    apply(reg, "create_stock_adjustment", location="MAIN", reason="opening", lines=[
+        {"sku": "BOARD", "quantity_delta": "1000", "unit_cost": "5.00"},
+        {"sku": "SCREW", "quantity_delta": "5000", "unit_cost": "0.10"}])
+    apply(reg, "create_work_centre", code="CUT", name="Cutting", hourly_cost="30.00")
+    apply(reg, "create_work_centre", code="ASM", name="Assembly", hourly_cost="40.00")
+    apply(reg, "update_routing", sku="TABLE", operations=[
+        {"sequence": 10, "name": "Cut", "work_centre": "CUT", "setup_minutes": 30,
+         "run_minutes": 2},
+        {"sequence": 20, "name": "Assemble", "work_centre": "ASM", "setup_minutes": 15,
+         "run_minutes": 3}])
+
+
+def _mo(reg: Registry, **args: Any) -> dict[str, Any]:
+    made = apply(reg, "create_manufacturing_order", sku="TABLE", location="MAIN", **args)
+    return reg.invoke("get_manufacturing_order", {"number": made["number"]}, ADMIN)
+
+
+def _load(reg: Registry, centre: str, start: str = MON, end: str = "2027-03-05",
+          bucket: str = "day") -> list[tuple[str, str, str, str | None]]:
+    rows = reg.invoke("get_work_centre_load", {"work_centre": centre, "start": start,
+                                               "end": end, "bucket": bucket}, ADMIN)["rows"]
+    return [(r["period"], r["available_minutes"], r["planned_minutes"], r["load_percent"])
+            for r in rows]
+
+
+def test_an_order_of_100_tables_from_monday_eight(registry: Registry) -> None:
+    _world(registry)
+    mo = _mo(registry, quantity=100, start=f"{MON}T08:00:00Z")
+    cut, asm = mo["operations"]
+    assert (cut["planned_minutes"], cut["planned_start"], cut["planned_finish"]) == \
+        ("230", f"{MON}T08:00:00Z", f"{MON}T11:50:00Z")
+    assert (asm["planned_minutes"], asm["planned_start"], asm["planned_finish"]) == \
+        ("315", f"{MON}T11:50:00Z", "2027-03-02T09:05:00Z")
+    assert (mo["planned_start"], mo["planned_finish"]) == \
+        (f"{MON}T08:00:00Z", "2027-03-02T09:05:00Z")
+    assert [(o["logged_minutes"], o["status"]) for o in mo["operations"]] == \
+        [("0", "planned"), ("0", "planned")]
+    assert mo["planned_cost"] == {"materials": "1080", "operations": "325", "total": "1405"}
+    assert [D(x) for x in mo["planned_cost"].values()] == [D("1080.00"), D("115.00") +
+                                                          D("210.00"), D("1405.00")]
+    # Assemble puts 250 minutes on Monday and 65 on Tuesday
+    assert _load(registry, "ASM", end="2027-03-02") == [
+        (MON, "480", "250", "52.08"), ("2027-03-02", "480", "65", "13.54")]
+
+
+def test_logged_time_prices_the_output_and_shows_the_labour_variance(
+        registry: Registry) -> None:
+    _world(registry)
+    mo = _mo(registry, quantity=100, start=f"{MON}T08:00:00Z")
+    logged = apply(registry, "record_operation_time", number=mo["number"], sequence=10,
+                   minutes=240, finished=True)
+    assert (logged["logged_minutes"], logged["status"]) == ("240", "done")
+    with pytest.raises(ShopfloorError) as e:
+        apply(registry, "record_operation_time", number=mo["number"], sequence=30, minutes=5)
+    assert (e.value.code, e.value.field) == ("not_found", "sequence")
+
+    preview = registry.invoke("complete_manufacturing_order", {"number": mo["number"]}, ADMIN)
+    said = [w["message"] for w in preview["warnings"] if w["code"] == "variance"]
+    assert said == ["10 Cut: 240 min logged against 230 planned (+10 min, +5 at cost)"]
+    apply(registry, "complete_manufacturing_order", number=mo["number"])
+    made = registry.invoke("list_stock_movements", {"sku": "TABLE"}, ADMIN)["movements"]
+    assert [(m["quantity"], m["unit_cost"]) for m in made] == [("100", "14.1")]
+    # 1,080 + 4 h x 30 + 315 min x 40/h = 1,410.00
+    assert D(made[0]["unit_cost"]) * 100 == D("1410.00")
+
+
+def test_an_80_percent_efficient_assembly_runs_longer(registry: Registry) -> None:
+    _world(registry)
+    apply(registry, "modify_work_centre", code="ASM", efficiency_percent=80)
+    mo = _mo(registry, quantity=100, start=f"{MON}T08:00:00Z")
+    asm = mo["operations"][1]
+    assert (asm["planned_minutes"], mo["planned_finish"]) == ("390", "2027-03-02T10:20:00Z")
+    assert _load(registry, "ASM", end="2027-03-02") == [
+        (MON, "480", "250", "52.08"), ("2027-03-02", "480", "140", "29.17")]
+
+
+def test_an_order_with_a_due_date_is_scheduled_backward_from_its_closing_time(
+        registry: Registry) -> None:
+    _world(registry)
+    mo = _mo(registry, quantity=100, due_date="2027-03-02")
+    assert (mo["planned_start"], mo["planned_finish"]) == \
+        ("2027-03-01T14:55:00Z", "2027-03-02T16:00:00Z")  # 65 + 165, 315
+    # backward then forward: the same dates
+    again = _mo(registry, quantity=100, start=mo["planned_start"])
+    assert [(o["planned_start"], o["planned_finish"]) for o in again["operations"]] == \
+        [(o["planned_start"], o["planned_finish"]) for o in mo["operations"]]
+
+
+def test_an_item_without_a_routing_keeps_todays_order(registry: Registry) -> None:
+    _world(registry)
+    apply(registry, "update_routing", sku="TABLE", operations=[])
+    mo = _mo(registry, quantity=10, due_date="2027-03-02")
+    assert (mo["operations"], mo["planned_start"], mo["planned_finish"]) == ([], None, None)
+    assert mo["planned_cost"] == {"materials": "108", "operations": "0", "total": "108"}
+    apply(registry, "complete_manufacturing_order", number=mo["number"])
+    made = registry.invoke("list_stock_movements", {"sku": "TABLE"}, ADMIN)["movements"]
+    assert made[0]["unit_cost"] == "10.8"
+
+
+OVERLOAD = {"E": [], **{n: [f"SAW on {MON}: {m} of 480 min planned ({p}%)"]
+                           for n, m, p in (("D", 600, "125"), ("C", 900, "187.5"),
+                                           ("B", 1200, "250"), ("A", 1500, "312.5"))}}
+
+
+def _saw_orders(reg: Registry) -> None:
+    apply(reg, "create_location", code="MAIN", name="Main")
+    apply(reg, "create_item", sku="PLANK", name="Plank")
+    apply(reg, "create_item", sku="SHELF", name="Shelf", kind="product")
+    apply(reg, "update_recipe", sku="SHELF", components=[{"sku": "PLANK", "quantity": 1}])
+    apply(reg, "create_work_centre", code="SAW", name="Saw")
+    apply(reg, "update_routing", sku="SHELF", operations=[
+        {"sequence": 1, "name": "Saw", "work_centre": "SAW", "run_minutes": 3}])
+    dues = {"A": "2027-03-01", "B": "2027-03-02", "C": "2027-03-02", "D": "2027-03-03",
+            "E": "2027-03-03"}
+    for number in ("E", "D", "C", "B", "A"):  # made in any order: the due dates decide
+        args = {"sku": "SHELF", "location": "MAIN", "quantity": 100, "number": number,
+                "due_date": dues[number], "start": f"{MON}T08:00:00Z"}
+        preview = reg.invoke("create_manufacturing_order", args, ADMIN)
+        overload = [w["message"] for w in preview["warnings"] if w["code"] == "overload"]
+        assert overload == OVERLOAD[number]
+        apply(reg, "create_manufacturing_order", **args)
+
+
+def test_five_orders_on_one_saw_overload_monday_then_finite_scheduling_spreads_them(
+        registry: Registry) -> None:
+    from shopfloor.app.wiring import worker_for
+    from tests.helpers import snapshot
+
+    _saw_orders(registry)
+    assert _load(registry, "SAW", end=MON) == [(MON, "480", "1500", "312.5")]
+    before = snapshot(registry)
+    preview = registry.invoke("schedule_manufacturing_orders",
+                              {"start": f"{MON}T08:00:00Z"}, ADMIN)
+    assert snapshot(registry) == before  # a preview changes nothing
+    finishes = {o["number"]: (o["planned_finish"], o["late"])
+                for o in preview["document"]["orders"]}
+    assert finishes == {"A": (f"{MON}T13:00:00Z", False), "B": ("2027-03-02T10:00:00Z", False),
+                        "C": ("2027-03-02T15:00:00Z", False),
+                        "D": ("2027-03-03T12:00:00Z", False),
+                        "E": ("2027-03-04T09:00:00Z", True)}
+    assert preview["document"]["late"] == ["E"]
+    assert [w["message"] for w in preview["warnings"]] == \
+        ["E finishes 2027-03-04 09:00, due 2027-03-03"]
+
+    queued = registry.invoke("schedule_manufacturing_orders", preview["apply"]["arguments"],
+                             ADMIN)
+    assert worker_for(registry).run_one(queued["job_id"])
+    job = registry.invoke("get_job", {"job_id": queued["job_id"]}, ADMIN)
+    assert job["status"] == "succeeded", job["message"]
+    assert job["result"]["late"] == ["E"]
+    got = {n: registry.invoke("get_manufacturing_order", {"number": n}, ADMIN)
+           for n in "ABCDE"}
+    assert {n: mo["planned_finish"] for n, mo in got.items()} == \
+        {n: f for n, (f, _) in finishes.items()}
+    assert got["B"]["planned_start"] == f"{MON}T13:00:00Z"
+    assert _load(registry, "SAW", end="2027-03-04") == [
+        (MON, "480", "480", "100"), ("2027-03-02", "480", "480", "100"),
+        ("2027-03-03", "480", "480", "100"), ("2027-03-04", "480", "60", "12.5")]
+    assert _load(registry, "SAW", end="2027-03-07", bucket="week") == [
+        (MON, "2400", "1500", "62.5")]
