@@ -332,6 +332,7 @@ CASES: dict[str, tuple[dict[str, Any], list[tuple[dict[str, Any], str, str]]]] =
         ({"proposal_id": "{prop}"}, "reason", "validation_error"),
         ({"proposal_id": "no-such-proposal", "reason": "x"}, "proposal_id", "not_found"),
         ({"proposal_id": "{prop}", "reason": 5}, "reason", "validation_error"),
+    ]),
     "create_work_centre": ({"code": "WC2", "name": "Saw"}, [
         ({"code": "WC2", "name": "Saw", "calendar": [{"days": ["mon"], "start": "16:00",
                                                       "end": "08:00"}]}, "calendar",
