@@ -9,7 +9,7 @@ from shopfloor.domain.corrections.ledger import Reverser
 from shopfloor.registry.tool import Toolset
 
 MODULES = ("items", "partners", "stock", "orders", "production", "audit", "jobs", "bulk",
-           "lots", "corrections", "returns", "planning")
+           "lots", "corrections", "returns", "planning", "buying")
 
 
 def catalogue() -> list[Toolset]:

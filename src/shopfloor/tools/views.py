@@ -35,6 +35,7 @@ class PartnerOut(Out):
     name: str
     email: str | None
     phone: str | None
+    currency: str | None = None
 
 
 class ComponentOut(Out):

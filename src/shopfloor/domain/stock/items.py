@@ -195,14 +195,17 @@ def create_location(op: Op, code: str, name: str, allow_negative: bool) -> Locat
 
 
 def create_partner(op: Op, model: type[Supplier] | type[Customer], name: str,
-                   email: str | None, phone: str | None) -> Supplier | Customer:
+                   email: str | None, phone: str | None,
+                   currency: str | None = None) -> Supplier | Customer:
     what = "supplier" if model is Supplier else "customer"
     _unique(op, model, model.name, name, "name", what)
     lookalikes.new_key(op, model.name, model.name_skeleton, name, fld="name", what=what)
-    row = model(name=name, email=email, phone=phone)
+    row = model(name=name, email=email, phone=phone, currency=currency)
     op.session.add(row)
     op.session.flush()
     op.change(what, name, "created", None, name)
+    if currency:
+        op.change(what, name, "currency", None, currency)
     return row
 
 

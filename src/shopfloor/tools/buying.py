@@ -1,0 +1,146 @@
+"""Buying in the supplier's terms: supplier items and exchange rates."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from decimal import Decimal
+
+from pydantic import Field
+
+from shopfloor.domain.base.context import Op
+from shopfloor.domain.buying import currencies
+from shopfloor.domain.buying import supplier_items as offers
+from shopfloor.kernel.numbers import fmt
+from shopfloor.kernel.roles import Role
+from shopfloor.registry.facts import Undo
+from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
+from shopfloor.store.tables import SupplierItem
+from shopfloor.tools.fields import (
+    Amount,
+    Key,
+    LeadDays,
+    Money,
+    NonNegative,
+    Out,
+    PartnerName,
+    Quantity,
+    Uom,
+)
+
+tools = Toolset("buying")
+Currency = Field(pattern=r"^[A-Za-z]{3}$", description="ISO 4217")
+
+
+class PriceBreak(Request):
+    min_quantity: NonNegative
+    unit_price: Money
+
+
+class BreakOut(Out):
+    min_quantity: Amount
+    unit_price: Amount
+
+
+class SupplierItemOut(Out):
+    sku: str
+    supplier: str
+    currency: str
+    supplier_sku: str | None
+    purchase_unit: str
+    units_per_purchase_unit: Amount
+    minimum_order: Amount
+    order_multiple: Amount | None
+    lead_time_days: int
+    price_breaks: list[BreakOut]
+    preferred: bool
+
+
+def _out(op: Op, row: SupplierItem) -> SupplierItemOut:
+    t = offers.terms_of(row)
+    return SupplierItemOut(
+        sku=row.item.sku, supplier=row.supplier.name,
+        currency=currencies.of(op, row.supplier.currency), supplier_sku=t.supplier_sku,
+        purchase_unit=t.purchase_unit, units_per_purchase_unit=t.units_per_purchase_unit,
+        minimum_order=t.minimum_order, order_multiple=t.order_multiple,
+        lead_time_days=t.lead_time_days, preferred=t.preferred,
+        price_breaks=[BreakOut(min_quantity=q, unit_price=p) for q, p in t.price_breaks])
+
+
+class SupplierItemRef(WriteRequest):
+    sku: Key
+    supplier: PartnerName
+
+
+class SetSupplierItem(SupplierItemRef):
+    supplier_sku: Key | None = None
+    purchase_unit: Uom = Field(description="e.g. box")
+    units_per_purchase_unit: Quantity = Field(description="stock units in one")
+    minimum_order: NonNegative = Decimal(0)
+    order_multiple: Quantity | None = None
+    lead_time_days: LeadDays = 0
+    price_breaks: list[PriceBreak] = Field(min_length=1, max_length=50,
+                                           description="per purchase unit, ascending")
+    preferred: bool = False
+
+
+@tools.write("set_supplier_item", title="Set supplier item", response=SupplierItemOut,
+             role=Role.admin, description="What a supplier sells an item as; replaces "
+                                          "that pair's entry.",
+             destructive=True, undo=Undo.refused("set it again as it was, or remove it"))
+def set_supplier_item(op: Op, req: SetSupplierItem) -> Done[SupplierItemOut]:
+    row = offers.put(op, req.sku, req.supplier, offers.Terms(
+        req.supplier_sku, req.purchase_unit, req.units_per_purchase_unit, req.minimum_order,
+        req.order_multiple, req.lead_time_days,
+        [(b.min_quantity, b.unit_price) for b in req.price_breaks], req.preferred))
+    return Done(f"Set {req.supplier}'s terms for {req.sku}: {req.purchase_unit} of "
+                f"{fmt(req.units_per_purchase_unit)}", _out(op, row))
+
+
+@tools.write("remove_supplier_item", title="Remove supplier item", response=SupplierItemOut,
+             role=Role.admin, description="Stop buying an item from a supplier.",
+             destructive=True, undo=Undo.refused("set it again"))
+def remove_supplier_item(op: Op, req: SupplierItemRef) -> Done[SupplierItemOut]:
+    row = offers.remove(op, req.sku, req.supplier)
+    out = _out(op, row)
+    return Done(f"Remove {req.supplier}'s entry for {req.sku}", out)
+
+
+class ListSupplierItems(Request):
+    sku: Key | None = None
+    supplier: PartnerName | None = None
+
+
+class SupplierItems(Out):
+    supplier_items: list[SupplierItemOut]
+
+
+@tools.read("list_supplier_items", title="List supplier items", response=SupplierItems,
+            description="Suppliers' terms by item, or an item's suppliers.")
+def list_supplier_items(op: Op, req: ListSupplierItems) -> SupplierItems:
+    return SupplierItems(supplier_items=[_out(op, r) for r in
+                                         offers.listed(op, req.sku, req.supplier)])
+
+
+class SetExchangeRate(WriteRequest):
+    currency: str = Currency
+    rate: Quantity = Field(description="company currency per unit")
+    valid_from: date | None = Field(None, description="default: today")
+
+
+class RateOut(Out):
+    currency: str
+    rate: Amount
+    valid_from: date
+    company_currency: str
+    created_at: datetime
+
+
+@tools.write("set_exchange_rate", title="Set exchange rate", response=RateOut,
+             role=Role.admin, description="A currency's rate from a date on.",
+             destructive=False, undo=Undo.refused("set the rate again"))
+def set_exchange_rate(op: Op, req: SetExchangeRate) -> Done[RateOut]:
+    row = currencies.set_rate(op, req.currency, req.rate, req.valid_from or op.now.date())
+    home = currencies.company(op)
+    return Done(f"{row.currency} = {fmt(row.rate)} {home} from {row.valid_from.isoformat()}",
+                RateOut(currency=row.currency, rate=row.rate, valid_from=row.valid_from,
+                        company_currency=home, created_at=row.created_at))
