@@ -70,7 +70,7 @@ GOOD = {"sku": "RESA", "supplier": "Alpha", "purchase_unit": "box",
         "price_breaks": [{"min_quantity": "1", "unit_price": "4"}]}
 
 
-@pytest.mark.parametrize(("change", "field"), [
+BAD_TERMS: list[tuple[dict[str, Any], str]] = [
     ({"units_per_purchase_unit": "0"}, "units_per_purchase_unit"),
     ({"units_per_purchase_unit": "-5"}, "units_per_purchase_unit"),
     ({"price_breaks": [{"min_quantity": "1", "unit_price": "-1"}]},
@@ -87,13 +87,15 @@ GOOD = {"sku": "RESA", "supplier": "Alpha", "purchase_unit": "box",
     ({"lead_time_days": -1}, "lead_time_days"),
     ({"supplier": "Nobody"}, "supplier"),
     ({"sku": "NOPE"}, "sku"),
-])
-def test_bad_supplier_terms_are_coded_errors_naming_the_field(
-        registry: Registry, change: dict[str, Any], field: str) -> None:
+]
+
+
+def test_bad_supplier_terms_are_coded_errors_naming_the_field(registry: Registry) -> None:
     world(registry)
-    err = refused(registry, "set_supplier_item", {**GOOD, **change})
-    assert err.field == field, err.to_payload()
-    assert err.code in ("validation_error", "not_found")
+    for change, field in BAD_TERMS:
+        err = refused(registry, "set_supplier_item", {**GOOD, **change})
+        assert err.field == field, err.to_payload()
+        assert err.code in ("validation_error", "not_found")
 
 
 def test_partners_carry_an_iso_currency(registry: Registry) -> None:
@@ -111,3 +113,78 @@ def test_partners_carry_an_iso_currency(registry: Registry) -> None:
     assert (err.code, err.field) == ("validation_error", "currency")
     err = refused(registry, "set_exchange_rate", {"currency": "USD", "rate": "0"})
     assert err.field == "rate"
+
+
+def stock_of(reg: Registry, sku: str) -> tuple[D, D]:
+    row = reg.invoke("get_stock", {"sku": sku, "location": "MAIN"}, ADMIN)["balances"][0]
+    return D(row["on_hand"]), D(row["average_cost"])
+
+
+def test_a_purchase_line_in_boxes_is_received_in_pieces(registry: Registry) -> None:
+    """Worked example: 11 boxes of 100 at 3.50 a box -> 1,100 pcs at 0.035."""
+    world(registry)
+    alpha_and_beta(registry)
+    po = apply(registry, "create_purchase_order", supplier="Alpha", location="MAIN",
+               lines=[{"sku": "RESA", "unit": "box", "quantity": "11"}])
+    line = po["lines"][0]
+    assert (line["unit"], line["quantity"], line["unit_price"]) == ("box", "11", "3.5")
+    assert po["total"] == "38.5"
+    # part of it, in boxes, then the rest
+    got = apply(registry, "receive_purchase_order", number=po["number"],
+                lines=[{"sku": "RESA", "quantity": "4"}])
+    assert got["lines"][0]["done_quantity"] == "4"
+    assert stock_of(registry, "RESA") == (D(400), D("0.035"))
+    err = refused(registry, "receive_purchase_order",
+                  {"number": po["number"], "lines": [{"sku": "RESA", "quantity": "8"}]})
+    assert err.field == "lines[0].quantity"
+    got = apply(registry, "receive_purchase_order", number=po["number"])
+    assert (got["status"], got["lines"][0]["done_quantity"]) == ("received", "11")
+    assert stock_of(registry, "RESA") == (D(1100), D("0.035"))
+    moves = registry.invoke("list_stock_movements", {"sku": "RESA"}, ADMIN)["movements"]
+    assert sorted((m["quantity"], m["unit_cost"]) for m in moves) == [
+        ("400", "0.035"), ("700", "0.035")]
+    apply(registry, "revert_operation", operation_id=got["operation_id"])
+    got = registry.invoke("get_purchase_order", {"number": po["number"]}, ADMIN)
+    assert (got["status"], got["lines"][0]["done_quantity"]) == ("partially_received", "4")
+    assert stock_of(registry, "RESA") == (D(400), D("0.035"))
+
+
+def test_a_unit_the_supplier_does_not_sell_in_is_refused_naming_the_line(
+        registry: Registry) -> None:
+    world(registry)
+    alpha_and_beta(registry)
+    for supplier, unit in (("Alpha", "bag"), ("Wires Inc", "box")):
+        err = refused(registry, "create_purchase_order", {
+            "supplier": supplier, "location": "MAIN",
+            "lines": [{"sku": "RESA", "unit": unit, "quantity": "1"}]})
+        assert (err.code, err.field) == ("validation_error", "lines[0].unit")
+
+
+def test_a_receipt_in_dollars_books_the_company_currency_at_the_days_rate(
+        registry: Registry) -> None:
+    """Worked example: USD at 0.92: 100 WIRE at 2.00 USD -> 100 @ 1.84."""
+    world(registry)
+    po = apply(registry, "create_purchase_order", supplier="Wires Inc", location="MAIN",
+               lines=[{"sku": "WIRE", "quantity": "100", "unit_price": "2.00"}])
+    assert (po["currency"], po["total"]) == ("USD", "200")
+    err = refused(registry, "receive_purchase_order", {"number": po["number"]})
+    assert (err.code, err.field) == ("validation_error", "currency")
+    apply(registry, "set_exchange_rate", currency="USD", rate="0.5", valid_from="2000-01-01")
+    apply(registry, "set_exchange_rate", currency="USD", rate="0.92")  # today: wins
+    apply(registry, "set_exchange_rate", currency="USD", rate="9", valid_from="2999-01-01")
+    apply(registry, "receive_purchase_order", number=po["number"])
+    assert stock_of(registry, "WIRE") == (D(100), D("1.84"))
+    # the document keeps its dollars
+    got = registry.invoke("get_purchase_order", {"number": po["number"]}, ADMIN)
+    assert (got["currency"], got["lines"][0]["unit_price"]) == ("USD", "2")
+
+
+def test_a_rate_set_again_for_its_day_replaces_it(registry: Registry) -> None:
+    world(registry)
+    apply(registry, "set_exchange_rate", currency="USD", rate="0.5")
+    out = apply(registry, "set_exchange_rate", currency="USD", rate="0.92")
+    assert (out["rate"], out["company_currency"]) == ("0.92", "EUR")
+    po = apply(registry, "create_purchase_order", supplier="Wires Inc", location="MAIN",
+               lines=[{"sku": "WIRE", "quantity": "10", "unit_price": "2"}])
+    apply(registry, "receive_purchase_order", number=po["number"])
+    assert stock_of(registry, "WIRE") == (D(10), D("1.84"))

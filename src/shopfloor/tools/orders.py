@@ -14,6 +14,7 @@ from shopfloor.domain.base import lookup
 from shopfloor.domain.base.context import Op
 from shopfloor.domain.corrections import reverts
 from shopfloor.domain.orders import documents as orders
+from shopfloor.domain.orders import purchase_units as units
 from shopfloor.kernel.numbers import fmt
 from shopfloor.kernel.roles import Role
 from shopfloor.kernel.statuses import said
@@ -31,6 +32,7 @@ from shopfloor.tools.fields import (
     Quantity,
     RowCursor,
     Text,
+    Uom,
     paged,
 )
 from shopfloor.tools.lot_fields import ExpiryChange, IncomingLine, TrackedLine
@@ -49,6 +51,7 @@ class LineOut(Out):
     expected_date: date | None = None  # a purchase line's own date, else its order's
     returned_quantity: Amount = Field(description="sent back to the supplier or returned "
                                                   "by the customer")
+    unit: str | None = Field(None, description="the supplier's unit of the line's figures")
 
 
 class OrderOut(Out):
@@ -60,6 +63,7 @@ class OrderOut(Out):
     due_date: date | None = Field(description="expected (purchase) or due (sales) date")
     created_at: datetime
     total: Amount
+    currency: str | None = Field(None, description="of prices and total")
     lines: list[LineOut]
 
 
@@ -68,14 +72,17 @@ class OrderDetailOut(OrderOut):
 
 
 def purchase_order_out(po: PurchaseOrder) -> OrderOut:
-    lines = [LineOut(sku=ln.item.sku, quantity=ln.quantity, unit_price=ln.unit_price,
-                     done_quantity=ln.received_quantity,
+    """Quantities and prices in each line's unit (the supplier's, where it has one)."""
+    lines = [LineOut(sku=ln.item.sku, quantity=units.shown(ln.quantity, ln),
+                     unit_price=ln.unit_price,
+                     done_quantity=units.shown(ln.received_quantity, ln),
                      expected_date=ln.expected_date or po.expected_date,
-                     returned_quantity=ln.returned_quantity) for ln in po.lines]
+                     returned_quantity=units.shown(ln.returned_quantity, ln), unit=ln.unit)
+             for ln in po.lines]
     return OrderOut(id=po.id, number=po.number, status=po.status, partner=po.supplier.name,
                     location=po.location.code, due_date=po.expected_date, created_at=po.created_at,
-                    total=sum((ln.quantity * ln.unit_price for ln in po.lines), Decimal(0)),
-                    lines=lines)
+                    total=sum((ln.quantity * ln.unit_price for ln in lines), Decimal(0)),
+                    currency=po.currency, lines=lines)
 
 
 def sales_order_out(so: SalesOrder) -> OrderOut:
@@ -85,7 +92,7 @@ def sales_order_out(so: SalesOrder) -> OrderOut:
     return OrderOut(id=so.id, number=so.number, status=so.status, partner=so.customer.name,
                     location=so.location.code, due_date=so.due_date, created_at=so.created_at,
                     total=sum((ln.quantity * ln.unit_price for ln in so.lines), Decimal(0)),
-                    lines=lines)
+                    currency=so.currency, lines=lines)
 
 
 tools = Toolset("orders")
@@ -107,10 +114,11 @@ class OrderLineIn(Request):
 class PurchaseLineIn(OrderLineIn):
     expected_date: date | None = Field(None, description="when this line is expected "
                                        "(default: the order's expected date)")
+    unit: Uom | None = Field(None, description="a supplier item's purchase unit")
 
     def spec(self) -> orders.LineSpec:
         return orders.LineSpec(self.sku, self.quantity, self.unit_price,
-                               expected_date=self.expected_date)
+                               expected_date=self.expected_date, unit=self.unit)
 
 
 class MoveLineIn(TrackedLine):
