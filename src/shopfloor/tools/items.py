@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 from pydantic import Field
 
 from shopfloor.domain.base import lookup
@@ -9,12 +11,15 @@ from shopfloor.domain.base.context import Op
 from shopfloor.domain.corrections import bulk as revert_bulk
 from shopfloor.domain.lots import reports as lot_reports
 from shopfloor.domain.planning import reports
+from shopfloor.domain.production import by_products
 from shopfloor.domain.stock import items as catalog
+from shopfloor.domain.stock import yields
 from shopfloor.kernel.roles import Role
 from shopfloor.registry.facts import Undo
 from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
 from shopfloor.store.tables import Item
 from shopfloor.tools.fields import (
+    Amount,
     Cursor,
     Key,
     Kind,
@@ -24,6 +29,7 @@ from shopfloor.tools.fields import (
     Money,
     Name,
     NonNegative,
+    Out,
     Page,
     PartnerName,
     Quantity,
@@ -156,8 +162,34 @@ def delete_item(op: Op, req: DeleteItem) -> Done[ItemOut]:
     return Done(f"Delete item {item.sku} ({item.name})", item_out(item))
 
 
+class YieldOut(Out):
+    sku: str
+    attrition_percent: Amount
+    setup_quantity: Amount
+    rounding_multiple: Amount | None
+
+
+class ByProductOut(Out):
+    sku: str
+    quantity: Amount
+    cost_share_percent: Amount
+
+
 class RecipeOut(ItemOut):
     components: list[ComponentOut]
+    yields: list[YieldOut] = Field(default_factory=list, description="lines with a yield")
+    by_products: list[ByProductOut] = Field(default_factory=list)
+
+
+def _recipe(op: Op, item: Item) -> RecipeOut:
+    ys = [YieldOut(sku=ln.component.sku, attrition_percent=ln.attrition_percent,
+                   setup_quantity=ln.setup_quantity, rounding_multiple=ln.rounding_multiple)
+          for ln in item.recipe_lines if not yields.of(ln).plain]
+    bps = [ByProductOut(sku=r.item.sku, quantity=r.quantity,
+                        cost_share_percent=r.cost_share_percent)
+           for r in by_products.of(op, item.id)]
+    return RecipeOut(**item_out(item).model_dump(), components=recipe_out(item), yields=ys,
+                     by_products=bps)
 
 
 class GetRecipe(SkuOrId, Request):
@@ -167,17 +199,31 @@ class GetRecipe(SkuOrId, Request):
 @tools.read("get_recipe", title="Get recipe", response=RecipeOut,
             description="The recipe (bill of materials) of an item: components per unit.")
 def get_recipe(op: Op, req: GetRecipe) -> RecipeOut:
-    item = _item(op, req)
-    return RecipeOut(**item_out(item).model_dump(), components=recipe_out(item))
+    return _recipe(op, _item(op, req))
 
 
 class ComponentIn(Request):
     sku: Key
     quantity: Quantity = Field(description="per unit of the product")
+    attrition_percent: NonNegative = Decimal(0)
+    setup_quantity: NonNegative = Field(Decimal(0), description="once per order")
+    rounding_multiple: Quantity | None = None
+
+    def spec(self) -> catalog.ComponentSpec:
+        return catalog.ComponentSpec(self.sku, self.quantity, yields.Yield(
+            self.attrition_percent, self.setup_quantity, self.rounding_multiple))
+
+
+class ByProductIn(Request):
+    sku: Key
+    quantity: Quantity = Field(description="per unit of the product")
+    cost_share_percent: NonNegative
 
 
 class UpdateRecipe(SkuOrId, WriteRequest):
     components: list[ComponentIn] = Field(max_length=200, description="replaces the recipe")
+    by_products: list[ByProductIn] | None = Field(None, max_length=50,
+                                                  description="default: keep")
 
 
 @tools.write("update_recipe", title="Update recipe", response=RecipeOut, role=Role.admin,
@@ -185,9 +231,11 @@ class UpdateRecipe(SkuOrId, WriteRequest):
              destructive=True,
              undo=Undo.using(revert_bulk.recipes))
 def update_recipe(op: Op, req: UpdateRecipe) -> Done[RecipeOut]:
-    item = catalog.update_recipe(
-        op, sku_of(op, req), [catalog.ComponentSpec(c.sku, c.quantity) for c in req.components]
-    )
+    item = catalog.update_recipe(op, sku_of(op, req), [c.spec() for c in req.components])
+    if req.by_products is not None:
+        by_products.replace(op, item, [by_products.ByProduct(b.sku, b.quantity,
+                                                             b.cost_share_percent)
+                                       for b in req.by_products])
     return Done(f"Set recipe of {item.sku}: {len(req.components)} components",
-                RecipeOut(**item_out(item).model_dump(), components=recipe_out(item)))
+                _recipe(op, item))
 

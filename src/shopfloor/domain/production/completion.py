@@ -21,8 +21,9 @@ from typing import Any
 from shopfloor.domain.base import lookup, resolve
 from shopfloor.domain.base.context import Op
 from shopfloor.domain.base.limits import storable
+from shopfloor.domain.production import by_products
 from shopfloor.domain.stock import ledger as stock
-from shopfloor.domain.stock import lots
+from shopfloor.domain.stock import lots, yields
 from shopfloor.domain.stock.items import touch
 from shopfloor.domain.stock.ledger import Posting
 from shopfloor.kernel.errors import Conflict, ValidationFailed
@@ -65,7 +66,9 @@ def complete(op: Op, number: str, report: Report) -> tuple[ManufacturingOrder, l
         raise ValidationFailed(f"completing {fmt(q)} but only {fmt(remaining)} remain",
                                field="quantity")
     made = q + report.scrap
-    plan = {c.item.sku: (c.item, storable(c.quantity_per_unit * made, "quantity"))
+    done = mo.completed_quantity + mo.scrapped_quantity
+    plan = {c.item.sku: (c.item, storable(yields.between(c.quantity_per_unit, done, made,
+                                                         yields.of(c)), "quantity"))
             for c in mo.components}
     given = {c.sku: (i, c) for i, c in enumerate(report.consumed)}
     resolve.once([(c.sku, f"consumed[{i}].sku") for i, c in enumerate(report.consumed)])
@@ -100,13 +103,13 @@ def complete(op: Op, number: str, report: Report) -> tuple[ManufacturingOrder, l
         variances.append(v)
     counted = min(made, remaining)
     for c in mo.components:
-        stock.commit(op, c.item, mo.location,
-                     -storable(c.quantity_per_unit * counted, "quantity"))
+        stock.commit(op, c.item, mo.location, -storable(
+            yields.between(c.quantity_per_unit, done, counted, yields.of(c)), "quantity"))
     _show(op, mo, variances)
     if q > 0:
         out = lots.incoming(op, [lots.Line(mo.item, q, "output", _output_lots(report),
                                            report.serials, report.expiry)])[0]
-        unit_cost = cost(total / q)
+        unit_cost = cost(by_products.book(op, mo, q, total) / q)
         for part in out:
             stock.post(op, Posting(mo.item, mo.location, part.quantity, "production",
                                    "manufacturing_order", mo.number, unit_cost=unit_cost,

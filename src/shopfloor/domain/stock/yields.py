@@ -10,7 +10,9 @@ parts consumes, in total, exactly what it would in one. No database.
 from __future__ import annotations
 
 from decimal import ROUND_CEILING, Decimal
-from typing import NamedTuple
+from typing import Any, NamedTuple
+
+from shopfloor.kernel.numbers import fmt
 
 HUNDRED = Decimal(100)
 _STEP = Decimal("0.000001")
@@ -47,3 +49,21 @@ def between(per: Decimal, done: Decimal, more: Decimal, y: Yield = PLAIN) -> Dec
     if y.plain:
         return per * more
     return gross(per, done + more, y) - gross(per, done, y)
+
+
+def of(row: Any) -> Yield:
+    """A recipe line's or an order component's yield (both carry the three columns)."""
+    return Yield(row.attrition_percent or Decimal(0), row.setup_quantity or Decimal(0),
+                 row.rounding_multiple or None)
+
+
+def said(y: Yield) -> str | None:
+    """A yield in words for the change log (None: plain)."""
+    if y.plain:
+        return None
+    parts = [f"{fmt(y.attrition_percent)}% attrition"] if y.attrition_percent else []
+    if y.setup_quantity:
+        parts.append(f"set-up {fmt(y.setup_quantity)}")
+    if y.rounding_multiple:
+        parts.append(f"in {fmt(y.rounding_multiple)}s")
+    return ", ".join(parts)
