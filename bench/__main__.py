@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 SCRIPTS = ["mcp_startup", "mcp_overhead", "apply_throughput", "ledger_scale", "read_latency",
-           "memory", "mrp_scale", "lot_scale"]
+           "memory", "mrp_scale", "mrp_suppliers", "lot_scale"]
 
 
 def _cpu_model() -> str:

@@ -37,8 +37,7 @@ def test_a_component_with_yield_is_committed_and_consumed_as_planned(
         registry: Registry) -> None:
     pcb(registry)
     recipe = registry.invoke("get_recipe", {"sku": "PCB"}, ADMIN)
-    assert recipe["yields"] == [{"sku": "R10K", "attrition_percent": "5",
-                                 "setup_quantity": "15", "rounding_multiple": "50"}]
+    assert recipe["yields"] == {"R10K": "5% attrition, set-up 15, in 50s"}
     seed(registry, "R10K", "1000", "0.02")
     preview = registry.invoke("create_manufacturing_order",
                               {"sku": "PCB", "quantity": "80", "location": "MAIN"}, ADMIN)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import date, datetime
 from decimal import Decimal
+from typing import Annotated
 
 from pydantic import Field
 
@@ -18,7 +19,6 @@ from shopfloor.store.tables import SupplierItem
 from shopfloor.tools.fields import (
     Amount,
     Key,
-    LeadDays,
     Money,
     NonNegative,
     Out,
@@ -28,7 +28,7 @@ from shopfloor.tools.fields import (
 )
 
 tools = Toolset("buying")
-Currency = Field(pattern=r"^[A-Za-z]{3}$", description="ISO 4217")
+Currency = Field(description="ISO 4217")
 
 
 class PriceBreak(Request):
@@ -36,34 +36,27 @@ class PriceBreak(Request):
     unit_price: Money
 
 
-class BreakOut(Out):
-    min_quantity: Amount
-    unit_price: Amount
-
-
 class SupplierItemOut(Out):
     sku: str
     supplier: str
-    currency: str
     supplier_sku: str | None
     purchase_unit: str
     units_per_purchase_unit: Amount
     minimum_order: Amount
     order_multiple: Amount | None
     lead_time_days: int
-    price_breaks: list[BreakOut]
+    price_breaks: list[list[Amount]]  # [min_quantity, unit_price], ascending
     preferred: bool
 
 
 def _out(op: Op, row: SupplierItem) -> SupplierItemOut:
     t = offers.terms_of(row)
     return SupplierItemOut(
-        sku=row.item.sku, supplier=row.supplier.name,
-        currency=currencies.of(op, row.supplier.currency), supplier_sku=t.supplier_sku,
+        sku=row.item.sku, supplier=row.supplier.name, supplier_sku=t.supplier_sku,
         purchase_unit=t.purchase_unit, units_per_purchase_unit=t.units_per_purchase_unit,
         minimum_order=t.minimum_order, order_multiple=t.order_multiple,
         lead_time_days=t.lead_time_days, preferred=t.preferred,
-        price_breaks=[BreakOut(min_quantity=q, unit_price=p) for q, p in t.price_breaks])
+        price_breaks=[[q, p] for q, p in t.price_breaks])
 
 
 class SupplierItemRef(WriteRequest):
@@ -73,25 +66,24 @@ class SupplierItemRef(WriteRequest):
 
 class SetSupplierItem(SupplierItemRef):
     supplier_sku: Key | None = None
-    purchase_unit: Uom = Field(description="e.g. box")
-    units_per_purchase_unit: Quantity = Field(description="stock units in one")
-    minimum_order: NonNegative = Decimal(0)
-    order_multiple: Quantity | None = None
-    lead_time_days: LeadDays = 0
-    price_breaks: list[PriceBreak] = Field(min_length=1, max_length=50,
-                                           description="per purchase unit, ascending")
-    preferred: bool = False
+    purchase_unit: Uom
+    units_per_purchase_unit: Quantity
+    minimum_order: NonNegative | None = None
+    order_multiple: NonNegative | None = None
+    lead_time_days: Annotated[int, Field(ge=0)] | None = None
+    price_breaks: list[PriceBreak] = Field(min_length=1)
+    preferred: bool | None = None
 
 
 @tools.write("set_supplier_item", title="Set supplier item", response=SupplierItemOut,
-             role=Role.admin, description="What a supplier sells an item as; replaces "
-                                          "that pair's entry.",
+             role=Role.admin, description="A supplier's terms for an item (replaces "
+                                          "that pair's).",
              destructive=True, undo=Undo.refused("set it again as it was, or remove it"))
 def set_supplier_item(op: Op, req: SetSupplierItem) -> Done[SupplierItemOut]:
     row = offers.put(op, req.sku, req.supplier, offers.Terms(
-        req.supplier_sku, req.purchase_unit, req.units_per_purchase_unit, req.minimum_order,
-        req.order_multiple, req.lead_time_days,
-        [(b.min_quantity, b.unit_price) for b in req.price_breaks], req.preferred))
+        req.supplier_sku, req.purchase_unit, req.units_per_purchase_unit,
+        req.minimum_order or Decimal(0), req.order_multiple, req.lead_time_days or 0,
+        [(b.min_quantity, b.unit_price) for b in req.price_breaks], bool(req.preferred)))
     return Done(f"Set {req.supplier}'s terms for {req.sku}: {req.purchase_unit} of "
                 f"{fmt(req.units_per_purchase_unit)}", _out(op, row))
 
@@ -115,7 +107,7 @@ class SupplierItems(Out):
 
 
 @tools.read("list_supplier_items", title="List supplier items", response=SupplierItems,
-            description="Suppliers' terms by item, or an item's suppliers.")
+            description="Suppliers' terms by item.")
 def list_supplier_items(op: Op, req: ListSupplierItems) -> SupplierItems:
     return SupplierItems(supplier_items=[_out(op, r) for r in
                                          offers.listed(op, req.sku, req.supplier)])
@@ -123,8 +115,8 @@ def list_supplier_items(op: Op, req: ListSupplierItems) -> SupplierItems:
 
 class SetExchangeRate(WriteRequest):
     currency: str = Currency
-    rate: Quantity = Field(description="company currency per unit")
-    valid_from: date | None = Field(None, description="default: today")
+    rate: Quantity = Field(description="in company currency")
+    valid_from: date | None = None
 
 
 class RateOut(Out):

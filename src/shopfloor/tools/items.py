@@ -162,13 +162,6 @@ def delete_item(op: Op, req: DeleteItem) -> Done[ItemOut]:
     return Done(f"Delete item {item.sku} ({item.name})", item_out(item))
 
 
-class YieldOut(Out):
-    sku: str
-    attrition_percent: Amount
-    setup_quantity: Amount
-    rounding_multiple: Amount | None
-
-
 class ByProductOut(Out):
     sku: str
     quantity: Amount
@@ -177,14 +170,14 @@ class ByProductOut(Out):
 
 class RecipeOut(ItemOut):
     components: list[ComponentOut]
-    yields: list[YieldOut] = Field(default_factory=list, description="lines with a yield")
+    yields: dict[str, str] = Field(default_factory=dict)
     by_products: list[ByProductOut] = Field(default_factory=list)
 
 
 def _recipe(op: Op, item: Item) -> RecipeOut:
-    ys = [YieldOut(sku=ln.component.sku, attrition_percent=ln.attrition_percent,
-                   setup_quantity=ln.setup_quantity, rounding_multiple=ln.rounding_multiple)
-          for ln in item.recipe_lines if not yields.of(ln).plain]
+    """`yields`: a component's attrition, set-up and rounding in words, where it has any."""
+    ys = {ln.component.sku: yields.said(yields.of(ln)) or "" for ln in item.recipe_lines
+          if not yields.of(ln).plain}
     bps = [ByProductOut(sku=r.item.sku, quantity=r.quantity,
                         cost_share_percent=r.cost_share_percent)
            for r in by_products.of(op, item.id)]
@@ -204,30 +197,30 @@ def get_recipe(op: Op, req: GetRecipe) -> RecipeOut:
 
 class ComponentIn(Request):
     sku: Key
-    quantity: Quantity = Field(description="per unit of the product")
-    attrition_percent: NonNegative = Decimal(0)
-    setup_quantity: NonNegative = Field(Decimal(0), description="once per order")
-    rounding_multiple: Quantity | None = None
+    quantity: Quantity = Field(description="per unit")
+    attrition_percent: NonNegative | None = None
+    setup_quantity: NonNegative | None = None
+    rounding_multiple: NonNegative | None = None
 
     def spec(self) -> catalog.ComponentSpec:
         return catalog.ComponentSpec(self.sku, self.quantity, yields.Yield(
-            self.attrition_percent, self.setup_quantity, self.rounding_multiple))
+            self.attrition_percent or Decimal(0), self.setup_quantity or Decimal(0),
+            self.rounding_multiple))
 
 
 class ByProductIn(Request):
     sku: Key
-    quantity: Quantity = Field(description="per unit of the product")
-    cost_share_percent: NonNegative
+    quantity: Quantity
+    cost_share_percent: NonNegative = Decimal(0)
 
 
 class UpdateRecipe(SkuOrId, WriteRequest):
-    components: list[ComponentIn] = Field(max_length=200, description="replaces the recipe")
-    by_products: list[ByProductIn] | None = Field(None, max_length=50,
-                                                  description="default: keep")
+    components: list[ComponentIn] = Field(max_length=200)
+    by_products: list[ByProductIn] | None = None  # None: as they are
 
 
 @tools.write("update_recipe", title="Update recipe", response=RecipeOut, role=Role.admin,
-             description="Replace an item's recipe with these components (empty: remove it).",
+             description="Replace an item's recipe (empty: remove it).",
              destructive=True,
              undo=Undo.using(revert_bulk.recipes))
 def update_recipe(op: Op, req: UpdateRecipe) -> Done[RecipeOut]:

@@ -12,6 +12,7 @@ from sqlalchemy import select
 
 from shopfloor.domain.base import lookup
 from shopfloor.domain.base.context import Op
+from shopfloor.domain.buying import currencies
 from shopfloor.domain.corrections import reverts
 from shopfloor.domain.orders import documents as orders
 from shopfloor.domain.orders import purchase_units as units
@@ -49,9 +50,8 @@ class LineOut(Out):
     unit_price: Amount
     done_quantity: Amount = Field(description="received or fulfilled so far")
     expected_date: date | None = None  # a purchase line's own date, else its order's
-    returned_quantity: Amount = Field(description="sent back to the supplier or returned "
-                                                  "by the customer")
-    unit: str | None = Field(None, description="the supplier's unit of the line's figures")
+    returned_quantity: Amount
+    unit: str  # a purchase line's supplier unit, else the item's
 
 
 class OrderOut(Out):
@@ -63,7 +63,7 @@ class OrderOut(Out):
     due_date: date | None = Field(description="expected (purchase) or due (sales) date")
     created_at: datetime
     total: Amount
-    currency: str | None = Field(None, description="of prices and total")
+    currency: str
     lines: list[LineOut]
 
 
@@ -77,22 +77,23 @@ def purchase_order_out(po: PurchaseOrder) -> OrderOut:
                      unit_price=ln.unit_price,
                      done_quantity=units.shown(ln.received_quantity, ln),
                      expected_date=ln.expected_date or po.expected_date,
-                     returned_quantity=units.shown(ln.returned_quantity, ln), unit=ln.unit)
+                     returned_quantity=units.shown(ln.returned_quantity, ln),
+                     unit=ln.unit or ln.item.uom)
              for ln in po.lines]
     return OrderOut(id=po.id, number=po.number, status=po.status, partner=po.supplier.name,
                     location=po.location.code, due_date=po.expected_date, created_at=po.created_at,
                     total=sum((ln.quantity * ln.unit_price for ln in lines), Decimal(0)),
-                    currency=po.currency, lines=lines)
+                    currency=currencies.of_document(po), lines=lines)
 
 
 def sales_order_out(so: SalesOrder) -> OrderOut:
     lines = [LineOut(sku=ln.item.sku, quantity=ln.quantity, unit_price=ln.unit_price,
-                     done_quantity=ln.fulfilled_quantity,
+                     done_quantity=ln.fulfilled_quantity, unit=ln.item.uom,
                      returned_quantity=ln.returned_quantity) for ln in so.lines]
     return OrderOut(id=so.id, number=so.number, status=so.status, partner=so.customer.name,
                     location=so.location.code, due_date=so.due_date, created_at=so.created_at,
                     total=sum((ln.quantity * ln.unit_price for ln in so.lines), Decimal(0)),
-                    currency=so.currency, lines=lines)
+                    currency=currencies.of_document(so), lines=lines)
 
 
 tools = Toolset("orders")
@@ -112,9 +113,8 @@ class OrderLineIn(Request):
 
 
 class PurchaseLineIn(OrderLineIn):
-    expected_date: date | None = Field(None, description="when this line is expected "
-                                       "(default: the order's expected date)")
-    unit: Uom | None = Field(None, description="a supplier item's purchase unit")
+    expected_date: date | None = Field(None, description="default: the order's")
+    unit: Uom | None = None
 
     def spec(self) -> orders.LineSpec:
         return orders.LineSpec(self.sku, self.quantity, self.unit_price,
@@ -184,8 +184,7 @@ def list_purchase_orders(op: Op, req: ListPurchaseOrders) -> OrderPage:
 
 
 @tools.read("get_purchase_order", title="Get purchase order", response=OrderDetailOut,
-            description="One purchase order by number or id, with its lines and "
-                        "received quantities.")
+            description="One purchase order by number or id, with its lines.")
 def get_purchase_order(op: Op, req: ByNumber) -> OrderDetailOut:
     po = lookup.purchase_order(op, _po(op, req))
     return OrderDetailOut(**dict(purchase_order_out(po)), pegs=pegs_out(op, po=po.id))
@@ -257,8 +256,8 @@ class ReceivePurchaseOrder(NumberOrId, ExpiryChange, WriteRequest):
 
 
 @tools.write("receive_purchase_order", title="Receive purchase order", response=OrderOut,
-             description="Book goods in from a purchase order, in part or in full, at the "
-                         "order's prices (moving average cost).",
+             description="Book goods in from a purchase order, in part or in full, in its "
+                         "units, at its prices.",
              destructive=True,
              undo=Undo.using(reverts.po_receipt))
 def receive_purchase_order(op: Op, req: ReceivePurchaseOrder) -> Done[OrderOut]:
@@ -295,7 +294,7 @@ def list_sales_orders(op: Op, req: ListSalesOrders) -> OrderPage:
 
 
 @tools.read("get_sales_order", title="Get sales order", response=OrderOut,
-            description="One sales order by number or id, with its lines and shipped quantities.")
+            description="One sales order by number or id, with its lines.")
 def get_sales_order(op: Op, req: ByNumber) -> OrderOut:
     return sales_order_out(lookup.sales_order(op, _so(op, req)))
 

@@ -88,8 +88,7 @@ class CreatePartner(WriteRequest):
     name: PartnerName
     email: str | None = Field(None, max_length=320, pattern=r"^[^@\s]+@[^@\s]+$")
     phone: str | None = Field(None, max_length=64, pattern=r"^[0-9+() .\-]+$")
-    currency: str | None = Field(None, pattern=r"^[A-Za-z]{3}$",
-                                 description="ISO 4217; default: the company's")
+    currency: str | None = None  # ISO 4217; None: the company's
 
 
 @tools.write("create_supplier", title="Create supplier", response=PartnerOut,

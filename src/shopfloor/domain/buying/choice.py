@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
 from decimal import ROUND_CEILING, Decimal
+from functools import lru_cache
 
 from shopfloor.kernel.numbers import fmt
 
@@ -77,9 +78,12 @@ def order_for(offer: Offer, need: Decimal) -> tuple[Decimal, Decimal]:
     return best
 
 
+_fmt = lru_cache(maxsize=65536)(fmt)  # a plan says few distinct figures, many times
+
+
 def _said(offer: Offer, units: Decimal, price: Decimal) -> str:
-    return (f"{offer.supplier}: {fmt(units)} {offer.unit} at {fmt(price)} = "
-            f"{fmt(units * price)} {offer.currency}")
+    return (f"{offer.supplier}: {_fmt(units)} {offer.unit} at {_fmt(price)} = "
+            f"{_fmt(units * price)} {offer.currency}")
 
 
 def choose(offers: Sequence[Offer], need: Decimal, need_date: date, today: date,
@@ -103,10 +107,26 @@ def choose(offers: Sequence[Offer], need: Decimal, need_date: date, today: date,
     if in_time:
         priced.sort(key=in_company)
         o, units, price = priced[0]
-        others = "; ".join(_said(*p) for p in priced[1:])
-        return Choice(o, units, price, False, f"cheapest in time: {_said(o, units, price)}"
-                      + (f" (against {others})" if others else ""))
+        runner_up = f" (against {_said(*priced[1])})" if len(priced) > 1 else ""
+        return Choice(o, units, price, False,
+                      f"cheapest in time: {_said(o, units, price)}{runner_up}")
     priced.sort(key=lambda row: (row[0].lead, *in_company(row)))
     o, units, price = priced[0]
     return Choice(o, units, price, True, f"none in time; fastest ({o.lead} days), late: "
                   f"{_said(o, units, price)}")
+
+
+class Buyer:
+    """`choose` over one item's offers, as planning asks it (see netting.Buy)."""
+
+    __slots__ = ("fastest", "offers", "rates", "today")
+
+    def __init__(self, offers: Sequence[Offer], today: date,
+                 rates: Mapping[str, Decimal]) -> None:
+        self.offers, self.today, self.rates = offers, today, rates
+        self.fastest = min(o.lead for o in offers)
+
+    def __call__(self, need: Decimal, need_date: date) -> Choice:
+        found = choose(self.offers, need, need_date, self.today, self.rates)
+        assert found is not None  # never built without offers
+        return found

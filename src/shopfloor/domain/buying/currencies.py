@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from datetime import date
 from decimal import Decimal
+from typing import Any
 
 from sqlalchemy import select
+from sqlalchemy.orm import object_session
 
 from shopfloor.domain.base.context import Op
 from shopfloor.kernel.errors import ValidationFailed
@@ -46,6 +48,15 @@ def code(value: str, fld: str = "currency") -> str:
 def company(op: Op) -> str:
     """The company's currency: the ledger's. EUR unless the `meta` row says otherwise."""
     found = op.session.get(Meta, _COMPANY_KEY)
+    return found.value if found is not None else DEFAULT_COMPANY
+
+
+def of_document(row: Any) -> str:
+    """A document's currency, read off the row (its own, else the company's)."""
+    if row.currency:
+        return str(row.currency)
+    session = object_session(row)
+    found = session.get(Meta, _COMPANY_KEY) if session is not None else None
     return found.value if found is not None else DEFAULT_COMPANY
 
 

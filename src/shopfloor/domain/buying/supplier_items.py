@@ -42,10 +42,10 @@ def _check(t: Terms) -> None:
         raise ValidationFailed("a minimum cannot be negative", field="minimum_order")
     if t.order_multiple is not None and t.order_multiple <= 0:
         raise ValidationFailed("a multiple must be above zero", field="order_multiple")
-    if t.lead_time_days < 0:
-        raise ValidationFailed("a lead time cannot be negative", field="lead_time_days")
-    if not t.price_breaks:
-        raise ValidationFailed("give at least one price", field="price_breaks")
+    if not 0 <= t.lead_time_days <= 3650:
+        raise ValidationFailed("a lead time is 0 to 3650 days", field="lead_time_days")
+    if not 0 < len(t.price_breaks) <= 50:
+        raise ValidationFailed("give 1 to 50 prices", field="price_breaks")
     last: Decimal | None = None
     for i, (least, price) in enumerate(t.price_breaks):
         if least < 0:

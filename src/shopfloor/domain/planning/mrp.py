@@ -16,7 +16,6 @@ from collections import defaultdict
 from collections.abc import Callable, Iterator
 from datetime import date
 from decimal import Decimal
-from functools import partial
 from itertools import count
 from typing import Any
 
@@ -128,8 +127,7 @@ def _plan(op: Op, today: date, location: str | None, report: Progress) -> dict[s
             continue
         recipe = recipes.get(item.id)
         make = bool(recipe) and item.kind != "material"
-        buy = None if make or not item.offers else partial(choice.choose, item.offers,
-                                                           today=today, rates=rates)
+        buy = None if make or not item.offers else choice.Buyer(item.offers, today, rates)
         netted = netting.net(item, on_hand, receipts, needs, today, next_ref, buy)
         if make:  # dependent demand goes to these components, per unit made
             assert recipe is not None

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 from decimal import Decimal
 from operator import attrgetter
-from typing import Any
+from typing import Any, Protocol
 
 from shopfloor.domain.planning import lot_sizing
 from shopfloor.domain.planning.data import SAFETY, ItemData, Need, Receipt
@@ -72,9 +72,14 @@ class Netted:
     planned: list[Layer]   # orders this plan adds, by date
 
 
-Buy = Callable[[Decimal, date], Any]
-"""Which supplier and how much of its unit a purchase of (stock quantity, need date)
-goes to: a buying.choice.Choice, or None."""
+class Buy(Protocol):
+    """Which supplier and how much of its unit a purchase of (stock quantity, need date)
+    goes to (a buying.choice.Choice); `fastest`: the shortest lead time on offer, which
+    is what dates the order (in time if any offer is, else as soon as the fastest)."""
+
+    fastest: int
+
+    def __call__(self, need: Decimal, need_date: date) -> Any: ...
 
 
 def net(item: ItemData, on_hand: Decimal, receipts: list[Receipt], needs: list[Need],
@@ -126,9 +131,8 @@ def _plan(item: ItemData, wanted: list[Need], i: int, left: Decimal, today: date
     rounded to its packs, minimum and breaks after the item's own sizing rules."""
     need = wanted[i]
     wanted_on = need.date
-    choice = buy(left, wanted_on) if buy is not None else None
-    if choice is not None:
-        lead = timedelta(days=choice.offer.lead)
+    if buy is not None:
+        lead = timedelta(days=buy.fastest)
     start = wanted_on - lead
     late = (need.due or wanted_on) - lead < today  # a past-due need is late, whatever the lead
     due = wanted_on
@@ -143,9 +147,9 @@ def _plan(item: ItemData, wanted: list[Need], i: int, left: Decimal, today: date
             break
         covered += later.quantity
     quantity = lot_sizing.size(covered, item)
-    if choice is not None:
-        choice = buy(quantity, wanted_on) if buy is not None else None
-        assert choice is not None
+    choice = None
+    if buy is not None:
+        choice = buy(quantity, wanted_on)
         start = max(today, due - timedelta(days=choice.offer.lead))
         quantity = choice.stock_quantity
     return Layer(due, quantity, quantity, PLANNED, ref, None, [], covered, start,

@@ -46,6 +46,8 @@ def replace(op: Op, product: Item, specs: Sequence[ByProduct]) -> list[RecipeByP
     if specs and product.kind == "material":
         raise ValidationFailed(f"{product.sku} is a material: it is bought, not made",
                                field="by_products")
+    if len(specs) > 50:
+        raise ValidationFailed("at most 50 by-products", field="by_products")
     total = ZERO
     for i, b in enumerate(specs):
         if b.sku == product.sku:
