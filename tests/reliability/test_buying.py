@@ -187,3 +187,41 @@ def test_a_rate_set_again_for_its_day_replaces_it(registry: Registry) -> None:
                lines=[{"sku": "WIRE", "quantity": "10", "unit_price": "2"}])
     apply(registry, "receive_purchase_order", number=po["number"])
     assert stock_of(registry, "WIRE") == (D(10), D("1.84"))
+
+
+def test_modifying_an_order_in_boxes_keeps_its_terms(registry: Registry) -> None:
+    world(registry)
+    alpha_and_beta(registry)
+    po = apply(registry, "create_purchase_order", supplier="Alpha", location="MAIN",
+               lines=[{"sku": "RESA", "unit": "box", "quantity": "9"}])
+    assert po["lines"][0]["unit_price"] == "4"  # below the 10-box break
+    got = apply(registry, "modify_purchase_order", number=po["number"],
+                lines=[{"sku": "RESA", "unit": "box", "quantity": "12"}])
+    assert (got["lines"][0]["quantity"], got["lines"][0]["unit_price"], got["total"]) == \
+        ("12", "3.5", "42")
+    # another supplier's terms cannot be kept by the lines as they are
+    err = refused(registry, "modify_purchase_order", {"number": po["number"],
+                                                      "supplier": "Beta"})
+    assert (err.code, err.field) == ("conflict", "supplier")
+    got = apply(registry, "modify_purchase_order", number=po["number"], supplier="Beta",
+                lines=[{"sku": "RESA", "unit": "bag", "quantity": "48"}])
+    assert (got["partner"], got["lines"][0]["unit"], got["lines"][0]["quantity"]) == \
+        ("Beta", "bag", "48")
+    apply(registry, "receive_purchase_order", number=po["number"])
+    assert stock_of(registry, "RESA") == (D(1200), D("0.05"))
+
+
+def test_modifying_a_received_order_keeps_what_went_back(registry: Registry) -> None:
+    """A line's returned quantity survives its order's lines being given again (it was
+    reset to nothing before, so a return could be counted twice)."""
+    world(registry)
+    po = apply(registry, "create_purchase_order", supplier="Alpha", location="MAIN",
+               lines=[{"sku": "WIRE", "quantity": "10", "unit_price": "1"}])
+    apply(registry, "receive_purchase_order", number=po["number"],
+          lines=[{"sku": "WIRE", "quantity": "6"}])
+    apply(registry, "create_supplier_return", number=po["number"], reason="bent",
+          lines=[{"sku": "WIRE", "quantity": "2"}])
+    got = apply(registry, "modify_purchase_order", number=po["number"],
+                lines=[{"sku": "WIRE", "quantity": "8", "unit_price": "1"}])
+    assert (got["lines"][0]["done_quantity"], got["lines"][0]["returned_quantity"]) == \
+        ("6", "2")

@@ -127,6 +127,7 @@ def modify_purchase_order(op: Op, number: str, *, supplier: str | None, location
     if lines is not None:
         items = _items(op, lines)
         got = {ln.item_id: ln.received_quantity for ln in po.lines}
+        sent_back = {ln.item_id: ln.returned_quantity for ln in po.lines}
         old = {ln.item.sku: _line_text(units.shown(ln.quantity, ln), ln.unit_price,
                                        ln.expected_date, ln.unit) for ln in po.lines}
         wanted = [units.terms(op, po.supplier, item, ln, i)
@@ -147,6 +148,7 @@ def modify_purchase_order(op: Op, number: str, *, supplier: str | None, location
                                               quantity=t.quantity, unit_price=t.price,
                                               unit=t.unit, units_per_unit=t.per,
                                               received_quantity=got.get(item.id, ZERO),
+                                              returned_quantity=sent_back.get(item.id, ZERO),
                                               expected_date=ln.expected_date))
             op.change("purchase_order", number, f"line {item.sku}", old.pop(item.sku, None),
                       _line_text(ln.quantity, t.price, ln.expected_date, t.unit))

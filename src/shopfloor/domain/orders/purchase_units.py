@@ -48,7 +48,7 @@ def terms(op: Op, supplier: Supplier, item: Item, spec: Any, i: int) -> Terms:
 def shown(quantity: Decimal, line: PurchaseOrderLine) -> Decimal:
     """A stock quantity of the line, in the line's own unit."""
     per = line.units_per_unit
-    return quantity / per if per else quantity
+    return quantity / per if per and quantity is not None else quantity
 
 
 def text(quantity: Decimal, price: Decimal, unit: str | None) -> str:
