@@ -10,7 +10,7 @@ from typing import Any
 
 from shopfloor.registry.registry import Registry
 from tests.helpers import ADMIN, apply
-from tests.reliability.test_buying import alpha_and_beta, stock_of, world
+from tests.reliability.test_buying import alpha_and_beta, refused, stock_of, world
 from tests.reliability.test_mrp import TODAY, day, plan_of, run_job
 
 
@@ -118,3 +118,20 @@ def test_breaks_minimum_and_multiple_and_one_order_per_supplier(registry: Regist
                          ADMIN)
     assert sorted((ln["sku"], ln["unit"], ln["quantity"]) for ln in po["lines"]) == [
         ("CAP", "box", "10"), ("RESA", "box", "11")]
+
+
+def test_a_default_supplier_in_dollars_is_planned_and_priced_in_dollars(
+        registry: Registry) -> None:
+    world(registry)
+    apply(registry, "create_item", sku="CABLE", name="Cable", kind="material",
+          purchase_price="1.84", default_supplier="Wires Inc")
+    need(registry, "100", 20, "CABLE")
+    err = refused(registry, "create_purchase_order", {
+        "supplier": "Wires Inc", "location": "MAIN", "lines": [{"sku": "CABLE",
+                                                                "quantity": "1"}]})
+    assert (err.code, err.field) == ("validation_error", "lines[0].unit_price")
+    apply(registry, "set_exchange_rate", currency="USD", rate="0.92", valid_from=day(-1))
+    [group] = plan_of(registry)["purchase_orders"]
+    assert (group["supplier"], group["currency"]) == ("Wires Inc", "USD")
+    assert [(ln["sku"], ln["unit"], ln["quantity"], ln["unit_price"]) for ln in group["lines"]] \
+        == [("CABLE", None, "100", "2")]

@@ -36,13 +36,23 @@ def terms(op: Op, supplier: Supplier, item: Item, spec: Any, i: int) -> Terms:
     """A requested line (quantity and price in `spec.unit`, if it names one) as stored."""
     unit: str | None = spec.unit
     if unit is None:
-        price = item.purchase_price if spec.unit_price is None else spec.unit_price
+        price = _item_price(op, supplier, item, i) if spec.unit_price is None \
+            else spec.unit_price
         return Terms(storable(spec.quantity, f"lines[{i}].quantity"), price, None, None)
     row = supplier_items.for_line(op, item, supplier, unit, f"lines[{i}].unit")
     per = row.units_per_purchase_unit
     price = supplier_items.default_price(row, spec.quantity) if spec.unit_price is None \
         else spec.unit_price
     return Terms(storable(spec.quantity * per, f"lines[{i}].quantity"), price, unit, per)
+
+
+def _item_price(op: Op, supplier: Supplier, item: Item, i: int) -> Decimal:
+    """The item's purchase price (the company's currency) in the supplier's, at today's
+    rate; with no rate, the line must say its price."""
+    if supplier.currency is None or supplier.currency == currencies.company(op):
+        return item.purchase_price
+    rate = currencies.rate_on(op, supplier.currency, op.now.date(), f"lines[{i}].unit_price")
+    return cost(item.purchase_price / rate)
 
 
 def shown(quantity: Decimal, line: PurchaseOrderLine) -> Decimal:

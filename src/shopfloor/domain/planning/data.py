@@ -59,6 +59,7 @@ class ItemData:
     supplier: str | None
     level: int = 0
     offers: tuple[Offer, ...] = ()  # its supplier items: MRP chooses among them
+    currency: str | None = None  # the default supplier's (None: the company's)
 
 
 @dataclass(slots=True)
@@ -136,14 +137,16 @@ def read_items(conn: Connection, item_ids: Iterable[int] | None = None) -> dict[
     stmt = (select(it.c.id, it.c.sku, it.c.name, it.c.kind, it.c.lead_time_days,
                    d.col(it.c.reorder_point), d.col(it.c.reorder_quantity),
                    d.col(it.c.order_multiple), it.c.supply_period_days,
-                   d.col(it.c.purchase_price), sup.c.name)
+                   d.col(it.c.purchase_price), sup.c.name, sup.c.currency)
             .outerjoin(sup, sup.c.id == it.c.default_supplier_id)
             .where(it.c.archived.is_(False)))
     if item_ids is not None:
         stmt = stmt.where(it.c.id.in_(list(item_ids)))
     return {i: ItemData(i, sku, name, kind, lead or 0, d(point), d(minimum),
-                        d(multiple) if multiple else None, period or 0, d(price), supplier)
-            for i, sku, name, kind, lead, point, minimum, multiple, period, price, supplier
+                        d(multiple) if multiple else None, period or 0, d(price), supplier,
+                        currency=currency)
+            for i, sku, name, kind, lead, point, minimum, multiple, period, price, supplier,
+            currency
             in _all(conn, stmt)}
 
 

@@ -28,7 +28,7 @@ from shopfloor.domain.buying import choice, currencies
 from shopfloor.domain.planning import data, lot_sizing, messages, netting
 from shopfloor.domain.planning.data import MADE, PLANNED, ItemData, Need
 from shopfloor.domain.stock.yields import PLAIN, gross
-from shopfloor.kernel.numbers import ZERO, fmt
+from shopfloor.kernel.numbers import ZERO, cost, fmt
 from shopfloor.store.tables import Location
 
 Progress = Callable[[float, str], None]
@@ -152,7 +152,7 @@ def _plan(op: Op, today: date, location: str | None, report: Progress) -> dict[s
                 made.append(out)
             else:
                 out["need_date"] = iso(layer.date)
-                bought[_bought(out, item, layer, home)].append(out)
+                bought[_bought(out, item, layer, home, rates)].append(out)
         if netted.placed:
             flags.extend(messages.for_item(netted, today))
     report(0.95, "plan ready")
@@ -177,16 +177,18 @@ a placed parent order, the item it makes. Rows, not objects: a big plan has a hu
 thousand of them, and as rows it is stored (JSON) in half the time and 3/4 the size."""
 
 
-def _bought(out: dict[str, Any], item: ItemData, layer: netting.Layer, home: str
-            ) -> tuple[str, str]:
+def _bought(out: dict[str, Any], item: ItemData, layer: netting.Layer, home: str,
+            rates: dict[str, Decimal]) -> tuple[str, str]:
     """A planned purchase line in its supplier's terms, and the (supplier, currency) it
     is grouped under: the chosen supplier item's unit and price, else the item's default
     supplier at the item's price in stock units."""
     picked: choice.Choice | None = layer.choice
-    if picked is None:
-        out["unit"], out["unit_price"] = None, num(item.price)
+    if picked is None:  # the item's price is the company's: in the supplier's at the rate
+        currency = item.currency or home
+        rate = rates.get(currency)
+        out["unit"], out["unit_price"] = None, num(cost(item.price / rate) if rate else item.price)
         out["why"] = "the item's default supplier" if item.supplier else None
-        return item.supplier or "", home
+        return item.supplier or "", currency
     offer = picked.offer
     if picked.stock_quantity > layer.net:
         out.setdefault("sizing", []).append(f"{num(picked.units)} {offer.unit} of "
