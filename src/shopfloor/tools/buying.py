@@ -76,8 +76,7 @@ class SetSupplierItem(SupplierItemRef):
 
 
 @tools.write("set_supplier_item", title="Set supplier item", response=SupplierItemOut,
-             role=Role.admin, description="A supplier's terms for an item (replaces "
-                                          "that pair's).",
+             role=Role.admin, description="Set a supplier's terms for an item.",
              destructive=True, undo=Undo.refused("set it again as it was, or remove it"))
 def set_supplier_item(op: Op, req: SetSupplierItem) -> Done[SupplierItemOut]:
     row = offers.put(op, req.sku, req.supplier, offers.Terms(
@@ -89,7 +88,7 @@ def set_supplier_item(op: Op, req: SetSupplierItem) -> Done[SupplierItemOut]:
 
 
 @tools.write("remove_supplier_item", title="Remove supplier item", response=SupplierItemOut,
-             role=Role.admin, description="Stop buying an item from a supplier.",
+             role=Role.admin, description="Drop a supplier item.",
              destructive=True, undo=Undo.refused("set it again"))
 def remove_supplier_item(op: Op, req: SupplierItemRef) -> Done[SupplierItemOut]:
     row = offers.remove(op, req.sku, req.supplier)

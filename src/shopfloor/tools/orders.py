@@ -106,7 +106,7 @@ SoStatus = Literal["open", "partially_fulfilled", "fulfilled", "closed", "cancel
 class OrderLineIn(Request):
     sku: Key
     quantity: Quantity
-    unit_price: Money | None = Field(None, description="default: the item's price")
+    unit_price: Money | None = None  # default: the item's (a purchase unit's: its break)
 
     def spec(self) -> orders.LineSpec:
         return orders.LineSpec(self.sku, self.quantity, self.unit_price)
