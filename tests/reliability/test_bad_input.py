@@ -30,6 +30,8 @@ def _world(reg: Registry) -> dict[str, str]:
     apply(reg, "create_item", sku="T1", name="Tracked", batch_tracked=True)
     apply(reg, "create_stock_adjustment", location="MAIN", reason="seed", lines=[
         {"sku": "T1", "quantity_delta": "4", "unit_cost": "1", "lots": [{"lot": "L1"}]}])
+    apply(reg, "set_supplier_item", sku="M1", supplier="Acme", purchase_unit="box",
+          units_per_purchase_unit="10", price_breaks=[{"min_quantity": "1", "unit_price": "2"}])
     job = reg.invoke("run_mrp", {}, ADMIN)
     # done documents for corrections, returns and reverts (stock of M1 nets to 10 again)
     po2 = apply(reg, "create_purchase_order", supplier="Acme", location="MAIN",
@@ -62,7 +64,30 @@ def _world(reg: Registry) -> dict[str, str]:
 
 # tool -> (valid arguments, [(broken arguments, field, code)]); {po} etc. are filled in.
 LINE = [{"sku": "M1", "quantity": "1"}]
+TERMS = {"sku": "M1", "supplier": "Acme", "purchase_unit": "box",
+         "units_per_purchase_unit": "10", "price_breaks": [{"min_quantity": "1",
+                                                            "unit_price": "2"}]}
 CASES: dict[str, tuple[dict[str, Any], list[tuple[dict[str, Any], str, str]]]] = {
+    "set_supplier_item": (TERMS, [
+        ({**TERMS, "units_per_purchase_unit": "0"}, "units_per_purchase_unit",
+         "validation_error"),
+        ({**TERMS, "price_breaks": [{"min_quantity": "1", "unit_price": "-2"}]},
+         "price_breaks[0].unit_price", "validation_error"),
+        ({**TERMS, "price_breaks": [{"min_quantity": "1", "unit_price": "2"},
+                                    {"min_quantity": "1", "unit_price": "1"}]},
+         "price_breaks[1].min_quantity", "validation_error"),
+        ({**TERMS, "supplier": "Nobody"}, "supplier", "not_found"),
+    ]),
+    "remove_supplier_item": ({"sku": "M1", "supplier": "Acme"}, [
+        ({"sku": "M2", "supplier": "Acme"}, "supplier", "not_found"),
+        ({"sku": "M1"}, "supplier", "validation_error"),
+    ]),
+    "set_exchange_rate": ({"currency": "USD", "rate": "0.92"}, [
+        ({"currency": "XYZ", "rate": "1"}, "currency", "validation_error"),
+        ({"currency": "USD", "rate": "0"}, "rate", "validation_error"),
+        ({"currency": "USD", "rate": "1", "valid_from": "soon"}, "valid_from",
+         "validation_error"),
+    ]),
     "create_item": ({"sku": "N1", "name": "New"}, [
         ({"name": "New"}, "sku", "validation_error"),
         ({"sku": "N1", "name": "New", "purchase_price": "-1"}, "purchase_price",
@@ -93,9 +118,11 @@ CASES: dict[str, tuple[dict[str, Any], list[tuple[dict[str, Any], str, str]]]] =
         ({}, "name", "validation_error"),
         ({"name": "Zed", "email": "not-an-email"}, "email", "validation_error"),
         ({"name": "Acme"}, "name", "conflict"),
+        ({"name": "Zed", "currency": "usd"}, "currency", "validation_error"),
     ]),
     "create_customer": ({"name": "Zed"}, [
         ({"name": ""}, "name", "validation_error"),
+        ({"name": "Zed", "currency": "XYZ"}, "currency", "validation_error"),
         ({"name": "Bob"}, "name", "conflict"),
     ]),
     "update_recipe": ({"sku": "P1", "components": [{"sku": "M2", "quantity": "1"}]}, [
@@ -104,6 +131,12 @@ CASES: dict[str, tuple[dict[str, Any], list[tuple[dict[str, Any], str, str]]]] =
          "components[0].quantity", "validation_error"),
         ({"sku": "P1", "components": [{"sku": "NOPE", "quantity": "1"}]},
          "components[0].sku", "not_found"),
+        ({"sku": "P1", "components": [{"sku": "M2", "quantity": "1",
+                                       "attrition_percent": "-1"}]},
+         "components[0].attrition_percent", "validation_error"),
+        ({"sku": "P1", "components": [{"sku": "M2", "quantity": "1"}],
+          "by_products": [{"sku": "M1", "quantity": "1", "cost_share_percent": "101"}]},
+         "by_products[0].cost_share_percent", "validation_error"),
         ({"sku": "P1", "components": [{"sku": "P1", "quantity": "1"}]},
          "components[0].sku", "validation_error"),
     ]),
@@ -116,6 +149,9 @@ CASES: dict[str, tuple[dict[str, Any], list[tuple[dict[str, Any], str, str]]]] =
          "lines[0].quantity", "validation_error"),
         ({"supplier": "Acme", "location": "MAIN", "lines": [{"sku": "X9", "quantity": 1}]},
          "lines[0].sku", "not_found"),
+        ({"supplier": "Acme", "location": "MAIN",
+          "lines": [{"sku": "M1", "quantity": 1, "unit": "bag"}]}, "lines[0].unit",
+         "validation_error"),
         ({"supplier": "Nobody", "location": "MAIN", "lines": LINE}, "supplier", "not_found"),
         ({"supplier": "Acme", "location": "MAIN", "lines": LINE, "expected_date": "soon"},
          "expected_date", "validation_error"),

@@ -12,13 +12,15 @@ from shopfloor.domain.base.context import Op
 from shopfloor.domain.corrections import bulk as revert_bulk
 from shopfloor.domain.lots import reports as lot_reports
 from shopfloor.domain.planning import reports
-from shopfloor.domain.stock import history
+from shopfloor.domain.production import by_products
+from shopfloor.domain.stock import history, yields
 from shopfloor.domain.stock import items as catalog
 from shopfloor.kernel.roles import Role
 from shopfloor.registry.facts import Undo
 from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
 from shopfloor.store.tables import Item
 from shopfloor.tools.fields import (
+    Amount,
     Cursor,
     Gtin,
     Key,
@@ -30,6 +32,7 @@ from shopfloor.tools.fields import (
     Money,
     Name,
     NonNegative,
+    Out,
     Page,
     PartnerName,
     Quantity,
@@ -182,8 +185,27 @@ def delete_item(op: Op, req: DeleteItem) -> Done[ItemOut]:
     return Done(f"Delete item {item.sku} ({item.name})", item_out(item))
 
 
+class ByProductOut(Out):
+    sku: str
+    quantity: Amount
+    cost_share_percent: Amount
+
+
 class RecipeOut(ItemOut):
     components: list[ComponentOut]
+    yields: dict[str, str] = Field(default_factory=dict)
+    by_products: list[ByProductOut] = Field(default_factory=list)
+
+
+def _recipe(op: Op, item: Item) -> RecipeOut:
+    """`yields`: a component's attrition, set-up and rounding in words, where it has any."""
+    ys = {ln.component.sku: yields.said(yields.of(ln)) or "" for ln in item.recipe_lines
+          if not yields.of(ln).plain}
+    bps = [ByProductOut(sku=r.item.sku, quantity=r.quantity,
+                        cost_share_percent=r.cost_share_percent)
+           for r in by_products.of(op, item.id)]
+    return RecipeOut(**item_out(item).model_dump(), components=recipe_out(item), yields=ys,
+                     by_products=bps)
 
 
 class GetRecipe(SkuOrId, Request):
@@ -193,27 +215,43 @@ class GetRecipe(SkuOrId, Request):
 @tools.read("get_recipe", title="Get recipe", response=RecipeOut,
             description="The recipe (bill of materials) of an item: components per unit.")
 def get_recipe(op: Op, req: GetRecipe) -> RecipeOut:
-    item = _item(op, req)
-    return RecipeOut(**item_out(item).model_dump(), components=recipe_out(item))
+    return _recipe(op, _item(op, req))
 
 
 class ComponentIn(Request):
     sku: Key
-    quantity: Quantity = Field(description="per unit of the product")
+    quantity: Quantity = Field(description="per unit")
+    attrition_percent: NonNegative | None = None
+    setup_quantity: NonNegative | None = None
+    rounding_multiple: NonNegative | None = None
+
+    def spec(self) -> catalog.ComponentSpec:
+        return catalog.ComponentSpec(self.sku, self.quantity, yields.Yield(
+            self.attrition_percent or Decimal(0), self.setup_quantity or Decimal(0),
+            self.rounding_multiple))
+
+
+class ByProductIn(Request):
+    sku: Key
+    quantity: Quantity
+    cost_share_percent: NonNegative = Decimal(0)
 
 
 class UpdateRecipe(SkuOrId, WriteRequest):
-    components: list[ComponentIn] = Field(max_length=200, description="replaces the recipe")
+    components: list[ComponentIn] = Field(max_length=200)
+    by_products: list[ByProductIn] | None = None  # None: as they are
 
 
 @tools.write("update_recipe", title="Update recipe", response=RecipeOut, role=Role.admin,
-             description="Replace an item's recipe with these components (empty: remove it).",
+             description="Replace an item's recipe (empty: remove it).",
              destructive=True,
              undo=Undo.using(revert_bulk.recipes))
 def update_recipe(op: Op, req: UpdateRecipe) -> Done[RecipeOut]:
-    item = catalog.update_recipe(
-        op, sku_of(op, req), [catalog.ComponentSpec(c.sku, c.quantity) for c in req.components]
-    )
+    item = catalog.update_recipe(op, sku_of(op, req), [c.spec() for c in req.components])
+    if req.by_products is not None:
+        by_products.replace(op, item, [by_products.ByProduct(b.sku, b.quantity,
+                                                             b.cost_share_percent)
+                                       for b in req.by_products])
     return Done(f"Set recipe of {item.sku}: {len(req.components)} components",
-                RecipeOut(**item_out(item).model_dump(), components=recipe_out(item)))
+                _recipe(op, item))
 

@@ -238,7 +238,8 @@ def apply_mrp_plan(op: Op, req: ApplyMrpPlan) -> Done[PlanApplied]:
             po = orders.create_purchase_order(
                 op, supplier, code,
                 [orders.LineSpec(ln["sku"], Decimal(ln["quantity"]), Decimal(ln["unit_price"]),
-                                 expected_date=date.fromisoformat(ln["need_date"]))
+                                 expected_date=date.fromisoformat(ln["need_date"]),
+                                 unit=ln.get("unit"))
                  for ln in batch],
                 number=None, expected_date=date.fromisoformat(batch[0]["need_date"]),
                 notes=f"MRP job {job.id}", status=PO.open)

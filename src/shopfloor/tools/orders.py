@@ -12,8 +12,10 @@ from sqlalchemy import select
 
 from shopfloor.domain.base import lookup
 from shopfloor.domain.base.context import Op
+from shopfloor.domain.buying import currencies
 from shopfloor.domain.corrections import reverts
 from shopfloor.domain.orders import documents as orders
+from shopfloor.domain.orders import purchase_units as units
 from shopfloor.kernel.numbers import fmt
 from shopfloor.kernel.roles import Role
 from shopfloor.kernel.statuses import said
@@ -31,6 +33,7 @@ from shopfloor.tools.fields import (
     Quantity,
     RowCursor,
     Text,
+    Uom,
     paged,
 )
 from shopfloor.tools.lot_fields import ExpiryChange, IncomingLine, TrackedLine
@@ -47,8 +50,8 @@ class LineOut(Out):
     unit_price: Amount
     done_quantity: Amount = Field(description="received or fulfilled so far")
     expected_date: date | None = None  # a purchase line's own date, else its order's
-    returned_quantity: Amount = Field(description="sent back to the supplier or returned "
-                                                  "by the customer")
+    returned_quantity: Amount
+    unit: str  # a purchase line's supplier unit, else the item's
 
 
 class OrderOut(Out):
@@ -60,6 +63,7 @@ class OrderOut(Out):
     due_date: date | None = Field(description="expected (purchase) or due (sales) date")
     created_at: datetime
     total: Amount
+    currency: str
     lines: list[LineOut]
 
 
@@ -68,24 +72,28 @@ class OrderDetailOut(OrderOut):
 
 
 def purchase_order_out(po: PurchaseOrder) -> OrderOut:
-    lines = [LineOut(sku=ln.item.sku, quantity=ln.quantity, unit_price=ln.unit_price,
-                     done_quantity=ln.received_quantity,
+    """Quantities and prices in each line's unit (the supplier's, where it has one)."""
+    lines = [LineOut(sku=ln.item.sku, quantity=units.shown(ln.quantity, ln),
+                     unit_price=ln.unit_price,
+                     done_quantity=units.shown(ln.received_quantity, ln),
                      expected_date=ln.expected_date or po.expected_date,
-                     returned_quantity=ln.returned_quantity) for ln in po.lines]
+                     returned_quantity=units.shown(ln.returned_quantity, ln),
+                     unit=ln.unit or ln.item.uom)
+             for ln in po.lines]
     return OrderOut(id=po.id, number=po.number, status=po.status, partner=po.supplier.name,
                     location=po.location.code, due_date=po.expected_date, created_at=po.created_at,
-                    total=sum((ln.quantity * ln.unit_price for ln in po.lines), Decimal(0)),
-                    lines=lines)
+                    total=sum((ln.quantity * ln.unit_price for ln in lines), Decimal(0)),
+                    currency=currencies.of_document(po), lines=lines)
 
 
 def sales_order_out(so: SalesOrder) -> OrderOut:
     lines = [LineOut(sku=ln.item.sku, quantity=ln.quantity, unit_price=ln.unit_price,
-                     done_quantity=ln.fulfilled_quantity,
+                     done_quantity=ln.fulfilled_quantity, unit=ln.item.uom,
                      returned_quantity=ln.returned_quantity) for ln in so.lines]
     return OrderOut(id=so.id, number=so.number, status=so.status, partner=so.customer.name,
                     location=so.location.code, due_date=so.due_date, created_at=so.created_at,
                     total=sum((ln.quantity * ln.unit_price for ln in so.lines), Decimal(0)),
-                    lines=lines)
+                    currency=currencies.of_document(so), lines=lines)
 
 
 tools = Toolset("orders")
@@ -98,19 +106,19 @@ SoStatus = Literal["open", "partially_fulfilled", "fulfilled", "closed", "cancel
 class OrderLineIn(Request):
     sku: Key
     quantity: Quantity
-    unit_price: Money | None = Field(None, description="default: the item's price")
+    unit_price: Money | None = None  # default: the item's (a purchase unit's: its break)
 
     def spec(self) -> orders.LineSpec:
         return orders.LineSpec(self.sku, self.quantity, self.unit_price)
 
 
 class PurchaseLineIn(OrderLineIn):
-    expected_date: date | None = Field(None, description="when this line is expected "
-                                       "(default: the order's expected date)")
+    expected_date: date | None = Field(None, description="default: the order's")
+    unit: Uom | None = None
 
     def spec(self) -> orders.LineSpec:
         return orders.LineSpec(self.sku, self.quantity, self.unit_price,
-                               expected_date=self.expected_date)
+                               expected_date=self.expected_date, unit=self.unit)
 
 
 class MoveLineIn(TrackedLine):
@@ -176,8 +184,7 @@ def list_purchase_orders(op: Op, req: ListPurchaseOrders) -> OrderPage:
 
 
 @tools.read("get_purchase_order", title="Get purchase order", response=OrderDetailOut,
-            description="One purchase order by number or id, with its lines and "
-                        "received quantities.")
+            description="One purchase order by number or id, with its lines.")
 def get_purchase_order(op: Op, req: ByNumber) -> OrderDetailOut:
     po = lookup.purchase_order(op, _po(op, req))
     return OrderDetailOut(**dict(purchase_order_out(po)), pegs=pegs_out(op, po=po.id))
@@ -249,8 +256,8 @@ class ReceivePurchaseOrder(NumberOrId, ExpiryChange, WriteRequest):
 
 
 @tools.write("receive_purchase_order", title="Receive purchase order", response=OrderOut,
-             description="Book goods in from a purchase order, in part or in full, at the "
-                         "order's prices (moving average cost).",
+             description="Book goods in from a purchase order, in part or in full, in its "
+                         "units, at its prices.",
              destructive=True,
              undo=Undo.using(reverts.po_receipt))
 def receive_purchase_order(op: Op, req: ReceivePurchaseOrder) -> Done[OrderOut]:
@@ -287,7 +294,7 @@ def list_sales_orders(op: Op, req: ListSalesOrders) -> OrderPage:
 
 
 @tools.read("get_sales_order", title="Get sales order", response=OrderOut,
-            description="One sales order by number or id, with its lines and shipped quantities.")
+            description="One sales order by number or id, with its lines.")
 def get_sales_order(op: Op, req: ByNumber) -> OrderOut:
     return sales_order_out(lookup.sales_order(op, _so(op, req)))
 

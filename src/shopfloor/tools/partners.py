@@ -8,6 +8,7 @@ from pydantic import Field
 from sqlalchemy import Select, func, or_, select
 
 from shopfloor.domain.base.context import Op
+from shopfloor.domain.buying import currencies
 from shopfloor.domain.stock import items as catalog
 from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
 from shopfloor.store.tables import Customer, Location, Supplier
@@ -87,13 +88,15 @@ class CreatePartner(WriteRequest):
     name: PartnerName
     email: str | None = Field(None, max_length=320, pattern=r"^[^@\s]+@[^@\s]+$")
     phone: str | None = Field(None, max_length=64, pattern=r"^[0-9+() .\-]+$")
+    currency: str | None = None  # ISO 4217; None: the company's
 
 
 @tools.write("create_supplier", title="Create supplier", response=PartnerOut,
              description="Create a supplier.",
              destructive=False)
 def create_supplier(op: Op, req: CreatePartner) -> Done[PartnerOut]:
-    row = catalog.create_partner(op, Supplier, req.name, req.email, req.phone)
+    row = catalog.create_partner(op, Supplier, req.name, req.email, req.phone,
+                                 currencies.code(req.currency) if req.currency else None)
     return Done(f"Create supplier {row.name}", PartnerOut.model_validate(row))
 
 
@@ -101,5 +104,6 @@ def create_supplier(op: Op, req: CreatePartner) -> Done[PartnerOut]:
              description="Create a customer.",
              destructive=False)
 def create_customer(op: Op, req: CreatePartner) -> Done[PartnerOut]:
-    row = catalog.create_partner(op, Customer, req.name, req.email, req.phone)
+    row = catalog.create_partner(op, Customer, req.name, req.email, req.phone,
+                                 currencies.code(req.currency) if req.currency else None)
     return Done(f"Create customer {row.name}", PartnerOut.model_validate(row))

@@ -37,6 +37,7 @@ class PartnerOut(Out):
     name: str
     email: str | None
     phone: str | None
+    currency: str | None = None  # None: the company's
 
 
 class ComponentOut(Out):

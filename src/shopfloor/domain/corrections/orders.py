@@ -23,6 +23,7 @@ from typing import Any
 
 from shopfloor.domain.base import lookup
 from shopfloor.domain.base.context import Op
+from shopfloor.domain.buying import currencies
 from shopfloor.domain.corrections.costs import document_lots, lot_names, only_lot, recost
 from shopfloor.domain.corrections.ledger import later, named
 from shopfloor.domain.orders.returns import moved_cost
@@ -124,6 +125,9 @@ def correct_purchase_receipt(op: Op, number: str, sku: str, quantity: Decimal | 
     if line.received_quantity == 0:
         raise Conflict(f"{sku} on {number} has not been received; modify the order instead",
                        field="sku")
+    if line.unit or po.currency not in (None, currencies.company(op)):
+        raise Conflict(f"{sku} on {number} is bought in the supplier's unit or currency; "
+                       "revert the receipt and receive it again", field="sku")
     new_qty = line.received_quantity if quantity is None else quantity
     new_price = line.unit_price if unit_price is None else unit_price
     if new_qty > line.quantity:

@@ -14,8 +14,8 @@ from typing import NamedTuple, TypeVar
 
 from shopfloor.domain.base import lookup
 from shopfloor.domain.base.context import Op
-from shopfloor.domain.base.limits import storable
 from shopfloor.domain.base.sequences import claim_number
+from shopfloor.domain.orders import purchase_units as units
 from shopfloor.domain.stock import ledger as stock
 from shopfloor.domain.stock import lots
 from shopfloor.domain.stock.items import touch
@@ -40,6 +40,7 @@ class LineSpec(NamedTuple):
     serials: tuple[str, ...] = ()
     allow_expired: bool = False
     expected_date: date | None = None  # a purchase line's own date (None: the order's)
+    unit: str | None = None  # a purchase line's supplier unit (None: the stock unit)
 
 
 def _items(op: Op, lines: Sequence[LineSpec]) -> list[Item]:
@@ -66,8 +67,10 @@ def _open(doc: PurchaseOrder | SalesOrder, kind: str, open_states: tuple[str, ..
 
 
 # -- purchasing ----------------------------------------------------------------------
-def _line_text(quantity: Decimal, price: Decimal, expected: date | None) -> str:
-    return f"{fmt(quantity)} @ {fmt(price)}" + (f" by {expected.isoformat()}" if expected else "")
+def _line_text(quantity: Decimal, price: Decimal, expected: date | None,
+               unit: str | None = None) -> str:
+    return units.text(quantity, price, unit) + (f" by {expected.isoformat()}" if expected
+                                                else "")
 
 
 def create_purchase_order(op: Op, supplier: str, location: str, lines: Sequence[LineSpec], *,
@@ -78,16 +81,17 @@ def create_purchase_order(op: Op, supplier: str, location: str, lines: Sequence[
     items = _items(op, lines)
     po = PurchaseOrder(number=claim_number(op, PurchaseOrder, number, "PO"), supplier=sup,
                        supplier_id=sup.id, location=loc, location_id=loc.id, status=status,
-                       expected_date=expected_date, notes=notes, created_at=op.now)
+                       expected_date=expected_date, notes=notes, created_at=op.now,
+                       currency=sup.currency)
     op.session.add(po)
     for i, (ln, item) in enumerate(zip(lines, items, strict=True)):
-        price = item.purchase_price if ln.unit_price is None else ln.unit_price
+        t = units.terms(op, sup, item, ln, i)
         po.lines.append(PurchaseOrderLine(item_id=item.id, item=item, position=i,
-                                          quantity=storable(ln.quantity,
-                                                            f"lines[{i}].quantity"),
-                                          unit_price=price, expected_date=ln.expected_date))
+                                          quantity=t.quantity, unit_price=t.price,
+                                          unit=t.unit, units_per_unit=t.per,
+                                          expected_date=ln.expected_date))
         op.change("purchase_order", po.number, f"line {item.sku}", None,
-                  _line_text(ln.quantity, price, ln.expected_date))
+                  _line_text(ln.quantity, t.price, ln.expected_date, t.unit))
     op.session.flush()
     op.change("purchase_order", po.number, "status", None, status)
     return po
@@ -102,8 +106,12 @@ def modify_purchase_order(op: Op, number: str, *, supplier: str | None, location
     received = any(ln.received_quantity > 0 for ln in po.lines)
     if supplier is not None and supplier != po.supplier.name:
         new = lookup.supplier(op, supplier)
+        if (new.currency != po.currency and received) or (lines is None and any(
+                ln.unit for ln in po.lines)):
+            raise Conflict(f"{number} is in {po.supplier.name}'s terms (received, or in its "
+                           "units); give the lines in the new supplier's", field="supplier")
         op.change("purchase_order", number, "supplier", po.supplier.name, new.name)
-        po.supplier, po.supplier_id = new, new.id
+        po.supplier, po.supplier_id, po.currency = new, new.id, new.currency
     if location is not None and location != po.location.code:
         if received:
             raise Conflict("stock was already received at the old location", field="location")
@@ -119,11 +127,13 @@ def modify_purchase_order(op: Op, number: str, *, supplier: str | None, location
     if lines is not None:
         items = _items(op, lines)
         got = {ln.item_id: ln.received_quantity for ln in po.lines}
-        back = {ln.item_id: ln.returned_quantity for ln in po.lines}  # kept, as received is
-        old = {ln.item.sku: _line_text(ln.quantity, ln.unit_price, ln.expected_date)
-               for ln in po.lines}
-        for i, (ln, item) in enumerate(zip(lines, items, strict=True)):
-            if ln.quantity < got.get(item.id, ZERO):
+        sent_back = {ln.item_id: ln.returned_quantity for ln in po.lines}
+        old = {ln.item.sku: _line_text(units.shown(ln.quantity, ln), ln.unit_price,
+                                       ln.expected_date, ln.unit) for ln in po.lines}
+        wanted = [units.terms(op, po.supplier, item, ln, i)
+                  for i, (ln, item) in enumerate(zip(lines, items, strict=True))]
+        for i, (t, item) in enumerate(zip(wanted, items, strict=True)):
+            if t.quantity < got.get(item.id, ZERO):
                 raise ValidationFailed(f"{item.sku}: {fmt(got[item.id])} already received",
                                        field=f"lines[{i}].quantity")
         dropped = [sku for sku, q in ((ln.item.sku, ln.received_quantity) for ln in po.lines)
@@ -133,15 +143,15 @@ def modify_purchase_order(op: Op, number: str, *, supplier: str | None, location
                                    field="lines")
         po.lines.clear()
         op.session.flush()
-        for i, (ln, item) in enumerate(zip(lines, items, strict=True)):
-            price = item.purchase_price if ln.unit_price is None else ln.unit_price
+        for i, (ln, t, item) in enumerate(zip(lines, wanted, items, strict=True)):
             po.lines.append(PurchaseOrderLine(item_id=item.id, item=item, position=i,
-                                              quantity=ln.quantity, unit_price=price,
+                                              quantity=t.quantity, unit_price=t.price,
+                                              unit=t.unit, units_per_unit=t.per,
                                               received_quantity=got.get(item.id, ZERO),
-                                              returned_quantity=back.get(item.id, ZERO),
+                                              returned_quantity=sent_back.get(item.id, ZERO),
                                               expected_date=ln.expected_date))
             op.change("purchase_order", number, f"line {item.sku}", old.pop(item.sku, None),
-                      _line_text(ln.quantity, price, ln.expected_date))
+                      _line_text(ln.quantity, t.price, ln.expected_date, t.unit))
         for sku, was in old.items():
             op.change("purchase_order", number, f"line {sku}", was, None)
     if status is not None and status != po.status:
@@ -201,9 +211,11 @@ def receive_purchase_order(op: Op, number: str, lines: Sequence[LineSpec] | None
     if po.status == PO.draft:
         raise Conflict(f"{number} is a draft; open it before receiving", field="number")
     _open(po, "purchase order", OPEN_PO)
+    lines = units.in_stock_units(po, lines)
     todo = _outstanding(po.lines, "received_quantity", lines, number, "receiving")
     if lines is None and not todo:
         raise Conflict(f"{number} has nothing outstanding", field="number")
+    unit_cost = units.stock_cost(op, po)
     stock.prefetch(op, [line.item for line, _, _ in todo], po.location)
     specs = _specs(lines)
     parts = lots.incoming(op, [_lot_line(line.item, qty, fld, specs.get(line.item.sku), lot,
@@ -211,7 +223,7 @@ def receive_purchase_order(op: Op, number: str, lines: Sequence[LineSpec] | None
     for (line, qty, fld), line_parts in zip(todo, parts, strict=True):
         for part in line_parts:
             stock.post(op, Posting(line.item, po.location, part.quantity, "receipt",
-                                   "purchase_order", po.number, unit_cost=line.unit_price,
+                                   "purchase_order", po.number, unit_cost=unit_cost[line.id],
                                    batch_id=part.batch_id, field=part.field))
         op.change("purchase_order", number, f"line {line.item.sku} received",
                   line.received_quantity, line.received_quantity + qty)
@@ -291,7 +303,7 @@ def create_sales_order(op: Op, customer: str, location: str, lines: Sequence[Lin
     items = _items(op, lines)
     so = SalesOrder(number=claim_number(op, SalesOrder, number, "SO"), customer=cus,
                     customer_id=cus.id, location=loc, location_id=loc.id, status=SO.open,
-                    due_date=due_date, notes=notes, created_at=op.now)
+                    due_date=due_date, notes=notes, created_at=op.now, currency=cus.currency)
     op.session.add(so)
     for i, (ln, item) in enumerate(zip(lines, items, strict=True)):
         price = item.sales_price if ln.unit_price is None else ln.unit_price

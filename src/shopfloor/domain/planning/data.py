@@ -21,7 +21,9 @@ from typing import Any
 from sqlalchemy import BigInteger, ColumnElement, Select, func, select, type_coerce
 from sqlalchemy.engine import Connection
 
-from shopfloor.domain.stock import usable
+from shopfloor.domain.buying.choice import Offer
+from shopfloor.domain.stock import usable, yields
+from shopfloor.domain.stock.yields import Yield
 from shopfloor.kernel.statuses import OPEN_MO, OPEN_PO, OPEN_SO
 from shopfloor.store.tables import (
     Balance,
@@ -35,6 +37,7 @@ from shopfloor.store.tables import (
     SalesOrder,
     SalesOrderLine,
     Supplier,
+    SupplierItem,
 )
 from shopfloor.store.types import SCALE
 
@@ -56,6 +59,8 @@ class ItemData:
     price: Decimal
     supplier: str | None
     level: int = 0
+    offers: tuple[Offer, ...] = ()  # its supplier items: MRP chooses among them
+    currency: str | None = None  # the default supplier's (None: the company's)
 
 
 @dataclass(slots=True)
@@ -92,6 +97,7 @@ class Company:
     on_hand: dict[int, Decimal]
     needs: dict[int, list[Need]] = field(default_factory=lambda: defaultdict(list))
     receipts: dict[int, list[Receipt]] = field(default_factory=lambda: defaultdict(list))
+    yields: dict[tuple[int, int], Yield] = field(default_factory=dict)  # (product, component)
 
 
 class Decimals:
@@ -132,15 +138,58 @@ def read_items(conn: Connection, item_ids: Iterable[int] | None = None) -> dict[
     stmt = (select(it.c.id, it.c.sku, it.c.name, it.c.kind, it.c.lead_time_days,
                    d.col(it.c.reorder_point), d.col(it.c.reorder_quantity),
                    d.col(it.c.order_multiple), it.c.supply_period_days,
-                   d.col(it.c.purchase_price), sup.c.name)
+                   d.col(it.c.purchase_price), sup.c.name, sup.c.currency)
             .outerjoin(sup, sup.c.id == it.c.default_supplier_id)
             .where(it.c.archived.is_(False)))
     if item_ids is not None:
         stmt = stmt.where(it.c.id.in_(list(item_ids)))
     return {i: ItemData(i, sku, name, kind, lead or 0, d(point), d(minimum),
-                        d(multiple) if multiple else None, period or 0, d(price), supplier)
-            for i, sku, name, kind, lead, point, minimum, multiple, period, price, supplier
+                        d(multiple) if multiple else None, period or 0, d(price), supplier,
+                        currency=currency)
+            for i, sku, name, kind, lead, point, minimum, multiple, period, price, supplier,
+            currency
             in _all(conn, stmt)}
+
+
+def read_offers(conn: Connection, items: dict[int, ItemData], home: str) -> None:
+    """Every supplier item of a live item onto it, in one query (offers of one item by
+    supplier name, so a tie goes the same way every run)."""
+    si, sup = SupplierItem.__table__, Supplier.__table__
+    d = Decimals(conn)
+    found: dict[int, list[Offer]] = defaultdict(list)
+    cache: dict[str, Decimal] = {}
+
+    def dec(text: str) -> Decimal:
+        got = cache.get(text)
+        if got is None:
+            got = cache[text] = Decimal(text)
+        return got
+
+    for item_id, name, currency, unit, per, minimum, multiple, lead, breaks, preferred in \
+            _all(conn, select(si.c.item_id, sup.c.name, sup.c.currency, si.c.purchase_unit,
+                              d.col(si.c.units_per_purchase_unit), d.col(si.c.minimum_order),
+                              d.col(si.c.order_multiple), si.c.lead_time_days,
+                              si.c.price_breaks, si.c.preferred)
+                 .join(sup, sup.c.id == si.c.supplier_id).order_by(sup.c.name)):
+        if item_id in items:
+            found[item_id].append(Offer(
+                name, currency or home, unit, d(per), d(minimum),
+                d(multiple) if multiple else None, lead or 0,
+                tuple((dec(q), dec(p)) for q, p in breaks), bool(preferred)))
+    for item_id, offers in found.items():
+        items[item_id].offers = tuple(offers)
+
+
+def read_yields(conn: Connection) -> dict[tuple[int, int], Yield]:
+    """The recipe lines that lose, set up or round (few): (product, component) -> yield."""
+    rl = RecipeLine.__table__
+    d = Decimals(conn)
+    return {(product, component): Yield(d(attrition), d(setup), d(rounding) if rounding else None)
+            for product, component, attrition, setup, rounding in _all(conn, select(
+                rl.c.product_id, rl.c.component_id, d.col(rl.c.attrition_percent),
+                d.col(rl.c.setup_quantity), d.col(rl.c.rounding_multiple))
+                .where((rl.c.attrition_percent != 0) | (rl.c.setup_quantity != 0)
+                       | rl.c.rounding_multiple.is_not(None)))}
 
 
 def read_recipes(conn: Connection, products: list[int] | None = None
@@ -214,41 +263,50 @@ def read_documents(conn: Connection, company: Company, today: date, location_id:
     if item_ids is not None:  # only orders of these items or using them
         open_mo = open_mo.where(mo.c.item_id.in_(item_ids) | mo.c.id.in_(
             select(mc.c.order_id).where(mc.c.item_id.in_(item_ids))))
-    starts: dict[int, tuple[str, date, Decimal, str]] = {}
-    for mo_id, number, item_id, sku, qty, due, lead in _all(conn,
+    starts: dict[int, tuple[str, date, Decimal, str, Decimal]] = {}
+    for mo_id, number, item_id, sku, qty, due, lead, done in _all(conn,
             select(mo.c.id, mo.c.number, mo.c.item_id, it.c.sku,
                    d.col(mo.c.quantity - mo.c.completed_quantity - mo.c.scrapped_quantity),
                    mo.c.due_date,
-                   it.c.lead_time_days)
+                   it.c.lead_time_days,
+                   d.col(mo.c.completed_quantity + mo.c.scrapped_quantity))
             .join(it, it.c.id == mo.c.item_id).where(mo.c.id.in_(open_mo))):
         if item_ids is None or item_id in item_ids:
             receipts[item_id].append(Receipt(max(due or today, today), d(qty), MADE,
                                              number, due))
         # components are needed when the order starts: its due date less the lead time
         start = (due - timedelta(days=lead or 0)) if due else today
-        starts[mo_id] = (number, start, d(qty), sku)
+        starts[mo_id] = (number, start, d(qty), sku, d(done))
     ops = OrderOperation.__table__  # an order dated by its routing starts when it is planned to
     for mo_id, first in _all(conn, select(ops.c.order_id, func.min(ops.c.planned_start))
                              .where(ops.c.order_id.in_(open_mo)).group_by(ops.c.order_id)):
         if first is not None and mo_id in starts:
-            number, _, qty, sku = starts[mo_id]
-            starts[mo_id] = (number, first.date(), qty, sku)
-    for mo_id, item_id, per in _all(conn, only(mc.c.item_id, select(
-            mc.c.order_id, mc.c.item_id, d.col(mc.c.quantity_per_unit))
+            number, _, qty, sku, done = starts[mo_id]
+            starts[mo_id] = (number, first.date(), qty, sku, done)
+    for mo_id, item_id, per, attrition, setup, rounding in _all(conn, only(mc.c.item_id, select(
+            mc.c.order_id, mc.c.item_id, d.col(mc.c.quantity_per_unit),
+            d.col(mc.c.attrition_percent), d.col(mc.c.setup_quantity),
+            d.col(mc.c.rounding_multiple))
             .where(mc.c.order_id.in_(open_mo)).order_by(mc.c.order_id))):
-        number, start, qty, sku = starts[mo_id]
-        needs[item_id].append(Need(max(start, today), d(per) * qty, MADE, number, start,
-                                   sku))
+        number, start, qty, sku, done = starts[mo_id]
+        y = Yield(d(attrition), d(setup), d(rounding) if rounding else None)
+        needs[item_id].append(Need(max(start, today), yields.between(d(per), done, qty, y),
+                                   MADE, number, start, sku))
 
 
 def read_company(conn: Connection, today: date, location_id: int | None,
-                 report: Callable[[float, str], None] | None = None) -> Company:
+                 report: Callable[[float, str], None] | None = None,
+                 home: str | None = None) -> Company:
+    """`home`: the company currency; given, the items' supplier items are read too."""
     say = report or (lambda fraction, message: None)
     items = read_items(conn)
+    if home is not None:
+        read_offers(conn, items, home)
     say(0.08, f"{len(items)} items read; reading recipes")
     recipes = read_recipes(conn)
     say(0.14, "reading stock")
     company = Company(items, recipes, read_on_hand(conn, location_id, today))
+    company.yields = read_yields(conn)
     say(0.2, "reading open orders")
     read_documents(conn, company, today, location_id)
     return company

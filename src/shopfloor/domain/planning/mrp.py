@@ -24,10 +24,12 @@ from sqlalchemy import select
 from shopfloor.domain.base import lookup
 from shopfloor.domain.base.context import Op
 from shopfloor.domain.base.limits import LIMIT
+from shopfloor.domain.buying import choice, currencies
 from shopfloor.domain.floor import scheduling
 from shopfloor.domain.planning import data, lot_sizing, messages, netting
 from shopfloor.domain.planning.data import MADE, PLANNED, ItemData, Need
-from shopfloor.kernel.numbers import ZERO, fmt
+from shopfloor.domain.stock.yields import PLAIN, gross
+from shopfloor.kernel.numbers import ZERO, cost, fmt
 from shopfloor.store.tables import Location
 
 Progress = Callable[[float, str], None]
@@ -98,7 +100,9 @@ def plan(op: Op, *, today: date, location: str | None = None,
 def _plan(op: Op, today: date, location: str | None, report: Progress) -> dict[str, Any]:
     location_id, deliver_to, said = scope(op, location)
     report(0.02, "reading items, recipes, stock and open orders")
-    company = data.read_company(op.session.connection(), today, location_id, report)
+    home = currencies.company(op)
+    company = data.read_company(op.session.connection(), today, location_id, report, home)
+    rates = currencies.rates_on(op, today)
     ordered = low_level_codes(company.items, company.recipes)
     depth = max((it.level for it in ordered), default=0) + 1
     report(0.3, f"{len(ordered)} items, {depth} levels: netting")
@@ -110,7 +114,7 @@ def _plan(op: Op, today: date, location: str | None, report: Progress) -> dict[s
 
     step = 200  # a call is a time check; the worker saves progress at most every 0.2 s
     made: list[dict[str, Any]] = []
-    bought: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    bought: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
     flags: list[dict[str, Any]] = []
     all_needs, all_receipts, stock = company.needs, company.receipts, company.on_hand
     items, recipes = company.items, company.recipes
@@ -128,10 +132,12 @@ def _plan(op: Op, today: date, location: str | None, report: Progress) -> dict[s
         routed = make and dater.routed(item.id)
         if routed:  # netted by day; its routing, not its lead time, says when it starts
             item.lead = 0
-        netted = netting.net(item, on_hand, receipts, needs, today, next_ref)
+        buy = None if make or not item.offers else choice.Buyer(item.offers, today, rates)
+        netted = netting.net(item, on_hand, receipts, needs, today, next_ref, buy)
         if make:  # dependent demand goes to these components, per unit made
             assert recipe is not None
-            parts = [(all_needs[c], per) for c, per in recipe if c in items]
+            parts = [(all_needs[c], per, company.yields.get((item.id, c), PLAIN))
+                     for c, per in recipe if c in items]
         for layer in netted.planned:
             if layer.quantity >= LIMIT:  # no order Shopfloor could store: a planner looks
                 flags.append({"sku": item.sku, "action": "review", "document": layer.document,
@@ -147,13 +153,13 @@ def _plan(op: Op, today: date, location: str | None, report: Progress) -> dict[s
                 # each component is needed on the order's start
                 start, ref, quantity, sku = layer.start, layer.document, layer.quantity, item.sku
                 assert start is not None
-                for component_needs, per in parts:
-                    component_needs.append(Need(start, per * quantity, PLANNED, ref, start, sku))
+                for component_needs, per, y in parts:
+                    component_needs.append(Need(start, gross(per, quantity, y), PLANNED, ref,
+                                                start, sku))
                 made.append(out)
             else:
                 out["need_date"] = iso(layer.date)
-                out["unit_price"] = num(item.price)
-                bought[item.supplier or ""].append(out)
+                bought[_bought(out, item, layer, home, rates)].append(out)
         if netted.placed:
             flags.extend(messages.for_item(netted, today))
     report(0.95, "plan ready")
@@ -164,9 +170,9 @@ def _plan(op: Op, today: date, location: str | None, report: Progress) -> dict[s
         "planned_on": today.isoformat(),
         "cover_fields": COVER_FIELDS,
         "manufacturing_orders": made,
-        "purchase_orders": [{"supplier": s or None, "lines": lines,
+        "purchase_orders": [{"supplier": s or None, "currency": c, "lines": lines,
                              "warning": None if s else "no default supplier: choose one"}
-                            for s, lines in sorted(bought.items())],
+                            for (s, c), lines in sorted(bought.items())],
         "messages": flags,
     }
 
@@ -191,6 +197,30 @@ COVER_FIELDS = ["kind", "document", "date", "quantity", "for"]
 """A planned order's `covers`: one row per need, [kind, document, date, quantity] and, for
 a placed parent order, the item it makes. Rows, not objects: a big plan has a hundred
 thousand of them, and as rows it is stored (JSON) in half the time and 3/4 the size."""
+
+
+def _bought(out: dict[str, Any], item: ItemData, layer: netting.Layer, home: str,
+            rates: dict[str, Decimal]) -> tuple[str, str]:
+    """A planned purchase line in its supplier's terms, and the (supplier, currency) it
+    is grouped under: the chosen supplier item's unit and price, else the item's default
+    supplier at the item's price in stock units."""
+    picked: choice.Choice | None = layer.choice
+    if picked is None:  # the item's price is the company's: in the supplier's at the rate
+        currency = item.currency or home
+        rate = rates.get(currency)
+        out["unit"], out["unit_price"] = None, num(cost(item.price / rate) if rate else item.price)
+        out["why"] = "the item's default supplier" if item.supplier else None
+        return item.supplier or "", currency
+    offer = picked.offer
+    if picked.stock_quantity > layer.net:
+        out.setdefault("sizing", []).append(f"{num(picked.units)} {offer.unit} of "
+                                            f"{num(offer.per)}")
+    out["stock_quantity"] = out["quantity"]
+    out["unit"], out["quantity"] = offer.unit, num(picked.units)
+    out["unit_price"], out["why"], out["late"] = num(picked.unit_price), picked.why, layer.late
+    if layer.late:
+        out["needed_by"] = iso(layer.needed_by)
+    return offer.supplier, offer.currency
 
 
 def _order_out(item: ItemData, layer: netting.Layer) -> dict[str, Any]:

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 from decimal import Decimal
 from operator import attrgetter
+from typing import Any, Protocol
 
 from shopfloor.domain.planning import lot_sizing
 from shopfloor.domain.planning.data import SAFETY, ItemData, Need, Receipt
@@ -59,6 +60,7 @@ class Layer:
     start: dt.date | None = None
     needed_by: dt.date | None = None
     late: bool = False
+    choice: Any = None  # a purchase's supplier, when the item has supplier items (buying)
 
 
 @dataclass(slots=True)
@@ -70,8 +72,18 @@ class Netted:
     planned: list[Layer]   # orders this plan adds, by date
 
 
+class Buy(Protocol):
+    """Which supplier and how much of its unit a purchase of (stock quantity, need date)
+    goes to (a buying.choice.Choice); `fastest`: the shortest lead time on offer, which
+    is what dates the order (in time if any offer is, else as soon as the fastest)."""
+
+    fastest: int
+
+    def __call__(self, need: Decimal, need_date: date) -> Any: ...
+
+
 def net(item: ItemData, on_hand: Decimal, receipts: list[Receipt], needs: list[Need],
-        today: date, next_ref: Callable[[], str]) -> Netted:
+        today: date, next_ref: Callable[[], str], buy: Buy | None = None) -> Netted:
     lead = timedelta(days=item.lead)
     layers: list[Layer] = []
     if on_hand > 0:
@@ -95,7 +107,7 @@ def net(item: ItemData, on_hand: Decimal, receipts: list[Receipt], needs: list[N
         left = need.quantity
         while left > 0:
             if at == count:
-                layer = _plan(item, wanted, i, left, today, lead, period, next_ref())
+                layer = _plan(item, wanted, i, left, today, lead, period, next_ref(), buy)
                 layers.append(layer)
                 planned.append(layer)
                 count += 1
@@ -114,9 +126,13 @@ def net(item: ItemData, on_hand: Decimal, receipts: list[Receipt], needs: list[N
 
 
 def _plan(item: ItemData, wanted: list[Need], i: int, left: Decimal, today: date,
-          lead: timedelta, period: timedelta, ref: str) -> Layer:
+          lead: timedelta, period: timedelta, ref: str, buy: Buy | None = None) -> Layer:
+    """A purchase with supplier items takes the chosen supplier's lead time and is
+    rounded to its packs, minimum and breaks after the item's own sizing rules."""
     need = wanted[i]
     wanted_on = need.date
+    if buy is not None:
+        lead = timedelta(days=buy.fastest)
     start = wanted_on - lead
     late = (need.due or wanted_on) - lead < today  # a past-due need is late, whatever the lead
     due = wanted_on
@@ -131,5 +147,10 @@ def _plan(item: ItemData, wanted: list[Need], i: int, left: Decimal, today: date
             break
         covered += later.quantity
     quantity = lot_sizing.size(covered, item)
+    choice = None
+    if buy is not None:
+        choice = buy(quantity, wanted_on)
+        start = max(today, due - timedelta(days=choice.offer.lead))
+        quantity = choice.stock_quantity
     return Layer(due, quantity, quantity, PLANNED, ref, None, [], covered, start,
-                 need.due or wanted_on, late)
+                 need.due or wanted_on, late, choice)

@@ -146,7 +146,7 @@ def _planned_events(plan: dict[str, Any], sku: str, parents: dict[str, Decimal],
         for ln in group["lines"]:
             if ln["sku"] == sku:
                 out.append((date.fromisoformat(ln["need_date"]), 0, PLANNED, ln.get("ref"),
-                            Decimal(ln["quantity"]), None, None))
+                            Decimal(ln.get("stock_quantity", ln["quantity"])), None, None))
     return out
 
 

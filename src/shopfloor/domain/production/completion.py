@@ -22,8 +22,9 @@ from shopfloor.domain.base import lookup, resolve
 from shopfloor.domain.base.context import Op
 from shopfloor.domain.base.limits import storable
 from shopfloor.domain.floor import operations as floor_time
+from shopfloor.domain.production import by_products
 from shopfloor.domain.stock import ledger as stock
-from shopfloor.domain.stock import lots
+from shopfloor.domain.stock import lots, yields
 from shopfloor.domain.stock.items import touch
 from shopfloor.domain.stock.ledger import Posting
 from shopfloor.kernel.errors import Conflict, ValidationFailed
@@ -66,7 +67,9 @@ def complete(op: Op, number: str, report: Report) -> tuple[ManufacturingOrder, l
         raise ValidationFailed(f"completing {fmt(q)} but only {fmt(remaining)} remain",
                                field="quantity")
     made = q + report.scrap
-    plan = {c.item.sku: (c.item, storable(c.quantity_per_unit * made, "quantity"))
+    done = mo.completed_quantity + mo.scrapped_quantity
+    plan = {c.item.sku: (c.item, storable(yields.between(c.quantity_per_unit, done, made,
+                                                         yields.of(c)), "quantity"))
             for c in mo.components}
     given = {c.sku: (i, c) for i, c in enumerate(report.consumed)}
     resolve.once([(c.sku, f"consumed[{i}].sku") for i, c in enumerate(report.consumed)])
@@ -101,8 +104,8 @@ def complete(op: Op, number: str, report: Report) -> tuple[ManufacturingOrder, l
         variances.append(v)
     counted = min(made, remaining)
     for c in mo.components:
-        stock.commit(op, c.item, mo.location,
-                     -storable(c.quantity_per_unit * counted, "quantity"))
+        stock.commit(op, c.item, mo.location, -storable(
+            yields.between(c.quantity_per_unit, done, counted, yields.of(c)), "quantity"))
     _show(op, mo, variances)
     labour, times = floor_time.labour(op, mo, made)
     floor_time.show(op, mo.number, times)
@@ -110,10 +113,11 @@ def complete(op: Op, number: str, report: Report) -> tuple[ManufacturingOrder, l
     if q > 0:
         out = lots.incoming(op, [lots.Line(mo.item, q, "output", _output_lots(report),
                                            report.serials, report.expiry)])[0]
-        unit_cost, left = cost(total / q), total
+        main = by_products.book(op, mo, q, total)
+        unit_cost, left = cost(main / q), main
         for n, part in enumerate(out):
-            # the product carries exactly the value its components took, split by quantity
-            share = left if n == len(out) - 1 else cost(total * part.quantity / q)
+            # the product carries exactly the value left to it, split by quantity
+            share = left if n == len(out) - 1 else cost(main * part.quantity / q)
             left -= share
             stock.post(op, Posting(mo.item, mo.location, part.quantity, "production",
                                    "manufacturing_order", mo.number, unit_cost=unit_cost,

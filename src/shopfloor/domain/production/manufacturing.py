@@ -17,10 +17,11 @@ from shopfloor.domain.base.context import Op
 from shopfloor.domain.base.limits import storable
 from shopfloor.domain.base.sequences import claim_number
 from shopfloor.domain.floor import load, scheduling
-from shopfloor.domain.production import completion
+from shopfloor.domain.production import by_products, completion
 from shopfloor.domain.stock import ledger as stock
+from shopfloor.domain.stock import yields
 from shopfloor.kernel.errors import Conflict, ValidationFailed
-from shopfloor.kernel.numbers import fmt
+from shopfloor.kernel.numbers import ZERO, cost, fmt
 from shopfloor.kernel.statuses import MO, OPEN_MO, said
 from shopfloor.store.tables import ManufacturingComponent, ManufacturingOrder
 
@@ -32,11 +33,14 @@ def _open(mo: ManufacturingOrder) -> None:
 
 
 def commit(op: Op, mo: ManufacturingOrder, quantity: Decimal) -> None:
-    """Commit (or, negative, release) the components of `quantity` units."""
+    """Commit (or, negative, release) the components of `quantity` units, the ones after
+    those already made or scrapped (with a yield, the first units carry the set-up)."""
     stock.prefetch(op, [c.item for c in mo.components], mo.location)
+    done = mo.completed_quantity + mo.scrapped_quantity
+    sign = 1 if quantity >= 0 else -1
     for c in mo.components:
-        stock.commit(op, c.item, mo.location,
-                     storable(c.quantity_per_unit * quantity, "quantity"))
+        amount = yields.between(c.quantity_per_unit, done, abs(quantity), yields.of(c))
+        stock.commit(op, c.item, mo.location, storable(sign * amount, "quantity"))
 
 
 def create(op: Op, sku: str, quantity: Decimal, location: str, *, number: str | None,
@@ -51,11 +55,13 @@ def create(op: Op, sku: str, quantity: Decimal, location: str, *, number: str | 
     mo = ManufacturingOrder(number=claim_number(op, ManufacturingOrder, number, "MO"),
                             item=item, item_id=item.id, location=loc, location_id=loc.id,
                             quantity=quantity, status=MO.planned, due_date=due_date,
-                            created_at=op.now)
+                            created_at=op.now, by_products=by_products.snapshot(op, item.id),
+                            completed_quantity=ZERO, scrapped_quantity=ZERO)
     for i, line in enumerate(item.recipe_lines):
-        mo.components.append(ManufacturingComponent(item_id=line.component_id,
-                                                    item=line.component, position=i,
-                                                    quantity_per_unit=line.quantity))
+        mo.components.append(ManufacturingComponent(
+            item_id=line.component_id, item=line.component, position=i,
+            quantity_per_unit=line.quantity, attrition_percent=line.attrition_percent,
+            setup_quantity=line.setup_quantity, rounding_multiple=line.rounding_multiple))
     op.session.add(mo)
     op.session.flush()
     op.change("manufacturing_order", mo.number, "status", None, MO.planned)
@@ -66,14 +72,18 @@ def create(op: Op, sku: str, quantity: Decimal, location: str, *, number: str | 
         op.change("manufacturing_order", mo.number, "due_date", None, due_date)
     stock.prefetch(op, [c.item for c in mo.components], loc)
     lot_book = stock.ledger(op).lots
+    planned = ZERO
     for c in mo.components:
         bal = stock.balance(op, c.item, loc)
-        need = storable(c.quantity_per_unit * quantity, "quantity")
+        need = storable(yields.gross(c.quantity_per_unit, quantity, yields.of(c)), "quantity")
+        planned += need * bal.average_cost
         held, which = lot_book.held_back(c.item, loc.id)  # held or expired: not consumed
         available = bal.on_hand - held - bal.committed
         if available < need:
             op.warn("short", f"{c.item.sku}: needs {fmt(need)}, {fmt(available)} available at "
                     f"{loc.code}" + (f" (not counting {which})" if held else ""), fld="quantity")
+    if mo.by_products or not all(yields.of(c).plain for c in mo.components):
+        _planned_cost(op, mo, planned)
     commit(op, mo, quantity)
     _schedule(op, mo, start)
     return mo
@@ -85,6 +95,15 @@ def _schedule(op: Op, mo: ManufacturingOrder, start: datetime | None) -> None:
     ops = scheduling.route(op, mo, start)
     if ops:
         load.warn_overload(op, ops)
+
+
+def _planned_cost(op: Op, mo: ManufacturingOrder, total: Decimal) -> None:
+    """What the order should cost at today's average costs, its yield counted, less the
+    by-products' shares: what a person confirming it sees."""
+    share = sum((Decimal(p) for _, _, p in mo.by_products or ()), ZERO)
+    own = total * (1 - share / 100)
+    op.change("manufacturing_order", mo.number, "planned cost", None,
+              f"{fmt(cost(own))} ({fmt(cost(own / mo.quantity))} each)")
 
 
 def complete(op: Op, number: str, quantity: Decimal | None) -> ManufacturingOrder:

@@ -12,7 +12,8 @@ from sqlalchemy.orm.attributes import flag_modified
 
 from shopfloor.domain.base import lookup
 from shopfloor.domain.base.context import Op
-from shopfloor.domain.stock import lookalikes, lots, usable
+from shopfloor.domain.stock import lookalikes, lots, usable, yields
+from shopfloor.domain.stock.yields import Yield
 from shopfloor.kernel import gs1
 from shopfloor.kernel.errors import Conflict, ValidationFailed
 from shopfloor.kernel.numbers import ZERO, fmt
@@ -144,6 +145,7 @@ def _open_documents(op: Op, item: Item) -> list[str]:
 class ComponentSpec:
     sku: str
     quantity: Decimal
+    yields: Yield | None = None  # None: the line's yield as it is (plain for a new line)
 
 
 def update_recipe(op: Op, sku: str, components: Sequence[ComponentSpec]) -> Item:
@@ -153,7 +155,7 @@ def update_recipe(op: Op, sku: str, components: Sequence[ComponentSpec]) -> Item
         raise ValidationFailed(f"{sku} is a material; only products and intermediates have "
                                "recipes", field="sku")
     seen: set[str] = set()
-    rows: list[tuple[Item, Decimal]] = []
+    rows: list[tuple[Item, Decimal, Yield | None]] = []
     for i, c in enumerate(components):
         fld = f"components[{i}].sku"
         if c.sku in seen:
@@ -163,19 +165,41 @@ def update_recipe(op: Op, sku: str, components: Sequence[ComponentSpec]) -> Item
         if comp.id == product.id or product.id in all_components(op, comp.id):
             raise ValidationFailed(f"{c.sku} contains {sku}: a recipe cannot include itself",
                                    field=fld)
-        rows.append((comp, c.quantity))
+        _check_yield(c.yields, i)
+        rows.append((comp, c.quantity, c.yields))
     before = {line.component.sku: line.quantity for line in product.recipe_lines}
+    kept = {line.component.sku: yields.of(line) for line in product.recipe_lines}
     product.recipe_lines.clear()
     op.session.flush()
-    for pos, (comp, qty) in enumerate(rows):
-        product.recipe_lines.append(RecipeLine(component_id=comp.id, quantity=qty, position=pos,
-                                               component=comp))
+    for pos, (comp, qty, y) in enumerate(rows):
+        was = kept.get(comp.sku, yields.PLAIN)
+        y = was if y is None else y
+        product.recipe_lines.append(RecipeLine(
+            component_id=comp.id, quantity=qty, position=pos, component=comp,
+            attrition_percent=y.attrition_percent, setup_quantity=y.setup_quantity,
+            rounding_multiple=y.rounding_multiple))
         op.change("recipe", sku, comp.sku, before.pop(comp.sku, None), qty)
+        if y != was:
+            op.change("recipe_yield", sku, comp.sku, yields.said(was), yields.said(y))
     for gone, qty in before.items():
         op.change("recipe", sku, gone, qty, None)
     touch(product)
     op.session.flush()
     return product
+
+
+def _check_yield(y: Yield | None, i: int) -> None:
+    if y is None:
+        return
+    if y.attrition_percent < 0:
+        raise ValidationFailed("attrition cannot be negative",
+                               field=f"components[{i}].attrition_percent")
+    if y.setup_quantity < 0:
+        raise ValidationFailed("a set-up quantity cannot be negative",
+                               field=f"components[{i}].setup_quantity")
+    if y.rounding_multiple is not None and y.rounding_multiple <= 0:
+        raise ValidationFailed("a rounding multiple must be above zero",
+                               field=f"components[{i}].rounding_multiple")
 
 
 def touch(row: Any) -> None:
@@ -210,14 +234,17 @@ def create_location(op: Op, code: str, name: str, allow_negative: bool) -> Locat
 
 
 def create_partner(op: Op, model: type[Supplier] | type[Customer], name: str,
-                   email: str | None, phone: str | None) -> Supplier | Customer:
+                   email: str | None, phone: str | None,
+                   currency: str | None = None) -> Supplier | Customer:
     what = "supplier" if model is Supplier else "customer"
     _unique(op, model, model.name, name, "name", what)
     lookalikes.new_key(op, model.name, model.name_skeleton, name, fld="name", what=what)
-    row = model(name=name, email=email, phone=phone)
+    row = model(name=name, email=email, phone=phone, currency=currency)
     op.session.add(row)
     op.session.flush()
     op.change(what, name, "created", None, name)
+    if currency:
+        op.change(what, name, "currency", None, currency)
     return row
 
 

@@ -2,6 +2,7 @@
 `Base.metadata` (Alembic, the tests' truncation and the violation reader need them all)."""
 
 from shopfloor.store.tables.accounts import *  # noqa: F403
+from shopfloor.store.tables.buying import *  # noqa: F403
 from shopfloor.store.tables.core import *  # noqa: F403
 from shopfloor.store.tables.corrections import *  # noqa: F403
 from shopfloor.store.tables.events import *  # noqa: F403

@@ -98,6 +98,7 @@ class Supplier(Versioned, Base):
     name: Mapped[str] = mapped_column(String(200), unique=True)
     email: Mapped[str | None] = mapped_column(String(320))
     phone: Mapped[str | None] = mapped_column(String(64))
+    currency: Mapped[str | None] = mapped_column(String(3))  # None: the company's
     name_skeleton: Mapped[str | None] = skeleton_of("name")
 
 
@@ -107,6 +108,7 @@ class Customer(Versioned, Base):
     name: Mapped[str] = mapped_column(String(200), unique=True)
     email: Mapped[str | None] = mapped_column(String(320))
     phone: Mapped[str | None] = mapped_column(String(64))
+    currency: Mapped[str | None] = mapped_column(String(3))  # None: the company's
     name_skeleton: Mapped[str | None] = skeleton_of("name")
 
 
@@ -150,6 +152,9 @@ class RecipeLine(Base):
     component_id: Mapped[int] = mapped_column(ForeignKey("items.id"), index=True)
     position: Mapped[int] = mapped_column(Integer, default=0)
     quantity: Mapped[Decimal]
+    attrition_percent: Mapped[Decimal] = mapped_column(default=ZERO)
+    setup_quantity: Mapped[Decimal] = mapped_column(default=ZERO)
+    rounding_multiple: Mapped[Decimal | None]
 
     component: Mapped[Item] = relationship(foreign_keys=[component_id], lazy="joined")
 
@@ -235,6 +240,7 @@ class PurchaseOrder(Versioned, Base):
     status: Mapped[str] = mapped_column(String(24), index=True)
     expected_date: Mapped[date | None] = mapped_column(Date)
     notes: Mapped[str | None] = mapped_column(Text)
+    currency: Mapped[str | None] = mapped_column(String(3))  # None: the company's
     created_at: Mapped[datetime]
 
     supplier: Mapped[Supplier] = relationship(lazy="joined")
@@ -250,6 +256,9 @@ class PurchaseOrderLine(_OrderLine, Base):
     received_quantity: Mapped[Decimal] = mapped_column(default=ZERO)
     expected_date: Mapped[date | None] = mapped_column(Date)  # None: the order's date
     returned_quantity: Mapped[Decimal] = mapped_column(default=ZERO)
+    # the supplier's unit: quantities above are stock units, unit_price is per `unit`
+    unit: Mapped[str | None] = mapped_column(String(32))
+    units_per_unit: Mapped[Decimal | None]
     item: Mapped[Item] = relationship(lazy="joined")
 
 
@@ -262,6 +271,7 @@ class SalesOrder(Versioned, Base):
     status: Mapped[str] = mapped_column(String(24), index=True)
     due_date: Mapped[date | None] = mapped_column(Date)
     notes: Mapped[str | None] = mapped_column(Text)
+    currency: Mapped[str | None] = mapped_column(String(3))  # None: the company's
     created_at: Mapped[datetime]
 
     customer: Mapped[Customer] = relationship(lazy="joined")
@@ -290,6 +300,7 @@ class ManufacturingOrder(Versioned, Base):
     scrapped_quantity: Mapped[Decimal] = mapped_column(default=ZERO)
     status: Mapped[str] = mapped_column(String(24), index=True)
     due_date: Mapped[date | None] = mapped_column(Date)
+    by_products: Mapped[list[Any] | None] = mapped_column(JSON)  # [[item_id, qty, share]]
     created_at: Mapped[datetime]
 
     item: Mapped[Item] = relationship(lazy="joined")
@@ -308,6 +319,9 @@ class ManufacturingComponent(Base):
     item_id: Mapped[int] = mapped_column(ForeignKey("items.id"))
     position: Mapped[int] = mapped_column(Integer, default=0)
     quantity_per_unit: Mapped[Decimal]
+    attrition_percent: Mapped[Decimal] = mapped_column(default=ZERO)
+    setup_quantity: Mapped[Decimal] = mapped_column(default=ZERO)
+    rounding_multiple: Mapped[Decimal | None]
     item: Mapped[Item] = relationship(lazy="joined")
 
 

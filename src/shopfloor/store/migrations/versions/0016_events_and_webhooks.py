@@ -1,7 +1,7 @@
 """the event outbox, webhooks and their deliveries, outbox cursors, alert digests
 
 Revision ID: 0016
-Revises: 0014
+Revises: 0015
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from alembic import op
 import shopfloor.store.types
 
 revision = "0016"
-down_revision = "0014"
+down_revision = "0015"
 branch_labels = None
 depends_on = None
 

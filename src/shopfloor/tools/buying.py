@@ -1,0 +1,137 @@
+"""Buying in the supplier's terms: supplier items and exchange rates."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from decimal import Decimal
+from typing import Annotated
+
+from pydantic import Field
+
+from shopfloor.domain.base.context import Op
+from shopfloor.domain.buying import currencies
+from shopfloor.domain.buying import supplier_items as offers
+from shopfloor.kernel.numbers import fmt
+from shopfloor.kernel.roles import Role
+from shopfloor.registry.facts import Undo
+from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
+from shopfloor.store.tables import SupplierItem
+from shopfloor.tools.fields import (
+    Amount,
+    Key,
+    Money,
+    NonNegative,
+    Out,
+    PartnerName,
+    Quantity,
+    Uom,
+)
+
+tools = Toolset("buying")
+Currency = Field(description="ISO 4217")
+
+
+class PriceBreak(Request):
+    min_quantity: NonNegative
+    unit_price: Money
+
+
+class SupplierItemOut(Out):
+    sku: str
+    supplier: str
+    supplier_sku: str | None
+    purchase_unit: str
+    units_per_purchase_unit: Amount
+    minimum_order: Amount
+    order_multiple: Amount | None
+    lead_time_days: int
+    price_breaks: list[list[Amount]]  # [min_quantity, unit_price], ascending
+    preferred: bool
+
+
+def _out(op: Op, row: SupplierItem) -> SupplierItemOut:
+    t = offers.terms_of(row)
+    return SupplierItemOut(
+        sku=row.item.sku, supplier=row.supplier.name, supplier_sku=t.supplier_sku,
+        purchase_unit=t.purchase_unit, units_per_purchase_unit=t.units_per_purchase_unit,
+        minimum_order=t.minimum_order, order_multiple=t.order_multiple,
+        lead_time_days=t.lead_time_days, preferred=t.preferred,
+        price_breaks=[[q, p] for q, p in t.price_breaks])
+
+
+class SupplierItemRef(WriteRequest):
+    sku: Key
+    supplier: PartnerName
+
+
+class SetSupplierItem(SupplierItemRef):
+    supplier_sku: Key | None = None
+    purchase_unit: Uom
+    units_per_purchase_unit: Quantity
+    minimum_order: NonNegative | None = None
+    order_multiple: NonNegative | None = None
+    lead_time_days: Annotated[int, Field(ge=0)] | None = None
+    price_breaks: list[PriceBreak] = Field(min_length=1)
+    preferred: bool | None = None
+
+
+@tools.write("set_supplier_item", title="Set supplier item", response=SupplierItemOut,
+             role=Role.admin, description="Set a supplier's terms for an item.",
+             destructive=True, undo=Undo.refused("set it again as it was, or remove it"))
+def set_supplier_item(op: Op, req: SetSupplierItem) -> Done[SupplierItemOut]:
+    row = offers.put(op, req.sku, req.supplier, offers.Terms(
+        req.supplier_sku, req.purchase_unit, req.units_per_purchase_unit,
+        req.minimum_order or Decimal(0), req.order_multiple, req.lead_time_days or 0,
+        [(b.min_quantity, b.unit_price) for b in req.price_breaks], bool(req.preferred)))
+    return Done(f"Set {req.supplier}'s terms for {req.sku}: {req.purchase_unit} of "
+                f"{fmt(req.units_per_purchase_unit)}", _out(op, row))
+
+
+@tools.write("remove_supplier_item", title="Remove supplier item", response=SupplierItemOut,
+             role=Role.admin, description="Drop a supplier item.",
+             destructive=True, undo=Undo.refused("set it again"))
+def remove_supplier_item(op: Op, req: SupplierItemRef) -> Done[SupplierItemOut]:
+    row = offers.remove(op, req.sku, req.supplier)
+    out = _out(op, row)
+    return Done(f"Remove {req.supplier}'s entry for {req.sku}", out)
+
+
+class ListSupplierItems(Request):
+    sku: Key | None = None
+    supplier: PartnerName | None = None
+
+
+class SupplierItems(Out):
+    supplier_items: list[SupplierItemOut]
+
+
+@tools.read("list_supplier_items", title="List supplier items", response=SupplierItems,
+            description="Suppliers' terms by item.")
+def list_supplier_items(op: Op, req: ListSupplierItems) -> SupplierItems:
+    return SupplierItems(supplier_items=[_out(op, r) for r in
+                                         offers.listed(op, req.sku, req.supplier)])
+
+
+class SetExchangeRate(WriteRequest):
+    currency: str = Currency
+    rate: Quantity = Field(description="in company currency")
+    valid_from: date | None = None
+
+
+class RateOut(Out):
+    currency: str
+    rate: Amount
+    valid_from: date
+    company_currency: str
+    created_at: datetime
+
+
+@tools.write("set_exchange_rate", title="Set exchange rate", response=RateOut,
+             role=Role.admin, description="A currency's rate from a date on.",
+             destructive=False, undo=Undo.refused("set the rate again"))
+def set_exchange_rate(op: Op, req: SetExchangeRate) -> Done[RateOut]:
+    row = currencies.set_rate(op, req.currency, req.rate, req.valid_from or op.now.date())
+    home = currencies.company(op)
+    return Done(f"{row.currency} = {fmt(row.rate)} {home} from {row.valid_from.isoformat()}",
+                RateOut(currency=row.currency, rate=row.rate, valid_from=row.valid_from,
+                        company_currency=home, created_at=row.created_at))
