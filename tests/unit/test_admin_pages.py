@@ -120,6 +120,8 @@ def test_the_approval_inbox_approves_through_the_tool_form(client: httpx.Client,
     pid = held["proposal_id"]
     inbox = client.get("/proposals").text
     assert f'href="/proposals/{pid}"' in inbox and "agent" in inbox
+    today = client.get("/today").text
+    assert re.search(r'href="/proposals">Proposals waiting</a> <span class="count">1<', today)
     page = client.get(f"/proposals/{pid}").text
     approve = re.search(r'href="(/tools/approve_proposal\?[^"]+)"', page)
     assert approve and "on_hand" in page

@@ -52,7 +52,11 @@ def routes(admin: Admin) -> list[BaseRoute]:
 async def today(a: Admin, request: Request, actor: Actor) -> Response:
     seen: dict[str, list[dict[str, Any]]] = {}  # each order list read once for all six
     counts = {slug: len(await rows_for(a, actor, slug, seen)) for slug in DAYS}
-    return a.render(request, "day.html", actor, days=DAYS, counts=counts, day=None, rows=[])
+    waiting = await a.read(actor, "list_proposals", {"status": "pending", "limit": 200})
+    centres = await a.read(actor, "list_work_centres", {})
+    return a.render(request, "day.html", actor, days=DAYS, counts=counts, day=None, rows=[],
+                    waiting=len(waiting.get("proposals") or []),
+                    centres=centres.get("work_centres") or [])
 
 
 async def one_day(a: Admin, request: Request, actor: Actor) -> Response:
