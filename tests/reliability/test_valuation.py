@@ -204,9 +204,9 @@ def test_the_admin_page_and_the_csv_an_accountant_takes_away(registry: Registry,
         assert 'href="/items/P1"' in body
         total = body.split('id="valuation-total"')[1].split("</tr>")[0]
         for figure in ("48", "-2", "-4", "4", "50", "1"):  # opening ... value, variances
-            assert f'data-money="{figure}"' in total, figure
+            assert f'class="money" data-value="{figure}"' in total, figure
         assert 'href="/valuation.csv?date=2026-02-28&amp;start=2026-02-01"' in page.text
-        assert 'data-money="51"' in c.get("/valuation").text  # now, with the new item
+        assert 'class="money" data-value="51"' in c.get("/valuation").text  # now, with the new item
         bad = c.get("/valuation", params={"start": "2026-03-01", "date": "2026-02-01"})
         assert bad.status_code == 400
 

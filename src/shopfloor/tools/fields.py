@@ -9,6 +9,8 @@ shopfloor.kernel.keys), so a key typed in fullwidth letters finds the one typed 
 
 from __future__ import annotations
 
+import base64
+import json
 import re
 from collections.abc import Callable, Sequence
 from datetime import UTC, date, datetime
@@ -27,6 +29,7 @@ from pydantic import (
 )
 
 from shopfloor.kernel import gs1, keys
+from shopfloor.kernel.errors import ValidationFailed
 from shopfloor.kernel.numbers import fmt
 
 MAX_AMOUNT = Decimal("1000000000")
@@ -183,3 +186,21 @@ def paged(rows: Sequence[T], limit: int, cursor_of: Callable[[T], str]
     the page's last row is where the next one starts."""
     page = list(rows[:limit])
     return page, cursor_of(page[-1]) if len(rows) > limit else None
+
+
+def pair_cursor(sku: str, location: str) -> str:
+    """A page cursor over (sku, location) rows: where the page ended."""
+    return base64.urlsafe_b64encode(json.dumps([sku, location]).encode()).decode()
+
+
+def after_pair(cursor: str | None, tool: str) -> tuple[str, str] | None:
+    """The (sku, location) a page ended on; anything else is a coded error, not page 1."""
+    if cursor is None:
+        return None
+    try:
+        sku, location = json.loads(base64.urlsafe_b64decode(cursor.encode()))
+        if isinstance(sku, str) and isinstance(location, str):
+            return sku, location
+    except (ValueError, TypeError):
+        pass
+    raise ValidationFailed(f"not a cursor {tool} returned", field="cursor")

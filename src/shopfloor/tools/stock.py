@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import base64
-import json
 from decimal import Decimal
 from typing import Self
 
@@ -15,7 +13,6 @@ from shopfloor.domain.corrections import reverts
 from shopfloor.domain.lots import reports as lot_reports
 from shopfloor.domain.planning import projection, reports
 from shopfloor.domain.stock import history, movements, usable
-from shopfloor.kernel.errors import ValidationFailed
 from shopfloor.kernel.numbers import fmt
 from shopfloor.kernel.roles import Role
 from shopfloor.registry.facts import Undo
@@ -37,7 +34,9 @@ from shopfloor.tools.fields import (
     SignedQuantity,
     Since,
     Text,
+    after_pair,
     paged,
+    pair_cursor,
 )
 from shopfloor.tools.lot_fields import IncomingLine, TrackedLine
 from shopfloor.tools.refs import NumberOrId, SkuOrId, number_of, sku_of
@@ -69,21 +68,8 @@ class StockList(Page):
     balances: list[StockOut]
 
 
-def _stock_cursor(sku: str, location: str) -> str:
-    return base64.urlsafe_b64encode(json.dumps([sku, location]).encode()).decode()
-
-
 def _after(cursor: str | None) -> tuple[str, str] | None:
-    """The (sku, location) a page ended on; anything else is a coded error, not page 1."""
-    if cursor is None:
-        return None
-    try:
-        sku, location = json.loads(base64.urlsafe_b64decode(cursor.encode()))
-        if isinstance(sku, str) and isinstance(location, str):
-            return sku, location
-    except (ValueError, TypeError):
-        pass
-    raise ValidationFailed("not a cursor get_stock returned", field="cursor")
+    return after_pair(cursor, "get_stock")
 
 
 @tools.read("get_stock", title="Get stock", response=StockList,
@@ -95,7 +81,7 @@ def get_stock(op: Op, req: GetStock) -> StockList:
     rows = reports.balances(op, req.sku, req.location, limit=req.limit + 1,
                             after=_after(req.cursor))
     rows, next_cursor = paged(rows, req.limit,
-                              lambda b: _stock_cursor(b.item.sku, b.location.code))
+                              lambda b: pair_cursor(b.item.sku, b.location.code))
     lots = lot_reports.of_balances(op, [(b.item_id, b.location_id) for b in rows
                                         if b.item.batch_tracked or b.item.serial_tracked])
     today = op.now.date()
@@ -115,7 +101,7 @@ def _stock_then(op: Op, req: GetStock) -> StockList:
     after = _after(req.cursor)
     rows = history.balances(op, moment, req.sku, req.location, limit=req.limit + 1,
                             after=after)
-    rows, next_cursor = paged(rows, req.limit, lambda b: _stock_cursor(b.sku, b.location))
+    rows, next_cursor = paged(rows, req.limit, lambda b: pair_cursor(b.sku, b.location))
     was: dict[tuple[str, str], Decimal] = {}
     if req.compare_to is not None and rows:
         last = (rows[-1].sku, rows[-1].location) if next_cursor else None

@@ -3,17 +3,24 @@ with the flows that moved it (the figures an accountant closes a month with)."""
 
 from __future__ import annotations
 
-import base64
-import json
 from decimal import Decimal
 
 from pydantic import Field
 
 from shopfloor.domain.base.context import Op
 from shopfloor.domain.stock import valuation as books
-from shopfloor.kernel.errors import ValidationFailed
 from shopfloor.registry.tool import Request, Toolset
-from shopfloor.tools.fields import Amount, Cursor, Day, Key, Kind, Out, Page
+from shopfloor.tools.fields import (
+    Amount,
+    Cursor,
+    Day,
+    Key,
+    Kind,
+    Out,
+    Page,
+    after_pair,
+    pair_cursor,
+)
 
 tools = Toolset("stock")
 PAGE = 200  # rows a page (a fixed size: one argument fewer in every tools/list)
@@ -43,20 +50,8 @@ class ValuationOut(Page):
     total: dict[str, Amount]
 
 
-def _cursor(sku: str, location: str) -> str:
-    return base64.urlsafe_b64encode(json.dumps([sku, location]).encode()).decode()
-
-
 def _after(cursor: str | None) -> tuple[str, str] | None:
-    if cursor is None:
-        return None
-    try:
-        sku, location = json.loads(base64.urlsafe_b64decode(cursor.encode()))
-        if isinstance(sku, str) and isinstance(location, str):
-            return sku, location
-    except (ValueError, TypeError):
-        pass
-    raise ValidationFailed("not a cursor this tool returned", field="cursor")
+    return after_pair(cursor, "get_stock_valuation")
 
 
 @tools.read("get_stock_valuation", title="Stock valuation", response=ValuationOut,
@@ -74,7 +69,7 @@ def get_stock_valuation(op: Op, req: ValuationQuery) -> ValuationOut:
     last = found.rows[-1] if found.rows else None
     t = found.total
     return ValuationOut(rows=rows, total={"value": t.value, **(_period(t) if period else {})},
-                        next_cursor=_cursor(last.sku, last.location) if found.more and last
+                        next_cursor=pair_cursor(last.sku, last.location) if found.more and last
                         else None)
 
 
