@@ -138,6 +138,12 @@ def listed(op: Op, sku: str | None, supplier: str | None) -> list[SupplierItem]:
     return list(op.session.scalars(stmt).unique())
 
 
+def sells_by(op: Op, item: Item, supplier: Supplier, unit: str) -> bool:
+    """Whether the supplier's entry for the item is in `unit`."""
+    row = _row(op, item, supplier)
+    return row is not None and row.purchase_unit == unit
+
+
 def for_line(op: Op, item: Item, supplier: Supplier, unit: str, fld: str) -> SupplierItem:
     """The supplier item a purchase line in `unit` buys: the supplier's entry for the item,
     in that unit, or a coded error naming the line's unit."""

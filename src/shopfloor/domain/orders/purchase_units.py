@@ -35,6 +35,9 @@ class Terms:
 def terms(op: Op, supplier: Supplier, item: Item, spec: Any, i: int) -> Terms:
     """A requested line (quantity and price in `spec.unit`, if it names one) as stored."""
     unit: str | None = spec.unit
+    if unit is not None and unit == item.uom and not supplier_items.sells_by(
+            op, item, supplier, unit):
+        unit = None  # the item's own unit (what a line read back shows): no conversion
     if unit is None:
         price = _item_price(op, supplier, item, i) if spec.unit_price is None \
             else spec.unit_price
