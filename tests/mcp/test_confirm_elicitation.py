@@ -40,9 +40,14 @@ WHERES = ["stdio-legacy", "stdio-2026", "http-2026"]
 Answer = Callable[[str], types.ElicitResult]
 
 
+SERVING = ("meta", "event_cursors")
+"""What serving writes of its own: the token names (`meta`) and, from the in-process
+worker's alert watch, how far it has read the outbox (`event_cursors`)."""
+
+
 def snapshot(reg: Registry) -> dict[str, Any]:
-    """Every table but `meta`, where serving over HTTP stores its token names."""
-    return {k: v for k, v in full_snapshot(reg).items() if not k.startswith("meta")}
+    """Every table but those serving writes on its own."""
+    return {k: v for k, v in full_snapshot(reg).items() if not k.startswith(SERVING)}
 
 
 def accept(message: str) -> types.ElicitResult:
