@@ -105,7 +105,8 @@ def test_stdio_lists_annotated_tools_and_reads_previews_applies(reg: Registry, s
             assert {r.mime_type for r in resources} == {"text/html;profile=mcp-app"}
             others = [str(r.uri) for r in listed if r not in resources]  # test_alert_resources
             assert others == ["shopfloor://proposals/pending"] + [
-                f"shopfloor://alerts/{a}" for a in ("low-stock", "expiring-lots", "late-orders")]
+                f"shopfloor://alerts/{a}" for a in ("low-stock", "expiring-lots", "late-orders",
+                                                    "overloaded-centres")]
             card = (await s.read_resource(PREVIEW_URI)).contents[0]
             html = card.text  # type: ignore[union-attr]
             assert "<script src" not in html and "http://" not in html and "https://" not in html

@@ -185,3 +185,26 @@ def test_five_orders_on_one_saw_overload_monday_then_finite_scheduling_spreads_t
         ("2027-03-03", "480", "480", "100"), ("2027-03-04", "480", "60", "12.5")]
     assert _load(registry, "SAW", end="2027-03-07", bucket="week") == [
         (MON, "2400", "1500", "62.5")]
+
+
+def test_an_overloaded_day_in_the_coming_weeks_is_an_alert(registry: Registry) -> None:
+    from datetime import date, timedelta
+
+    from shopfloor.app import alerts
+
+    monday = date.today() + timedelta(days=7 - date.today().weekday())
+    apply(registry, "create_location", code="MAIN", name="Main")
+    apply(registry, "create_item", sku="PLANK", name="Plank")
+    apply(registry, "create_item", sku="SHELF", name="Shelf", kind="product")
+    apply(registry, "update_recipe", sku="SHELF", components=[{"sku": "PLANK", "quantity": 1}])
+    apply(registry, "create_work_centre", code="SAW", name="Saw")
+    apply(registry, "update_routing", sku="SHELF", operations=[
+        {"sequence": 1, "name": "Saw", "work_centre": "SAW", "run_minutes": 3}])
+    shown = alerts.content(registry, "overloaded-centres", alerts.WATCHER)
+    assert shown["count"] == 0
+    for number in ("A", "B"):  # 300 min each, both from Monday 08:00: 600 of 480
+        apply(registry, "create_manufacturing_order", sku="SHELF", location="MAIN",
+              quantity=100, number=number, start=f"{monday.isoformat()}T08:00:00Z")
+    shown = alerts.content(registry, "overloaded-centres", alerts.WATCHER)
+    assert [(r["work_centre"], r["period"], r["planned_minutes"], r["load_percent"])
+            for r in shown["rows"]] == [("SAW", monday.isoformat(), "600", "125")]

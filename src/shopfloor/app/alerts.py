@@ -15,6 +15,7 @@ import json
 import time
 from collections.abc import Callable
 from datetime import UTC, date, datetime, timedelta
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select
@@ -32,6 +33,7 @@ PREFIX = "shopfloor://alerts/"
 CURSOR = "alerts"
 WATCHER = Actor.of("shopfloor-alerts", "viewer")
 EXPIRY_DAYS = 30
+LOAD_DAYS = 28
 
 
 def _pages(registry: Registry, tool: str, args: dict[str, Any], actor: Actor,
@@ -73,10 +75,22 @@ def late_orders(registry: Registry, actor: Actor) -> list[dict[str, Any]]:
     return late
 
 
+def overloaded_centres(registry: Registry, actor: Actor) -> list[dict[str, Any]]:
+    """Days in the coming weeks on which a work centre has more planned than it can do."""
+    start = date.today()
+    got = registry.invoke("get_work_centre_load", {
+        "start": start.isoformat(), "end": (start + timedelta(days=LOAD_DAYS)).isoformat(),
+        "bucket": "day"}, actor)
+    return [r for r in got.get("rows", []) if r.get("load_percent") is not None
+            and Decimal(r["load_percent"]) > 100]
+
+
 ALERTS: dict[str, tuple[str, Callable[[Registry, Actor], list[dict[str, Any]]]]] = {
     "low-stock": ("Items at or below their reorder point", low_stock),
     "expiring-lots": (f"Lots expired or expiring within {EXPIRY_DAYS} days", expiring_lots),
     "late-orders": ("Open orders past their due date", late_orders),
+    "overloaded-centres": (f"Work-centre days over capacity in the next {LOAD_DAYS} days",
+                           overloaded_centres),
 }
 
 
