@@ -46,15 +46,16 @@ def _world(reg: Registry) -> dict[str, str]:
     Accounts(reg.store).create("ann", "ann's password", "operator")
     hook = apply(reg, "create_webhook", url="https://hooks.example.com/in",
                  events=["job.finished"])
-    held = apply(reg, "create_stock_adjustment", Actor.of("agent", "operator",
-                                                        needs_approval=True),
-                 location="MAIN", reason="found",
-                 lines=[{"sku": "M1", "quantity_delta": "1", "unit_cost": "1"}])
     apply(reg, "create_work_centre", code="WC", name="Bench")
     apply(reg, "update_routing", sku="P1", operations=[
         {"sequence": 10, "name": "Make", "work_centre": "WC", "run_minutes": "5"}])
     mo3 = apply(reg, "create_manufacturing_order", sku="P1", quantity="1",
                 location="MAIN", start="2027-03-01T08:00:00Z")["number"]
+    # last: a proposal is approved only if nothing its preview read has changed since
+    held = apply(reg, "create_stock_adjustment", Actor.of("agent", "operator",
+                                                        needs_approval=True),
+                 location="MAIN", reason="found",
+                 lines=[{"sku": "M1", "quantity_delta": "1", "unit_cost": "1"}])
     return {"prop": held["proposal_id"], "po": po["number"], "so": so["number"],
             "mo": mo["number"], "mo3": mo3,
             "adj": adj["movements"][-1]["document_number"], "job": job["job_id"],

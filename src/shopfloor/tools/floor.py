@@ -175,8 +175,13 @@ def update_routing(op: Op, req: UpdateRouting) -> Done[RoutingOut]:
     item = routings.update(op, sku_of(op, req), [
         Operation(o.sequence, o.name, o.work_centre, o.setup_minutes, o.run_minutes)
         for o in req.operations])
-    return Done(f"Set routing of {item.sku}: {len(req.operations)} operations",
-                routing_out(op, item))
+    # answered from the request, as stored: reading the new rows back would remember their
+    # ids as read, and PostgreSQL gives the apply other ids than the preview (stale)
+    return Done(f"Set routing of {item.sku}: {len(req.operations)} operations", RoutingOut(
+        sku=item.sku, operations=[
+            OperationIn(sequence=o.sequence, name=o.name, work_centre=o.work_centre,
+                        setup_minutes=_n(o.setup_minutes), run_minutes=_n(o.run_minutes))
+            for o in sorted(req.operations, key=lambda o: o.sequence)]))
 
 
 class GetRouting(SkuOrId, Request):
