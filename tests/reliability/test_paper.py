@@ -215,7 +215,8 @@ def test_documents_are_mcp_resources(reg: Registry) -> None:
     uris = {t.uri_template for t in templates}
     assert "shopfloor://documents/labels/lots/{sku}/{lot}.pdf" in uris
     assert "shopfloor://documents/purchase-orders/{number}.pdf" in uris
-    assert all(t.mime_type == "application/pdf" for t in templates)
+    assert all(t.mime_type == "application/pdf" for t in templates
+               if t.uri_template.startswith("shopfloor://documents/"))
     assert content.mime_type == "application/pdf"
     assert "Country loaf" in text_of(base64.b64decode(content.blob))
 
