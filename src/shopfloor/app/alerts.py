@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
 import time
 from collections.abc import Callable
 from datetime import UTC, date, datetime, timedelta
@@ -127,7 +128,7 @@ class AlertCheck:
         self._last = 0.0
         self._seen = (0, 0)
 
-    def __call__(self) -> int:
+    def __call__(self, stop: threading.Event | None = None) -> int:
         elapsed = time.monotonic() - self._last
         if elapsed < self.every:
             return 0
@@ -143,18 +144,27 @@ class AlertCheck:
             if elapsed < self.anyway and not outbox.read(s.connection(), self._seen, 1):
                 return 0
         self._last = time.monotonic()
-        changed, self._seen = check(self.registry)
+        changed, seen = check(self.registry, stop)
+        if seen is not None:
+            self._seen = seen
         return changed
 
 
-def check(registry: Registry) -> tuple[int, tuple[int, int]]:
+def check(registry: Registry, stop: threading.Event | None = None
+          ) -> tuple[int, tuple[int, int] | None]:
     """Recompute every alert; record the changed ones (state and event together). Returns
-    how many changed, and the outbox position the check saw."""
+    how many changed, and the outbox position the check saw (None when `stop` was set
+    between two alerts: on a large company one alert takes seconds, and a worker told to
+    stop must not finish the round first)."""
     store = registry.store
     with store.reading() as s:
         seen = outbox.last(s.connection())
         states = {a.name: a.digest for a in s.scalars(select(AlertState))}
-    shown = {name: content(registry, name, WATCHER) for name in ALERTS}
+    shown: dict[str, dict[str, Any]] = {}
+    for name in ALERTS:
+        if stop is not None and stop.is_set():
+            return 0, None
+        shown[name] = content(registry, name, WATCHER)
     if all(states.get(name) == digest(v) or (name not in states and not v["count"])
            for name, v in shown.items()) and len(states) == len(shown):
         return 0, seen

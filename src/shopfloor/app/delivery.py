@@ -44,7 +44,7 @@ class Deliverer:
     def __init__(self, store: Store, *, name: str, allow_private: bool = False,
                  lease: timedelta = timedelta(seconds=30), timeout: float = 10.0,
                  senders: int = 8, poll: float = 0.5,
-                 also: Callable[[], object] | None = None) -> None:
+                 also: Callable[[threading.Event], object] | None = None) -> None:
         self.store = store
         self.name = name
         self.allow_private = allow_private
@@ -127,13 +127,14 @@ class Deliverer:
                     log.exception("webhook delivery loop error; continuing")
                     stop.wait(self.poll)
         finally:
-            if side is not None:
-                side.join(30)
+            if side is not None:  # a daemon: one alert's reads are not worth a slow stop
+                side.join(2)
             self.close()
 
-    def _beside(self, work: Callable[[], object], stop: threading.Event) -> None:
+    def _beside(self, work: Callable[[threading.Event], object], stop: threading.Event
+                ) -> None:
         while not stop.wait(self.poll):
             try:
-                work()
+                work(stop)
             except Exception:
                 log.exception("alert check failed; trying again")

@@ -94,8 +94,8 @@ class Worker:
         try:
             self._run_jobs(stop)
         finally:
-            if sender is not None:
-                sender.join(30)
+            if sender is not None:  # its sends in flight end within their timeout
+                sender.join(self.delivery.timeout + 1 if self.delivery else 0)
 
     def _run_jobs(self, stop: threading.Event) -> None:
         last_sweep = 0.0
