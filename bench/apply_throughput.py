@@ -3,8 +3,8 @@
 Three figures, each on SQLite and PostgreSQL, each with its baseline from the same run:
 - a one-line adjustment: the registry's apply (preview=false, no token) against a
   hand-written transaction writing the same rows (resolve location and item, lock the
-  balance, number the document, insert the document, its line and the ledger row, update
-  the balance, write the operation log);
+  balance, number the document, insert the document, its line and the ledger row with its
+  value, update the balance and its stock value, write the operation log and its event);
 - a 100-line adjustment: the same, the hand-written one with executemany;
 - a 200-line purchase receipt: statements per line (target at most 2), and its time.
 Statement counts are printed beside the times: they are what the batched path is about.
@@ -88,7 +88,7 @@ class HandWritten:
         self.pg = reg.store.dialect == "postgresql"
         lock = " FOR UPDATE" if self.pg else ""
         self.balances = text(
-            "SELECT id, item_id, on_hand, average_cost, version FROM balances "
+            "SELECT id, item_id, on_hand, average_cost, stock_value, version FROM balances "
             f"WHERE location_id = :loc AND item_id IN :ids{lock}"
         ).bindparams(bindparam("ids", expanding=True))
         self.items = text("SELECT id, sku, purchase_price FROM items WHERE sku IN :skus"
@@ -102,14 +102,18 @@ class HandWritten:
         self.lines = text("INSERT INTO stock_adjustment_lines (adjustment_id, item_id, "
                           "position, quantity_delta, unit_cost) VALUES (:a, :i, :p, :q, :c)")
         self.moves = text("INSERT INTO stock_movements (item_id, location_id, quantity, "
-                          "unit_cost, reason, document_type, document_number, actor, "
-                          "created_at) VALUES (:i, :loc, :q, :c, 'adjustment', "
+                          "unit_cost, value, reason, document_type, document_number, actor, "
+                          "created_at) VALUES (:i, :loc, :q, :c, :val, 'adjustment', "
                           "'stock_adjustment', :n, 'bench', :at)")
         self.update = text("UPDATE balances SET on_hand = :q, average_cost = :c, "
-                           "version = version + 1 WHERE id = :id AND version = :v")
+                           "stock_value = :val, version = version + 1 "
+                           "WHERE id = :id AND version = :v")
         self.log = text("INSERT INTO operation_log (operation_id, tool, actor, arguments, "
                         "result, created_at) VALUES (:o, 'create_stock_adjustment', "
                         "'bench', :args, :res, :at)")
+        tx = "txid_current()" if self.pg else "0"
+        self.event = text("INSERT INTO events (id, type, at, tx, data) VALUES "
+                          f"(:id, 'operation.applied', :at, {tx}, :data)")
 
     def _dec(self, value: Decimal) -> Any:
         return value if self.pg else int(value.scaleb(SCALE))
@@ -132,16 +136,16 @@ class HandWritten:
             for pos, sku in enumerate(skus):
                 item_id = items[sku]
                 b = bals[item_id]
-                on_hand, avg = self._undec(b.on_hand), self._undec(b.average_cost)
-                new_qty = on_hand + delta
-                new_avg = ((on_hand * avg + delta * unit_cost) / new_qty).quantize(
-                    Decimal("0.000001"))
+                on_hand, value = self._undec(b.on_hand), self._undec(b.stock_value)
+                new_qty, moved = on_hand + delta, delta * unit_cost
+                new_avg = ((value + moved) / new_qty).quantize(Decimal("0.000001"))
                 lines.append({"a": adj, "i": item_id, "p": pos, "q": self._dec(delta),
                               "c": self._dec(unit_cost)})
                 moves.append({"i": item_id, "loc": loc, "q": self._dec(delta),
-                              "c": self._dec(unit_cost), "n": number, "at": stamp})
+                              "c": self._dec(unit_cost), "val": self._dec(moved),
+                              "n": number, "at": stamp})
                 updates.append({"id": b.id, "v": b.version, "q": self._dec(new_qty),
-                                "c": self._dec(new_avg)})
+                                "c": self._dec(new_avg), "val": self._dec(value + moved)})
             c.execute(self.lines, lines)
             c.execute(self.moves, moves)
             c.execute(self.update, updates)
@@ -151,8 +155,14 @@ class HandWritten:
                 for sku in skus]}
             result = {"number": number, "location": "MAIN", "reason": "bench",
                       "lines": [{"sku": sku, "quantity_delta": str(delta)} for sku in skus]}
-            c.execute(self.log, {"o": str(uuid.uuid4()), "args": json.dumps(args),
+            operation = str(uuid.uuid4())
+            c.execute(self.log, {"o": operation, "args": json.dumps(args),
                                  "res": json.dumps(result), "at": stamp})
+            c.execute(self.event, {"id": f"evt_{uuid.uuid4().hex}", "at": stamp,
+                                   "data": json.dumps({"operation_id": operation,
+                                                       "tool": "create_stock_adjustment",
+                                                       "summary": f"{number} applied",
+                                                       "actor": "bench"})})
             s.commit()
 
 
