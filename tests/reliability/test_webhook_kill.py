@@ -23,6 +23,7 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.pool import NullPool
 from standardwebhooks import Webhook
 
+from shopfloor.app.delivery import Deliverer
 from shopfloor.app.settings import Settings
 from shopfloor.app.wiring import open_registry
 from shopfloor.surfaces.auth import Authenticator
@@ -115,7 +116,8 @@ def test_kill_a_server_mid_stream_every_event_arrives_repeats_only_in_flight(
             sent: list[str] = []
             with httpx.Client(headers={"Authorization": f"Bearer {token}"},
                               timeout=60) as http:
-                for i in range(events):  # through both servers, until one is killed
+
+                def write(i: int) -> None:
                     body = {"code": f"K{i}", "name": f"K {i}", "preview": False,
                             "idempotency_key": f"kill-{i}"}
                     try:
@@ -126,20 +128,27 @@ def test_kill_a_server_mid_stream_every_event_arrives_repeats_only_in_flight(
                                       json=body)
                     assert r.status_code == 200, r.text
                     sent.append(r.json()["operation_id"])
+
+                for i in range(events):  # through both servers, until one is killed
+                    write(i)
                     if i == events // 4:  # mid-stream: once the doomed worker holds some
-                        deadline = time.monotonic() + 30
+                        deadline = time.monotonic() + 60
+                        extra = events
                         while not _held_by(pg_url, doomed.pid):
                             assert time.monotonic() < deadline, \
                                 f"the first worker never sent: {_statuses(pg_url)}, " \
                                 f"{doomed.pid}, {_workers(pg_url)}, {len(rec.received)}"
-                            time.sleep(0.01)
+                            # the stream goes on: under load the other worker may have
+                            # sent everything there was before this loop first looked
+                            write(extra)
+                            extra += 1
                         doomed.send_signal(signal.SIGKILL)
                         doomed.wait(10)
                         killed_at = time.monotonic()
                         held = set(_held_by(pg_url, doomed.pid))  # as the dead left them
             assert held, "the kill landed between batches"
             deadline = killed_at + 60  # every delivery accepted and recorded, the held too
-            while _statuses(pg_url) != {"delivered": events}:
+            while _statuses(pg_url) != {"delivered": len(sent)}:
                 assert time.monotonic() < deadline, \
                     f"a minute after the kill: {_statuses(pg_url)}"
                 time.sleep(0.2)
@@ -153,8 +162,11 @@ def test_kill_a_server_mid_stream_every_event_arrives_repeats_only_in_flight(
     verify = Webhook(hook["secret"])
     got = [verify.verify(r.body, r.headers) for r in rec.received]
     assert sorted({g["data"]["operation_id"] for g in got}) == sorted(set(sent))
-    assert len(set(sent)) == events
+    assert len(set(sent)) == len(sent) >= events
     repeats = {event_id for event_id, n in Counter(r.headers["webhook-id"]
                                                    for r in rec.received).items() if n > 1}
     assert repeats <= held, "an event not held by the killed worker came twice"
-    assert len(held) <= 16, f"{len(held)} in flight: more than a batch"
+    probe = Deliverer(reg.store, name="-")
+    batch = probe.batch  # what one worker claims at once
+    probe.close()
+    assert len(held) <= batch, f"{len(held)} in flight: more than a batch ({batch})"
