@@ -62,9 +62,10 @@ def test_an_order_of_100_tables_from_monday_eight(registry: Registry) -> None:
         (f"{MON}T08:00:00Z", "2027-03-02T09:05:00Z")
     assert [(o["logged_minutes"], o["status"]) for o in mo["operations"]] == \
         [("0", "planned"), ("0", "planned")]
-    assert mo["planned_cost"] == {"materials": "1080", "operations": "325", "total": "1405"}
+    assert mo["planned_cost"] == {"materials": "1080", "operations": "325",
+                                  "by_products": "0", "total": "1405"}
     assert [D(x) for x in mo["planned_cost"].values()] == [D("1080.00"), D("115.00") +
-                                                          D("210.00"), D("1405.00")]
+                                                          D("210.00"), D(0), D("1405.00")]
     # Assemble puts 250 minutes on Monday and 65 on Tuesday
     assert _load(registry, "ASM", end="2027-03-02") == [
         (MON, "480", "250", "52.08"), ("2027-03-02", "480", "65", "13.54")]
@@ -118,10 +119,46 @@ def test_an_item_without_a_routing_keeps_todays_order(registry: Registry) -> Non
     apply(registry, "update_routing", sku="TABLE", operations=[])
     mo = _mo(registry, quantity=10, due_date="2027-03-02")
     assert (mo["operations"], mo["planned_start"], mo["planned_finish"]) == ([], None, None)
-    assert mo["planned_cost"] == {"materials": "108", "operations": "0", "total": "108"}
+    assert mo["planned_cost"] == {"materials": "108", "operations": "0", "by_products": "0",
+                                  "total": "108"}
     apply(registry, "complete_manufacturing_order", number=mo["number"])
     made = registry.invoke("list_stock_movements", {"sku": "TABLE"}, ADMIN)["movements"]
     assert made[0]["unit_cost"] == "10.8"
+
+
+def test_the_planned_cost_shown_counts_yield_and_by_products_as_its_creation_did(
+        registry: Registry) -> None:
+    """LAMP = 3 WIRE @ 0.02 (5% attrition, set-up 15, reels of 50) + 1 BASE @ 2.00, gives
+    1 OFFCUT carrying 10%, routed Cut on CUT 30 + 2/unit at 30.00/h. 80 LAMP: WIRE 240 x
+    1.05 = 252 + 15 = 267 -> 300 x 0.02 = 6.00, BASE 160.00: materials 166.00; Cut 190 min
+    = 95.00; OFFCUT 10% of 261.00 = 26.10; the lamps 234.90, 2.93625 each."""
+    _world(registry)
+    for sku, kind in (("WIRE", "material"), ("BASE", "material"), ("OFFCUT", "material"),
+                      ("LAMP", "product")):
+        apply(registry, "create_item", sku=sku, name=sku.title(), kind=kind)
+    apply(registry, "update_recipe", sku="LAMP", components=[
+        {"sku": "WIRE", "quantity": "3", "attrition_percent": "5", "setup_quantity": "15",
+         "rounding_multiple": "50"}, {"sku": "BASE", "quantity": "1"}],
+        by_products=[{"sku": "OFFCUT", "quantity": "1", "cost_share_percent": "10"}])
+    apply(registry, "create_stock_adjustment", location="MAIN", reason="opening", lines=[
+        {"sku": "WIRE", "quantity_delta": "1000", "unit_cost": "0.02"},
+        {"sku": "BASE", "quantity_delta": "100", "unit_cost": "2.00"}])
+    apply(registry, "update_routing", sku="LAMP", operations=[
+        {"sequence": 10, "name": "Cut", "work_centre": "CUT", "setup_minutes": 30,
+         "run_minutes": 2}])
+    args = {"sku": "LAMP", "quantity": "80", "location": "MAIN", "start": f"{MON}T08:00:00Z"}
+    preview = registry.invoke("create_manufacturing_order", args, ADMIN)
+    assert [c["after"] for c in preview["changes"] if c["field"] == "planned cost"] == \
+        ["234.9 (2.93625 each)"]
+    made = apply(registry, "create_manufacturing_order", **args)
+    mo = registry.invoke("get_manufacturing_order", {"number": made["number"]}, ADMIN)
+    assert mo["planned_cost"] == {"materials": "166", "operations": "95",
+                                  "by_products": "26.1", "total": "234.9"}
+    assert D(mo["planned_cost"]["total"]) == D("166.00") + D("95.00") - D("26.10")
+    # done as planned, the lamps cost what the plan said
+    apply(registry, "complete_manufacturing_order", number=made["number"])
+    lamps = registry.invoke("list_stock_movements", {"sku": "LAMP"}, ADMIN)["movements"]
+    assert [(m["quantity"], m["unit_cost"]) for m in lamps] == [("80", "2.93625")]
 
 
 OVERLOAD = {"E": [], **{n: [f"SAW on {MON}: {m} of 480 min planned ({p}%)"]
