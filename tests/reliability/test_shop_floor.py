@@ -161,12 +161,14 @@ def test_the_planned_cost_shown_counts_yield_and_by_products_as_its_creation_did
     assert [(m["quantity"], m["unit_cost"]) for m in lamps] == [("80", "2.93625")]
 
 
-OVERLOAD = {"E": [], **{n: [f"SAW on {MON}: {m} of 480 min planned ({p}%)"]
-                           for n, m, p in (("D", 600, "125"), ("C", 900, "187.5"),
-                                           ("B", 1200, "250"), ("A", 1500, "312.5"))}}
+OVERLOAD = [[], *([f"SAW on {MON}: {m} of 480 min planned ({p}%)"]
+                  for m, p in ((600, "125"), (900, "187.5"), (1200, "250"), (1500, "312.5")))]
+"""What each order in turn puts on the saw's Monday."""
 
 
-def _saw_orders(reg: Registry) -> None:
+def _saw_orders_of(reg: Registry, dues: dict[str, str]) -> None:
+    """SAW (one unit) and a SHELF order of 300 min per number, each from Monday 08:00, in
+    the order given, each preview warning of the overload it makes."""
     apply(reg, "create_location", code="MAIN", name="Main")
     apply(reg, "create_item", sku="PLANK", name="Plank")
     apply(reg, "create_item", sku="SHELF", name="Shelf", kind="product")
@@ -174,15 +176,19 @@ def _saw_orders(reg: Registry) -> None:
     apply(reg, "create_work_centre", code="SAW", name="Saw")
     apply(reg, "update_routing", sku="SHELF", operations=[
         {"sequence": 1, "name": "Saw", "work_centre": "SAW", "run_minutes": 3}])
-    dues = {"A": "2027-03-01", "B": "2027-03-02", "C": "2027-03-02", "D": "2027-03-03",
-            "E": "2027-03-03"}
-    for number in ("E", "D", "C", "B", "A"):  # made in any order: the due dates decide
+    for n, number in enumerate(dues):
         args = {"sku": "SHELF", "location": "MAIN", "quantity": 100, "number": number,
                 "due_date": dues[number], "start": f"{MON}T08:00:00Z"}
         preview = reg.invoke("create_manufacturing_order", args, ADMIN)
         overload = [w["message"] for w in preview["warnings"] if w["code"] == "overload"]
-        assert overload == OVERLOAD[number]
+        assert overload == OVERLOAD[n]
         apply(reg, "create_manufacturing_order", **args)
+
+
+def _saw_orders(reg: Registry) -> None:
+    # made in any order: the due dates decide
+    _saw_orders_of(reg, {"E": "2027-03-03", "D": "2027-03-03", "C": "2027-03-02",
+                         "B": "2027-03-02", "A": "2027-03-01"})
 
 
 def test_five_orders_on_one_saw_overload_monday_then_finite_scheduling_spreads_them(
@@ -245,3 +251,36 @@ def test_an_overloaded_day_in_the_coming_weeks_is_an_alert(registry: Registry) -
     shown = alerts.content(registry, "overloaded-centres", alerts.WATCHER)
     assert [(r["work_centre"], r["period"], r["planned_minutes"], r["load_percent"])
             for r in shown["rows"]] == [("SAW", monday.isoformat(), "600", "125")]
+
+
+def test_scheduling_some_orders_places_them_around_the_others(registry: Registry) -> None:
+    """SAW, one unit: X (300 min) is on it Monday 08:00-13:00 and is not named; Y (300 min,
+    made over it from Monday 08:00) goes after it, 13:00 to Tuesday 10:00. BOX has no
+    routing, so its order has nothing to place, and is said so."""
+    from shopfloor.app.wiring import worker_for
+
+    _saw_orders_of(registry, {"X": "2027-03-05", "Y": "2027-03-03"})
+    apply(registry, "create_item", sku="BOX", name="Box", kind="product")
+    apply(registry, "update_recipe", sku="BOX", components=[{"sku": "PLANK", "quantity": 1}])
+    apply(registry, "create_manufacturing_order", sku="BOX", location="MAIN", quantity=1,
+          number="Z", due_date="2027-03-03")
+    args = {"start": f"{MON}T08:00:00Z", "orders": ["Y", "Z"]}
+    preview = registry.invoke("schedule_manufacturing_orders", args, ADMIN)
+    doc = preview["document"]
+    assert [(o["number"], o["planned_start"], o["planned_finish"], o["late"])
+            for o in doc["orders"]] == [
+        ("Y", f"{MON}T13:00:00Z", "2027-03-02T10:00:00Z", False)]
+    assert doc["unscheduled"] == ["Z"]
+    assert [w["message"] for w in preview["warnings"] if w["code"] == "unscheduled"] == \
+        ["Z has no operations to place"]
+    queued = registry.invoke("schedule_manufacturing_orders", preview["apply"]["arguments"],
+                             ADMIN)
+    assert worker_for(registry).run_one(queued["job_id"])
+    job = registry.invoke("get_job", {"job_id": queued["job_id"]}, ADMIN)
+    assert job["status"] == "succeeded", job["message"]
+    got = {n: registry.invoke("get_manufacturing_order", {"number": n}, ADMIN) for n in "XY"}
+    assert {n: (mo["planned_start"], mo["planned_finish"]) for n, mo in got.items()} == {
+        "X": (f"{MON}T08:00:00Z", f"{MON}T13:00:00Z"),
+        "Y": (f"{MON}T13:00:00Z", "2027-03-02T10:00:00Z")}
+    assert _load(registry, "SAW", end="2027-03-02") == [
+        (MON, "480", "480", "100"), ("2027-03-02", "480", "120", "25")]

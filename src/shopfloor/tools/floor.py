@@ -284,23 +284,31 @@ class PlacedOut(Out):
 class Schedule(Out):
     orders: list[PlacedOut]
     late: list[str]
+    unscheduled: list[str] = Field(description="named, no operations to place")
 
 
 @tools.write_job("schedule_manufacturing_orders", title="Schedule manufacturing orders",
                  response=Schedule, description="Finite capacity: place open orders' "
-                 "operations by due date, then number; reports late orders. Apply is a job.",
+                 "operations by due date, then number, around those not named; reports "
+                 "late orders. Apply is a job.",
                  destructive=True,
                  undo=Undo.refused("schedule again"), subject="the schedule")
 def schedule_manufacturing_orders(op: Op, req: ScheduleOrders) -> Done[Schedule]:
-    placed = scheduling.finite(op, req.start or op.now, req.orders)
+    done = scheduling.finite(op, req.start or op.now, req.orders)
+    placed = done.placed
     late = [p.number for p in placed if p.late]
     for number in late[:20]:
         p = next(x for x in placed if x.number == number)
         op.warn("late", f"{number} finishes {p.finish:%Y-%m-%d %H:%M}, due {p.due}")
-    return Done(f"Schedule {len(placed)} orders: {len(late)} late",
+    for number in done.unscheduled[:20]:
+        op.warn("unscheduled", f"{number} has no operations to place")
+    return Done(f"Schedule {len(placed)} orders: {len(late)} late"
+                + (f", {len(done.unscheduled)} with nothing to place"
+                   if done.unscheduled else ""),
                 Schedule(orders=[PlacedOut(number=p.number, due_date=p.due,
                                            planned_start=p.start, planned_finish=p.finish,
-                                           late=p.late) for p in placed], late=late))
+                                           late=p.late) for p in placed], late=late,
+                         unscheduled=done.unscheduled))
 
 
 def _routing_cell(text: str) -> list[Operation]:
