@@ -92,6 +92,33 @@ def test_logged_time_prices_the_output_and_shows_the_labour_variance(
     assert D(made[0]["unit_cost"]) * 100 == D("1410.00")
 
 
+def test_the_completion_preview_shows_labour_variance_beside_material_variance(
+        registry: Registry) -> None:
+    """100 TABLE from Monday 08:00: 210 BOARD used against 2 x 100 = 200 (+10 @ 5.00 =
+    +50.00); Cut 240 min against 230 (+10 min @ 30.00/h = +5.00), Assemble 330 against 315
+    (+15 min @ 40.00/h = +10.00). The output: 210 x 5.00 + 800 x 0.10 = 1,130.00 of
+    materials + 4 h x 30 + 5.5 h x 40 = 340.00 of labour = 1,470.00, 14.70 each."""
+    _world(registry)
+    mo = _mo(registry, quantity=100, start=f"{MON}T08:00:00Z")
+    apply(registry, "record_operation_time", number=mo["number"], sequence=10, minutes=240,
+          finished=True)
+    apply(registry, "record_operation_time", number=mo["number"], sequence=20, minutes=330)
+    args = {"number": mo["number"], "consumed": [{"sku": "BOARD", "quantity": "210"}]}
+    preview = registry.invoke("complete_manufacturing_order", args, ADMIN)
+    assert [w["message"] for w in preview["warnings"] if w["code"] == "variance"] == [
+        "BOARD: 210 used against 200 planned (+10, +50 at cost)",
+        "10 Cut: 240 min logged against 230 planned (+10 min, +5 at cost)",
+        "20 Assemble: 330 min logged against 315 planned (+15 min, +10 at cost)"]
+    assert {c["field"]: (c["before"], c["after"]) for c in preview["changes"]
+            if c["field"].endswith((" consumed", " minutes"))} == {
+        "BOARD consumed": ("200", "210"), "10 Cut minutes": ("230", "240"),
+        "20 Assemble minutes": ("315", "330")}
+    apply(registry, "complete_manufacturing_order", **args)
+    made = registry.invoke("list_stock_movements", {"sku": "TABLE"}, ADMIN)["movements"]
+    assert [(m["quantity"], m["unit_cost"]) for m in made] == [("100", "14.7")]
+    assert D(made[0]["unit_cost"]) * 100 == D("1130.00") + D("120.00") + D("220.00")
+
+
 def test_an_80_percent_efficient_assembly_runs_longer(registry: Registry) -> None:
     _world(registry)
     apply(registry, "modify_work_centre", code="ASM", efficiency_percent=80)
