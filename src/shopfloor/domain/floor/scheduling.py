@@ -4,7 +4,8 @@ An order made from an item with a routing copies it into its own operations and 
 placed with infinite capacity: forward from a start, else backward from the end of its
 due date, each operation starting when the one before it finishes. Finite scheduling
 (`finite`) re-places open orders in due-date order (then number) where a unit of each
-work centre is free; `place_finite` is that rule over plain values, without a database.
+work centre is free, a unit being taken too by the open orders not asked to move (they
+stay where they are); `place_finite` is that rule over plain values, without a database.
 """
 
 from __future__ import annotations
