@@ -91,19 +91,30 @@ def plan_seconds(url: str, items: int, orders: int, *, lot_for_lot: bool = False
     return best, cpu, made, summary
 
 
+WEEKDAYS = ["mon", "tue", "wed", "thu", "fri"]
+CALENDARS = ([{"days": WEEKDAYS, "start": "08:00", "end": "16:00"}],
+             [{"days": WEEKDAYS, "start": "06:00", "end": "14:00"},
+              {"days": WEEKDAYS, "start": "14:00", "end": "22:00"}])
+"""Day work (Mon-Fri 08:00-16:00) on the even centres, two shifts (06:00-14:00 and
+14:00-22:00) on the odd ones."""
+
+
 def add_routings(reg: Registry) -> None:
-    """Ten work centres on the default calendar and a three-operation routing on every
-    made item (issue 22): MRP then dates each planned order through its routing."""
+    """Ten work centres on two calendars and a three-operation routing on every made item
+    (issue 22): MRP then dates each planned order through its routing. A routing's steps
+    are three centres apart, so consecutive operations change calendar (even, odd, even
+    or odd, even, odd) and each order is three backward walks, not one: the case a shop
+    of one calendar would flatter."""
     from decimal import Decimal
 
-    from shopfloor.domain.floor.calendar import DEFAULT_SHIFTS, shifts_out, week_of
+    from shopfloor.domain.floor.calendar import shifts_out, week_of
     from shopfloor.store.tables import RoutingOperation, WorkCentre
 
     with reg.store.writing() as s:
         s.execute(insert(WorkCentre), [
             {"code": f"WC{c}", "name": f"Centre {c}", "hourly_cost": Decimal(30),
              "capacity": 1, "efficiency_percent": Decimal(100),
-             "calendar": shifts_out(week_of(DEFAULT_SHIFTS)), "closed_dates": [],
+             "calendar": shifts_out(week_of(CALENDARS[c % 2])), "closed_dates": [],
              "time_zone": "UTC", "version": 1} for c in range(10)])
         centres = list(s.scalars(select(WorkCentre.id).order_by(WorkCentre.code)))
         made = list(s.scalars(select(Item.id).where(Item.kind != "material")))
@@ -162,7 +173,8 @@ def main() -> None:
         items, orders = (int(x * scale) for x in SIZES[1])
         seconds, cpu, _, summary = plan_seconds(f"sqlite:///{Path(tmp) / 'routed.db'}", items,
                                                 orders, routed=True)
-        print(f"20k items, every made item with a 3-operation routing: {seconds:.2f} s "
+        print(f"20k items, every made item with a 3-operation routing over two calendars: "
+              f"{seconds:.2f} s "
               f"(CPU {cpu:.2f} s; {summary}; target < {TARGET_SECONDS:.0f} s): "
               + ("met" if seconds < TARGET_SECONDS else "MISSED"), flush=True)
 

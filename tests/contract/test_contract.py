@@ -55,6 +55,29 @@ async def _revert(call: Call) -> dict[str, Any]:
                                            "preview": False})
 
 
+# The shop floor: SAW works Mon-Fri 08:00-12:00 and 12:30-16:30; P1's routing is one
+# operation of 200 + 2.5/unit, so 20 P1 from Monday 08:00 take 250 min: 240 before lunch
+# and 10 after, finishing 12:40.
+FLOOR_START = "2027-03-01T08:00:00Z"
+SAW = {"code": "SAW", "name": "Saw", "hourly_cost": "30", "capacity": 1,
+       "calendar": [{"days": ["mon", "tue", "wed", "thu", "fri"], "start": "08:00",
+                     "end": "12:00"},
+                    {"days": ["mon", "tue", "wed", "thu", "fri"], "start": "12:30",
+                     "end": "16:30"}],
+       "closed_dates": ["2027-03-05"], "preview": False, "idempotency_key": "contract-saw"}
+ROUTING = {"sku": "P1", "operations": [{"sequence": 10, "name": "Saw", "work_centre": "SAW",
+                                        "setup_minutes": "200", "run_minutes": "2.5"}],
+           "preview": False}
+
+
+async def _routed_order(call: Call) -> dict[str, Any]:
+    made = await call("create_manufacturing_order", {
+        "sku": "P1", "quantity": "20", "location": "MAIN", "number": "MO-FLOOR",
+        "start": FLOOR_START, "preview": False})
+    return {"made": made,
+            "read": await call("get_manufacturing_order", {"number": "MO-FLOOR"})}
+
+
 def _one(name: str, args: dict[str, Any]) -> Callable[[Call], Awaitable[dict[str, Any]]]:
     async def step(call: Call) -> dict[str, Any]:
         return await call(name, args)
@@ -107,6 +130,13 @@ CASES: list[tuple[str, str, Callable[[Call], Awaitable[dict[str, Any]]], str | N
     ("return refused", "admin", _one("create_supplier_return", {
         "number": "PO-00001", "reason": "r", "lines": [{"sku": "M2", "quantity": "1"}]}),
      "validation_error"),
+    ("work centre apply", "admin", _one("create_work_centre", SAW), None),
+    ("routing apply", "admin", _one("update_routing", ROUTING), None),
+    ("routed order", "admin", _routed_order, None),
+    ("work centre load", "admin", _one("get_work_centre_load", {
+        "work_centre": "SAW", "start": "2027-03-01", "end": "2027-03-07"}), None),
+    ("schedule preview", "admin", _one("schedule_manufacturing_orders", {
+        "start": FLOOR_START, "orders": ["MO-FLOOR"]}), None),
 ]
 
 
@@ -198,6 +228,14 @@ def test_every_surface_returns_the_same_payloads(copy_of: Callable[[str], str]) 
             assert "error" not in got, (case, got)
         else:
             assert got["error"]["code"] == code, (case, got)
+    # the floor's payloads carry what they are compared for: dates through the calendar
+    read = baseline["routed order"]["read"]
+    assert [(o["planned_minutes"], o["planned_start"], o["planned_finish"])
+            for o in read["operations"]] == [("250", FLOOR_START, "2027-03-01T12:40:00Z")]
+    assert [(r["period"], r["planned_minutes"]) for r in baseline["work centre load"]["rows"]
+            if r["planned_minutes"] != "0"] == [("2027-03-01", "250")]
+    assert [o["planned_finish"] for o in baseline["schedule preview"]["document"]["orders"]] \
+        == ["2027-03-01T12:40:00Z"]
     problems = []
     for kind, result in results.items():
         for case, _, _, code in CASES:

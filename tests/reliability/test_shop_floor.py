@@ -62,9 +62,10 @@ def test_an_order_of_100_tables_from_monday_eight(registry: Registry) -> None:
         (f"{MON}T08:00:00Z", "2027-03-02T09:05:00Z")
     assert [(o["logged_minutes"], o["status"]) for o in mo["operations"]] == \
         [("0", "planned"), ("0", "planned")]
-    assert mo["planned_cost"] == {"materials": "1080", "operations": "325", "total": "1405"}
+    assert mo["planned_cost"] == {"materials": "1080", "operations": "325",
+                                  "by_products": "0", "total": "1405"}
     assert [D(x) for x in mo["planned_cost"].values()] == [D("1080.00"), D("115.00") +
-                                                          D("210.00"), D("1405.00")]
+                                                          D("210.00"), D(0), D("1405.00")]
     # Assemble puts 250 minutes on Monday and 65 on Tuesday
     assert _load(registry, "ASM", end="2027-03-02") == [
         (MON, "480", "250", "52.08"), ("2027-03-02", "480", "65", "13.54")]
@@ -89,6 +90,33 @@ def test_logged_time_prices_the_output_and_shows_the_labour_variance(
     assert [(m["quantity"], m["unit_cost"]) for m in made] == [("100", "14.1")]
     # 1,080 + 4 h x 30 + 315 min x 40/h = 1,410.00
     assert D(made[0]["unit_cost"]) * 100 == D("1410.00")
+
+
+def test_the_completion_preview_shows_labour_variance_beside_material_variance(
+        registry: Registry) -> None:
+    """100 TABLE from Monday 08:00: 210 BOARD used against 2 x 100 = 200 (+10 @ 5.00 =
+    +50.00); Cut 240 min against 230 (+10 min @ 30.00/h = +5.00), Assemble 330 against 315
+    (+15 min @ 40.00/h = +10.00). The output: 210 x 5.00 + 800 x 0.10 = 1,130.00 of
+    materials + 4 h x 30 + 5.5 h x 40 = 340.00 of labour = 1,470.00, 14.70 each."""
+    _world(registry)
+    mo = _mo(registry, quantity=100, start=f"{MON}T08:00:00Z")
+    apply(registry, "record_operation_time", number=mo["number"], sequence=10, minutes=240,
+          finished=True)
+    apply(registry, "record_operation_time", number=mo["number"], sequence=20, minutes=330)
+    args = {"number": mo["number"], "consumed": [{"sku": "BOARD", "quantity": "210"}]}
+    preview = registry.invoke("complete_manufacturing_order", args, ADMIN)
+    assert [w["message"] for w in preview["warnings"] if w["code"] == "variance"] == [
+        "BOARD: 210 used against 200 planned (+10, +50 at cost)",
+        "10 Cut: 240 min logged against 230 planned (+10 min, +5 at cost)",
+        "20 Assemble: 330 min logged against 315 planned (+15 min, +10 at cost)"]
+    assert {c["field"]: (c["before"], c["after"]) for c in preview["changes"]
+            if c["field"].endswith((" consumed", " minutes"))} == {
+        "BOARD consumed": ("200", "210"), "10 Cut minutes": ("230", "240"),
+        "20 Assemble minutes": ("315", "330")}
+    apply(registry, "complete_manufacturing_order", **args)
+    made = registry.invoke("list_stock_movements", {"sku": "TABLE"}, ADMIN)["movements"]
+    assert [(m["quantity"], m["unit_cost"]) for m in made] == [("100", "14.7")]
+    assert D(made[0]["unit_cost"]) * 100 == D("1130.00") + D("120.00") + D("220.00")
 
 
 def test_an_80_percent_efficient_assembly_runs_longer(registry: Registry) -> None:
@@ -118,18 +146,56 @@ def test_an_item_without_a_routing_keeps_todays_order(registry: Registry) -> Non
     apply(registry, "update_routing", sku="TABLE", operations=[])
     mo = _mo(registry, quantity=10, due_date="2027-03-02")
     assert (mo["operations"], mo["planned_start"], mo["planned_finish"]) == ([], None, None)
-    assert mo["planned_cost"] == {"materials": "108", "operations": "0", "total": "108"}
+    assert mo["planned_cost"] == {"materials": "108", "operations": "0", "by_products": "0",
+                                  "total": "108"}
     apply(registry, "complete_manufacturing_order", number=mo["number"])
     made = registry.invoke("list_stock_movements", {"sku": "TABLE"}, ADMIN)["movements"]
     assert made[0]["unit_cost"] == "10.8"
 
 
-OVERLOAD = {"E": [], **{n: [f"SAW on {MON}: {m} of 480 min planned ({p}%)"]
-                           for n, m, p in (("D", 600, "125"), ("C", 900, "187.5"),
-                                           ("B", 1200, "250"), ("A", 1500, "312.5"))}}
+def test_the_planned_cost_shown_counts_yield_and_by_products_as_its_creation_did(
+        registry: Registry) -> None:
+    """LAMP = 3 WIRE @ 0.02 (5% attrition, set-up 15, reels of 50) + 1 BASE @ 2.00, gives
+    1 OFFCUT carrying 10%, routed Cut on CUT 30 + 2/unit at 30.00/h. 80 LAMP: WIRE 240 x
+    1.05 = 252 + 15 = 267 -> 300 x 0.02 = 6.00, BASE 160.00: materials 166.00; Cut 190 min
+    = 95.00; OFFCUT 10% of 261.00 = 26.10; the lamps 234.90, 2.93625 each."""
+    _world(registry)
+    for sku, kind in (("WIRE", "material"), ("BASE", "material"), ("OFFCUT", "material"),
+                      ("LAMP", "product")):
+        apply(registry, "create_item", sku=sku, name=sku.title(), kind=kind)
+    apply(registry, "update_recipe", sku="LAMP", components=[
+        {"sku": "WIRE", "quantity": "3", "attrition_percent": "5", "setup_quantity": "15",
+         "rounding_multiple": "50"}, {"sku": "BASE", "quantity": "1"}],
+        by_products=[{"sku": "OFFCUT", "quantity": "1", "cost_share_percent": "10"}])
+    apply(registry, "create_stock_adjustment", location="MAIN", reason="opening", lines=[
+        {"sku": "WIRE", "quantity_delta": "1000", "unit_cost": "0.02"},
+        {"sku": "BASE", "quantity_delta": "100", "unit_cost": "2.00"}])
+    apply(registry, "update_routing", sku="LAMP", operations=[
+        {"sequence": 10, "name": "Cut", "work_centre": "CUT", "setup_minutes": 30,
+         "run_minutes": 2}])
+    args = {"sku": "LAMP", "quantity": "80", "location": "MAIN", "start": f"{MON}T08:00:00Z"}
+    preview = registry.invoke("create_manufacturing_order", args, ADMIN)
+    assert [c["after"] for c in preview["changes"] if c["field"] == "planned cost"] == \
+        ["234.9 (2.93625 each)"]
+    made = apply(registry, "create_manufacturing_order", **args)
+    mo = registry.invoke("get_manufacturing_order", {"number": made["number"]}, ADMIN)
+    assert mo["planned_cost"] == {"materials": "166", "operations": "95",
+                                  "by_products": "26.1", "total": "234.9"}
+    assert D(mo["planned_cost"]["total"]) == D("166.00") + D("95.00") - D("26.10")
+    # done as planned, the lamps cost what the plan said
+    apply(registry, "complete_manufacturing_order", number=made["number"])
+    lamps = registry.invoke("list_stock_movements", {"sku": "LAMP"}, ADMIN)["movements"]
+    assert [(m["quantity"], m["unit_cost"]) for m in lamps] == [("80", "2.93625")]
 
 
-def _saw_orders(reg: Registry) -> None:
+OVERLOAD = [[], *([f"SAW on {MON}: {m} of 480 min planned ({p}%)"]
+                  for m, p in ((600, "125"), (900, "187.5"), (1200, "250"), (1500, "312.5")))]
+"""What each order in turn puts on the saw's Monday."""
+
+
+def _saw_orders_of(reg: Registry, dues: dict[str, str]) -> None:
+    """SAW (one unit) and a SHELF order of 300 min per number, each from Monday 08:00, in
+    the order given, each preview warning of the overload it makes."""
     apply(reg, "create_location", code="MAIN", name="Main")
     apply(reg, "create_item", sku="PLANK", name="Plank")
     apply(reg, "create_item", sku="SHELF", name="Shelf", kind="product")
@@ -137,15 +203,19 @@ def _saw_orders(reg: Registry) -> None:
     apply(reg, "create_work_centre", code="SAW", name="Saw")
     apply(reg, "update_routing", sku="SHELF", operations=[
         {"sequence": 1, "name": "Saw", "work_centre": "SAW", "run_minutes": 3}])
-    dues = {"A": "2027-03-01", "B": "2027-03-02", "C": "2027-03-02", "D": "2027-03-03",
-            "E": "2027-03-03"}
-    for number in ("E", "D", "C", "B", "A"):  # made in any order: the due dates decide
+    for n, number in enumerate(dues):
         args = {"sku": "SHELF", "location": "MAIN", "quantity": 100, "number": number,
                 "due_date": dues[number], "start": f"{MON}T08:00:00Z"}
         preview = reg.invoke("create_manufacturing_order", args, ADMIN)
         overload = [w["message"] for w in preview["warnings"] if w["code"] == "overload"]
-        assert overload == OVERLOAD[number]
+        assert overload == OVERLOAD[n]
         apply(reg, "create_manufacturing_order", **args)
+
+
+def _saw_orders(reg: Registry) -> None:
+    # made in any order: the due dates decide
+    _saw_orders_of(reg, {"E": "2027-03-03", "D": "2027-03-03", "C": "2027-03-02",
+                         "B": "2027-03-02", "A": "2027-03-01"})
 
 
 def test_five_orders_on_one_saw_overload_monday_then_finite_scheduling_spreads_them(
@@ -208,3 +278,36 @@ def test_an_overloaded_day_in_the_coming_weeks_is_an_alert(registry: Registry) -
     shown = alerts.content(registry, "overloaded-centres", alerts.WATCHER)
     assert [(r["work_centre"], r["period"], r["planned_minutes"], r["load_percent"])
             for r in shown["rows"]] == [("SAW", monday.isoformat(), "600", "125")]
+
+
+def test_scheduling_some_orders_places_them_around_the_others(registry: Registry) -> None:
+    """SAW, one unit: X (300 min) is on it Monday 08:00-13:00 and is not named; Y (300 min,
+    made over it from Monday 08:00) goes after it, 13:00 to Tuesday 10:00. BOX has no
+    routing, so its order has nothing to place, and is said so."""
+    from shopfloor.app.wiring import worker_for
+
+    _saw_orders_of(registry, {"X": "2027-03-05", "Y": "2027-03-03"})
+    apply(registry, "create_item", sku="BOX", name="Box", kind="product")
+    apply(registry, "update_recipe", sku="BOX", components=[{"sku": "PLANK", "quantity": 1}])
+    apply(registry, "create_manufacturing_order", sku="BOX", location="MAIN", quantity=1,
+          number="Z", due_date="2027-03-03")
+    args = {"start": f"{MON}T08:00:00Z", "orders": ["Y", "Z"]}
+    preview = registry.invoke("schedule_manufacturing_orders", args, ADMIN)
+    doc = preview["document"]
+    assert [(o["number"], o["planned_start"], o["planned_finish"], o["late"])
+            for o in doc["orders"]] == [
+        ("Y", f"{MON}T13:00:00Z", "2027-03-02T10:00:00Z", False)]
+    assert doc["unscheduled"] == ["Z"]
+    assert [w["message"] for w in preview["warnings"] if w["code"] == "unscheduled"] == \
+        ["Z has no operations to place"]
+    queued = registry.invoke("schedule_manufacturing_orders", preview["apply"]["arguments"],
+                             ADMIN)
+    assert worker_for(registry).run_one(queued["job_id"])
+    job = registry.invoke("get_job", {"job_id": queued["job_id"]}, ADMIN)
+    assert job["status"] == "succeeded", job["message"]
+    got = {n: registry.invoke("get_manufacturing_order", {"number": n}, ADMIN) for n in "XY"}
+    assert {n: (mo["planned_start"], mo["planned_finish"]) for n, mo in got.items()} == {
+        "X": (f"{MON}T08:00:00Z", f"{MON}T13:00:00Z"),
+        "Y": (f"{MON}T13:00:00Z", "2027-03-02T10:00:00Z")}
+    assert _load(registry, "SAW", end="2027-03-02") == [
+        (MON, "480", "480", "100"), ("2027-03-02", "480", "120", "25")]

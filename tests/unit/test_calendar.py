@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from decimal import Decimal
 
 import pytest
@@ -96,12 +96,34 @@ def test_work_never_overlaps_a_closed_period_and_is_exactly_its_minutes(
         c: cal.Calendar, start: datetime, minutes: Decimal) -> None:
     began, finished = cal.forward(c, start, minutes)
     assert start <= began <= finished
-    worked = cal.minutes_by_day(c, began, finished)
-    assert sum(worked.values()) == minutes
-    assert not set(worked) & c.closed
-    # nothing of it falls outside a shift: the shifts of its days hold all of it
-    for d, m in worked.items():
-        assert m <= c.available_minutes(d)
+    assert sum(cal.minutes_by_day(c, began, finished).values()) == minutes
+    # worked out again from the week, the closed dates and the zone alone (not through
+    # the calendar's own days): the work starts and ends inside a shift of an open day,
+    # and the open shifts between those moments hold exactly its minutes, so none of it
+    # fell on a closed date or outside the shifts
+    shifts = _open_shifts(c, began - timedelta(days=2), finished + timedelta(days=2))
+    assert any(a <= began < b for a, b in shifts)
+    assert any(a < finished <= b for a, b in shifts)
+    pieces = [(max(a, began), min(b, finished)) for a, b in shifts
+              if max(a, began) < min(b, finished)]
+    assert cal.minutes_of(sum((b - a for a, b in pieces), timedelta(0))) == minutes
+
+
+def _open_shifts(c: cal.Calendar, first: datetime, last: datetime
+                 ) -> list[tuple[datetime, datetime]]:
+    """Every shift of every day not closed between two moments, as UTC instants."""
+    def moment(d: date, minutes: int) -> datetime:
+        d += timedelta(days=minutes // 1440)  # a shift may end at 24:00
+        return datetime.combine(d, time(minutes % 1440 // 60, minutes % 60),
+                                c.zone).astimezone(UTC)
+
+    out = []
+    d = first.astimezone(c.zone).date()
+    while d <= last.astimezone(c.zone).date():
+        if d not in c.closed:
+            out += [(moment(d, a), moment(d, b)) for a, b in c.week[d.weekday()]]
+        d += timedelta(days=1)
+    return out
 
 
 @settings(max_examples=150, deadline=None)

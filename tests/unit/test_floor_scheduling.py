@@ -57,3 +57,45 @@ def test_in_due_date_order_then_number_one_unit_runs_them_back_to_back() -> None
     placed = place_finite(work, CALENDARS, {1: 1}, START)
     assert [placed[k][0][1].strftime("%a %H:%M") for k in "ABCDE"] == \
         ["Mon 13:00", "Tue 10:00", "Tue 15:00", "Wed 12:00", "Thu 09:00"]
+
+
+def test_what_is_already_on_a_unit_stays_and_the_others_go_around_it() -> None:
+    mon_13 = datetime(2027, 3, 1, 13, tzinfo=UTC)
+    busy = {1: [(START, mon_13)]}  # an order not being rescheduled: Mon 08:00-13:00
+    placed = place_finite([Job("Y", None, [(1, Decimal(300))])], CALENDARS, {1: 1}, START,
+                          busy)
+    assert placed["Y"] == [(mon_13, datetime(2027, 3, 2, 10, tzinfo=UTC))]
+    # two units, both busy until 13:00 and one of them until Tuesday: the other is free
+    busy = {1: [(START, mon_13), (START, datetime(2027, 3, 2, 16, tzinfo=UTC))]}
+    placed = place_finite([Job("Y", None, [(1, Decimal(60))])], CALENDARS, {1: 2}, START,
+                          busy)
+    assert placed["Y"] == [(mon_13, datetime(2027, 3, 1, 14, tzinfo=UTC))]
+
+
+@settings(max_examples=60, deadline=None)
+@given(kept=jobs, moved=jobs, capacity=st.fixed_dictionaries(
+    {c: st.integers(1, 3) for c in CALENDARS}))
+def test_orders_placed_around_fixed_ones_never_overfill_a_centre(
+        kept: list[tuple[date | None, list[tuple[int, Decimal]]]],
+        moved: list[tuple[date | None, list[tuple[int, Decimal]]]],
+        capacity: dict[int, int]) -> None:
+    """Some orders placed first stay where they are; the rest, placed around them, never
+    take a unit those hold."""
+    first = [Job(f"K-{i:03d}", due, ops) for i, (due, ops) in enumerate(kept)]
+    fixed = place_finite(first, CALENDARS, capacity, START)
+    busy: dict[int, list[cal.Interval]] = {c: [] for c in CALENDARS}
+    for job in first:
+        for (centre, _), span in zip(job.operations, fixed[job.key], strict=True):
+            busy[centre].append(span)
+    later = [Job(f"M-{i:03d}", due, ops) for i, (due, ops) in enumerate(moved)]
+    placed = place_finite(later, CALENDARS, capacity, START, busy)
+    for centre, spans in busy.items():
+        moments = [(s, 1) for s, _ in spans] + [(f, -1) for _, f in spans]
+        for job in later:
+            for (c, _), (s, f) in zip(job.operations, placed[job.key], strict=True):
+                if c == centre:
+                    moments += [(s, 1), (f, -1)]
+        running = 0
+        for _, step in sorted(moments):
+            running += step
+            assert running <= capacity[centre]

@@ -16,15 +16,15 @@ from shopfloor.domain.floor import operations as time_costs
 from shopfloor.domain.floor.calendar import parse_minutes
 from shopfloor.domain.floor.routings import Operation
 from shopfloor.domain.floor.work_centres import Centre
+from shopfloor.domain.production import planned
 from shopfloor.domain.stock import imports
 from shopfloor.kernel import keys
 from shopfloor.kernel.errors import ShopfloorError, ValidationFailed
-from shopfloor.kernel.numbers import ZERO, cost, fmt
+from shopfloor.kernel.numbers import fmt
 from shopfloor.kernel.roles import Role
 from shopfloor.registry.facts import Undo
 from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
 from shopfloor.store.tables import (
-    Balance,
     Item,
     ManufacturingOrder,
     OrderOperation,
@@ -203,20 +203,14 @@ def operation_out(o: OrderOperation) -> OperationOut:
 
 def order_floor(op: Op, mo: ManufacturingOrder) -> dict[str, Any]:
     """What get_manufacturing_order adds: the operations, their dates and the planned cost
-    (materials at their average cost where the order is made, else their price)."""
+    (the figure its creation showed, `planned.cost_of`)."""
     ops = scheduling.operations_of(op, [mo.id]).get(mo.id, [])
-    costs = dict(op.session.execute(select(Balance.item_id, Balance.average_cost).where(
-        Balance.location_id == mo.location_id,
-        Balance.item_id.in_([c.item_id for c in mo.components]))).all())
-    materials = sum((c.quantity_per_unit * mo.quantity
-                     * (costs.get(c.item_id) or c.item.purchase_price or ZERO)
-                     for c in mo.components), ZERO)
-    operations = time_costs.planned_cost(ops)
+    plan = planned.cost_of(mo, planned.average_costs(op, mo), ops)
     return {"planned_start": ops[0].planned_start if ops else None,
             "planned_finish": ops[-1].planned_finish if ops else None,
             "operations": [operation_out(o) for o in ops],
-            "planned_cost": PlannedCost(materials=cost(materials), operations=operations,
-                                        total=cost(materials) + operations)}
+            "planned_cost": PlannedCost(materials=plan.materials, operations=plan.operations,
+                                        by_products=plan.by_products, total=plan.total)}
 
 
 class RecordOperationTime(NumberOrId, WriteRequest):
@@ -290,23 +284,31 @@ class PlacedOut(Out):
 class Schedule(Out):
     orders: list[PlacedOut]
     late: list[str]
+    unscheduled: list[str] = Field(description="named, no operations to place")
 
 
 @tools.write_job("schedule_manufacturing_orders", title="Schedule manufacturing orders",
                  response=Schedule, description="Finite capacity: place open orders' "
-                 "operations by due date, then number; reports late orders. Apply is a job.",
+                 "operations by due date, then number, around those not named; reports "
+                 "late orders. Apply is a job.",
                  destructive=True,
                  undo=Undo.refused("schedule again"), subject="the schedule")
 def schedule_manufacturing_orders(op: Op, req: ScheduleOrders) -> Done[Schedule]:
-    placed = scheduling.finite(op, req.start or op.now, req.orders)
+    done = scheduling.finite(op, req.start or op.now, req.orders)
+    placed = done.placed
     late = [p.number for p in placed if p.late]
     for number in late[:20]:
         p = next(x for x in placed if x.number == number)
         op.warn("late", f"{number} finishes {p.finish:%Y-%m-%d %H:%M}, due {p.due}")
-    return Done(f"Schedule {len(placed)} orders: {len(late)} late",
+    for number in done.unscheduled[:20]:
+        op.warn("unscheduled", f"{number} has no operations to place")
+    return Done(f"Schedule {len(placed)} orders: {len(late)} late"
+                + (f", {len(done.unscheduled)} with nothing to place"
+                   if done.unscheduled else ""),
                 Schedule(orders=[PlacedOut(number=p.number, due_date=p.due,
                                            planned_start=p.start, planned_finish=p.finish,
-                                           late=p.late) for p in placed], late=late))
+                                           late=p.late) for p in placed], late=late,
+                         unscheduled=done.unscheduled))
 
 
 def _routing_cell(text: str) -> list[Operation]:

@@ -133,6 +133,7 @@ class OperationOut(Out):
 class PlannedCost(Out):
     materials: Amount
     operations: Amount
+    by_products: Amount
     total: Amount
 
 

@@ -4,13 +4,14 @@ An order made from an item with a routing copies it into its own operations and 
 placed with infinite capacity: forward from a start, else backward from the end of its
 due date, each operation starting when the one before it finishes. Finite scheduling
 (`finite`) re-places open orders in due-date order (then number) where a unit of each
-work centre is free; `place_finite` is that rule over plain values, without a database.
+work centre is free, a unit being taken too by the open orders not asked to move (they
+stay where they are); `place_finite` is that rule over plain values, without a database.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from decimal import Decimal
@@ -115,10 +116,26 @@ class _Unit:
 
     __slots__ = ("calendar", "ends", "shortest", "starts", "work")
 
-    def __init__(self, calendar: cal.Calendar, start: datetime, shortest: timedelta) -> None:
+    def __init__(self, calendar: cal.Calendar, start: datetime, shortest: timedelta,
+                 busy: Sequence[cal.Interval] = ()) -> None:
+        """Idle from `start` on but for `busy`, what already holds the unit and stays."""
         self.calendar, self.shortest = calendar, shortest
-        self.starts, self.ends = [start], [FOREVER]
-        self.work = [FOREVER - start]
+        self.starts: list[datetime] = []
+        self.ends: list[datetime] = []
+        self.work: list[timedelta] = []
+        cursor = start
+        for a, b in sorted(busy):
+            if a > cursor:
+                self._gap(cursor, a)
+            cursor = max(cursor, b)
+        self._gap(cursor, FOREVER)
+
+    def _gap(self, a: datetime, b: datetime) -> None:
+        w = FOREVER - a if b == FOREVER else cal.working(self.calendar, a, b)
+        if w >= self.shortest and w > timedelta(0):
+            self.starts.append(a)
+            self.ends.append(b)
+            self.work.append(w)
 
     def fit(self, ready: datetime, minutes: Decimal) -> tuple[datetime, datetime, int]:
         """The earliest place from `ready` in one of the unit's gaps: (start, finish, the
@@ -144,16 +161,36 @@ class _Unit:
                 self.work.insert(i, w)
 
 
+def _lanes(busy: Sequence[cal.Interval], units: int) -> list[list[cal.Interval]]:
+    """What already holds a centre, shared over its units so that no unit holds two
+    things at once while the centre has no more at a moment than units (an overloaded
+    centre's excess goes to the unit free soonest)."""
+    lanes: list[list[cal.Interval]] = [[] for _ in range(units)]
+    free = [datetime.min.replace(tzinfo=UTC)] * units
+    for a, b in sorted(busy):
+        idle = [i for i in range(units) if free[i] <= a]
+        i = max(idle, key=free.__getitem__) if idle else min(range(units),
+                                                             key=free.__getitem__)
+        lanes[i].append((a, b))
+        free[i] = max(free[i], b)
+    return lanes
+
+
 def place_finite(jobs: Sequence[Job], calendars: dict[int, cal.Calendar],
-                 capacity: dict[int, int], start: datetime
+                 capacity: dict[int, int], start: datetime,
+                 busy: Mapping[int, Sequence[cal.Interval]] | None = None
                  ) -> dict[str, list[cal.Interval]]:
     """Each job in turn (due date, then key), each operation after the one before it, on
     the unit of its centre where it finishes first, in an idle gap if it fits in one. A
     unit runs one operation at a time, so no moment has more operations on a centre than
-    it has units."""
+    it has units. `busy` is what stays where it is (orders not being placed): it holds
+    its units, and the jobs go around it."""
     shortest = min((cal.duration(m) for j in jobs for _, m in j.operations),
                    default=timedelta(0))
-    units = {c: [_Unit(calendars[c], start, shortest) for _ in range(max(1, n))]
+    held = {c: [(max(a, start), b) for a, b in (busy or {}).get(c, ()) if b > start]
+            for c in capacity}
+    units = {c: [_Unit(calendars[c], start, shortest, lane)
+                 for lane in _lanes(held[c], max(1, n))]
              for c, n in capacity.items()}
     out: dict[str, list[cal.Interval]] = {}
     for job in sorted(jobs, key=lambda j: (j.due or date.max, j.key)):
@@ -198,12 +235,34 @@ def open_orders(op: Op, numbers: Sequence[str] | None) -> dict[int, tuple[str, d
     return orders
 
 
-def finite(op: Op, start: datetime, numbers: Sequence[str] | None) -> list[Placed]:
+@dataclass
+class Outcome:
+    placed: list[Placed]
+    unscheduled: list[str]
+    """Orders named that have no operations: nothing to place (said, not dropped)."""
+
+
+def _held(op: Op, start: datetime, placing: Mapping[int, object]
+          ) -> dict[int, list[cal.Interval]]:
+    """Where the open orders not being placed already run, per centre: their unfinished
+    operations stay and hold their units."""
+    oo, mo = cast(Table, OrderOperation.__table__), cast(Table, ManufacturingOrder.__table__)
+    out: dict[int, list[cal.Interval]] = {}
+    for order_id, centre, s, f in op.session.execute(
+            select(oo.c.order_id, oo.c.work_centre_id, oo.c.planned_start, oo.c.planned_finish)
+            .join(mo, mo.c.id == oo.c.order_id)
+            .where(mo.c.status.in_(OPEN_MO), oo.c.status != Step.done)):
+        if order_id not in placing and s is not None and f is not None and f > start:
+            out.setdefault(centre, []).append((s, f))
+    return out
+
+
+def finite(op: Op, start: datetime, numbers: Sequence[str] | None) -> Outcome:
     """Re-place open orders' unfinished operations with finite capacity from `start`.
-    Finished operations keep their dates and take no unit; orders outside `numbers` are
-    neither moved nor counted. Read and written as plain rows (one read per table, one
-    executemany): the apply runs as a job that decides everything again, so there is no
-    preview's row versions to keep."""
+    Finished operations keep their dates and take no unit; the open orders outside
+    `numbers` keep theirs, and their units are taken while they run. Read and written as
+    plain rows (one read per table, one executemany): the apply runs as a job that
+    decides everything again, so there is no preview's row versions to keep."""
     oo = cast(Table, OrderOperation.__table__)
     orders = open_orders(op, numbers)
     ids = list(orders)
@@ -220,7 +279,8 @@ def finite(op: Op, start: datetime, numbers: Sequence[str] | None) -> list[Place
     jobs = [Job(orders[oid][0], orders[oid][1],
                 [(c, m) for _, c, m, _, _, st in ops if st != Step.done])
             for oid, ops in rows.items()]
-    placed = place_finite(jobs, calendars, {i: c.capacity for i, c in centres.items()}, start)
+    placed = place_finite(jobs, calendars, {i: c.capacity for i, c in centres.items()}, start,
+                          None if numbers is None else _held(op, start, orders))
     out: list[Placed] = []
     moved: list[dict[str, object]] = []
     for oid in sorted(rows, key=lambda o: (orders[o][1] or date.max, orders[o][0])):
@@ -245,7 +305,10 @@ def finite(op: Op, start: datetime, numbers: Sequence[str] | None) -> list[Place
         op.session.execute(update(oo).where(oo.c.id == bindparam("row")).values(
             planned_start=bindparam("s"), planned_finish=bindparam("f"),
             version=oo.c.version + 1), moved)
-    return out
+    nothing = [] if numbers is None else [orders[o][0] for o in sorted(
+        (o for o in orders if o not in rows), key=lambda o: (orders[o][1] or date.max,
+                                                             orders[o][0]))]
+    return Outcome(out, nothing)
 
 
 # -- planning ----------------------------------------------------------------------------

@@ -17,13 +17,13 @@ from shopfloor.domain.base.context import Op
 from shopfloor.domain.base.limits import storable
 from shopfloor.domain.base.sequences import claim_number
 from shopfloor.domain.floor import load, scheduling
-from shopfloor.domain.production import by_products, completion
+from shopfloor.domain.production import by_products, completion, planned
 from shopfloor.domain.stock import ledger as stock
 from shopfloor.domain.stock import yields
 from shopfloor.kernel.errors import Conflict, ValidationFailed
 from shopfloor.kernel.numbers import ZERO, cost, fmt
 from shopfloor.kernel.statuses import MO, OPEN_MO, said
-from shopfloor.store.tables import ManufacturingComponent, ManufacturingOrder
+from shopfloor.store.tables import ManufacturingComponent, ManufacturingOrder, OrderOperation
 
 
 def _open(mo: ManufacturingOrder) -> None:
@@ -72,36 +72,37 @@ def create(op: Op, sku: str, quantity: Decimal, location: str, *, number: str | 
         op.change("manufacturing_order", mo.number, "due_date", None, due_date)
     stock.prefetch(op, [c.item for c in mo.components], loc)
     lot_book = stock.ledger(op).lots
-    planned = ZERO
     for c in mo.components:
         bal = stock.balance(op, c.item, loc)
         need = storable(yields.gross(c.quantity_per_unit, quantity, yields.of(c)), "quantity")
-        planned += need * bal.average_cost
         held, which = lot_book.held_back(c.item, loc.id)  # held or expired: not consumed
         available = bal.on_hand - held - bal.committed
         if available < need:
             op.warn("short", f"{c.item.sku}: needs {fmt(need)}, {fmt(available)} available at "
                     f"{loc.code}" + (f" (not counting {which})" if held else ""), fld="quantity")
-    if mo.by_products or not all(yields.of(c).plain for c in mo.components):
-        _planned_cost(op, mo, planned)
     commit(op, mo, quantity)
-    _schedule(op, mo, start)
+    ops = _schedule(op, mo, start)
+    if ops or mo.by_products or not all(yields.of(c).plain for c in mo.components):
+        _planned_cost(op, mo, ops)
     return mo
 
 
-def _schedule(op: Op, mo: ManufacturingOrder, start: datetime | None) -> None:
+def _schedule(op: Op, mo: ManufacturingOrder, start: datetime | None
+              ) -> list[OrderOperation]:
     """An item with a routing: its operations, dated through the calendars, and a warning
     on each day it puts a work centre past what it has."""
     ops = scheduling.route(op, mo, start)
     if ops:
         load.warn_overload(op, ops)
+    return ops
 
 
-def _planned_cost(op: Op, mo: ManufacturingOrder, total: Decimal) -> None:
-    """What the order should cost at today's average costs, its yield counted, less the
-    by-products' shares: what a person confirming it sees."""
-    share = sum((Decimal(p) for _, _, p in mo.by_products or ()), ZERO)
-    own = total * (1 - share / 100)
+def _planned_cost(op: Op, mo: ManufacturingOrder, ops: list[OrderOperation]) -> None:
+    """What the product should cost where it differs from recipe x quantity at today's
+    costs (a yield, by-products, operations): what a person confirming it sees, the
+    figure the order shows later (`planned.cost_of`), read from this write's ledger."""
+    own = planned.cost_of(mo, {c.item_id: stock.balance(op, c.item, mo.location).average_cost
+                               for c in mo.components}, ops).total
     op.change("manufacturing_order", mo.number, "planned cost", None,
               f"{fmt(cost(own))} ({fmt(cost(own / mo.quantity))} each)")
 
