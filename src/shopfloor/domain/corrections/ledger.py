@@ -27,6 +27,7 @@ from typing import Any
 from sqlalchemy import select
 
 from shopfloor.domain.base.context import Op
+from shopfloor.domain.corrections.revaluation import SHARES
 from shopfloor.domain.stock import ledger as stock
 from shopfloor.domain.stock.ledger import Posting
 from shopfloor.domain.stock.standing import unreverted
@@ -157,9 +158,10 @@ def reverse_moves(op: Op, o: Original) -> None:
 
 
 def _shares_taken(o: Original) -> list[str]:
-    """Goods that left and were re-priced after they left took a share of the re-pricing,
-    expensed against their document: bringing them back at the value they left with would
-    leave that share expensed. The re-pricing is reverted first (and applied again)."""
+    """Goods that left and were re-priced after they left (a price corrected, a landed
+    cost added) took a share of the re-pricing, expensed against their document: bringing
+    them back at the value they left with would leave that share expensed. The re-pricing
+    is reverted first (and applied again)."""
     gone = [m for m in o.moves if m.quantity < 0 and m.document_number]
     if not gone:
         return []
@@ -167,7 +169,7 @@ def _shares_taken(o: Original) -> list[str]:
     rows = o.session.execute(select(
         Variance.document_type, Variance.document_number, Variance.location_id,
         Variance.item_id, Variance.amount).where(
-        Variance.kind == "price_correction", Variance.created_at >= first,
+        Variance.kind.in_(SHARES), Variance.created_at >= first,
         Variance.document_number.in_(sorted({str(m.document_number) for m in gone})))).all()
     net: dict[tuple[Any, ...], Decimal] = defaultdict(lambda: ZERO)
     for dtype, dnum, loc, item_id, amount in rows:
@@ -176,7 +178,8 @@ def _shares_taken(o: Original) -> list[str]:
     for m in gone:
         if net.get((m.document_type, m.document_number, m.location_id, m.item_id)):
             out.append(f"{m.item.sku} on {m.document_type} {m.document_number} took a share of "
-                       "a price correction made since; revert that first")
+                       "a re-pricing (a price correction or landed cost) made since; revert "
+                       "that first")
     return sorted(set(out))
 
 
