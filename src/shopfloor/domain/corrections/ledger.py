@@ -168,18 +168,19 @@ def _shares_taken(o: Original) -> list[str]:
     first = min(m.created_at for m in gone)
     rows = o.session.execute(select(
         Variance.document_type, Variance.document_number, Variance.location_id,
-        Variance.item_id, Variance.amount).where(
+        Variance.item_id, Variance.kind, Variance.amount).where(
         Variance.kind.in_(SHARES), Variance.created_at >= first,
         Variance.document_number.in_(sorted({str(m.document_number) for m in gone})))).all()
     net: dict[tuple[Any, ...], Decimal] = defaultdict(lambda: ZERO)
-    for dtype, dnum, loc, item_id, amount in rows:
-        net[(dtype, dnum, loc, item_id)] += amount
+    for dtype, dnum, loc, item_id, kind, amount in rows:
+        net[(dtype, dnum, loc, item_id, kind)] += amount
     out = []
     for m in gone:
-        if net.get((m.document_type, m.document_number, m.location_id, m.item_id)):
-            out.append(f"{m.item.sku} on {m.document_type} {m.document_number} took a share of "
-                       "a re-pricing (a price correction or landed cost) made since; revert "
-                       "that first")
+        for kind in SHARES:
+            if net.get((m.document_type, m.document_number, m.location_id, m.item_id, kind)):
+                out.append(f"{m.item.sku} on {m.document_type} {m.document_number} took a "
+                           f"share of a {kind.replace('_', ' ')} made since; revert that "
+                           "first")
     return sorted(set(out))
 
 
