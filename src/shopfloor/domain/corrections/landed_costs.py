@@ -32,6 +32,7 @@ from shopfloor.domain.corrections.ledger import (
     moved_since,
     reverse_moves,
 )
+from shopfloor.domain.stock import ledger as stock
 from shopfloor.domain.stock.standing import unreverted
 from shopfloor.kernel.errors import Conflict, NotFound, ValidationFailed
 from shopfloor.kernel.numbers import ZERO, fmt
@@ -114,6 +115,9 @@ def add(op: Op, req: Request) -> LandedCost:
                                                  ln.item.weight), req.allocate_by)
              for ln in lines]
     shares = allocation.allocate(amount, bases)
+    # the balances its goods came in to, locked before their history is walked (as a
+    # price correction does): a shipment racing in between would take no share of it
+    stock.prefetch(op, [ln.item for ln in lines], po.location)
     doc = LandedCost(number=claim_number(op, LandedCost, None, "LC"), order_id=po.id,
                      receipt_operation_id=req.operation_id, amount=req.amount,
                      currency=currency, rate=rate, company_amount=amount,
