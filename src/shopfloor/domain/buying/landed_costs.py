@@ -44,17 +44,22 @@ def base(line: Received, allocate_by: str) -> Decimal:
 
 
 def allocate(amount: Decimal, bases: Sequence[Decimal]) -> list[Decimal]:
-    """Shares of `amount` in proportion to `bases`, to the cent, the residue on the
-    largest (the first of equals), so that they sum to `amount` exactly."""
+    """Shares of `amount` in proportion to `bases`, each to the nearest cent, the residue
+    on the largest (the first of equals), so that they sum to `amount` exactly. A residue
+    below what the largest holds (many lines, a few cents) spills on to the next largest:
+    no share is ever below zero."""
     total = sum(bases, ZERO)
     if total <= 0 or any(b < 0 for b in bases):
         raise ValidationFailed("what was received weighs nothing by this base: allocate by "
                                "another", field="allocate_by")
     shares = [(amount * b / total).quantize(CENT, rounding=ROUND_HALF_EVEN) for b in bases]
     residue = amount - sum(shares, ZERO)
-    if residue:
-        at = max(range(len(shares)), key=lambda i: (shares[i], -i))
-        shares[at] += residue
+    for at in sorted(range(len(shares)), key=lambda i: (-shares[i], i)):
+        if residue == 0:
+            break
+        taken = max(residue, -shares[at])
+        shares[at] += taken
+        residue -= taken
     return shares
 
 
