@@ -10,7 +10,8 @@ documents that took it, never pushed onto other stock. Capitalised plus expensed
 line's share to the last digit, and the shares sum to the amount.
 
 A revert negates the revaluation rows and answers the variances, exactly; it is refused,
-like a price correction's, once re-priced stock has left since (its share left with it).
+like a price correction's, once re-priced stock has left since (its share left with it,
+in that movement's value): those movements are reverted first.
 """
 
 from __future__ import annotations
@@ -149,7 +150,7 @@ def add(op: Op, req: Request) -> LandedCost:
 def revert(op: Op, o: Original) -> None:
     """A landed cost undone: its revaluation rows negated and its variances answered, if
     no re-priced stock has left since (it took a share that negating would not give back)."""
-    o.blockers.extend(moved_since(o))
+    o.blockers.extend(moved_since(o, "revert those first"))
     if o.moves:
         reverse_moves(op, o)  # answers the variances too
     elif not o.blockers:  # all of it was expensed: only variances to answer

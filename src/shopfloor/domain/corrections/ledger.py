@@ -197,7 +197,7 @@ def answer_variances(op: Op, o: Original) -> None:
                       r.batch_id, f"revert of {o.operation_id}")
 
 
-def moved_since(o: Original) -> list[str]:
+def moved_since(o: Original, instead: str = "correct it again instead") -> list[str]:
     """Blockers for reverting a re-pricing: goods it re-priced that have left a balance
     since took a share of it with them, which negating its rows would not give back."""
     out = []
@@ -213,7 +213,7 @@ def moved_since(o: Original) -> list[str]:
             what = ", ".join(f"{x.reason} {fmt(x.quantity)} on {x.document_type} "
                              f"{x.document_number}" for x in rows)
             out.append(f"{m.item.sku} at {m.location.code} was re-priced and has left since "
-                       f"({what}); correct it again instead")
+                       f"({what}); {instead}")
     return out
 
 
