@@ -193,7 +193,7 @@ class AddLandedCost(WriteRequest):
                          "gone expensed.",
              destructive=False, undo=Undo.using(landed_costs.revert))
 def add_landed_cost(op: Op, req: AddLandedCost) -> Done[LandedCostOut]:
-    doc = landed_costs.add(op, landed_costs.Request(
+    doc = landed_costs.add(op, landed_costs.Spec(
         req.number, req.operation_id, req.amount, req.currency, req.allocate_by,
         req.description))
     out = _landed(doc)

@@ -69,7 +69,7 @@ class OrderOut(Out):
 
 class OrderDetailOut(OrderOut):
     pegs: list[PegOut] = Field(description="the needs MRP placed it for")
-    landed_costs: Amount
+    landed_costs: Amount = Field(description="their total, company currency")
 
 
 def purchase_order_out(po: PurchaseOrder) -> OrderOut:

@@ -44,7 +44,9 @@ PO_DOC = "purchase_order"
 
 
 @dataclass(frozen=True)
-class Request:
+class Spec:
+    """A landed cost as asked for: on an order (`number`) or one receipt (`operation_id`)."""
+
     number: str | None
     operation_id: str | None
     amount: Decimal
@@ -88,7 +90,7 @@ def _received(op: Op, po: PurchaseOrder, operation_id: str | None
     return {i: (q, v) for i, q, v in op.session.execute(stmt) if q > 0}
 
 
-def add(op: Op, req: Request) -> LandedCost:
+def add(op: Op, req: Spec) -> LandedCost:
     if req.amount <= 0:
         raise ValidationFailed("a landed cost is an amount above zero", field="amount")
     if req.allocate_by not in allocation.BASES:
