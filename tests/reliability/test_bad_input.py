@@ -89,6 +89,18 @@ CASES: dict[str, tuple[dict[str, Any], list[tuple[dict[str, Any], str, str]]]] =
         ({"currency": "USD", "rate": "1", "valid_from": "soon"}, "valid_from",
          "validation_error"),
     ]),
+    "add_landed_cost": ({"number": "{po2}", "amount": "5", "description": "freight"}, [
+        ({"amount": "5", "description": "x"}, "number", "validation_error"),
+        ({"number": "{po}", "amount": "5", "description": "x"}, "number", "conflict"),
+        ({"number": "PO-99999", "amount": "5", "description": "x"}, "number", "not_found"),
+        ({"number": "{po2}", "amount": "0", "description": "x"}, "amount", "validation_error"),
+        ({"number": "{po2}", "amount": "5", "description": "x", "currency": "USD"},
+         "currency", "validation_error"),
+        ({"number": "{po2}", "amount": "5", "description": "x", "allocate_by": "weight"},
+         "allocate_by", "validation_error"),
+        ({"operation_id": "{got}", "amount": "5", "description": "x"}, "operation_id",
+         "validation_error"),
+    ]),
     "create_item": ({"sku": "N1", "name": "New"}, [
         ({"name": "New"}, "sku", "validation_error"),
         ({"sku": "N1", "name": "New", "purchase_price": "-1"}, "purchase_price",

@@ -1,31 +1,34 @@
-"""Buying in the supplier's terms: supplier items and exchange rates."""
+"""Buying in the supplier's terms: supplier items, exchange rates and landed costs."""
 
 from __future__ import annotations
 
 from datetime import date, datetime
 from decimal import Decimal
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import Field
 
 from shopfloor.domain.base.context import Op
 from shopfloor.domain.buying import currencies
 from shopfloor.domain.buying import supplier_items as offers
+from shopfloor.domain.corrections import landed_costs
 from shopfloor.kernel.numbers import fmt
 from shopfloor.kernel.roles import Role
 from shopfloor.registry.facts import Undo
 from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
-from shopfloor.store.tables import SupplierItem
+from shopfloor.store.tables import LandedCost, PurchaseOrder, SupplierItem
 from shopfloor.tools.fields import (
     Amount,
     Key,
     Money,
+    Name,
     NonNegative,
     Out,
     PartnerName,
     Quantity,
     Uom,
 )
+from shopfloor.tools.refs import NumberOrId, number_of
 
 tools = Toolset("buying")
 Currency = Field(description="ISO 4217")
@@ -135,3 +138,80 @@ def set_exchange_rate(op: Op, req: SetExchangeRate) -> Done[RateOut]:
     return Done(f"{row.currency} = {fmt(row.rate)} {home} from {row.valid_from.isoformat()}",
                 RateOut(currency=row.currency, rate=row.rate, valid_from=row.valid_from,
                         company_currency=home, created_at=row.created_at))
+
+
+class LandedLineOut(Out):
+    sku: str
+    quantity: Amount
+    base: Amount
+    share: Amount
+    capitalised: Amount
+    expensed: Amount
+
+
+class LandedCostOut(Out):
+    number: str
+    purchase_order: str
+    receipt: str | None = Field(description="operation_id, if one receipt")
+    amount: Amount
+    currency: str
+    rate: Amount
+    company_amount: Amount
+    allocate_by: str
+    description: str
+    capitalised: Amount
+    expensed: Amount
+    reverted: bool = False
+    created_at: datetime
+    lines: list[LandedLineOut]
+
+
+def _landed(doc: LandedCost, reverted: bool = False) -> LandedCostOut:
+    return LandedCostOut(
+        number=doc.number, purchase_order=doc.order.number,
+        receipt=doc.receipt_operation_id, amount=doc.amount, currency=doc.currency,
+        rate=doc.rate, company_amount=doc.company_amount, allocate_by=doc.allocate_by,
+        description=doc.description, created_at=doc.created_at, reverted=reverted,
+        capitalised=sum((ln.capitalised for ln in doc.lines), Decimal(0)),
+        expensed=sum((ln.expensed for ln in doc.lines), Decimal(0)),
+        lines=[LandedLineOut(sku=ln.item.sku, quantity=ln.quantity, base=ln.base,
+                             share=ln.share, capitalised=ln.capitalised,
+                             expensed=ln.expensed) for ln in doc.lines])
+
+
+class AddLandedCost(WriteRequest):
+    number: Key | None = Field(None, description="PO")
+    operation_id: Key | None = Field(None, description="one receipt")
+    amount: Quantity
+    currency: str | None = Field(None, description="default: the PO's")
+    allocate_by: Literal["value", "quantity", "weight"] = "value"
+    description: Name
+
+
+@tools.write("add_landed_cost", title="Add landed cost", response=LandedCostOut,
+             description="Freight or duty onto received goods: on hand capitalised, "
+                         "gone expensed.",
+             destructive=False, undo=Undo.using(landed_costs.revert))
+def add_landed_cost(op: Op, req: AddLandedCost) -> Done[LandedCostOut]:
+    doc = landed_costs.add(op, landed_costs.Spec(
+        req.number, req.operation_id, req.amount, req.currency, req.allocate_by,
+        req.description))
+    out = _landed(doc)
+    return Done(f"Add {req.description} {fmt(out.company_amount)} to {out.purchase_order} by "
+                f"{req.allocate_by}: {fmt(out.capitalised)} capitalised, "
+                f"{fmt(out.expensed)} expensed", out)
+
+
+class ListLandedCosts(NumberOrId, Request):
+    pass
+
+
+class LandedCosts(Out):
+    landed_costs: list[LandedCostOut]
+
+
+@tools.read("list_landed_costs", title="List landed costs", response=LandedCosts,
+            description="A purchase order's landed costs.")
+def list_landed_costs(op: Op, req: ListLandedCosts) -> LandedCosts:
+    number = number_of(op, PurchaseOrder, req, "purchase order")
+    return LandedCosts(landed_costs=[_landed(d, r) for d, r in landed_costs.listed(op, number)])

@@ -136,6 +136,7 @@ class ItemFields(WriteRequest):
     lot_numbering: LotRule | None = Field(
         None, description="e.g. FL-{date}-{seq}: lots made without a number")
     gtin: Gtin | None = None
+    weight: NonNegative | None = Field(None, description="kg per unit")
     shelf_life_days: ShelfLifeDays | None = Field(None,
                                                   description="expiry of new lots, from their day")
 

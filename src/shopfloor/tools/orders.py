@@ -13,7 +13,7 @@ from sqlalchemy import select
 from shopfloor.domain.base import lookup
 from shopfloor.domain.base.context import Op
 from shopfloor.domain.buying import currencies
-from shopfloor.domain.corrections import reverts
+from shopfloor.domain.corrections import landed_costs, reverts
 from shopfloor.domain.orders import documents as orders
 from shopfloor.domain.orders import purchase_units as units
 from shopfloor.kernel.numbers import fmt
@@ -69,6 +69,7 @@ class OrderOut(Out):
 
 class OrderDetailOut(OrderOut):
     pegs: list[PegOut] = Field(description="the needs MRP placed it for")
+    landed_costs: Amount = Field(description="their total, company currency")
 
 
 def purchase_order_out(po: PurchaseOrder) -> OrderOut:
@@ -187,7 +188,8 @@ def list_purchase_orders(op: Op, req: ListPurchaseOrders) -> OrderPage:
             description="One purchase order by number or id, with its lines.")
 def get_purchase_order(op: Op, req: ByNumber) -> OrderDetailOut:
     po = lookup.purchase_order(op, _po(op, req))
-    return OrderDetailOut(**dict(purchase_order_out(po)), pegs=pegs_out(op, po=po.id))
+    return OrderDetailOut(**dict(purchase_order_out(po)), pegs=pegs_out(op, po=po.id),
+                          landed_costs=landed_costs.totals(op, po.id))
 
 
 class CreatePurchaseOrder(WriteRequest):

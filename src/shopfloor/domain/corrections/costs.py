@@ -72,5 +72,5 @@ def recost(op: Op, item: Any, location: Any, document_type: str, number: str,
            quantity: Decimal, old_unit: Decimal, new_unit: Decimal, fld: str) -> None:
     """Re-cost what a document brought in as if it had come at `new_unit`: its goods
     re-priced wherever they are now, the shares that left expensed (revaluation.py)."""
-    total = revaluation.revalue(op, item, document_type, number, new_unit - old_unit, fld)
+    total = revaluation.revalue(op, item, document_type, number, new_unit - old_unit, fld).total
     op.change(document_type, number, f"{item.sku} re-priced by", None, fmt(total))

@@ -27,6 +27,7 @@ from typing import Any
 from sqlalchemy import select
 
 from shopfloor.domain.base.context import Op
+from shopfloor.domain.corrections.revaluation import SHARES
 from shopfloor.domain.stock import ledger as stock
 from shopfloor.domain.stock.ledger import Posting
 from shopfloor.domain.stock.standing import unreverted
@@ -157,26 +158,29 @@ def reverse_moves(op: Op, o: Original) -> None:
 
 
 def _shares_taken(o: Original) -> list[str]:
-    """Goods that left and were re-priced after they left took a share of the re-pricing,
-    expensed against their document: bringing them back at the value they left with would
-    leave that share expensed. The re-pricing is reverted first (and applied again)."""
+    """Goods that left and were re-priced after they left (a price corrected, a landed
+    cost added) took a share of the re-pricing, expensed against their document: bringing
+    them back at the value they left with would leave that share expensed. The re-pricing
+    is reverted first (and applied again)."""
     gone = [m for m in o.moves if m.quantity < 0 and m.document_number]
     if not gone:
         return []
     first = min(m.created_at for m in gone)
     rows = o.session.execute(select(
         Variance.document_type, Variance.document_number, Variance.location_id,
-        Variance.item_id, Variance.amount).where(
-        Variance.kind == "price_correction", Variance.created_at >= first,
+        Variance.item_id, Variance.kind, Variance.amount).where(
+        Variance.kind.in_(SHARES), Variance.created_at >= first,
         Variance.document_number.in_(sorted({str(m.document_number) for m in gone})))).all()
     net: dict[tuple[Any, ...], Decimal] = defaultdict(lambda: ZERO)
-    for dtype, dnum, loc, item_id, amount in rows:
-        net[(dtype, dnum, loc, item_id)] += amount
+    for dtype, dnum, loc, item_id, kind, amount in rows:
+        net[(dtype, dnum, loc, item_id, kind)] += amount
     out = []
     for m in gone:
-        if net.get((m.document_type, m.document_number, m.location_id, m.item_id)):
-            out.append(f"{m.item.sku} on {m.document_type} {m.document_number} took a share of "
-                       "a price correction made since; revert that first")
+        for kind in SHARES:
+            if net.get((m.document_type, m.document_number, m.location_id, m.item_id, kind)):
+                out.append(f"{m.item.sku} on {m.document_type} {m.document_number} took a "
+                           f"share of a {kind.replace('_', ' ')} made since; revert that "
+                           "first")
     return sorted(set(out))
 
 
@@ -193,7 +197,7 @@ def answer_variances(op: Op, o: Original) -> None:
                       r.batch_id, f"revert of {o.operation_id}")
 
 
-def moved_since(o: Original) -> list[str]:
+def moved_since(o: Original, instead: str = "correct it again instead") -> list[str]:
     """Blockers for reverting a re-pricing: goods it re-priced that have left a balance
     since took a share of it with them, which negating its rows would not give back."""
     out = []
@@ -209,7 +213,7 @@ def moved_since(o: Original) -> list[str]:
             what = ", ".join(f"{x.reason} {fmt(x.quantity)} on {x.document_type} "
                              f"{x.document_number}" for x in rows)
             out.append(f"{m.item.sku} at {m.location.code} was re-priced and has left since "
-                       f"({what}); correct it again instead")
+                       f"({what}); {instead}")
     return out
 
 

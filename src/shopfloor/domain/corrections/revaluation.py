@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from collections import defaultdict
 from decimal import Decimal
-from typing import Any
+from typing import Any, NamedTuple
 
-from sqlalchemy import select
+from sqlalchemy import select, true
 
 from shopfloor.domain.base.context import Op
 from shopfloor.domain.stock import ledger as stock
@@ -70,12 +70,16 @@ def _returned_orders(op: Op, rows: list[StockMovement]) -> dict[str, str]:
                                    .where(StockReturn.number.in_(numbers))).all())
 
 
-def walk(op: Op, item: Any, document_type: str, number: str, unit_diff: Decimal) -> _Walk:
+def walk(op: Op, item: Any, document_type: str, number: str, unit_diff: Decimal,
+         operation_id: str | None = None) -> _Walk:
+    """`operation_id`: only the goods that operation brought in on the document (one
+    receipt of several); the document's other rows are then stock like any other."""
     w = _Walk()
+    mine = true() if operation_id is None else StockMovement.operation_id == operation_id
     first = op.session.execute(select(StockMovement.id).where(
         StockMovement.item_id == item.id, StockMovement.document_type == document_type,
-        StockMovement.document_number == number, StockMovement.quantity > 0, unreverted())
-        .order_by(StockMovement.id).limit(1)).scalar_one_or_none()
+        StockMovement.document_number == number, StockMovement.quantity > 0, mine,
+        unreverted()).order_by(StockMovement.id).limit(1)).scalar_one_or_none()
     if first is None:
         return w
     rows = list(op.session.scalars(select(StockMovement).where(
@@ -90,7 +94,8 @@ def walk(op: Op, item: Any, document_type: str, number: str, unit_diff: Decimal)
     orders = _returned_orders(op, rows)
     for m in rows:
         loc = m.location_id
-        if m.document_type == document_type and m.document_number == number:
+        if m.document_type == document_type and m.document_number == number and (
+                operation_id is None or m.operation_id == operation_id):
             w.home = w.home or loc
             w.extra[loc] += m.quantity * unit_diff
             w.total += m.quantity * unit_diff
@@ -108,11 +113,35 @@ def walk(op: Op, item: Any, document_type: str, number: str, unit_diff: Decimal)
     return w
 
 
+class Revalued(NamedTuple):
+    """What the document's goods changed by in all: `capitalised` on the balances still
+    holding them plus `expensed` with the goods that left."""
+
+    total: Decimal
+    capitalised: Decimal
+    expensed: Decimal
+
+
+class Why(NamedTuple):
+    """How a re-pricing's shares that left are booked: their variance kind and reason."""
+
+    kind: str = "price_correction"
+    reason: str = ""
+
+
+PRICE = Why()
+SHARES = ("price_correction", "landed_cost")
+"""The variance kinds of re-pricing shares that left with other documents' goods."""
+
+
 def revalue(op: Op, item: Any, document_type: str, number: str, unit_diff: Decimal,
-            fld: str) -> Decimal:
+            fld: str, why: Why = PRICE, operation_id: str | None = None,
+            per_unit: Decimal | None = None) -> Revalued:
     """Post the correction: revaluation rows where its goods are, variances for the shares
-    that left. Returns its value (what the document's goods changed by in all)."""
-    w = walk(op, item, document_type, number, unit_diff)
+    that left. `operation_id` narrows the goods to what it brought in; `per_unit` is the
+    change per unit of the whole document's goods the rows record, when that differs from
+    `unit_diff` (what a supplier return later takes back per unit)."""
+    w = walk(op, item, document_type, number, unit_diff, operation_id)
     total = cost(w.total)
     places = {loc: cost(v) for loc, v in w.extra.items() if cost(v) != 0}
     on_hand = dict(op.session.execute(select(Balance.location_id, Balance.on_hand).where(
@@ -133,15 +162,18 @@ def revalue(op: Op, item: Any, document_type: str, number: str, unit_diff: Decim
             gone[key] = gone.get(key, ZERO) + residue
     locations = {loc.id: loc for loc in op.session.scalars(select(Location).where(
         Location.id.in_(sorted({*places, *(k[2] for k in gone)}))))}
+    capitalised = ZERO
     for loc, value in sorted(places.items()):
         held = stock.balance(op, item, locations[loc]).value
         if held + value < 0:  # never more off a balance than it holds: the rest is expensed
             key = (document_type, number, loc)
             gone[key] = gone.get(key, ZERO) + held + value
             value = -held
-        stock.revalue(op, item, locations[loc], value, document_type, number, unit_diff, fld)
+        stock.revalue(op, item, locations[loc], value, document_type, number,
+                      unit_diff if per_unit is None else per_unit, fld)
+        capitalised += value
     book = stock.ledger(op)
+    reason = why.reason or f"share of {document_type} {number}'s re-pricing that left with it"
     for (dtype, dnum, loc), amount in sorted(gone.items(), key=lambda kv: str(kv[0])):
-        book.variance(item, locations[loc], amount, "price_correction", dtype, dnum, None,
-                      f"share of {document_type} {number}'s re-pricing that left with it")
-    return total
+        book.variance(item, locations[loc], amount, why.kind, dtype, dnum, None, reason)
+    return Revalued(total, capitalised, total - capitalised)

@@ -34,7 +34,8 @@ from shopfloor.store.tables import (
 
 ITEM_FIELDS = ("name", "kind", "uom", "purchase_price", "sales_price", "reorder_point",
                "reorder_quantity", "lead_time_days", "batch_tracked", "serial_tracked",
-               "lot_numbering", "shelf_life_days", "order_multiple", "supply_period_days", "gtin")
+               "lot_numbering", "shelf_life_days", "order_multiple", "supply_period_days", "gtin",
+               "weight")
 
 
 def _unique(op: Op, model: type[Any], column: Any, value: str, fld: str, what: str) -> None:

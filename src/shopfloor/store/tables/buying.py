@@ -1,6 +1,7 @@
 """Buying in the supplier's terms: what each supplier sells an item as (its unit, pack,
 minimum, multiple, lead time and price breaks, in its currency), the company's exchange
-rates by date, and what a recipe gives besides its product (by-products)."""
+rates by date, what a recipe gives besides its product (by-products), and the landed
+costs (freight, duty) added to what a purchase order brought in."""
 
 from __future__ import annotations
 
@@ -8,10 +9,19 @@ from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import JSON, Boolean, Date, ForeignKey, Integer, String, UniqueConstraint
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    Date,
+    ForeignKey,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+)
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from shopfloor.store.tables.core import ZERO, Base, Item, Supplier, Versioned
+from shopfloor.store.tables.core import ZERO, Base, Item, PurchaseOrder, Supplier, Versioned
 
 
 class SupplierItem(Versioned, Base):
@@ -63,3 +73,46 @@ class RecipeByProduct(Base):
     cost_share_percent: Mapped[Decimal] = mapped_column(default=ZERO)
 
     item: Mapped[Item] = relationship(foreign_keys=[item_id], lazy="joined")
+
+
+class LandedCost(Base):
+    """A cost of bringing a purchase order's goods in, allocated over its lines: `amount`
+    in `currency`, `company_amount` what it came to at `rate` on its day. Written once;
+    a revert answers it in the ledger (the `reverts` row says so), never by editing it."""
+
+    __tablename__ = "landed_costs"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    number: Mapped[str] = mapped_column(String(64), unique=True)
+    order_id: Mapped[int] = mapped_column(ForeignKey("purchase_orders.id"), index=True)
+    receipt_operation_id: Mapped[str | None] = mapped_column(String(36))  # None: every receipt
+    amount: Mapped[Decimal]
+    currency: Mapped[str] = mapped_column(String(3))
+    rate: Mapped[Decimal]
+    company_amount: Mapped[Decimal]
+    allocate_by: Mapped[str] = mapped_column(String(16))
+    description: Mapped[str] = mapped_column(Text, default="")
+    operation_id: Mapped[str | None] = mapped_column(String(36), index=True)
+    created_at: Mapped[datetime]
+
+    order: Mapped[PurchaseOrder] = relationship(lazy="joined")
+    lines: Mapped[list[LandedCostLine]] = relationship(
+        order_by="LandedCostLine.position", cascade="all, delete-orphan")
+
+
+class LandedCostLine(Base):
+    """One purchase line's share: `base` is what it was allocated by (received value,
+    quantity or weight), `capitalised` went onto stock still on hand, `expensed` left
+    with goods already gone; the two sum to `share`."""
+
+    __tablename__ = "landed_cost_lines"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    landed_cost_id: Mapped[int] = mapped_column(ForeignKey("landed_costs.id"), index=True)
+    item_id: Mapped[int] = mapped_column(ForeignKey("items.id"))
+    position: Mapped[int] = mapped_column(Integer, default=0)
+    quantity: Mapped[Decimal]
+    base: Mapped[Decimal]
+    share: Mapped[Decimal]
+    capitalised: Mapped[Decimal] = mapped_column(default=ZERO)
+    expensed: Mapped[Decimal] = mapped_column(default=ZERO)
+
+    item: Mapped[Item] = relationship(lazy="joined")

@@ -132,6 +132,7 @@ class Item(Versioned, Base):
     lot_numbering: Mapped[str | None] = mapped_column(String(64))
     shelf_life_days: Mapped[int | None] = mapped_column(Integer)
     gtin: Mapped[str | None] = mapped_column(String(14), index=True)  # as given: zeros kept
+    weight: Mapped[Decimal | None]  # kg per stock unit: what landed costs allocate by weight
     archived: Mapped[bool] = mapped_column(Boolean, default=False)
     sku_skeleton: Mapped[str | None] = skeleton_of("sku")
 
