@@ -100,6 +100,21 @@ def test_the_proposer_never_approves_its_own(reg: Registry) -> None:
     assert _on_hand(reg) == 10
 
 
+def test_an_actor_whose_writes_are_held_decides_nothing(reg: Registry) -> None:
+    """Two agents, each held, must not approve each other's writes into the books."""
+    pid = _propose(reg, "-7")["proposal_id"]
+    other = Actor.of("agent-b", "admin", needs_approval=True)
+    before = snapshot(reg)
+    for tool, extra in (("approve_proposal", {}), ("reject_proposal", {"reason": "no"})):
+        for preview in (True, False):
+            err = _refused("forbidden", reg.invoke, tool,
+                           {"proposal_id": pid, "preview": preview, **extra}, other)
+            assert err["field"] == "proposal_id"
+    assert snapshot(reg) == before
+    assert _on_hand(reg) == 10
+    assert reg.invoke("get_proposal", {"proposal_id": pid}, BOSS)["status"] == "pending"
+
+
 def test_a_stale_proposal_is_refused_with_a_fresh_preview(reg: Registry) -> None:
     pid = _propose(reg, "-8")["proposal_id"]
     apply(reg, "create_stock_adjustment", location="MAIN", reason="meanwhile",

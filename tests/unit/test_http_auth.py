@@ -16,6 +16,7 @@ from shopfloor.app.settings import Settings
 from shopfloor.registry.registry import Registry
 from shopfloor.surfaces.auth import Authenticator
 from shopfloor.surfaces.server import build_app
+from tests.helpers import ADMIN
 from tests.servers import serving
 
 PASSWORD = "s3cret enough"
@@ -155,3 +156,42 @@ def test_an_identity_provider_token_works_on_the_api_and_signs_in_to_the_admin(
                 assert signed.status_code == 303 and signed.headers["location"] == "/log"
                 page = browser.get("/log")
                 assert page.status_code == 200 and "sso-sam" in page.text
+
+
+def _cli(db_url: str, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    done = subprocess.run([sys.executable, "-m", "shopfloor.surfaces.cli", "--db", db_url,
+                           *args], input=stdin, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return done
+
+
+def test_accounts_and_tokens_made_to_need_approval_propose_and_never_apply(
+        server: tuple[str, Registry, Settings], db_url: str) -> None:
+    """The CLI's `--needs-approval` (an account's flag, a minted token's claim): its
+    writes over HTTP are held as proposals; taking the flag off lets them apply again."""
+    url, reg, _ = server
+    _cli(db_url, "user", "create", "agent", "--role", "operator", "--needs-approval",
+         stdin=PASSWORD + "\n")
+    minted = _cli(db_url, "token", "create", "--role", "operator", "--subject", "bot",
+                  "--needs-approval").stdout.strip()
+    signed_in = _token(url, "agent", PASSWORD).json()["access_token"]
+
+    def write(token: str, code: str) -> dict[str, object]:
+        r = httpx.post(f"{url}/api/v1/tools/create_location", json={
+            "code": code, "name": code, "preview": False},
+            headers={"Authorization": f"Bearer {token}"})
+        assert r.status_code == 200, r.text
+        body: dict[str, object] = r.json()
+        return body
+
+    for token, code in ((signed_in, "HELD1"), (minted, "HELD2")):
+        held = write(token, code)
+        assert (held["applied"], held["proposed"], held["status"]) == (False, True, "pending")
+    listed = reg.invoke("list_locations", {}, ADMIN)["locations"]
+    assert not {"HELD1", "HELD2"} & {loc["code"] for loc in listed}
+    users = {u["username"]: u for u in reg.invoke("list_users", {}, ADMIN)["users"]}
+    assert users["agent"]["needs_approval"] is True
+
+    _cli(db_url, "user", "role", "agent", "--role", "operator", "--no-approval")
+    again = _token(url, "agent", PASSWORD).json()["access_token"]  # the change ended sessions
+    assert write(again, "NOW")["applied"] is True

@@ -71,7 +71,9 @@ class Facts:
     `runs` is the (kind, runner) a job-starting tool queues. `admin`: the group the web
     admin lists it under. `subject`: what a card calls it. `app_only`: for cards, hidden
     from the model (MCP Apps visibility ["app"]). `approves`: applies a held proposal as
-    its proposer (the registry does it; see registry/proposals.py)."""
+    its proposer (the registry does it; see registry/proposals.py). `decides`: approves or
+    rejects a held proposal, so never by an actor whose own writes are held (two agents
+    must not approve each other's writes)."""
 
     writes: bool
     role: Role
@@ -83,6 +85,7 @@ class Facts:
     subject: str = ""
     app_only: bool = False
     approves: bool = False
+    decides: bool = False
 
     @property
     def plain_read(self) -> bool:

@@ -115,6 +115,10 @@ class Registry:
                     f"{name} needs the {tool.facts.role.name} role; "
                     f"{actor.subject} has {_roles(actor)}"
                 )
+            if tool.facts.decides and actor.needs_approval:
+                raise Forbidden(f"{actor.subject}'s own writes are held for approval, so "
+                                "it cannot approve or reject proposals",
+                                field="proposal_id")
             req = self._parse(tool, args)
             if tool.facts.approves:
                 assert isinstance(req, WriteRequest)

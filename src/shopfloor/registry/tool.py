@@ -130,13 +130,14 @@ class Toolset:
     def write(self, name: str, *, title: str, description: str, response: type[Resp],
               destructive: bool, undo: Undo = NEVER, role: Role = Role.operator,
               subject: str = "", admin: str | None = None,
-              approves: bool = False) -> Decorator:
+              approves: bool = False, decides: bool = False) -> Decorator:
         """`destructive` is the author's word, checked against the naming rules by a test;
         `undo` says how a revert undoes an apply (by default: it cannot). `approves`: the
-        registry applies the proposal it names (registry/proposals.py), not the handler."""
+        registry applies the proposal it names (registry/proposals.py), not the handler;
+        `decides` (implied by `approves`): a decision on a proposal."""
         return self._declare(name, title, description, response, Facts(
             writes=True, role=role, destructive=destructive, undo=undo, subject=subject,
-            admin=admin or self.area, approves=approves))
+            admin=admin or self.area, approves=approves, decides=decides or approves))
 
     def job(self, name: str, *, title: str, description: str, response: type[Resp],
             runs: tuple[str, Runner], role: Role = Role.operator,

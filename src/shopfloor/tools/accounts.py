@@ -26,6 +26,7 @@ class UserOut(Out):
     role: str
     disabled: bool
     created_at: datetime
+    needs_approval: bool
 
 
 class UserList(Out):
@@ -34,7 +35,7 @@ class UserList(Out):
 
 def _out(p: people.Person) -> UserOut:
     return UserOut(username=p.username, role=p.role, disabled=p.disabled,
-                   created_at=p.created_at)
+                   created_at=p.created_at, needs_approval=p.needs_approval)
 
 
 class NoArgs(Request):
@@ -51,26 +52,29 @@ class CreateUser(WriteRequest):
     username: str = Field(min_length=1, max_length=200)
     role: RoleName
     password: Password = PASSWORD
+    needs_approval: bool = Field(False, description="writes held for approval")
 
 
 @tools.write("create_user", title="Create user", response=UserOut, role=Role.admin,
              description="Add an account that signs in.", destructive=False,
              undo=Undo.refused("disable_user"))
 def create_user(op: Op, req: CreateUser) -> Done[UserOut]:
-    p = people.create(op, req.username, req.password.get_secret_value(), req.role)
+    p = people.create(op, req.username, req.password.get_secret_value(), req.role,
+                      req.needs_approval)
     return Done(f"Create user {p.username} ({p.role})", _out(p))
 
 
 class SetUserRole(WriteRequest):
     username: str = Field(min_length=1, max_length=200)
     role: RoleName
+    needs_approval: bool | None = Field(None, description="writes held for approval")
 
 
 @tools.write("set_user_role", title="Set user role", response=UserOut, role=Role.admin,
              description="Change a role; ends its sessions.", destructive=True,
              undo=Undo.refused("set_user_role back"))
 def set_user_role(op: Op, req: SetUserRole) -> Done[UserOut]:
-    p = people.set_role(op, req.username, req.role)
+    p = people.set_role(op, req.username, req.role, req.needs_approval)
     return Done(f"Set role of {p.username} to {p.role}", _out(p))
 
 

@@ -124,7 +124,7 @@ class Reject(Decide):
 
 
 @tools.write("reject_proposal", title="Reject proposal", response=Decided,
-             destructive=False, subject="the proposal",
+             destructive=False, subject="the proposal", decides=True,
              undo=Undo.refused("the proposer proposes it again"),
              description="Refuse a held proposal with a reason its proposer reads.")
 def reject_proposal(op: Op, req: Reject) -> Done[Decided]:

@@ -32,6 +32,7 @@ class Person:
     role: str
     disabled: bool
     created_at: datetime
+    needs_approval: bool = False
 
 
 def check_name(username: str) -> str:
@@ -59,7 +60,7 @@ def check_role(role: str) -> str:
 
 
 def _person(a: Account) -> Person:
-    return Person(a.username, a.role, a.disabled, a.created_at)
+    return Person(a.username, a.role, a.disabled, a.created_at, a.needs_approval)
 
 
 def _account(op: Op, username: str) -> Account:
@@ -74,23 +75,32 @@ def people(op: Op) -> list[Person]:
     return [_person(a) for a in op.session.scalars(select(Account).order_by(Account.username))]
 
 
-def create(op: Op, username: str, password: str, role: str) -> Person:
+def create(op: Op, username: str, password: str, role: str,
+           needs_approval: bool = False) -> Person:
     name, level = check_name(username), check_role(role)
     digest = HASHER.hash(check_password(password))
     if op.session.scalar(select(Account.id).where(Account.username == name)) is not None:
         raise Conflict(f"an account named {name!r} exists", field="username")
     account = Account(username=name, password_hash=digest, role=level, disabled=False,
-                      created_at=op.now, password_changed_at=op.now)
+                      created_at=op.now, password_changed_at=op.now,
+                      needs_approval=needs_approval)
     op.session.add(account)
     op.flush()
     op.change("account", name, "role", None, level)
+    if needs_approval:
+        op.change("account", name, "needs_approval", None, True)
     return _person(account)
 
 
-def set_role(op: Op, username: str, role: str) -> Person:
+def set_role(op: Op, username: str, role: str, needs_approval: bool | None = None) -> Person:
+    """`needs_approval`: its writes are held as proposals (None leaves it as it is)."""
     account, level = _account(op, username), check_role(role)
     op.change("account", account.username, "role", account.role, level)
     account.role = level
+    if needs_approval is not None and needs_approval != account.needs_approval:
+        op.change("account", account.username, "needs_approval", account.needs_approval,
+                  needs_approval)
+        account.needs_approval = needs_approval
     _end_sessions(op, account)
     return _person(account)
 

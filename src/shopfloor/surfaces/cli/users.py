@@ -68,11 +68,14 @@ def user_create(
     ctx: typer.Context,
     name: Annotated[str, typer.Argument(help="the username to sign in with")],
     role: Annotated[str, typer.Option(help="viewer, operator or admin")],
+    needs_approval: Annotated[bool, typer.Option(
+        "--needs-approval", help="its writes are held as proposals for someone to approve")
+    ] = False,
 ) -> None:
     """Create an account (password from stdin when piped, else prompted)."""
     password = _password()
     _call(ctx, "create_user", {"username": name, "role": role.strip().lower(),
-                               "password": password})
+                               "password": password, "needs_approval": needs_approval})
     typer.echo(f"Created {name} ({role}).", err=True)
 
 
@@ -92,9 +95,14 @@ def user_role(
     ctx: typer.Context,
     name: Annotated[str, typer.Argument(help="the username")],
     role: Annotated[str, typer.Option(help="viewer, operator or admin")],
+    needs_approval: Annotated[bool | None, typer.Option(
+        "--needs-approval/--no-approval", help="hold its writes as proposals, or not")
+    ] = None,
 ) -> None:
     """Change an account's role (ends its open sessions, so it applies at once)."""
-    _call(ctx, "set_user_role", {"username": name, "role": role.strip().lower()})
+    _call(ctx, "set_user_role", {"username": name, "role": role.strip().lower(),
+                                 **({} if needs_approval is None
+                                    else {"needs_approval": needs_approval})})
     typer.echo(f"{name} is now {role}.", err=True)
 
 
