@@ -74,7 +74,7 @@ def said(name: str, base: tuple[float, float], pdf: tuple[float, float]) -> str:
 def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         reg, number = setup(f"sqlite:///{tmp}/bench.db")
-        printer = Printer(reg, "EUR")
+        printer = Printer(reg, Settings(currency="EUR"))
         order, label = path_of("purchase_order", number), path_of("lot_label", "P0", "L1")
         start = time.perf_counter()
         printer.pdf(ACTOR, order)
