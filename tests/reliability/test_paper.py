@@ -13,6 +13,7 @@ import io
 import re
 from collections.abc import Iterator
 from datetime import UTC, datetime
+from decimal import Decimal
 from typing import Any
 
 import anyio
@@ -165,6 +166,29 @@ def test_traveller_lists_components_for_the_whole_order(reg: Registry) -> None:
     assert re.search(r"FLOUR\s+Flour type 550\s+0.5\s+20\s+kg", text)
     assert re.search(r"SALT\s+Sea salt\s+0.01\s+0.4\s+kg", text)
     assert "Steps" in text
+
+
+def test_traveller_prints_each_operations_times(reg: Registry) -> None:
+    company(reg)
+    apply(reg, "create_work_centre", code="MIX", name="Mixer")
+    apply(reg, "create_work_centre", code="OVEN", name="Deck oven")
+    apply(reg, "update_routing", sku="BREAD", operations=[
+        {"sequence": 10, "name": "Mix dough", "work_centre": "MIX", "setup_minutes": "15",
+         "run_minutes": "0.5"},
+        {"sequence": 20, "name": "Bake", "work_centre": "OVEN", "setup_minutes": "10",
+         "run_minutes": "1.5"}])
+    mo = apply(reg, "create_manufacturing_order", sku="BREAD", quantity="40", location="MAIN",
+               start="2026-11-24T08:00:00Z")
+    planned = [(o["name"], Decimal(o["planned_minutes"])) for o in reg.invoke(
+        "get_manufacturing_order", {"number": mo["number"]}, VIEWER)["operations"]]
+    assert planned == [("Mix dough", 35), ("Bake", 70)]
+    _, text = printed(reg, "traveller", mo["number"])
+    assert "Operations" in text and "Steps" not in text
+    flat = " ".join(text.split())  # cells wrap; a time's space is a narrow one
+    # 15 + 40 x 0.5 = 35 min at the mixer from 08:00, then 10 + 40 x 1.5 = 70 in the oven
+    assert ("10 Mix dough MIX 35 Nov 24, 2026, 8:00:00 AM UTC Nov 24, 2026, 8:35:00 AM UTC 0"
+            in flat), flat
+    assert "20 Bake OVEN 70 Nov 24, 2026, 8:35:00 AM UTC Nov 24, 2026, 9:45:00 AM UTC 0" in flat
 
 
 def test_item_and_location_labels_carry_their_key(reg: Registry) -> None:
