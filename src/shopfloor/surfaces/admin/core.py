@@ -11,6 +11,7 @@ served from the package: htmx is vendored, nothing comes from elsewhere.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from datetime import date
 from functools import cached_property
 from importlib import resources as package_files
 from typing import Any
@@ -73,6 +74,11 @@ class Admin:
         """The reader's formats: their Accept-Language, the deployment's currency."""
         header = request.headers.get("accept-language") if request is not None else None
         return formats_for(header, self.settings.currency, self.settings.time_zone)
+
+    def today(self) -> date:
+        """The deployment's date: the registry's clock (the one the tools' `now` reads)
+        in the deployment's time zone, not the server process's local date."""
+        return self.registry.clock().astimezone(self.formats(None).zone()).date()
 
     def shower(self, request: Request | None = None,
                links: dict[str, str] | None = None) -> Shower:
