@@ -11,6 +11,7 @@ served from the package: htmx is vendored, nothing comes from elsewhere.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from datetime import date
 from functools import cached_property
 from importlib import resources as package_files
@@ -80,9 +81,13 @@ class Admin:
         in the deployment's time zone, not the server process's local date."""
         return self.registry.clock().astimezone(self.formats(None).zone()).date()
 
-    def shower(self, request: Request | None = None,
-               links: dict[str, str] | None = None) -> Shower:
-        return Shower(self.formats(request), self.titles, {**LINKS, **(links or {})})
+    def shower(self, request: Request | None = None, links: dict[str, str] | None = None,
+               currency: str | None = None) -> Shower:
+        """`currency`: the page's money is in another (a supplier's order in dollars)."""
+        formats = self.formats(request)
+        if currency:
+            formats = replace(formats, currency=currency)
+        return Shower(formats, self.titles, {**LINKS, **(links or {})})
 
     def tools_for(self, actor: Actor) -> list[Tool]:
         return [t for t in self.registry.tools() if not t.app_only and actor.may(t.facts.role)]
@@ -105,8 +110,8 @@ class Admin:
 
     # -- rendering -------------------------------------------------------------------
     def render(self, request: Request, template: str, actor: Actor | None,
-               status: int = 200, **ctx: Any) -> HTMLResponse:
-        show = self.shower(request)
+               status: int = 200, *, money_in: str | None = None, **ctx: Any) -> HTMLResponse:
+        show = self.shower(request, currency=money_in)
         base = {"request": request, "actor": actor, "show": show, "fmt": show.formats,
                 "csrf": sessions.csrf_token(request, self.csrf_key) if actor else "",
                 "currency": self.settings.currency, "time_zone": self.settings.time_zone,
