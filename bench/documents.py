@@ -2,11 +2,12 @@
 the same document's reads and HTML alone (its baseline, measured in the same run). The
 target is a one-page PDF in under a second; the run fails above it.
 
-Each figure is a median of wall time and of the process's CPU time: on a machine shared
-with other work (the load average is printed) the wall time measures the scheduler as
-much as the PDF, so the target is checked on CPU time, the work one PDF costs. The first
-PDF of a process also pays WeasyPrint's import and font set-up: it is shown on its own
-line, not mixed into the median.
+Each figure is a median of wall time and of the process's CPU time, and the target is
+checked on both: wall time is what a person waits for, CPU time the work one PDF costs
+(on a machine shared with other work, the load average is printed, the wall time also
+measures the scheduler). The run fails if either is over. The first PDF of a process also
+pays WeasyPrint's import and font set-up: it is shown on its own line, not mixed into the
+median.
 """
 
 from __future__ import annotations
@@ -74,7 +75,7 @@ def said(name: str, base: tuple[float, float], pdf: tuple[float, float]) -> str:
 def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         reg, number = setup(f"sqlite:///{tmp}/bench.db")
-        printer = Printer(reg, "EUR")
+        printer = Printer(reg, Settings(currency="EUR"))
         order, label = path_of("purchase_order", number), path_of("lot_label", "P0", "L1")
         start = time.perf_counter()
         printer.pdf(ACTOR, order)
@@ -89,10 +90,13 @@ def main() -> int:
     print(f"first PDF in this process (imports, fonts): {first:.0f} ms wall")
     print(said("purchase order, 12 lines", html, pdf))
     print(said("lot label (GS1-128)", label_html, label_pdf))
-    worst = max(pdf[1], label_pdf[1])
-    verdict = "ok" if worst < TARGET_MS else "OVER"
-    print(f"one-page PDF target < {TARGET_MS:.0f} ms CPU: {worst:.0f} ms {verdict}")
-    return 0 if worst < TARGET_MS else 1
+    over = False
+    for i, clock in enumerate(("wall", "CPU")):
+        worst = max(pdf[i], label_pdf[i])
+        over = over or worst >= TARGET_MS
+        verdict = "ok" if worst < TARGET_MS else "OVER"
+        print(f"one-page PDF target < {TARGET_MS:.0f} ms {clock}: {worst:.0f} ms {verdict}")
+    return 1 if over else 0
 
 
 if __name__ == "__main__":

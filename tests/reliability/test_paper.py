@@ -13,6 +13,7 @@ import io
 import re
 from collections.abc import Iterator
 from datetime import UTC, datetime
+from decimal import Decimal
 from typing import Any
 
 import anyio
@@ -80,7 +81,7 @@ def text_of(pdf: bytes) -> str:
 
 
 def printed(reg: Registry, kind: str, *keys: str) -> tuple[bytes, str]:
-    pdf = Printer(reg, "EUR").pdf(VIEWER, path_of(kind, *keys))
+    pdf = Printer(reg, Settings(currency="EUR")).pdf(VIEWER, path_of(kind, *keys))
     return pdf, text_of(pdf)
 
 
@@ -91,11 +92,55 @@ def test_purchase_order_prints_lines_and_a_total_rounded_per_line(reg: Registry)
     assert "Acme Mills" in text and "orders@acme.test" in text and "Main warehouse" in text
     assert "Flour type 550" in text and "Sea salt" in text
     assert re.search(r"120\s+kg", text)
-    assert "3.1671" in text
-    assert "380.05" in text  # 120 x 3.1671 = 380.052
-    assert "1.01" in text  # 3 x 0.335 = 1.005, half up
-    assert re.search(r"Total EUR\s+381.06", text)  # the printed lines' sum
-    assert "380.052" not in text
+    assert "€3.1671" in text  # a price as agreed, in the order's currency
+    assert "€380.05" in text  # 120 x 3.1671 = 380.052
+    assert re.search(r"€0.335\s+€1.01", text)  # 3 x 0.335 = 1.005, half up
+    assert re.search(r"Total EUR\s+€381.06", text)  # the printed lines' sum
+    assert "Nov 23, 2026" in text  # the order's date, in the reader's locale
+    assert "380.052" not in text and "2026-11-23" not in text
+
+
+def supplier_order(reg: Registry, currency: str, price: str) -> str:
+    """A purchase order to a supplier billing in `currency` (a rate is for receipts)."""
+    apply(reg, "create_location", code="MAIN", name="Main warehouse")
+    apply(reg, "create_supplier", name="Far Away Co", currency=currency)
+    apply(reg, "create_item", sku="BOLT", name="Hex bolt", uom="pcs")
+    apply(reg, "create_item", sku="NUT", name="Hex nut", uom="pcs")
+    po = apply(reg, "create_purchase_order", supplier="Far Away Co", location="MAIN",
+               lines=[{"sku": "BOLT", "quantity": "1200", "unit_price": price},
+                      {"sku": "NUT", "quantity": "3", "unit_price": "0.335"}])
+    assert po["currency"] == currency
+    return str(po["number"])
+
+
+def test_a_purchase_order_prints_in_its_own_currency(reg: Registry) -> None:
+    number = supplier_order(reg, "USD", "1.0475")
+    _, text = printed(reg, "purchase_order", number)
+    assert "$1.0475" in text and "$1,257.00" in text  # 1200 x 1.0475, grouped
+    assert re.search(r"Total USD\s+\$1,258.01", text)  # + 3 x 0.335 = 1.005 -> 1.01
+    assert "EUR" not in text and "€" not in text
+
+
+def test_yen_has_no_decimals_on_paper(reg: Registry) -> None:
+    number = supplier_order(reg, "JPY", "12.5")
+    _, text = printed(reg, "purchase_order", number)
+    assert "¥12.5" in text  # the price as agreed
+    assert "¥15,000" in text  # 1200 x 12.5
+    assert re.search(r"¥0.335\s+¥1\s", text)  # 3 x 0.335 = 1.005: whole yen, ¥1
+    assert re.search(r"Total JPY\s+¥15,001\b", text)
+    assert "15,000.00" not in text and "EUR" not in text
+
+
+def test_paper_reads_in_the_readers_language_over_http(reg: Registry,
+                                                      sqlite_url: str) -> None:
+    numbers = company(reg)
+    app = create_app(reg, Settings(database_url=sqlite_url, currency="EUR"))
+    token = app.state.auth.mint("vera", ["viewer"], 600)
+    with TestClient(app) as client:
+        r = client.get(link("purchase_order", numbers["po"]), headers={
+            "Authorization": f"Bearer {token}", "Accept-Language": "de-DE,de;q=0.9"})
+    text = text_of(r.content)
+    assert "380,05\xa0€" in text and "3,1671\xa0€" in text and "23.11.2026" in text
 
 
 def test_packing_slip_and_pick_list(reg: Registry) -> None:
@@ -109,8 +154,8 @@ def test_packing_slip_and_pick_list(reg: Registry) -> None:
     # first expiring first: 10 from L-SOON, then 5 from L-LATE, at MAIN
     soon, late = picks.index("L-SOON"), picks.index("L-LATE")
     assert soon < late
-    assert re.search(r"MAIN\s+L-SOON\s+2026-12-31\s+10\s+kg", picks)
-    assert re.search(r"MAIN\s+L-LATE\s+2027-03-01\s+5\s+kg", picks)
+    assert re.search(r"MAIN\s+L-SOON\s+Dec 31, 2026\s+10\s+kg", picks)
+    assert re.search(r"MAIN\s+L-LATE\s+Mar 1, 2027\s+5\s+kg", picks)
 
 
 def test_traveller_lists_components_for_the_whole_order(reg: Registry) -> None:
@@ -121,6 +166,29 @@ def test_traveller_lists_components_for_the_whole_order(reg: Registry) -> None:
     assert re.search(r"FLOUR\s+Flour type 550\s+0.5\s+20\s+kg", text)
     assert re.search(r"SALT\s+Sea salt\s+0.01\s+0.4\s+kg", text)
     assert "Steps" in text
+
+
+def test_traveller_prints_each_operations_times(reg: Registry) -> None:
+    company(reg)
+    apply(reg, "create_work_centre", code="MIX", name="Mixer")
+    apply(reg, "create_work_centre", code="OVEN", name="Deck oven")
+    apply(reg, "update_routing", sku="BREAD", operations=[
+        {"sequence": 10, "name": "Mix dough", "work_centre": "MIX", "setup_minutes": "15",
+         "run_minutes": "0.5"},
+        {"sequence": 20, "name": "Bake", "work_centre": "OVEN", "setup_minutes": "10",
+         "run_minutes": "1.5"}])
+    mo = apply(reg, "create_manufacturing_order", sku="BREAD", quantity="40", location="MAIN",
+               start="2026-11-24T08:00:00Z")
+    planned = [(o["name"], Decimal(o["planned_minutes"])) for o in reg.invoke(
+        "get_manufacturing_order", {"number": mo["number"]}, VIEWER)["operations"]]
+    assert planned == [("Mix dough", 35), ("Bake", 70)]
+    _, text = printed(reg, "traveller", mo["number"])
+    assert "Operations" in text and "Steps" not in text
+    flat = " ".join(text.split())  # cells wrap; a time's space is a narrow one
+    # 15 + 40 x 0.5 = 35 min at the mixer from 08:00, then 10 + 40 x 1.5 = 70 in the oven
+    assert ("10 Mix dough MIX 35 Nov 24, 2026, 8:00:00 AM UTC Nov 24, 2026, 8:35:00 AM UTC 0"
+            in flat), flat
+    assert "20 Bake OVEN 70 Nov 24, 2026, 8:35:00 AM UTC Nov 24, 2026, 9:45:00 AM UTC 0" in flat
 
 
 def test_item_and_location_labels_carry_their_key(reg: Registry) -> None:
@@ -143,7 +211,7 @@ def decoded(pdf: bytes) -> list[tuple[str, str]]:
 def test_a_lot_label_scans_back_to_its_lot(reg: Registry) -> None:
     company(reg)
     pdf, text = printed(reg, "lot_label", "FLOUR", "L-SOON")
-    assert "L-SOON" in text and "2026-12-31" in text and "Flour type 550" in text
+    assert "L-SOON" in text and "Dec 31, 2026" in text and "Flour type 550" in text
     page = pypdfium2.PdfDocument(pdf)[0]
     found = zxingcpp.read_barcodes(page.render(scale=300 / 72).to_pil())
     assert len(found) == 1

@@ -6,7 +6,8 @@ from typing import Any
 
 import pytest
 
-from shopfloor.kernel.errors import ShopfloorError
+from shopfloor.kernel.errors import NotFound, ShopfloorError
+from shopfloor.registry.actor import Actor
 from shopfloor.registry.registry import Registry
 from tests.helpers import ADMIN, apply, basic_setup
 
@@ -114,3 +115,15 @@ def test_an_import_carries_routings_and_rejects_a_row_whose_routing_cannot_be(
     assert [(o["sequence"], o["name"], o["work_centre"], o["setup_minutes"], o["run_minutes"])
             for o in ops] == [(10, "Cut", "CUT", "30", "2"), (20, "Cut again", "CUT", "0",
                                                             "1.5")]
+
+
+def test_one_work_centre_is_read_by_its_code(registry: Registry) -> None:
+    """What the admin's edit form loads before it opens (`?code=...`)."""
+    made = apply(registry, "create_work_centre", code="CUT", name="Saw", hourly_cost="30",
+                 closed_dates=["2027-12-25"], time_zone="Europe/Berlin")
+    apply(registry, "create_work_centre", code="CUTTER", name="Other saw")
+    got = registry.invoke("get_work_centre", {"code": "CUT"}, Actor.of("vera", "viewer"))
+    assert got == {k: made[k] for k in got}  # the centre as the write answered it
+    with pytest.raises(NotFound) as e:
+        registry.invoke("get_work_centre", {"code": "NOPE"}, ADMIN)
+    assert e.value.field == "code"

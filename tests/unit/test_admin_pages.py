@@ -83,7 +83,8 @@ def test_lists_page_and_home_counts_what_is_on_order(client: httpx.Client,
     late = home.split('id="h-late"')[1].split("</section>")[0]
     assert "PO-" in late and "2020-01-06" in late
     order = client.get("/purchase-orders/" + re.findall(r"PO-\d+", late)[0]).text
-    assert "Receive" in order and 'data-value="12">$12.00<' in order
+    # the order's own currency (the company's, EUR), not the admin's display default
+    assert "Receive" in order and 'data-value="12">€12.00<' in order
     assert client.get("/purchase-orders/PO-NOPE").status_code == 404
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from shopfloor.app.wiring import catalogue_tools
 from shopfloor.surfaces.admin import forms
 
 SCHEMA: dict[str, Any] = {"properties": {
@@ -56,3 +57,48 @@ def test_the_read_behind_a_modify_tool() -> None:
     assert forms.record_tool("update_stock_adjustment", names) is None
     assert forms.key_of(FIELDS, {"sku": ["GLUE"]}) == {"sku": "GLUE"}
     assert forms.key_of(FIELDS, {"name": ["x"]}) is None
+
+
+def test_a_work_centre_form_round_trips_its_shifts_and_closed_dates() -> None:
+    """`code` names a work centre; a shift's days (a list inside a line) read back as the
+    list they were, so an untouched calendar is not sent."""
+    tool = next(t for t in catalogue_tools() if t.name == "modify_work_centre")
+    fields = forms.form_fields(tool.input_schema)
+    assert forms.record_tool("modify_work_centre", {"get_work_centre"}) == "get_work_centre"
+    assert forms.key_of(fields, {"code": ["CUT"]}) == {"code": "CUT"}
+    record = {"code": "CUT", "name": "Saw", "hourly_cost": "30.000000", "capacity": 1,
+              "efficiency_percent": "100.000000", "time_zone": "Europe/Berlin",
+              "calendar": [{"days": ["mon", "tue"], "start": "08:00", "end": "16:00"},
+                           {"days": ["sat"], "start": "08:00", "end": "12:00"}],
+              "closed_dates": ["2026-12-24", "2026-12-31"]}
+    original = forms.from_record(fields, record, {"code": "CUT"})
+    shown = forms.values_of(fields, original)
+    assert shown["calendar"][0] == {"days": "mon, tue", "start": "08:00", "end": "16:00"}
+    assert shown["closed_dates"] == "2026-12-24\n2026-12-31"
+    form: dict[str, list[str]] = {"code": ["CUT"]}
+    for name, value in shown.items():
+        if isinstance(value, list):
+            for i, row in enumerate(value):
+                form.update({f"{name}.{i}.{k}": [v] for k, v in row.items()})
+        else:
+            form[name] = [str(value)]
+    typed = forms.parse(fields, form)
+    assert typed["calendar"][0]["days"] == ["mon", "tue"]
+    assert forms.changed(fields, typed, original) == {"code": "CUT"}
+    form["calendar.1.days"] = ["sat, sun"]
+    sent = forms.changed(fields, forms.parse(fields, form), original)
+    assert sent == {"code": "CUT", "calendar": [
+        {"days": ["mon", "tue"], "start": "08:00", "end": "16:00"},
+        {"days": ["sat", "sun"], "start": "08:00", "end": "12:00"}]}
+
+
+def test_a_required_field_is_sent_even_untouched() -> None:
+    """update_routing's operations are required: an untouched form still sends them (as
+    they were), or the tool could not run at all."""
+    tool = next(t for t in catalogue_tools() if t.name == "update_routing")
+    fields = forms.form_fields(tool.input_schema)
+    record = {"sku": "BOX", "operations": [{"sequence": 10, "name": "Cut",
+                                            "work_centre": "SAW", "setup_minutes": "12.5",
+                                            "run_minutes": "0.75"}]}
+    original = forms.from_record(fields, record, {"sku": "BOX"})
+    assert forms.changed(fields, dict(original), original) == original

@@ -20,6 +20,15 @@ def test_money_uses_the_currencys_own_decimals_in_the_readers_locale() -> None:
     assert en.money(None) == "" and en.money("n/a") == "n/a"
 
 
+def test_a_unit_price_keeps_its_digits_beyond_the_currencys() -> None:
+    en = Formats("en_GB", "EUR")
+    assert en.price("3.1671") == "€3.1671" and en.price("3.500000") == "€3.50"
+    assert en.price("12.5", "JPY") == "JP¥12.5" and en.price("1200", "JPY") == "JP¥1,200"
+    assert en.price("0", "USD") == "US$0.00"
+    assert Formats("de_DE").price("0.335") == "0,335\xa0€"
+    assert en.price(None) == "" and en.price("n/a") == "n/a"
+
+
 def test_quantities_keep_every_digit_and_drop_trailing_zeros() -> None:
     en = Formats("en", "EUR")
     assert en.quantity("2.500000") == "2.5"

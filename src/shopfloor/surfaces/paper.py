@@ -4,7 +4,9 @@ One path names a document on both surfaces: `/print/purchase-orders/PO-1.pdf` is
 `shopfloor://documents/purchase-orders/PO-1.pdf`. Keys in it are percent-encoded one
 segment at a time (a SKU may hold a slash). A document's data comes from read tools
 invoked as the caller, so the registry's role check is the guard and a viewer may print
-whatever a viewer may read; ui.paper lays it out and WeasyPrint makes the PDF.
+whatever a viewer may read; ui.paper lays it out and WeasyPrint makes the PDF. Figures
+read in the reader's formats (`ui.formats`, their Accept-Language over HTTP), and a
+purchase order's money in the order's own currency, the one its supplier is billed in.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from shopfloor.surfaces.admin.session import SignInNeeded, bearer, current_actor
 from shopfloor.surfaces.auth import Authenticator
 from shopfloor.surfaces.openapi import STATUS
 from shopfloor.ui import barcodes, paper
+from shopfloor.ui.formats import Formats, formats_for
 from shopfloor.ui.paper import HTTP_PREFIX, KINDS, MEDIA_TYPE, URI_PREFIX, parse
 
 
@@ -38,13 +41,16 @@ def _number_code(number: str) -> barcodes.Barcode | None:
     return barcodes.code128(number, module_mm=0.25, height_mm=10)
 
 
+Drawn = tuple[str, dict[str, Any]]  # a template and what it is handed
+
+
 class Printer:
     """Reads a document's data through the registry as the caller, then draws it."""
 
-    def __init__(self, registry: Registry, currency: str | None = None) -> None:
+    def __init__(self, registry: Registry, settings: Settings | None = None) -> None:
         self.registry = registry
-        self.currency = currency or Settings.load().currency
-        self._draw: dict[str, Callable[[Actor, list[str]], str]] = {
+        self.settings = settings or Settings.load()
+        self._draw: dict[str, Callable[[Actor, list[str], Formats], Drawn]] = {
             "purchase_order": self._purchase_order, "packing_slip": self._packing_slip,
             "pick_list": self._pick_list, "traveller": self._traveller,
             "item_label": self._item_label, "lot_label": self._lot_label,
@@ -53,14 +59,20 @@ class Printer:
     def read(self, actor: Actor, tool: str, args: dict[str, Any]) -> dict[str, Any]:
         return self.registry.invoke(tool, args, actor)
 
-    def html(self, actor: Actor, path: str) -> str:
-        kind, keys = parse(path)
-        return self._draw[kind](actor, keys)
+    def formats(self, accept_language: str | None = None) -> Formats:
+        """The reader's formats: their language, the deployment's currency and zone."""
+        return formats_for(accept_language, self.settings.currency, self.settings.time_zone)
 
-    def pdf(self, actor: Actor, path: str) -> bytes:
+    def html(self, actor: Actor, path: str, fmt: Formats | None = None) -> str:
+        kind, keys = parse(path)
+        fmt = fmt or self.formats()
+        template, ctx = self._draw[kind](actor, keys, fmt)
+        return paper.html(template, fmt, **ctx)
+
+    def pdf(self, actor: Actor, path: str, fmt: Formats | None = None) -> bytes:
         if not actor.may(Role.viewer):
             raise Forbidden("printing needs the viewer role")
-        return paper.pdf(self.html(actor, path))
+        return paper.pdf(self.html(actor, path, fmt))
 
     # -- what each document reads ------------------------------------------------------
     def _items(self, actor: Actor, skus: list[str]) -> dict[str, dict[str, Any]]:
@@ -89,51 +101,56 @@ class Printer:
                partners: tuple[str, str]) -> dict[str, Any]:
         order = self.read(actor, tool, {"number": number})
         return {"order": order, "title": title, "number": order["number"],
-                "status": status_label(order["status"]), "currency": self.currency,
+                "status": status_label(order["status"]),
+                "currency": order.get("currency") or self.settings.currency,
                 "items": self._items(actor, [ln["sku"] for ln in order["lines"]]),
                 "partner": self._partner(actor, *partners, order["partner"]),
                 "location": self._location(actor, order["location"]),
                 "code": _number_code(order["number"])}
 
-    def _purchase_order(self, actor: Actor, keys: list[str]) -> str:
+    def _purchase_order(self, actor: Actor, keys: list[str], fmt: Formats) -> Drawn:
         ctx = self._order(actor, "get_purchase_order", keys[0], "Purchase order",
                           ("list_suppliers", "suppliers"))
-        return paper.html("purchase_order.html", total=paper.total(ctx["order"]["lines"]),
-                          **ctx)
+        digits = fmt.digits(ctx["currency"])
+        amounts = [paper.line_total(ln["quantity"], ln["unit_price"], digits)
+                   for ln in ctx["order"]["lines"]]
+        return "purchase_order.html", {**ctx, "amounts": amounts,
+                                       "total": sum(amounts, Decimal(0))}
 
-    def _packing_slip(self, actor: Actor, keys: list[str]) -> str:
+    def _packing_slip(self, actor: Actor, keys: list[str], fmt: Formats) -> Drawn:
         ctx = self._order(actor, "get_sales_order", keys[0], "Packing slip",
                           ("list_customers", "customers"))
         remaining = [max(Decimal(ln["quantity"]) - Decimal(ln["done_quantity"]), Decimal(0))
                      for ln in ctx["order"]["lines"]]
-        return paper.html("packing_slip.html", remaining=remaining, **ctx)
+        return "packing_slip.html", {**ctx, "remaining": remaining}
 
-    def _pick_list(self, actor: Actor, keys: list[str]) -> str:
+    def _pick_list(self, actor: Actor, keys: list[str], fmt: Formats) -> Drawn:
         picks = self.read(actor, "get_pick_list", {"number": keys[0]})
-        return paper.html("pick_list.html", picks=picks, title="Pick list",
-                          number=picks["number"], code=_number_code(picks["number"]))
+        return "pick_list.html", {"picks": picks, "title": "Pick list",
+                                  "number": picks["number"],
+                                  "code": _number_code(picks["number"])}
 
-    def _traveller(self, actor: Actor, keys: list[str]) -> str:
+    def _traveller(self, actor: Actor, keys: list[str], fmt: Formats) -> Drawn:
         mo = self.read(actor, "get_manufacturing_order", {"number": keys[0]})
         items = self._items(actor, [mo["sku"], *(c["sku"] for c in mo["components"])])
         needed = [Decimal(c["quantity"]) * Decimal(mo["quantity"]) for c in mo["components"]]
-        steps = [{"description": f"Pick the components to {mo['location']}"},
-                 {"description": f"Make {paper.quantity(mo['quantity'])} {mo['sku']}"},
-                 {"description": "Count good and scrapped units; record the completion"}]
-        return paper.html("traveller.html", order=mo, title="MO traveller",
-                          number=mo["number"], status=status_label(mo["status"]),
-                          product=items.get(mo["sku"], {}), items=items, needed=needed,
-                          operations=mo.get("operations") or [], steps=steps,
-                          code=_number_code(mo["number"]))
+        steps = [f"Pick the components to {mo['location']}",
+                 f"Make {fmt.quantity(mo['quantity'])} {mo['sku']}",
+                 "Count good and scrapped units; record the completion"]
+        return "traveller.html", {
+            "order": mo, "title": "MO traveller", "number": mo["number"],
+            "status": status_label(mo["status"]), "product": items.get(mo["sku"], {}),
+            "items": items, "needed": needed, "operations": mo.get("operations") or [],
+            "steps": steps, "code": _number_code(mo["number"])}
 
-    def _item_label(self, actor: Actor, keys: list[str]) -> str:
+    def _item_label(self, actor: Actor, keys: list[str], fmt: Formats) -> Drawn:
         item = self.read(actor, "get_item", {"sku": keys[0]})
-        return paper.html("label.html", title=item["name"], key=item["sku"],
-                          facts=[("GTIN", item.get("gtin")), ("Unit", item["uom"])],
-                          code=barcodes.code128(item["sku"]),
-                          no_code="This SKU has characters Code 128 cannot carry.")
+        return "label.html", {"title": item["name"], "key": item["sku"],
+                              "facts": [("GTIN", item.get("gtin")), ("Unit", item["uom"])],
+                              "code": barcodes.code128(item["sku"]),
+                              "no_code": "This SKU has characters Code 128 cannot carry."}
 
-    def _lot_label(self, actor: Actor, keys: list[str]) -> str:
+    def _lot_label(self, actor: Actor, keys: list[str], fmt: Formats) -> Drawn:
         sku, lot = keys
         item = self.read(actor, "get_item", {"sku": sku})
         found = self.read(actor, "find_by_code", {"code": lot})["matches"]
@@ -142,28 +159,29 @@ class Printer:
         if match is None:
             raise NotFound(f"{item['sku']} has no lot {lot!r}", field="lot")
         gtin = item.get("gtin")
-        expiry = paper.day(match["expiry"]) or None
+        expiry = date.fromisoformat(match["expiry"][:10]) if match["expiry"] else None
         code = None
         if gtin:
             code = barcodes.gs1_128(barcodes.gs1_fields(
-                gtin, lot, date.fromisoformat(expiry) if expiry else None,
-                serial=match["kind"] == "serial"))
-        return paper.html("label.html", title=item["name"], key=lot,
-                          facts=[("SKU", item["sku"]), ("Expiry", expiry), ("GTIN", gtin)],
-                          code=code, no_code="No GS1 barcode: give the item a GTIN "
-                          "(and a lot number in printable ASCII).")
+                gtin, lot, expiry, serial=match["kind"] == "serial"))
+        return "label.html", {
+            "title": item["name"], "key": lot, "code": code,
+            "facts": [("SKU", item["sku"]), ("Expiry", fmt.date(expiry) if expiry else None),
+                      ("GTIN", gtin)],
+            "no_code": "No GS1 barcode: give the item a GTIN "
+                       "(and a lot number in printable ASCII)."}
 
-    def _location_label(self, actor: Actor, keys: list[str]) -> str:
+    def _location_label(self, actor: Actor, keys: list[str], fmt: Formats) -> Drawn:
         loc = self._location(actor, keys[0])
-        return paper.html("label.html", title=loc["name"], key=loc["code"], facts=[],
-                          code=barcodes.code128(loc["code"], height_mm=18),
-                          no_code="This code has characters Code 128 cannot carry.")
+        return "label.html", {"title": loc["name"], "key": loc["code"], "facts": [],
+                              "code": barcodes.code128(loc["code"], height_mm=18),
+                              "no_code": "This code has characters Code 128 cannot carry."}
 
 
 # -- the surfaces ----------------------------------------------------------------------
 def routes(registry: Registry, settings: Settings, auth: Authenticator) -> list[BaseRoute]:
     """GET /print/...: a bearer token (the API's) or the admin's session cookie."""
-    printer = Printer(registry, settings.currency)
+    printer = Printer(registry, settings)
 
     async def printed(request: Request) -> Response:
         raw = request.scope.get("raw_path") or request.url.path.encode()
@@ -174,7 +192,8 @@ def routes(registry: Registry, settings: Settings, auth: Authenticator) -> list[
                 actor = await current_actor(request, auth)
             else:
                 actor = await run_in_threadpool(auth.actor, header)
-            body = await run_in_threadpool(printer.pdf, actor, path)
+            fmt = printer.formats(request.headers.get("accept-language"))
+            body = await run_in_threadpool(printer.pdf, actor, path, fmt)
         except SignInNeeded as need:  # their session ended: sign in, then back here
             return to_sign_in(request, need.reason)
         except ShopfloorError as exc:

@@ -134,6 +134,16 @@ def list_work_centres(op: Op, req: ListWorkCentres) -> WorkCentres:
                                      for c in work_centres.listing(op, req.query)])
 
 
+class GetWorkCentre(Request):
+    code: Key
+
+
+@tools.read("get_work_centre", title="Get work centre", response=WorkCentreOut,
+            description="One work centre by code.")
+def get_work_centre(op: Op, req: GetWorkCentre) -> WorkCentreOut:
+    return centre_out(work_centres.get(op, req.code, fld="code"))
+
+
 Minutes = NonNegative
 
 

@@ -33,6 +33,7 @@ class ValuationQuery(Request):
     date: Day | None = None
     start: Day | None = None
     cursor: Cursor | None = None
+    breakdown: bool = Field(False, description="add by_kind, by_location")
 
 
 class ValueRow(Out):
@@ -48,6 +49,8 @@ class ValueRow(Out):
 class ValuationOut(Page):
     rows: list[ValueRow]
     total: dict[str, Amount]
+    by_kind: dict[str, Amount] | None = None
+    by_location: dict[str, Amount] | None = None
 
 
 def _after(cursor: str | None) -> tuple[str, str] | None:
@@ -59,8 +62,8 @@ def _after(cursor: str | None) -> tuple[str, str] | None:
                         "or start..date: opening + signed flows = value.")
 def get_stock_valuation(op: Op, req: ValuationQuery) -> ValuationOut:
     when = books.window(op.now.date(), req.date, req.start)
-    found = books.valuation(op, books.Scope(req.sku, req.location, req.kind), when,
-                            limit=PAGE, after=_after(req.cursor))
+    scope = books.Scope(req.sku, req.location, req.kind)
+    found = books.valuation(op, scope, when, limit=PAGE, after=_after(req.cursor))
     period = when.start is not None
     rows = [ValueRow(sku=f.sku, name=f.name, location=f.location, quantity=f.quantity,
                      value=f.value, period=_period(f) if period else None,
@@ -68,9 +71,23 @@ def get_stock_valuation(op: Op, req: ValuationQuery) -> ValuationOut:
             for f in found.rows]
     last = found.rows[-1] if found.rows else None
     t = found.total
-    return ValuationOut(rows=rows, total={"value": t.value, **(_period(t) if period else {})},
-                        next_cursor=pair_cursor(last.sku, last.location) if found.more and last
-                        else None)
+    out = ValuationOut(rows=rows, total={"value": t.value, **(_period(t) if period else {})},
+                       next_cursor=pair_cursor(last.sku, last.location) if found.more and last
+                       else None)
+    if req.breakdown:
+        out.by_kind, out.by_location = _breakdown(books.shares(op, scope, when))
+    return out
+
+
+def _breakdown(shares: list[books.Share]) -> tuple[dict[str, Decimal], dict[str, Decimal]]:
+    """The value by item kind and by location, each largest first."""
+    kinds: dict[str, Decimal] = {}
+    places: dict[str, Decimal] = {}
+    for s in shares:
+        kinds[s.kind] = kinds.get(s.kind, Decimal(0)) + s.value
+        places[s.location] = places.get(s.location, Decimal(0)) + s.value
+    return ({k: v for k, v in sorted(kinds.items(), key=lambda kv: (-kv[1], kv[0]))},
+            {k: v for k, v in sorted(places.items(), key=lambda kv: (-kv[1], kv[0]))})
 
 
 def _period(f: books.Figure | books.Totals) -> dict[str, Decimal]:

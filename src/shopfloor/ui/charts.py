@@ -4,7 +4,10 @@ phone (it scales to its box).
 
 `projected_stock` draws an item's time-phased record as `get_projected_stock` answers it:
 the balance as a step line over the coming weeks, the reorder point as a dashed line,
-each dated in (▲) and out (▼) marked where it lands.
+each dated in (▲) and out (▼) marked where it lands. `bars` draws named amounts of money
+side by side (the valuation's value by item kind and by location): one bar a row, its
+name on the left and its amount at its end, so a long name or a phone's width never
+squeezes the figures.
 """
 
 from __future__ import annotations
@@ -123,3 +126,47 @@ def _description(record: Mapping[str, Any], reorder: Decimal, formats: Formats,
         said.append(f"short from {formats.date(record['first_short'])}")
     said.append(f"ends at {formats.quantity(record.get('end_balance'))}")
     return "; ".join(said) + "."
+
+
+BAR_WIDTH, BAR_ROW, BAR_LABEL, BAR_FIGURE = 400, 26, 130, 100
+LABEL_CHARS = 13  # at 13 px, even capitals fit the label column
+
+
+def bars(chart_id: str, title: str, amounts: Sequence[tuple[str, Any]], formats: Formats,
+         currency: str | None = None) -> Markup:
+    """Named amounts of money as horizontal bars from zero (a negative one leftwards),
+    each bar's <title> and the chart's <desc> saying every figure in words."""
+    figures = [(str(name), _d(value)) for name, value in amounts]
+    low = min([Decimal(0), *(v for _, v in figures)])
+    high = max([Decimal(0), *(v for _, v in figures)])
+    if high == low:
+        high = low + 1
+    plot_w = BAR_WIDTH - BAR_LABEL - BAR_FIGURE
+    height = BAR_ROW * len(figures) + 8
+
+    def x(value: Decimal) -> float:
+        return BAR_LABEL + plot_w * float((value - low) / (high - low))
+
+    parts = []
+    for i, (name, value) in enumerate(figures):
+        top = 4 + i * BAR_ROW
+        said = formats.money(value, currency)
+        shown = name if len(name) <= LABEL_CHARS else name[:LABEL_CHARS - 1] + "…"
+        left, right = sorted((x(Decimal(0)), x(value)))
+        parts.append(Markup(
+            '<g class="bar" data-name="{0}" data-value="{1}"><title>{0}: {2}</title>'
+            '<text x="{3}" y="{4:.1f}" text-anchor="end" font-size="13" '
+            'fill="currentColor">{5}</text>'
+            '<rect x="{6:.1f}" y="{7}" width="{8:.1f}" height="{9}" fill="#2563eb"/>'
+            '<text class="figure" x="{10:.1f}" y="{4:.1f}" font-size="13" '
+            'fill="currentColor">{2}</text></g>').format(
+            name, value, said, BAR_LABEL - 6, top + BAR_ROW / 2 + 3.5, shown, left, top + 3,
+            max(right - left, 1.0), BAR_ROW - 8, max(right, x(Decimal(0))) + 6))
+    desc = "; ".join(f"{name} {formats.money(value, currency)}" for name, value in figures)
+    return Markup(
+        '<svg class="chart bars" id="{0}" viewBox="0 0 {1} {2}" role="img" '
+        'aria-labelledby="{0}-title {0}-desc" xmlns="http://www.w3.org/2000/svg" '
+        'preserveAspectRatio="xMinYMin meet"><title id="{0}-title">{3}</title>'
+        '<desc id="{0}-desc">{4}</desc>{5}</svg>').format(
+        chart_id, BAR_WIDTH, height, title, (desc or "Nothing to show") + ".",
+        Markup("").join(parts))

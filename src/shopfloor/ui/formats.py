@@ -119,6 +119,22 @@ class Formats:
         except (UnknownLocaleError, ValueError):
             return f"{self.quantity(amount)} {code}".strip()
 
+    def price(self, value: Any, currency: str | None = None) -> str:
+        """A unit price: money in its currency, at least the currency's decimals and every
+        further digit the price has (`3.1671` -> `€3.1671`, `3.5` -> `€3.50`). A price is
+        what was agreed, not an amount: printed rounded, a line's quantity times its
+        printed price would not give its printed amount."""
+        amount = decimal_of(value)
+        if amount is None:
+            return "" if value is None else str(value)
+        code = (currency or self.currency or "").upper()
+        amount = amount.normalize() if amount != 0 else Decimal(0)
+        try:
+            return format_currency(amount, code, locale=self.locale,
+                                   decimal_quantization=False)
+        except (UnknownLocaleError, ValueError):
+            return f"{self.quantity(amount)} {code}".strip()
+
     def digits(self, currency: str | None = None) -> int:
         return int(get_currency_precision((currency or self.currency).upper()))
 

@@ -1,20 +1,20 @@
 """Printed documents: Jinja2 templates with print CSS, made into PDF by WeasyPrint.
 
 A document is drawn from the plain results of read tools (the surface fetched them); this
-module only lays them out. Money is rounded once per line, half up, to two decimals, and
-the total is the sum of the printed lines, so the page adds up the way a reader checks it
-(120 x 3.1671 prints 380.05, and a column of such lines sums to its printed total).
+module only lays them out. Money is rounded once per line, half up, to the currency's own
+decimals, and the total is the sum of the printed lines, so the page adds up the way a
+reader checks it (120 x 3.1671 prints 380.05, and a column of such lines sums to its
+printed total).
 
-Until the admin's shared formats (Babel) exist, the few formats paper needs live here:
-money with two decimals and grouped thousands, quantities without trailing zeros, ISO
-dates.
+The words on paper are the admin's (`ui.formats`, Babel): a template is handed `fmt`,
+the reader's formats, and says `fmt.money(...)`, `fmt.quantity(...)`, `fmt.date(...)`,
+so a figure reads the same on screen and on paper.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from datetime import date
 from decimal import ROUND_HALF_UP, Decimal
 from functools import cache
 from importlib import resources as package_files
@@ -25,7 +25,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 
 from shopfloor.kernel.errors import NotFound
-from shopfloor.kernel.text import fmt
+from shopfloor.ui.formats import Formats
 
 URI_PREFIX = "shopfloor://documents/"
 HTTP_PREFIX = "/print/"
@@ -89,39 +89,19 @@ def parse(path: str) -> tuple[str, list[str]]:
     raise NotFound(f"no document at {path!r}", field="path")
 
 
-CENT = Decimal("0.01")
 MEDIA_TYPE = "application/pdf"
 
 
-def cents(value: Decimal) -> Decimal:
-    return value.quantize(CENT, rounding=ROUND_HALF_UP)
+def line_total(quantity: Decimal | str, unit_price: Decimal | str, digits: int = 2) -> Decimal:
+    """A line's amount as printed: rounded half up to the currency's decimals."""
+    exact = Decimal(str(quantity)) * Decimal(str(unit_price))
+    return exact.quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP)
 
 
-def line_total(quantity: Decimal | str, unit_price: Decimal | str) -> Decimal:
-    return cents(Decimal(str(quantity)) * Decimal(str(unit_price)))
-
-
-def total(lines: Iterable[Mapping[str, Any]]) -> Decimal:
+def total(lines: Iterable[Mapping[str, Any]], digits: int = 2) -> Decimal:
     """The sum of the lines as printed (each rounded), not the rounded exact sum."""
-    return sum((line_total(ln["quantity"], ln["unit_price"]) for ln in lines), Decimal(0))
-
-
-def money(value: Decimal | str | None) -> str:
-    if value is None or value == "":
-        return ""
-    return f"{cents(Decimal(str(value))):,.2f}"
-
-
-def quantity(value: Decimal | str | None) -> str:
-    if value is None or value == "":
-        return ""
-    return fmt(Decimal(str(value)))
-
-
-def day(value: date | str | None) -> str:
-    if value is None or value == "":
-        return ""
-    return value.isoformat() if isinstance(value, date) else str(value)[:10]
+    return sum((line_total(ln["quantity"], ln["unit_price"], digits) for ln in lines),
+               Decimal(0))
 
 
 @cache
@@ -129,14 +109,14 @@ def _env() -> Environment:
     env = Environment(loader=PackageLoader("shopfloor.ui", "print"),
                       autoescape=select_autoescape(default=True, default_for_string=True),
                       trim_blocks=True, lstrip_blocks=True)
-    env.filters.update(money=money, quantity=quantity, day=day, line_total=line_total)
     env.globals["css"] = Markup(
         package_files.files("shopfloor.ui").joinpath("print/print.css").read_text("utf-8"))
     return env
 
 
-def html(template: str, **context: Any) -> str:
-    return _env().get_template(template).render(**context)
+def html(template: str, fmt: Formats, **context: Any) -> str:
+    """A document's page, its figures in the reader's formats."""
+    return _env().get_template(template).render(fmt=fmt, **context)
 
 
 def pdf(page: str) -> bytes:

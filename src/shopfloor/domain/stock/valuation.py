@@ -181,6 +181,39 @@ def valuation(op: Op, scope: Scope, when: Window, *, limit: int,
     return Valuation(page, total, more)
 
 
+@dataclass(frozen=True, slots=True)
+class Share:
+    """The value of one item kind at one location, at the window's end."""
+
+    kind: str
+    location: str
+    value: Decimal
+
+
+def shares(op: Op, scope: Scope, when: Window) -> list[Share]:
+    """Where the value sits, over every figure in scope (not a page's): what a chart by
+    item kind or by location draws. One grouped pass over the same sums as the rows."""
+    if when.upto is None:
+        b = BALANCES.c
+        sums: Any = (select(b.item_id, b.location_id, b.stock_value.label("value"))
+                     .where(*_scoped(op, scope, b.item_id, b.location_id)).subquery("sums"))
+        value: ColumnElement[Any] = sums.c.value
+    elif when.start is None:
+        sums = _at(op, scope, when.upto).subquery("sums")
+        value = sums.c.value
+    else:
+        sums = _period(op, scope, when).subquery("sums")
+        value = sums.c[OPENING] + sum((sums.c[k] for k in FLOWS[1:]), sums.c[FLOWS[0]])
+    c = sums.c
+    stmt = (select(Item.kind, Location.code, func.sum(value))
+            .select_from(sums)
+            .join(Item.__table__, Item.id == c.item_id)
+            .join(Location.__table__, Location.id == c.location_id)
+            .group_by(Item.kind, Location.code).order_by(Item.kind, Location.code))
+    return [Share(kind, code, Decimal(total)) for kind, code, total in op.session.execute(stmt)
+            if total]
+
+
 def _figure(r: Any, period: bool) -> Figure:
     f = Figure(r.item_id, r.location_id, r.sku, r.name, r.code,
                r.batch_tracked or r.serial_tracked, r.quantity)
@@ -356,5 +389,5 @@ def _lots(op: Op, page: list[Figure], upto: datetime | None) -> None:
             f.lots.append(LotFigure(lot, qty, value))
 
 
-__all__ = ["FLOWS", "Figure", "LotFigure", "Scope", "Totals", "Valuation", "Window",
-           "valuation", "window"]
+__all__ = ["FLOWS", "Figure", "LotFigure", "Scope", "Share", "Totals", "Valuation", "Window",
+           "shares", "valuation", "window"]

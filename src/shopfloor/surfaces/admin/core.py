@@ -11,6 +11,8 @@ served from the package: htmx is vendored, nothing comes from elsewhere.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
+from datetime import date
 from functools import cached_property
 from importlib import resources as package_files
 from typing import Any
@@ -74,9 +76,18 @@ class Admin:
         header = request.headers.get("accept-language") if request is not None else None
         return formats_for(header, self.settings.currency, self.settings.time_zone)
 
-    def shower(self, request: Request | None = None,
-               links: dict[str, str] | None = None) -> Shower:
-        return Shower(self.formats(request), self.titles, {**LINKS, **(links or {})})
+    def today(self) -> date:
+        """The deployment's date: the registry's clock (the one the tools' `now` reads)
+        in the deployment's time zone, not the server process's local date."""
+        return self.registry.clock().astimezone(self.formats(None).zone()).date()
+
+    def shower(self, request: Request | None = None, links: dict[str, str] | None = None,
+               currency: str | None = None) -> Shower:
+        """`currency`: the page's money is in another (a supplier's order in dollars)."""
+        formats = self.formats(request)
+        if currency:
+            formats = replace(formats, currency=currency)
+        return Shower(formats, self.titles, {**LINKS, **(links or {})})
 
     def tools_for(self, actor: Actor) -> list[Tool]:
         return [t for t in self.registry.tools() if not t.app_only and actor.may(t.facts.role)]
@@ -99,8 +110,8 @@ class Admin:
 
     # -- rendering -------------------------------------------------------------------
     def render(self, request: Request, template: str, actor: Actor | None,
-               status: int = 200, **ctx: Any) -> HTMLResponse:
-        show = self.shower(request)
+               status: int = 200, *, money_in: str | None = None, **ctx: Any) -> HTMLResponse:
+        show = self.shower(request, currency=money_in)
         base = {"request": request, "actor": actor, "show": show, "fmt": show.formats,
                 "csrf": sessions.csrf_token(request, self.csrf_key) if actor else "",
                 "currency": self.settings.currency, "time_zone": self.settings.time_zone,

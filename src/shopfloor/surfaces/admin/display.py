@@ -160,6 +160,10 @@ class Shower:
             return self.table(values, compact=True)
         return Markup(", ").join(self.show(key, v) for v in values)
 
+    def money(self, value: Any, currency: str | None = None) -> Markup:
+        """Money in a currency of its own (a list of orders, each in its partner's)."""
+        return money(value, self.formats, currency)
+
     def fields(self, record: Mapping[str, Any], skip: Iterable[str] = (),
                names: Mapping[str, str] | None = None) -> Markup:
         """A record as a definition list (scalars only; lists are shown as tables apart);

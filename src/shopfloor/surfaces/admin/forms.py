@@ -170,12 +170,16 @@ def parse(fields: list[Field], form: Mapping[str, list[str]]) -> dict[str, Any]:
         if not raw.strip():
             continue
         if f.kind == "list":
-            parts = [p.strip() for p in raw.replace(",", "\n").splitlines() if p.strip()]
             col = Field(f.name, f.label, "integer" if f.default == "integer" else "text")
-            args[f.name] = [_scalar(col, p, f.name) for p in parts]
+            args[f.name] = [_scalar(col, p, f.name) for p in _parts(raw)]
         else:
             args[f.name] = _scalar(f, raw, f.name)
     return args
+
+
+def _parts(raw: str) -> list[str]:
+    """A list typed as text: one item a line or between commas."""
+    return [p.strip() for p in raw.replace(",", "\n").splitlines() if p.strip()]
 
 
 def _lines(f: Field, form: Mapping[str, list[str]]) -> list[dict[str, Any]]:
@@ -190,6 +194,10 @@ def _lines(f: Field, form: Mapping[str, list[str]]) -> list[dict[str, Any]]:
             if col.kind == "bool":
                 if raw:
                     row[col.name] = raw in ("on", "true", "1", "yes")
+            elif col.kind == "list" and raw.strip():  # a cell's list: one per comma
+                where = f"{f.name}[{len(rows)}].{col.name}"
+                row[col.name] = [_scalar(Field(col.name, col.label, "text"), p, where)
+                                 for p in _parts(raw)]
             elif raw.strip():
                 row[col.name] = _scalar(col, raw, f"{f.name}[{len(rows)}].{col.name}")
         if row:
@@ -229,7 +237,10 @@ def values_of(fields: list[Field], args: Mapping[str, Any]) -> dict[str, Any]:
     for f in fields:
         v = args.get(f.name)
         if f.kind == "lines":
-            values[f.name] = [{k: as_text(x) for k, x in row.items()}
+            lists = {c.name for c in f.columns if c.kind == "list"}
+            values[f.name] = [{k: ", ".join(str(y) for y in x)
+                               if k in lists and isinstance(x, list) else as_text(x)
+                               for k, x in row.items()}
                               for row in (v or []) if isinstance(row, dict)]
         elif f.kind == "list" and isinstance(v, list):
             values[f.name] = "\n".join(str(x) for x in v)
@@ -291,7 +302,7 @@ def pages(request: Request, next_cursor: Any) -> dict[str, Any]:
 
 
 # -- a form that starts from the record ---------------------------------------------
-KEYS = ("sku", "number", "id")
+KEYS = ("sku", "number", "code", "id")
 # Where a record says a form's field by another name (an order's partner is the
 # supplier or the customer; a purchase order's due date is its expected date).
 ALIASES = {"supplier": "partner", "customer": "partner", "expected_date": "due_date"}
@@ -371,7 +382,9 @@ def changed(fields: list[Field], args: Mapping[str, Any],
     """Only what the person changed, against the record the form started from: a field
     left as it was is not sent (so it cannot change), a changed line table is sent whole
     (editing one of ten lines keeps the other nine), a cleared field is sent as its
-    `clear_` flag where the tool has one. Without an original, everything typed is sent."""
+    `clear_` flag where the tool has one. A field the tool requires is sent as it stands
+    (a routing's operations): without it the tool cannot run, and unchanged it changes
+    nothing. Without an original, everything typed is sent."""
     if original is None:
         return dict(args)
     names = {f.name for f in fields}
@@ -386,7 +399,7 @@ def changed(fields: list[Field], args: Mapping[str, Any],
         elif new is None:
             if f"clear_{f.name}" in names:
                 out[f"clear_{f.name}"] = True
-        elif not _same(f, new, old):
+        elif f.required or not _same(f, new, old):
             out[f.name] = new
     for f in fields:  # a clear flag the person ticked themselves
         if f.name.startswith("clear_") and args.get(f.name) is True:

@@ -1,12 +1,12 @@
 """Pages for the day: what to buy, make, ship and receive today, the late orders and the
 lots about to expire. Each is its own URL (a bookmark, a link in a morning e-mail), each
 row links to its record and to the action it calls for, as the tool's own form filled in.
-"Today" is the deployment's date; an order without a date counts as due now."""
+"Today" is the deployment's date (its clock in its time zone); an order without a date
+counts as due now."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date
 from decimal import Decimal
 from functools import partial
 from typing import Any
@@ -70,7 +70,7 @@ async def one_day(a: Admin, request: Request, actor: Actor) -> Response:
 async def rows_for(a: Admin, actor: Actor, what: str,
                    seen: dict[str, list[dict[str, Any]]] | None = None) -> list[dict[str, Any]]:
     """Rows of one day page: each with `links`, (text, href) pairs, the first its record."""
-    now = date.today().isoformat()
+    now = a.today().isoformat()
     if what == "buy":
         return await to_buy(a, actor)
     if what == "expiring":

@@ -65,7 +65,7 @@ async def centre(a: Admin, request: Request, actor: Actor) -> Response:
     try:
         start = date.fromisoformat(request.query_params.get("start", ""))
     except ValueError:
-        start = date.today()
+        start = a.today()
     end = start + timedelta(days=13)
     load = await a.read(actor, "get_work_centre_load",
                         {"work_centre": code, "start": start.isoformat(),

@@ -3,7 +3,6 @@ lots about to expire)."""
 
 from __future__ import annotations
 
-from datetime import date
 from decimal import Decimal
 from functools import partial
 from typing import Any
@@ -27,7 +26,7 @@ async def home(a: Admin, request: Request, actor: Actor) -> Response:
     low = (await read(actor, "list_low_stock", {"limit": 50})).get("items", [])
     short = [r for r in low if Decimal(str(r.get("available", 0))) + Decimal(
         str(r.get("on_order", 0))) < Decimal(str(r.get("reorder_point", 0)))]
-    today = date.today().isoformat()
+    today = a.today().isoformat()
     late: list[dict[str, Any]] = []
     for kind in ORDERS.values():
         for status in kind.open_statuses:

@@ -3,7 +3,7 @@ can be done to it."""
 
 from __future__ import annotations
 
-from datetime import date, timedelta
+from datetime import timedelta
 from functools import partial
 from typing import Any
 
@@ -62,7 +62,7 @@ async def item(a: Admin, request: Request, actor: Actor) -> Response:
         ("Edit recipe", "update_recipe", {"sku": sku}),
         ("Edit routing", "update_routing", {"sku": sku}),
     ) if a.may(actor, tool)]
-    until = (date.today() + timedelta(weeks=WEEKS)).isoformat()
+    until = (a.today() + timedelta(weeks=WEEKS)).isoformat()
     projected = await a.read(actor, "get_projected_stock", {"sku": sku, "until": until})
     chart = projected_stock(projected, found.get("reorder_point"), a.formats(request),
                             weeks=WEEKS) if projected.get("today") else None

@@ -109,7 +109,8 @@ async def order(a: Admin, request: Request, actor: Actor) -> Response:
     number = found.get("number")
     history = [e for e in log.get("entries", [])
                if number and number in (e.get("summary") or "")]
-    return a.render(request, "order.html", actor, kind=kind, order=found,
+    return a.render(request, "order.html", actor, money_in=found.get("currency"),
+                    kind=kind, order=found,
                     actions=acts, history=history, prints=prints(kind, found),
                     stock=await availability(a, actor, found, kind))
 

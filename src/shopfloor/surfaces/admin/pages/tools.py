@@ -73,9 +73,10 @@ async def tool_page(a: Admin, request: Request, actor: Actor, *,
                        **forms.pages(request, nxt)}
         except ShopfloorError as exc:
             outcome = {"kind": "error", "error": exc}
-    ctx = {"tool": tool, "fields": fields, "values": values, "outcome": outcome,
-           "original": original,
-           "picks": forms.picks_of(fields), "allowed": actor.may(tool.facts.role)}
+    ctx: dict[str, Any] = {
+        "tool": tool, "fields": fields, "values": values, "outcome": outcome,
+        "original": original, "picks": forms.picks_of(fields),
+        "allowed": actor.may(tool.facts.role)}
     if request.headers.get("hx-request") and request.method == "POST":
         return a.render(request, "_outcome.html", actor, status=status, **ctx)
     return a.render(request, "tool.html", actor, status=status, **ctx)

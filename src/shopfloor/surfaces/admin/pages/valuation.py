@@ -2,7 +2,9 @@
 opening, flows and closing; and the same figures as a CSV file an accountant takes away.
 
 Both read the valuation tool as the signed-in actor (a viewer may), the page one page of
-rows at a time, the file every row (followed page by page), each with the totals."""
+rows at a time, the file every row (followed page by page), each with the totals. The
+page's first page also draws where the value sits, by item kind and by location, as bar
+charts (ui/charts.py) of the tool's breakdown: totals over every row, not the page's."""
 
 from __future__ import annotations
 
@@ -16,9 +18,11 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
+from shopfloor.kernel.statuses import label
 from shopfloor.registry.actor import Actor
 from shopfloor.surfaces.admin.core import Admin
 from shopfloor.surfaces.admin.forms import pages
+from shopfloor.ui.charts import bars
 
 TOOL = "get_stock_valuation"
 FILTERS = ("sku", "location", "kind", "date", "start")
@@ -47,14 +51,27 @@ def _amounts(period: bool) -> list[str]:
 async def valuation(a: Admin, request: Request, actor: Actor) -> Response:
     filters = _filters(request)
     cursor = request.query_params.get("cursor")
-    result = await a.call(actor, TOOL, {**filters, **({"cursor": cursor} if cursor else {})})
+    result = await a.call(actor, TOOL, {**filters, **({"cursor": cursor} if cursor else
+                                                      {"breakdown": True})})
     period = "start" in filters
     rows = [{**r, **(r.get("period") or {})} for r in result.get("rows", [])]
     return a.render(request, "valuation.html", actor, q=request.query_params, rows=rows,
                     total=result.get("total", {}), amounts=_amounts(period), period=period,
+                    charts=_charts(a, request, result),
                     csv_url="/valuation.csv" + ("?" + urlencode(filters) if filters else ""),
                     locations=(await a.read(actor, "list_locations", {})).get("locations", []),
                     **pages(request, result.get("next_cursor")))
+
+
+def _charts(a: Admin, request: Request, result: dict[str, Any]) -> list[tuple[str, Any]]:
+    """(caption, chart) of the value by kind and by location; none on later pages, or
+    with nothing valued."""
+    fmt = a.formats(request)
+    kinds, places = result.get("by_kind") or {}, result.get("by_location") or {}
+    wanted = (("value-by-kind", "By item kind", [(label(k), v) for k, v in kinds.items()]),
+              ("value-by-location", "By location", list(places.items())))
+    return [(caption, bars(key, f"Stock value {caption.lower()}", figures, fmt))
+            for key, caption, figures in wanted if figures]
 
 
 def _text(value: Any) -> str:

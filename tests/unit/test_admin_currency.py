@@ -1,0 +1,32 @@
+"""An order's money on screen is in the order's currency, as on its paper: a purchase
+order to a supplier billing in dollars reads in dollars on its page and in the list, next
+to a euro one, in a deployment that keeps its books in euros."""
+
+from __future__ import annotations
+
+from starlette.testclient import TestClient
+
+from shopfloor.app.settings import Settings
+from shopfloor.registry.registry import Registry
+from shopfloor.surfaces.http import create_app
+from tests.helpers import apply, basic_setup
+
+
+def test_an_orders_money_is_in_its_own_currency(registry: Registry, db_url: str) -> None:
+    basic_setup(registry)
+    apply(registry, "create_supplier", name="Far Away Co", currency="USD")
+    usd = apply(registry, "create_purchase_order", supplier="Far Away Co", location="MAIN",
+                lines=[{"sku": "M1", "quantity": "1200", "unit_price": "1.0475"}])["number"]
+    eur = apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
+                lines=[{"sku": "M1", "quantity": "2", "unit_price": "3.5"}])["number"]
+    app = create_app(registry, Settings(database_url=db_url, currency="EUR"))
+    with TestClient(app, headers={"Accept-Language": "en-GB"}) as client:
+        client.cookies.set("shopfloor_session", app.state.auth.mint("vera", ["viewer"], 600))
+        page = client.get(f"/purchase-orders/{usd}").text
+        assert 'data-value="1.0475">US$1.05<' in page  # the line's price, in dollars
+        assert "€" not in page.split("<main", 1)[1]
+        listed = client.get("/purchase-orders").text
+        row = {n: listed.split(f">{n}<", 1)[1].split("</tr>", 1)[0] for n in (usd, eur)}
+        assert "US$1,257.00" in row[usd] and "€" not in row[usd]
+        assert "€7.00" in row[eur]
+        assert "€7.00" in client.get(f"/purchase-orders/{eur}").text
