@@ -86,6 +86,20 @@ def test_card_fields_and_stale_then_confirm(served: tuple[str, str, Registry]) -
             assert width <= 720, width
             await harness.shot(page, "po-fields")
 
+            # A dollar supplier's order is drawn in dollars; a euro one stays in euros.
+            apply(reg, "create_supplier", name="Yank", currency="USD")
+            usd = {"supplier": "Yank", "location": "MAIN",
+                   "lines": [{"sku": "M1", "quantity": "2", "unit_price": "4"}]}
+            for args, sign, other in ((usd, "$8.00", "€"), (po, "€1,825.00", "$")):
+                page = await harness.open_host(browser, rec, call_tool)
+                await harness.mount(page, html, args, harness.wire(
+                    await mcp.call_tool("create_purchase_order", args)))
+                await harness.card_state(page, "preview")
+                frame = page.frame_locator("#card")
+                await frame.locator("#fields").wait_for()
+                shown = await frame.locator("main").inner_text()
+                assert sign in shown and other not in shown, shown
+
             # A stock adjustment: its reason and the item's name are on the card.
             take = {"location": "MAIN", "reason": "water damage in bay 3",
                     "lines": [{"sku": "OAK-40", "quantity_delta": "-2"}]}

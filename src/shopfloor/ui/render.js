@@ -20,7 +20,9 @@ const ShopfloorRender = (() => {
   const NUMBER = /^-?\d+(\.\d+)?$/;
   const DATE = /^\d{4}-\d{2}-\d{2}$/;
   const DATETIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/;
-  let currency = "";
+  let currency = "";  // what money() falls back to: the document's while one is drawn
+  let base = "";  // the company's (opts.currency)
+  const ISO = /^[A-Z]{3}$/;
 
   function words(v) { const t = String(v).replace(/_/g, " "); return t.charAt(0).toUpperCase() + t.slice(1); }
   function label(key, tool) {
@@ -167,10 +169,15 @@ const ShopfloorRender = (() => {
   // Draw one preview payload into `root` (emptied first). opts: {names, currency, zone}.
   function preview(root, p, opts) {
     const o = opts || {};
-    const names = Object.assign({}, o.names || {});
-    if (o.currency) currency = o.currency;
-    const tool = p.tool || "";
+    if (o.currency) base = o.currency;
     const doc = p.document || {};
+    // A document in its own currency (a dollar supplier's order) is drawn in it.
+    currency = ISO.test(doc.currency || "") ? doc.currency : base;
+    try { return draw(root, p, o, doc); } finally { currency = base; }
+  }
+  function draw(root, p, o, doc) {
+    const names = Object.assign({}, o.names || {});
+    const tool = p.tool || "";
     for (const l of doc.lines || []) if (l && l.sku && l.name) names[l.sku] = l.name;
     if (doc.sku && doc.name) names[doc.sku] = doc.name;
     root.replaceChildren();
