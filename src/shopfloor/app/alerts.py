@@ -15,7 +15,7 @@ import json
 import threading
 import time
 from collections.abc import Callable
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
@@ -60,7 +60,7 @@ def expiring_lots(registry: Registry, actor: Actor) -> list[dict[str, Any]]:
 
 
 def late_orders(registry: Registry, actor: Actor) -> list[dict[str, Any]]:
-    today = date.today().isoformat()
+    today = registry.clock().date().isoformat()  # the tools' clock, not the process's
     late: list[dict[str, Any]] = []
     for kind, tool, statuses in (("purchase_order", "list_purchase_orders", OPEN_PO),
                                  ("sales_order", "list_sales_orders", OPEN_SO),
@@ -78,7 +78,7 @@ def late_orders(registry: Registry, actor: Actor) -> list[dict[str, Any]]:
 
 def overloaded_centres(registry: Registry, actor: Actor) -> list[dict[str, Any]]:
     """Days in the coming weeks on which a work centre has more planned than it can do."""
-    start = date.today()
+    start = registry.clock().date()
     got = registry.invoke("get_work_centre_load", {
         "start": start.isoformat(), "end": (start + timedelta(days=LOAD_DAYS)).isoformat(),
         "bucket": "day"}, actor)
