@@ -5,12 +5,17 @@ listens to it, a write makes an item short, a worker's alert check records the c
 and the client hears `notifications/resources/updated` for that resource (and nothing for
 a resource it did not ask for), then reads the new content. Over HTTP the change is found
 by one server's worker and heard by a client of another server: the outbox carries it.
+The other two alerts change the same way: a lot received to expire within 30 days
+(`expiring-lots`), an open order past its date (`late-orders`), each one change and one
+`alert.changed` event, and the resource then lists it.
 """
 
 from __future__ import annotations
 
 import json
 from contextlib import AsyncExitStack
+from datetime import date, timedelta
+from decimal import Decimal
 from typing import Any
 
 import anyio
@@ -156,3 +161,74 @@ def test_a_handshake_era_client_over_stdio_subscribes_and_hears_the_update(
             assert [r["sku"] for r in (await _content(client, LOW))["rows"]] == ["P1"]
 
     anyio.run(run)
+
+
+def _alert_events(reg: Registry) -> list[dict[str, Any]]:
+    got = reg.invoke("list_events", {"types": ["alert.changed"]}, ADMIN)["events"]
+    return [e["data"] for e in got]
+
+
+def _heard_only(reg: Registry, uri: str, make: Any) -> dict[str, Any]:
+    """A client listening to `uri` (and to low-stock): `make(reg)` is done, one check
+    records exactly one change with its `alert.changed` event, the client hears `uri`
+    and nothing else, and a second check finds nothing new. The content it then reads."""
+    async def run() -> dict[str, Any]:
+        async with AsyncExitStack() as stack:
+            client = await stack.enter_async_context(Client(build_server(reg, lambda: ADMIN)))
+            assert (await _content(client, uri))["count"] == 0
+            sub = await stack.enter_async_context(client.listen(resource_subscriptions=[uri]))
+            low = await stack.enter_async_context(client.listen(resource_subscriptions=[LOW]))
+            told = len(_alert_events(reg))
+            await anyio.to_thread.run_sync(make, reg)
+            assert (await anyio.to_thread.run_sync(alerts.check, reg))[0] == 1
+            name = uri.removeprefix("shopfloor://alerts/")
+            assert _alert_events(reg)[told:] == [{"alert": name, "uri": uri, "count": 1}]
+            assert await _next(sub, timeout=10) == ResourceUpdated(uri=uri)
+            shown = await _content(client, uri)
+            assert await _nothing(low, 1.5), "low-stock did not change, yet was heard"
+            assert (await anyio.to_thread.run_sync(alerts.check, reg))[0] == 0
+            assert len(_alert_events(reg)) == told + 1
+            return shown
+
+    return anyio.run(run)
+
+
+def _day(days: int) -> str:
+    return (date.today() + timedelta(days=days)).isoformat()
+
+
+def test_a_lot_received_to_expire_within_30_days_changes_the_expiring_lots_alert(
+        reg: Registry) -> None:
+    apply(reg, "create_item", sku="FLOUR", name="Flour", kind="material",
+          batch_tracked=True, purchase_price="2")
+
+    def receive(lot: str, expiry: str) -> None:
+        po = apply(reg, "create_purchase_order", supplier="Acme", location="MAIN",
+                   lines=[{"sku": "FLOUR", "quantity": "4", "unit_price": "2"}])
+        apply(reg, "receive_purchase_order", number=po["number"], lines=[
+            {"sku": "FLOUR", "quantity": "4", "lots": [{"lot": lot, "expiry": expiry}]}])
+
+    receive("LATER", _day(90))  # outside the 30 days: not an alert
+    assert alerts.check(reg)[0] == 0
+    shown = _heard_only(reg, EXPIRING, lambda r: receive("SOON", _day(10)))
+    assert (shown["alert"], shown["count"]) == ("expiring-lots", 1)
+    assert [(r["sku"], r["lot"], r["location"], r["expiry"], Decimal(r["on_hand"]))
+            for r in shown["rows"]] == [("FLOUR", "SOON", "MAIN", _day(10), Decimal(4))]
+
+
+def test_an_open_order_past_its_due_date_changes_the_late_orders_alert(
+        reg: Registry) -> None:
+    apply(reg, "create_sales_order", customer="Bob", location="MAIN", due_date=_day(5),
+          lines=[{"sku": "P1", "quantity": "1"}])  # not due yet: not an alert
+    assert alerts.check(reg)[0] == 0
+    late: list[str] = []
+
+    def order(r: Registry) -> None:
+        late.append(apply(r, "create_purchase_order", supplier="Acme", location="MAIN",
+                          expected_date=_day(-3), lines=[
+                              {"sku": "M1", "quantity": "2", "unit_price": "1"}])["number"])
+
+    shown = _heard_only(reg, LATE, order)
+    assert (shown["alert"], shown["count"]) == ("late-orders", 1)
+    assert [(r["kind"], r["number"], r["partner"], r["due_date"]) for r in shown["rows"]] == \
+        [("purchase_order", late[0], "Acme", _day(-3))]

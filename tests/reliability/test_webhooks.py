@@ -13,10 +13,11 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
+from sqlalchemy import update
 from standardwebhooks import Webhook
 
 from shopfloor.app.delivery import Deliverer
@@ -26,6 +27,7 @@ from shopfloor.kernel.errors import Forbidden, ShopfloorError
 from shopfloor.registry.actor import Actor
 from shopfloor.registry.registry import Registry
 from shopfloor.store import deliveries
+from shopfloor.store.tables import WebhookDelivery
 from tests.helpers import ADMIN, apply
 from tests.receiver import Receiver, receiving
 
@@ -96,6 +98,58 @@ def test_a_failed_delivery_comes_again_with_the_same_id_and_an_accepted_one_neve
                           ADMIN)["deliveries"]
         assert [(d["event_id"], d["status"], d["attempts"], d["last_status"]) for d in rows] \
             == [(event["id"], "delivered", 2, 200)]
+
+
+def _when(stamp: str) -> datetime:
+    at = datetime.fromisoformat(stamp)
+    return at if at.tzinfo else at.replace(tzinfo=UTC)
+
+
+def test_a_receiver_too_slow_to_answer_gets_the_event_again_and_then_never(
+        reg: Registry) -> None:
+    """The receiver takes longer than the deliverer's timeout the first time: the delivery
+    is recorded as a timeout with a retry time (the schedule's first, 5 s on); once due,
+    the same event goes again with the same `webhook-id` and, answered in time, is
+    delivered; no later pass sends it again."""
+    with receiving(delay=1.5) as rec:
+        hook = _hook(reg, rec, ["operation.applied"])
+        apply(reg, "create_location", code="MAIN", name="Main")
+        event = final_events(reg, 2, types=["operation.applied"])[-1]
+        d = Deliverer(reg.store, name="w1", allow_private=True, timeout=0.5)
+        try:
+            sent_at = datetime.now(UTC)
+            assert d.step() == 1
+            (row,) = reg.invoke("list_webhook_deliveries", {"webhook_id": hook["webhook_id"]},
+                                ADMIN)["deliveries"]
+            assert (row["event_id"], row["status"], row["attempts"], row["last_status"]) == \
+                (event["id"], "pending", 1, None)
+            assert "Timeout" in row["last_error"], row["last_error"]
+            retry_at = _when(row["next_attempt_at"])
+            assert sent_at + timedelta(seconds=4) < retry_at < \
+                datetime.now(UTC) + timedelta(seconds=6)
+            assert rec.wait_for(1, timeout=10)  # it did arrive, after the sender gave up
+            rec.delay = 0.0
+            assert d.step() == 0 and len(rec.received) == 1  # not due yet: nothing sent
+            with reg.store.writing() as s:  # the 5 s have passed
+                s.execute(update(WebhookDelivery).values(next_attempt_at=deliveries.now()))
+                s.commit()
+            assert d.step() == 1
+            (row,) = reg.invoke("list_webhook_deliveries", {"webhook_id": hook["webhook_id"]},
+                                ADMIN)["deliveries"]
+            assert (row["status"], row["attempts"], row["last_status"], row["last_error"]) \
+                == ("delivered", 2, 200, None)
+            with reg.store.writing() as s:  # due or not, an accepted one is not sent again
+                s.execute(update(WebhookDelivery).values(next_attempt_at=deliveries.now()))
+                s.commit()
+            deliveries.release_expired(reg.store)
+            assert [d.step() for _ in range(3)] == [0, 0, 0]
+        finally:
+            d.close()
+        time.sleep(0.5)
+        assert len(rec.received) == 2
+        for r in rec.received:
+            assert r.headers["webhook-id"] == event["id"]
+            assert Webhook(hook["secret"]).verify(r.body, r.headers) == event
 
 
 def test_a_signature_made_with_another_secret_does_not_verify(reg: Registry) -> None:
