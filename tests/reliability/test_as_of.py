@@ -118,6 +118,7 @@ def test_compare_to_gives_what_was_on_hand_then(registry: Registry) -> None:
     assert (rows[("M1", "MAIN")]["on_hand"], rows[("M1", "MAIN")]["was"]) == ("6", "10")
     assert (rows[("M2", "SHOP")]["on_hand"], rows[("M2", "SHOP")]["was"]) == ("3", "0")
     assert rows[("M1", "MAIN")]["committed"] is None
+    assert rows[("M1", "MAIN")]["held"] is None  # holds are not in the ledger either
     past = registry.invoke("get_stock", {"as_of": then}, ADMIN)["balances"]
     assert [(r["sku"], r["on_hand"], r["average_cost"]) for r in past] == [("M1", "10", "2")]
 

@@ -57,7 +57,7 @@ class StockOut(Out):
     sku: str
     location: str
     on_hand: Amount
-    held: Amount = Decimal(0)
+    held: Amount | None = Decimal(0)
     expired: Amount = Decimal(0)
     committed: Amount | None = Field(description="null as_of: not in the ledger")
     available: Amount | None
@@ -268,7 +268,8 @@ def stock_then_out(b: history.StockThen, lots: Sequence[history.LotThen], day: d
     """A row of the ledger as it stood: on hand, value and the lots in it; what sits in
     lots expired by then is `expired`. Holds are not in the ledger, so not in the row."""
     return StockOut(sku=b.sku, location=b.location, on_hand=b.on_hand,
-                    expired=history.expired(lots, day), committed=None, available=None,
+                    expired=history.expired(lots, day), held=None, committed=None,
+                    available=None,
                     average_cost=cost(b.average_cost), was=was,
                     lots=[StockLotOut(lot=r.lot, on_hand=r.on_hand, expiry=r.expiry, held=None)
                           for r in lots])
