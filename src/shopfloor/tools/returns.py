@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime
 from decimal import Decimal
 from typing import Literal
@@ -16,7 +17,7 @@ from shopfloor.registry.facts import Undo
 from shopfloor.registry.tool import Done, Toolset, WriteRequest
 from shopfloor.store.tables import PurchaseOrder, SalesOrder
 from shopfloor.store.tables.corrections import StockReturn
-from shopfloor.tools.fields import Amount, Key, Out, Quantity
+from shopfloor.tools.fields import Amount, Key, Out, Quantity, Uom
 from shopfloor.tools.lot_fields import Lots
 from shopfloor.tools.refs import NumberOrId, number_of
 
@@ -29,6 +30,7 @@ Reason = Field(min_length=1, max_length=500, pattern=r"^[^\x00]*$",
 class ReturnLineOut(Out):
     sku: str
     quantity: Amount
+    unit: str  # the item's: a return moves stock units
     unit_cost: Amount
     disposition: str
     location: str | None
@@ -51,7 +53,8 @@ def return_out(doc: StockReturn) -> ReturnOut:
         id=doc.id, number=doc.number, kind=doc.kind, order_number=doc.order_number,
         reason=doc.reason, created_at=doc.created_at,
         value=sum((ln.quantity * ln.unit_cost for ln in doc.lines), Decimal(0)),
-        lines=[ReturnLineOut(sku=ln.item.sku, quantity=ln.quantity, unit_cost=ln.unit_cost,
+        lines=[ReturnLineOut(sku=ln.item.sku, quantity=ln.quantity, unit=ln.item.uom,
+                             unit_cost=ln.unit_cost,
                              disposition=ln.disposition,
                              location=ln.location.code if ln.location else None,
                              lot=ln.lot_number) for ln in doc.lines])
@@ -96,9 +99,16 @@ def create_customer_return(op: Op, req: CreateCustomerReturn) -> Done[ReturnOut]
     return Done(_summary(doc, number), return_out(doc))
 
 
+class SupplierReturnLine(ReturnLine):
+    unit: Uom | None = Field(None, description="the order line's unit or the item's (default)")
+
+    def spec(self, disposition: str) -> returns.ReturnSpec:
+        return replace(super().spec(disposition), unit=self.unit)
+
+
 class CreateSupplierReturn(NumberOrId, WriteRequest):
     reason: str = Reason
-    lines: list[ReturnLine] = Field(min_length=1, max_length=1000)
+    lines: list[SupplierReturnLine] = Field(min_length=1, max_length=1000)
 
 
 @tools.write("create_supplier_return", title="Supplier return", response=ReturnOut,

@@ -29,7 +29,7 @@ from sqlalchemy.exc import IntegrityError
 from shopfloor.domain.base import lookup
 from shopfloor.domain.base.context import Op
 from shopfloor.domain.corrections.ledger import Original, Reverser, reverse_moves
-from shopfloor.domain.orders import closing, returns
+from shopfloor.domain.orders import closing, purchase_units, returns
 from shopfloor.domain.orders import documents as orders
 from shopfloor.domain.production import closing as mo_closing
 from shopfloor.domain.production import completion
@@ -60,7 +60,7 @@ def po_receipt(op: Op, o: Original) -> None:
             o.blockers.append(f"{ln.item.sku}: {fmt(ln.returned_quantity)} of it was returned "
                               f"to the supplier since")
         op.change("purchase_order", po.number, f"line {ln.item.sku} received",
-                  ln.received_quantity, after)
+                  purchase_units.said(ln.received_quantity, ln), purchase_units.said(after, ln))
         ln.received_quantity = after
     status = PO.open if all(ln.received_quantity == 0 for ln in po.lines) else \
         PO.partially_received

@@ -7,7 +7,7 @@ fulfilled. Terminal orders (received, fulfilled, cancelled) never change again.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import date
 from decimal import Decimal
 from typing import NamedTuple, TypeVar
@@ -179,7 +179,9 @@ OrderLine = TypeVar("OrderLine", PurchaseOrderLine, SalesOrderLine)
 
 
 def _outstanding(order_lines: Sequence[OrderLine], done: str, lines: Sequence[LineSpec] | None,
-                 number: str, verb: str) -> list[tuple[OrderLine, Decimal, str]]:
+                 number: str, verb: str,
+                 say: Callable[[Decimal, OrderLine], str] = lambda q, _: fmt(q)
+                 ) -> list[tuple[OrderLine, Decimal, str]]:
     """Which lines a receipt or shipment moves, and how much: all that is outstanding, or
     the lines asked for, each within what is still outstanding on it."""
     if lines is None:
@@ -198,7 +200,8 @@ def _outstanding(order_lines: Sequence[OrderLine], done: str, lines: Sequence[Li
         outstanding = line.quantity - getattr(line, done)
         if spec.quantity > outstanding:
             raise ValidationFailed(
-                f"{spec.sku}: {verb} {fmt(spec.quantity)} but only {fmt(outstanding)} outstanding",
+                f"{spec.sku}: {verb} {say(spec.quantity, line)} but only "
+                f"{say(outstanding, line)} outstanding",
                 field=f"lines[{i}].quantity")
         todo.append((line, spec.quantity, f"lines[{i}].quantity"))
     return todo
@@ -212,7 +215,7 @@ def receive_purchase_order(op: Op, number: str, lines: Sequence[LineSpec] | None
         raise Conflict(f"{number} is a draft; open it before receiving", field="number")
     _open(po, "purchase order", OPEN_PO)
     lines = units.in_stock_units(po, lines)
-    todo = _outstanding(po.lines, "received_quantity", lines, number, "receiving")
+    todo = _outstanding(po.lines, "received_quantity", lines, number, "receiving", units.said)
     if lines is None and not todo:
         raise Conflict(f"{number} has nothing outstanding", field="number")
     unit_cost = units.stock_cost(op, po)
@@ -226,7 +229,8 @@ def receive_purchase_order(op: Op, number: str, lines: Sequence[LineSpec] | None
                                    "purchase_order", po.number, unit_cost=unit_cost[line.id],
                                    batch_id=part.batch_id, field=part.field))
         op.change("purchase_order", number, f"line {line.item.sku} received",
-                  line.received_quantity, line.received_quantity + qty)
+                  units.said(line.received_quantity, line),
+                  units.said(line.received_quantity + qty, line))
         line.received_quantity += qty
         _arrival(op, po, line, fld)
     done = all(ln.received_quantity >= ln.quantity for ln in po.lines)

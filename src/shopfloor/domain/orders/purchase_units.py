@@ -12,12 +12,14 @@ supplier's terms does not rewrite an order already placed.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from decimal import Decimal
 from typing import Any
 
 from shopfloor.domain.base.context import Op
 from shopfloor.domain.base.limits import storable
 from shopfloor.domain.buying import currencies, supplier_items
+from shopfloor.kernel.errors import ValidationFailed
 from shopfloor.kernel.numbers import cost, fmt
 from shopfloor.store.tables import Item, PurchaseOrder, PurchaseOrderLine, Supplier
 
@@ -64,6 +66,16 @@ def shown(quantity: Decimal, line: PurchaseOrderLine) -> Decimal:
     return quantity / per if per and quantity is not None else quantity
 
 
+def said(quantity: Decimal, line: PurchaseOrderLine) -> str:
+    """A stock quantity of the line as its order says it, with the stock figure beside it
+    ("4 box (400 pcs)"): a receipt typed in boxes must not read back as pieces. A line in
+    stock units, and nothing at all, is the bare number."""
+    per = line.units_per_unit
+    if not per or not quantity:
+        return fmt(quantity)
+    return f"{fmt(quantity / per)} {line.unit} ({fmt(quantity)} {line.item.uom})"
+
+
 def text(quantity: Decimal, price: Decimal, unit: str | None) -> str:
     return f"{fmt(quantity)}{f' {unit}' if unit else ''} @ {fmt(price)}"
 
@@ -75,6 +87,28 @@ def in_stock_units(po: PurchaseOrder, specs: Sequence[Any] | None) -> Sequence[A
     per = {ln.item.sku: ln.units_per_unit for ln in po.lines if ln.units_per_unit}
     return [s._replace(quantity=s.quantity * per[s.sku]) if s.sku in per else s
             for s in specs]
+
+
+def returned_in_stock_units(po: PurchaseOrder, specs: Sequence[Any]) -> list[Any]:
+    """A supplier return's lines in stock units. A line may name its `unit`: the order
+    line's own (its purchase unit: 11 box of 100 go back as 1,100 pcs) or the item's (the
+    default), so that a quantity read off the order (in boxes) is never taken as pieces.
+    Named lots' quantities stay in stock units, as on a receipt."""
+    by_sku = {ln.item.sku: ln for ln in po.lines}
+    out = []
+    for i, spec in enumerate(specs):
+        line = by_sku.get(spec.sku)
+        if spec.unit is None or line is None:
+            out.append(spec)
+        elif spec.unit == line.unit and line.units_per_unit:
+            out.append(replace(spec, quantity=spec.quantity * line.units_per_unit, unit=None))
+        elif spec.unit == line.item.uom:
+            out.append(replace(spec, unit=None))
+        else:
+            known = " or ".join(dict.fromkeys(u for u in (line.unit, line.item.uom) if u))
+            raise ValidationFailed(f"{spec.sku} on {po.number} is returned in {known}, "
+                                   f"not {spec.unit}", field=f"lines[{i}].unit")
+    return out
 
 
 def stock_cost(op: Op, po: PurchaseOrder) -> dict[int, Decimal]:

@@ -12,7 +12,7 @@ return_lots); the document keeps one line per lot.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -22,7 +22,7 @@ from sqlalchemy import select
 from shopfloor.domain.base import lookup
 from shopfloor.domain.base.context import Op
 from shopfloor.domain.base.sequences import claim_number
-from shopfloor.domain.orders import return_lots
+from shopfloor.domain.orders import purchase_units, return_lots
 from shopfloor.domain.stock import ledger as stock
 from shopfloor.domain.stock import lots
 from shopfloor.domain.stock.items import touch
@@ -44,6 +44,7 @@ class ReturnSpec:
     lot: str | None = None
     lots: tuple[lots.LotIn, ...] = ()
     serials: tuple[str, ...] = ()
+    unit: str | None = None  # a supplier return line's unit (None: the stock unit)
 
 
 def moved_cost(op: Op, document_type: str, number: str, item_id: int, reason: str) -> Decimal:
@@ -65,8 +66,13 @@ def moved_cost(op: Op, document_type: str, number: str, item_id: int, reason: st
                 + revalued(op.session, document_type, number, item_id))
 
 
+def _plain(quantity: Decimal, _line: Any) -> str:
+    return fmt(quantity)
+
+
 def _lines(specs: Sequence[ReturnSpec], order_lines: Sequence[Any], number: str, done: str,
-           verb: str) -> list[tuple[Any, ReturnSpec, str]]:
+           verb: str, say: Callable[[Decimal, Any], str] = _plain
+           ) -> list[tuple[Any, ReturnSpec, str]]:
     by_sku = {ln.item.sku: ln for ln in order_lines}
     seen: set[str] = set()
     out = []
@@ -81,8 +87,8 @@ def _lines(specs: Sequence[ReturnSpec], order_lines: Sequence[Any], number: str,
         left = getattr(line, done) - line.returned_quantity
         if spec.quantity > left:
             raise ValidationFailed(
-                f"{spec.sku}: returning {fmt(spec.quantity)} but only {fmt(left)} {verb} and "
-                "not yet returned", field=f"lines[{i}].quantity")
+                f"{spec.sku}: returning {say(spec.quantity, line)} but only "
+                f"{say(left, line)} {verb} and not yet returned", field=f"lines[{i}].quantity")
         out.append((line, spec, f"lines[{i}]"))
     return out
 
@@ -96,8 +102,11 @@ def _document(op: Op, kind: str, number: str, reason: str) -> StockReturn:
 
 
 def _returned(op: Op, kind: str, number: str, line: Any, qty: Decimal) -> None:
-    op.change(kind, number, f"line {line.item.sku} returned", line.returned_quantity,
-              line.returned_quantity + qty)
+    before: Any = line.returned_quantity
+    after: Any = line.returned_quantity + qty
+    if kind == "purchase_order":  # in the line's unit, the stock figure beside it
+        before, after = purchase_units.said(before, line), purchase_units.said(after, line)
+    op.change(kind, number, f"line {line.item.sku} returned", before, after)
     line.returned_quantity += qty
 
 
@@ -143,7 +152,9 @@ def customer_return(op: Op, number: str, specs: Sequence[ReturnSpec], reason: st
 def supplier_return(op: Op, number: str, specs: Sequence[ReturnSpec], reason: str
                     ) -> StockReturn:
     po = lookup.purchase_order(op, number, lock=True)
-    todo = _lines(specs, po.lines, number, "received_quantity", "received")
+    specs = purchase_units.returned_in_stock_units(po, specs)
+    todo = _lines(specs, po.lines, number, "received_quantity", "received",
+                  purchase_units.said)
     stock.prefetch(op, [line.item for line, _, _ in todo], po.location)
     parts = return_lots.resolve(op, "supplier", "purchase_order", number, todo)
     doc = _document(op, "supplier", number, reason)

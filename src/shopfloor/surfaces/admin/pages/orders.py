@@ -13,6 +13,7 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from shopfloor.kernel.statuses import PO, SO
+from shopfloor.kernel.text import fmt
 from shopfloor.registry.actor import Actor
 from shopfloor.surfaces.admin.core import Admin
 from shopfloor.surfaces.admin.forms import listing, pages, prefilled
@@ -61,6 +62,7 @@ def actions(kind: OrderKind, order: dict[str, Any]) -> list[tuple[str, str, str]
     # Corrections and returns (issue 12's tools), offered where the order has moved goods.
     done_lines = [{"sku": line["sku"], "quantity": line.get("done_quantity")}
                   for line in order.get("lines") or [] if _positive(line.get("done_quantity"))]
+    back = returnable(order)
     follow = {
         "purchase-orders": [
             ("Close short", "close_purchase_order", {"number": number},
@@ -68,19 +70,36 @@ def actions(kind: OrderKind, order: dict[str, Any]) -> list[tuple[str, str, str]
             ("Correct a receipt", "correct_purchase_receipt", {"number": number},
              bool(done_lines)),
             ("Return to supplier", "create_supplier_return",
-             {"number": number, "lines": done_lines}, bool(done_lines))],
+             {"number": number, "lines": back}, bool(back))],
         "sales-orders": [
             ("Close short", "close_sales_order", {"number": number},
              status == SO.partially_fulfilled),
             ("Correct a shipment", "correct_shipment", {"number": number}, bool(done_lines)),
             ("Customer return", "create_customer_return",
-             {"number": number, "lines": done_lines}, bool(done_lines))],
+             {"number": number, "lines": [{k: v for k, v in ln.items() if k != "unit"}
+                                          for ln in back]}, bool(back))],
         "manufacturing-orders": [
             ("Correct quantity made", "correct_manufacturing_order", {"number": number},
              _positive(order.get("completed_quantity")))],
     }
     out += [(text, tool, prefilled(tool, args))
             for text, tool, args, when in follow[kind.slug] if when]
+    return out
+
+
+def returnable(order: dict[str, Any]) -> list[dict[str, Any]]:
+    """What could still go back, line by line: moved less already returned, in the line's
+    own unit and saying so (a purchase line in boxes is returned in boxes, never read as
+    pieces)."""
+    out = []
+    for line in order.get("lines") or []:
+        try:
+            left = Decimal(str(line.get("done_quantity"))) - Decimal(
+                str(line.get("returned_quantity") or 0))
+        except ArithmeticError:
+            continue
+        if left > 0:
+            out.append({"sku": line["sku"], "quantity": fmt(left), "unit": line.get("unit")})
     return out
 
 

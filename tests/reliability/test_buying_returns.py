@@ -1,0 +1,75 @@
+"""A purchase line in the supplier's unit, said in that unit wherever a person reads it
+back: a receipt's and a return's preview, and a return's quantity, which may be given in
+the line's unit (boxes) or the item's (pieces, the default). Both databases."""
+
+from __future__ import annotations
+
+from decimal import Decimal as D
+from typing import Any
+
+from shopfloor.registry.registry import Registry
+from tests.helpers import ADMIN, apply
+from tests.reliability.test_buying import alpha_and_beta, refused, stock_of, world
+
+
+def _changes(result: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
+    return {c["field"]: (c["before"], c["after"]) for c in result["changes"]
+            if c["entity"] == "purchase_order"}
+
+
+def _boxes(reg: Registry) -> str:
+    world(reg)
+    alpha_and_beta(reg)
+    po = apply(reg, "create_purchase_order", supplier="Alpha", location="MAIN",
+               lines=[{"sku": "RESA", "unit": "box", "quantity": "11"}])
+    number: str = po["number"]
+    return number
+
+
+def test_a_receipt_in_boxes_reads_in_boxes_with_the_pieces_beside(registry: Registry) -> None:
+    number = _boxes(registry)
+    preview = registry.invoke("receive_purchase_order", {
+        "number": number, "lines": [{"sku": "RESA", "quantity": "4"}]}, ADMIN)
+    assert _changes(preview)["line RESA received"] == ("0", "4 box (400 pcs)")
+    apply(registry, "receive_purchase_order", number=number,
+          lines=[{"sku": "RESA", "quantity": "4"}])
+    # too much is said in boxes too, never "receiving 800 but only 700"
+    err = refused(registry, "receive_purchase_order",
+                  {"number": number, "lines": [{"sku": "RESA", "quantity": "8"}]})
+    assert "8 box (800 pcs)" in err.message and "7 box (700 pcs)" in err.message
+    done = apply(registry, "receive_purchase_order", number=number)
+    assert _changes(done)["line RESA received"] == ("4 box (400 pcs)", "11 box (1100 pcs)")
+
+
+def test_a_return_on_a_line_in_boxes_takes_boxes_or_pieces(registry: Registry) -> None:
+    number = _boxes(registry)
+    apply(registry, "receive_purchase_order", number=number,
+          lines=[{"sku": "RESA", "quantity": "4"}])
+    assert stock_of(registry, "RESA") == (D(400), D("0.035"))
+    # one box back, said in boxes: 100 pcs leave
+    preview = registry.invoke("create_supplier_return", {
+        "number": number, "reason": "crushed", "lines": [
+            {"sku": "RESA", "quantity": "1", "unit": "box"}]}, ADMIN)
+    assert _changes(preview)["line RESA returned"] == ("0", "1 box (100 pcs)")
+    assert [(ln["quantity"], ln["unit"]) for ln in preview["document"]["lines"]] == \
+        [("100", "pcs")]
+    apply(registry, "create_supplier_return", number=number, reason="crushed",
+          lines=[{"sku": "RESA", "quantity": "1", "unit": "box"}])
+    assert stock_of(registry, "RESA")[0] == D(300)
+    # no unit (or the item's): pieces, as before
+    apply(registry, "create_supplier_return", number=number, reason="bent",
+          lines=[{"sku": "RESA", "quantity": "50"}])
+    apply(registry, "create_supplier_return", number=number, reason="bent",
+          lines=[{"sku": "RESA", "quantity": "50", "unit": "pcs"}])
+    assert stock_of(registry, "RESA")[0] == D(200)
+    got = registry.invoke("get_purchase_order", {"number": number}, ADMIN)["lines"][0]
+    assert (got["done_quantity"], got["returned_quantity"], got["unit"]) == ("4", "2", "box")
+    # more than is left, said in boxes; a unit the line is not in, named
+    err = refused(registry, "create_supplier_return", {
+        "number": number, "reason": "x", "lines": [{"sku": "RESA", "quantity": "3",
+                                                    "unit": "box"}]})
+    assert err.field == "lines[0].quantity" and "2 box (200 pcs)" in err.message
+    err = refused(registry, "create_supplier_return", {
+        "number": number, "reason": "x", "lines": [{"sku": "RESA", "quantity": "1",
+                                                    "unit": "bag"}]})
+    assert (err.code, err.field) == ("validation_error", "lines[0].unit")
