@@ -23,7 +23,7 @@ from shopfloor.ui.formats import Formats
 
 MONEY = frozenset({"unit_price", "unit_cost", "purchase_price", "sales_price", "total", "cost",
                    "average_cost", "value", "amount", "price", "total_cost", "line_total",
-                   "stock_value"})
+                   "stock_value", "landed_costs"})
 TEXT = frozenset({"sku", "number", "name", "code", "reason", "notes", "email", "phone",
                   "operation_id", "job_id", "idempotency_key", "actor", "lot", "batch",
                   "serial", "partner", "location", "supplier", "customer", "default_supplier",
@@ -105,11 +105,16 @@ class Shower:
     records live (so a SKU, an order number or a job id becomes a link)."""
 
     def __init__(self, formats: Formats, titles: Mapping[str, str],
-                 links: Mapping[str, str] | None = None) -> None:
+                 links: Mapping[str, str] | None = None, currency: str | None = None) -> None:
         self.formats = formats
-        self.currency = formats.currency
+        self.currency = currency or formats.currency
         self.titles = titles
         self.links = dict(links or {})
+
+    def priced(self, currency: str | None) -> Shower:
+        """The same, with money in a document's own currency (a purchase order in USD
+        reads in dollars, whatever the deployment's currency is)."""
+        return Shower(self.formats, self.titles, self.links, currency)
 
     def link(self, key: str, value: Any) -> str | None:
         base = self.links.get(key)
@@ -141,11 +146,12 @@ class Shower:
             slug = re.sub(r"[^a-z0-9]+", "-", str(value).lower())
             return Markup('<span class="badge s-{0}">{1}</span>').format(slug, words(value))
         if key in MONEY or key.endswith("_price") or key.endswith("_cost"):
-            return money(value, self.formats)
+            return money(value, self.formats, self.currency)
         if key not in TEXT and not isinstance(value, str | int | float | Decimal):
             return Markup(escape(value))
         if key not in TEXT and decimal_text(value) is not None:
-            unit = row.get("uom") if row and "quantity" in key else None
+            # a quantity in its row's unit: an item's, or a line's own (a purchase unit)
+            unit = (row.get("uom") or row.get("unit")) if row and "quantity" in key else None
             return number(value, self.formats, unit if isinstance(unit, str) else None)
         if isinstance(value, str) and (_DATE.match(value) or _DATETIME.match(value)):
             return when(value, self.formats)

@@ -40,8 +40,14 @@ async def planned(a: Admin, actor: Actor, plan: dict[str, Any]) -> list[dict[str
     applied = set(plan.get("applied") or ())
     rows: list[dict[str, Any]] = [
         {"sku": m["sku"], "what": "Make", "quantity": m["quantity"], "date": m.get("due_date"),
-         "supplier": None} for m in plan.get("manufacturing_orders") or []]
+         "supplier": None, "late": bool(m.get("late")), "needed_by": m.get("needed_by")}
+        for m in plan.get("manufacturing_orders") or []]
+    # a purchase in the chosen supplier's terms: its unit, its price in its currency, and
+    # why that supplier (the cheapest in time, the preferred, the fastest but late)
     rows += [{"sku": ln["sku"], "what": "Buy", "quantity": ln["quantity"],
+              "unit": ln.get("unit"), "unit_price": ln.get("unit_price"),
+              "currency": g.get("currency"), "why": ln.get("why"),
+              "late": bool(ln.get("late")), "needed_by": ln.get("needed_by"),
               "date": ln.get("need_date"), "supplier": g.get("supplier")}
              for g in plan.get("purchase_orders") or [] for ln in g.get("lines") or []]
     skus = list(dict.fromkeys(str(r["sku"]) for r in rows))
