@@ -84,6 +84,22 @@ def _one(name: str, args: dict[str, Any]) -> Callable[[Call], Awaitable[dict[str
     return step
 
 
+# Buying in the supplier's terms: Acme sells M2 in boxes of 10 with a break at 5 boxes.
+BOXES = {"sku": "M2", "supplier": "Acme", "supplier_sku": "AC-M2", "purchase_unit": "box",
+         "units_per_purchase_unit": "10", "minimum_order": "1", "order_multiple": "1",
+         "lead_time_days": 4, "preferred": True, "preview": False,
+         "price_breaks": [{"min_quantity": "1", "unit_price": "30"},
+                          {"min_quantity": "5", "unit_price": "28.5"}]}
+
+
+async def _landed(call: Call) -> dict[str, Any]:
+    """PO-00001 received (the cases before need it open), then freight onto it."""
+    received = await call("receive_purchase_order", {"number": "PO-00001", "preview": False})
+    return {"received": received, "landed": await call("add_landed_cost", {
+        "number": "PO-00001", "amount": "12.5", "allocate_by": "value",
+        "description": "Freight", "preview": False})}
+
+
 # (case, role, script, expected error code or None); run in this order on every surface.
 CASES: list[tuple[str, str, Callable[[Call], Awaitable[dict[str, Any]]], str | None]] = [
     ("read", "admin", _one("get_stock", {"sku": "M1"}), None),
@@ -137,6 +153,21 @@ CASES: list[tuple[str, str, Callable[[Call], Awaitable[dict[str, Any]]], str | N
         "work_centre": "SAW", "start": "2027-03-01", "end": "2027-03-07"}), None),
     ("schedule preview", "admin", _one("schedule_manufacturing_orders", {
         "start": FLOOR_START, "orders": ["MO-FLOOR"]}), None),
+    ("supplier item apply", "admin", _one("set_supplier_item", BOXES), None),
+    ("supplier item refused", "admin", _one("set_supplier_item", {
+        **BOXES, "price_breaks": [{"min_quantity": "5", "unit_price": "28.5"},
+                                  {"min_quantity": "1", "unit_price": "30"}]}),
+     "validation_error"),
+    ("supplier items read", "admin", _one("list_supplier_items", {"sku": "M2"}), None),
+    ("supplier item remove preview", "admin", _one("remove_supplier_item", {
+        "sku": "M2", "supplier": "Acme"}), None),
+    ("exchange rate apply", "admin", _one("set_exchange_rate", {
+        "currency": "USD", "rate": "0.92", "valid_from": "2026-01-01", "preview": False}),
+     None),
+    ("exchange rate refused", "admin", _one("set_exchange_rate", {
+        "currency": "EUR", "rate": "1", "preview": False}), "validation_error"),
+    ("landed cost apply", "admin", _landed, None),
+    ("landed costs read", "admin", _one("list_landed_costs", {"number": "PO-00001"}), None),
 ]
 
 
@@ -236,6 +267,12 @@ def test_every_surface_returns_the_same_payloads(copy_of: Callable[[str], str]) 
             if r["planned_minutes"] != "0"] == [("2027-03-01", "250")]
     assert [o["planned_finish"] for o in baseline["schedule preview"]["document"]["orders"]] \
         == ["2027-03-01T12:40:00Z"]
+    # buying's payloads carry their figures: the terms as set, the freight all capitalised
+    assert baseline["supplier items read"]["supplier_items"][0]["purchase_unit"] == "box"
+    assert baseline["supplier item refused"]["error"]["field"] == "price_breaks[1].min_quantity"
+    landed = baseline["landed costs read"]["landed_costs"]
+    assert [(c["company_amount"], c["capitalised"], c["expensed"]) for c in landed] == \
+        [("12.5", "12.5", "0")]
     problems = []
     for kind, result in results.items():
         for case, _, _, code in CASES:
