@@ -48,7 +48,8 @@ def test_an_item_has_as_many_suppliers_as_set_and_setting_again_replaces_one(
     rows = registry.invoke("list_supplier_items", {"sku": "RESA"}, ADMIN)["supplier_items"]
     assert [(r["supplier"], r["purchase_unit"], r["units_per_purchase_unit"]) for r in rows] \
         == [("Alpha", "box", "100"), ("Beta", "bag", "25")]
-    assert rows[0]["price_breaks"] == [["1", "4"], ["10", "3.5"]]
+    assert rows[0]["price_breaks"] == [{"min_quantity": "1", "unit_price": "4"},
+                                       {"min_quantity": "10", "unit_price": "3.5"}]
     apply(registry, "set_supplier_item", sku="RESA", supplier="Beta", purchase_unit="reel",
           units_per_purchase_unit="500", price_breaks=[{"min_quantity": "0",
                                                         "unit_price": "20"}], preferred=True)

@@ -39,6 +39,11 @@ class PriceBreak(Request):
     unit_price: Money
 
 
+class PriceBreakOut(Out):
+    min_quantity: Amount
+    unit_price: Amount
+
+
 class SupplierItemOut(Out):
     sku: str
     supplier: str
@@ -48,7 +53,7 @@ class SupplierItemOut(Out):
     minimum_order: Amount
     order_multiple: Amount | None
     lead_time_days: int
-    price_breaks: list[list[Amount]]  # [min_quantity, unit_price], ascending
+    price_breaks: list[PriceBreakOut]  # ascending
     preferred: bool
 
 
@@ -59,7 +64,7 @@ def _out(op: Op, row: SupplierItem) -> SupplierItemOut:
         purchase_unit=t.purchase_unit, units_per_purchase_unit=t.units_per_purchase_unit,
         minimum_order=t.minimum_order, order_multiple=t.order_multiple,
         lead_time_days=t.lead_time_days, preferred=t.preferred,
-        price_breaks=[[q, p] for q, p in t.price_breaks])
+        price_breaks=[PriceBreakOut(min_quantity=q, unit_price=p) for q, p in t.price_breaks])
 
 
 class SupplierItemRef(WriteRequest):
