@@ -135,3 +135,65 @@ def test_a_default_supplier_in_dollars_is_planned_and_priced_in_dollars(
     assert (group["supplier"], group["currency"]) == ("Wires Inc", "USD")
     assert [(ln["sku"], ln["unit"], ln["quantity"], ln["unit_price"]) for ln in group["lines"]] \
         == [("CABLE", None, "100", "2")]
+
+
+def test_a_dollar_default_supplier_with_no_rate_is_priced_and_labelled_in_euros(
+        registry: Registry) -> None:
+    """No USD rate: the plan cannot say the price in dollars, so it says it in the
+    company's money and labels it so; applied once a rate is set, the order is in the
+    supplier's dollars at that rate."""
+    world(registry)
+    apply(registry, "create_item", sku="CABLE", name="Cable", kind="material",
+          purchase_price="1.84", default_supplier="Wires Inc", lead_time_days=30)
+    need(registry, "100", 20, "CABLE")
+    job = run_job(registry, "run_mrp", today=TODAY.isoformat())
+    [group] = job["result"]["purchase_orders"]
+    assert (group["supplier"], group["currency"]) == ("Wires Inc", "EUR")
+    [line] = group["lines"]
+    assert (line["unit"], line["quantity"], line["unit_price"], line["late"]) == \
+        (None, "100", "1.84", True)
+    assert "no USD rate, priced in EUR" in line["why"]
+    err = refused(registry, "apply_mrp_plan", {"job_id": job["job_id"]})
+    assert err.code == "validation_error" and err.field.endswith("unit_price")
+    apply(registry, "set_exchange_rate", currency="USD", rate="0.92", valid_from="2000-01-01")
+    [number] = apply(registry, "apply_mrp_plan", job_id=job["job_id"])["purchase_orders"]
+    po = registry.invoke("get_purchase_order", {"number": number}, ADMIN)
+    assert (po["partner"], po["currency"], po["lines"][0]["unit_price"]) == \
+        ("Wires Inc", "USD", "2")
+    # a line in time from a default supplier says so too
+    need(registry, "100", 60, "CABLE")
+    [line] = lines_in(plan_of(registry))
+    assert (line["late"], line["why"]) == (False, "the item's default supplier")
+
+
+def lines_in(plan: dict[str, Any]) -> list[dict[str, Any]]:
+    return [ln for g in plan["purchase_orders"] for ln in g["lines"]]
+
+
+def test_a_plan_with_two_suppliers_raises_two_orders_in_their_terms(
+        registry: Registry) -> None:
+    """Alpha (euros, boxes of 100) for RESA, Wires Inc (dollars, reels of 50) for WIRE:
+    one order each, in its supplier's currency and unit, at its price."""
+    world(registry)
+    alpha_and_beta(registry)
+    apply(registry, "set_supplier_item", sku="WIRE", supplier="Wires Inc", purchase_unit="reel",
+          units_per_purchase_unit="50", lead_time_days=5,
+          price_breaks=[{"min_quantity": "1", "unit_price": "90"}])
+    apply(registry, "set_exchange_rate", currency="USD", rate="0.92", valid_from="2000-01-01")
+    need(registry, "1030", 20)
+    need(registry, "120", 20, "WIRE")
+    job = run_job(registry, "run_mrp", today=TODAY.isoformat())
+    assert {(g["supplier"], g["currency"]) for g in job["result"]["purchase_orders"]} == {
+        ("Alpha", "EUR"), ("Wires Inc", "USD")}
+    applied = apply(registry, "apply_mrp_plan", job_id=job["job_id"])
+    pos = [registry.invoke("get_purchase_order", {"number": n}, ADMIN)
+           for n in applied["purchase_orders"]]
+    assert sorted((po["partner"], po["currency"], po["total"],
+                   [(ln["sku"], ln["unit"], ln["quantity"], ln["unit_price"])
+                    for ln in po["lines"]]) for po in pos) == [
+        ("Alpha", "EUR", "38.5", [("RESA", "box", "11", "3.5")]),
+        ("Wires Inc", "USD", "270", [("WIRE", "reel", "3", "90")])]
+    for po in pos:
+        apply(registry, "receive_purchase_order", number=po["number"])
+    assert stock_of(registry, "RESA") == (D(1100), D("0.035"))
+    assert stock_of(registry, "WIRE") == (D(150), D("1.656"))  # 90 / 50 x 0.92

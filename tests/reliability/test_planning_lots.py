@@ -100,7 +100,7 @@ def test_safety_stock_is_a_need_and_planning_up_to_it_orders_once(registry: Regi
     assert covers(got["R"]) == [(so, day(20), "2")]
     assert got["R"]["sizing"] == ["up to reorder point 10 + 25"]
     # nothing on hand and nothing sold: the safety stock itself, as soon as it can come
-    assert brief(got["Z"]) == ("Z", "5", day(0), day(7)) and "late" not in got["Z"]
+    assert brief(got["Z"]) == ("Z", "5", day(0), day(7)) and got["Z"]["late"] is False
     assert got["Z"]["covers"] == [["safety_stock", None, day(7), "5"]]
     replan_is_empty(registry, job_id)
     # the record never goes below the safety stock after the apply

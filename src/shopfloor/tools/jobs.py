@@ -18,6 +18,7 @@ from sqlalchemy import select
 from shopfloor.domain import planning
 from shopfloor.domain.base import lookup
 from shopfloor.domain.base.context import Op
+from shopfloor.domain.buying import currencies
 from shopfloor.domain.corrections import bulk as revert_bulk
 from shopfloor.domain.orders import documents as orders
 from shopfloor.domain.planning import pegging, view
@@ -209,9 +210,10 @@ def apply_mrp_plan(op: Op, req: ApplyMrpPlan) -> Done[PlanApplied]:
         select(Location.code).order_by(Location.id)).first()
     if code is None:
         raise ValidationFailed("there is no location to plan into", field="location")
-    groups = [(g["supplier"], [ln for ln in g["lines"] if wanted is None or ln["sku"] in wanted])
+    groups = [(g["supplier"], g.get("currency"),
+               [ln for ln in g["lines"] if wanted is None or ln["sku"] in wanted])
               for g in plan["purchase_orders"]]
-    for supplier, lines in groups:
+    for supplier, _, lines in groups:
         if lines and not supplier:
             raise ValidationFailed(f"{lines[0]['sku']} has no default supplier; leave it out "
                                    "with `only` or set one", field="only")
@@ -233,11 +235,19 @@ def apply_mrp_plan(op: Op, req: ApplyMrpPlan) -> Done[PlanApplied]:
             op.change("manufacturing_order", mo.number, "for", None,
                       pegging.summary(covers, refs))
     bought = []
-    for supplier, lines in groups:
+    for supplier, currency, lines in groups:
+        if not lines:
+            continue
+        # A plan made with no rate for the supplier's currency priced its lines in the
+        # company's: the order prices them in the supplier's at today's rate (or is refused
+        # naming the price), never books company money as the supplier's.
+        own = currencies.of(op, lookup.supplier(op, supplier).currency)
+        priced = currency in (None, own)
         for batch in _one_line_per_item(lines):
             po = orders.create_purchase_order(
                 op, supplier, code,
-                [orders.LineSpec(ln["sku"], Decimal(ln["quantity"]), Decimal(ln["unit_price"]),
+                [orders.LineSpec(ln["sku"], Decimal(ln["quantity"]),
+                                 Decimal(ln["unit_price"]) if priced else None,
                                  expected_date=date.fromisoformat(ln["need_date"]),
                                  unit=ln.get("unit"))
                  for ln in batch],

@@ -205,11 +205,15 @@ def _bought(out: dict[str, Any], item: ItemData, layer: netting.Layer, home: str
     is grouped under: the chosen supplier item's unit and price, else the item's default
     supplier at the item's price in stock units."""
     picked: choice.Choice | None = layer.choice
+    out["late"] = layer.late  # said on every purchase line, as the issue's plan has it
     if picked is None:  # the item's price is the company's: in the supplier's at the rate
         currency = item.currency or home
         rate = rates.get(currency)
-        out["unit"], out["unit_price"] = None, num(cost(item.price / rate) if rate else item.price)
-        out["why"] = "the item's default supplier" if item.supplier else None
+        out["unit"], out["why"] = None, "the item's default supplier" if item.supplier else None
+        if rate is None:  # no rate: the price stays the company's, and says so
+            out["why"] = f"{out['why'] or 'no supplier'}; no {currency} rate, priced in {home}"
+            currency = home
+        out["unit_price"] = num(cost(item.price / rate) if rate else item.price)
         return item.supplier or "", currency
     offer = picked.offer
     if picked.stock_quantity > layer.net:
@@ -217,7 +221,7 @@ def _bought(out: dict[str, Any], item: ItemData, layer: netting.Layer, home: str
                                             f"{num(offer.per)}")
     out["stock_quantity"] = out["quantity"]
     out["unit"], out["quantity"] = offer.unit, num(picked.units)
-    out["unit_price"], out["why"], out["late"] = num(picked.unit_price), picked.why, layer.late
+    out["unit_price"], out["why"] = num(picked.unit_price), picked.why
     if layer.late:
         out["needed_by"] = iso(layer.needed_by)
     return offer.supplier, offer.currency
