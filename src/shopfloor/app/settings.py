@@ -42,7 +42,8 @@ class Settings:
     session_minutes: float = 480.0
     """How long a password sign-in lasts (a working day); sign-out ends it sooner."""
     currency: str = "EUR"
-    """ISO 4217 code the admin and cards show money in (prices are stored without one)."""
+    """ISO 4217 code the admin and cards show the company's money in; a document in a
+    partner's currency (a purchase order in USD) is shown in its own."""
     time_zone: str = ""
     """IANA zone for dates in the admin; empty: the reader's own (the browser's)."""
     webhook_allow_private: bool = False
