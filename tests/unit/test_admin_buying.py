@@ -47,6 +47,9 @@ def test_a_dollar_order_in_boxes_reads_in_dollars_and_boxes(client: httpx.Client
     assert "$2.00" in lines and "€" not in lines
     assert re.search(r'data-value="11"[^<]*</span> <span class="unit">box</span>', lines)
     assert '<td data-label="Unit">box</td>' in lines
+    listed = unescape(client.get("/purchase-orders").text)
+    row = _between(listed, f">{po['number']}</a>", "</tr>")
+    assert "$22.00" in row and "€" not in row
 
 
 def test_the_return_link_of_a_line_in_boxes_asks_for_boxes(client: httpx.Client,
