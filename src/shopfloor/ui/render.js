@@ -86,8 +86,9 @@ const ShopfloorRender = (() => {
     if (key === "status" || key === "action" || key === "kind") return words(s);
     if (MONEY.has(key) || /_price$|_cost$/.test(key)) return money(s);
     if (!TEXT.has(key) && NUMBER.test(s)) {
+      // a line's own unit first (a purchase line in boxes), else the item's
       const unit = /quantity|on_hand|available|committed|^change$/.test(key) && row &&
-        (row.uom || row._uom);
+        (row.unit || row.uom || row._uom);
       return num(s) + (unit ? " " + unit : "");
     }
     if (DATE.test(s) || DATETIME.test(s)) return when(s, zone);
