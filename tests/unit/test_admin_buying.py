@@ -50,6 +50,12 @@ def test_a_dollar_order_in_boxes_reads_in_dollars_and_boxes(client: httpx.Client
     listed = unescape(client.get("/purchase-orders").text)
     row = _between(listed, f">{po['number']}</a>", "</tr>")
     assert "$22.00" in row and "€" not in row
+    # its landed costs are the company's money: 10 USD at 0.92 = €9.20
+    apply(registry, "set_exchange_rate", currency="USD", rate="0.92", valid_from="2000-01-01")
+    apply(registry, "receive_purchase_order", number=po["number"])
+    apply(registry, "add_landed_cost", number=po["number"], amount="10", description="Freight")
+    page = unescape(client.get(f"/purchase-orders/{po['number']}").text)
+    assert "€9.20" in _between(page, 'id="landed-costs"', "</dl>")
 
 
 def test_the_return_link_of_a_line_in_boxes_asks_for_boxes(client: httpx.Client,

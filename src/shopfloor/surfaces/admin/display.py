@@ -23,7 +23,7 @@ from shopfloor.ui.formats import Formats
 
 MONEY = frozenset({"unit_price", "unit_cost", "purchase_price", "sales_price", "total", "cost",
                    "average_cost", "value", "amount", "price", "total_cost", "line_total",
-                   "stock_value", "landed_costs"})
+                   "stock_value"})
 TEXT = frozenset({"sku", "number", "name", "code", "reason", "notes", "email", "phone",
                   "operation_id", "job_id", "idempotency_key", "actor", "lot", "batch",
                   "serial", "partner", "location", "supplier", "customer", "default_supplier",
@@ -105,16 +105,11 @@ class Shower:
     records live (so a SKU, an order number or a job id becomes a link)."""
 
     def __init__(self, formats: Formats, titles: Mapping[str, str],
-                 links: Mapping[str, str] | None = None, currency: str | None = None) -> None:
+                 links: Mapping[str, str] | None = None) -> None:
         self.formats = formats
-        self.currency = currency or formats.currency
+        self.currency = formats.currency
         self.titles = titles
         self.links = dict(links or {})
-
-    def priced(self, currency: str | None) -> Shower:
-        """The same, with money in a document's own currency (a purchase order in USD
-        reads in dollars, whatever the deployment's currency is)."""
-        return Shower(self.formats, self.titles, self.links, currency)
 
     def link(self, key: str, value: Any) -> str | None:
         base = self.links.get(key)
@@ -146,7 +141,7 @@ class Shower:
             slug = re.sub(r"[^a-z0-9]+", "-", str(value).lower())
             return Markup('<span class="badge s-{0}">{1}</span>').format(slug, words(value))
         if key in MONEY or key.endswith("_price") or key.endswith("_cost"):
-            return money(value, self.formats, self.currency)
+            return money(value, self.formats)
         if key not in TEXT and not isinstance(value, str | int | float | Decimal):
             return Markup(escape(value))
         if key not in TEXT and decimal_text(value) is not None:
