@@ -121,6 +121,21 @@ def test_a_purchase_order_prints_in_its_own_currency(reg: Registry) -> None:
     assert "EUR" not in text and "€" not in text
 
 
+def test_a_purchase_order_in_the_suppliers_unit_prints_that_unit(reg: Registry) -> None:
+    """Boxes on the order are boxes on its paper: 11 box at 3.50 a box, not 11 pcs."""
+    apply(reg, "create_location", code="MAIN", name="Main warehouse")
+    apply(reg, "create_supplier", name="Alpha")
+    apply(reg, "create_item", sku="RESA", name="Resistor 10k", uom="pcs")
+    apply(reg, "set_supplier_item", sku="RESA", supplier="Alpha", purchase_unit="box",
+          units_per_purchase_unit="100",
+          price_breaks=[{"min_quantity": "1", "unit_price": "3.50"}])
+    po = apply(reg, "create_purchase_order", supplier="Alpha", location="MAIN", lines=[
+        {"sku": "RESA", "quantity": "11", "unit": "box", "unit_price": "3.50"}])
+    _, text = printed(reg, "purchase_order", po["number"])
+    assert re.search(r"11\s+box\s+€3.50\s+€38.50", text), text
+    assert not re.search(r"11\s+pcs", text)
+
+
 def test_yen_has_no_decimals_on_paper(reg: Registry) -> None:
     number = supplier_order(reg, "JPY", "12.5")
     _, text = printed(reg, "purchase_order", number)
