@@ -256,11 +256,27 @@ def test_a_cut_off_or_damaged_backup_is_refused_and_the_target_left_empty(
     file = tmp_path / "books.backup"
     backup.backup(db_url, file)
     whole = file.read_bytes()
-    at = int(len(whole) * 0.3) // 4096 * 4096
-    damaged = whole[:at + 100] + b"\xff" * 3900 + whole[at + 4000:]  # one page's records
-    for part in (0.3, 0.6, 0.9, 0.99, "damaged"):
+    broken: dict[str, bytes] = {}
+    if db_url.startswith("sqlite"):  # damage pages that hold rows, found by SQLite's dbstat
+        with sqlite3.connect(file) as copy:
+            size = copy.execute("PRAGMA page_size").fetchone()[0]
+            for name, kind in (("stock_movements", "leaf"), ("operation_log", "overflow")):
+                page = copy.execute(
+                    "SELECT pageno FROM dbstat WHERE name = ? AND pagetype = ? "
+                    "ORDER BY pageno LIMIT 1", (name, kind)).fetchone()[0]
+                at = (page - 1) * size
+                # a leaf: its records' bytes (the end of the page) changed, the b-tree
+                # intact; an overflow page: a long row's middle, which SQLite never checks
+                lo, hi = (at + size // 2, at + size - 8) if kind == "leaf" else \
+                    (at + 8, at + size - 8)
+                broken[f"{name}-{kind}"] = whole[:lo] + bytes(
+                    b ^ 0x5A for b in whole[lo:hi]) + whole[hi:]
+    else:
+        at = int(len(whole) * 0.3)
+        broken["middle"] = whole[:at + 100] + b"\xff" * 3900 + whole[at + 4000:]
+    for part in (0.3, 0.6, 0.9, 0.99, *broken):
         cut = tmp_path / f"cut-{part}.backup"
-        cut.write_bytes(damaged if part == "damaged" else whole[:int(len(whole) * part)])
+        cut.write_bytes(broken[part] if isinstance(part, str) else whole[:int(len(whole) * part)])
         target = empty_db()
         with pytest.raises(ShopfloorError) as refused:
             backup.restore(target, cut)

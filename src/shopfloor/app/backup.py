@@ -7,8 +7,10 @@ the server, while it runs.
 
 - SQLite: the sqlite3 backup API copies every page in one step, under one read snapshot
   (WAL lets writers go on meanwhile), so a write is wholly in the copy or wholly not. The
-  copy is a plain SQLite file (rollback journal, no -wal beside it). A restore is the same
-  API the other way.
+  copy is a plain SQLite file (rollback journal, no -wal beside it), sealed: a table in it
+  holds a SHA-256 of every row of every table, because SQLite's own checks see a broken
+  b-tree but not a damaged overflow page (a long operation-log row) or a changed value.
+  A restore is the same API the other way, after the file's rows match their seal.
 - PostgreSQL: see `shopfloor.app.pg_backup` (pg_dump's custom format of our schema).
 
 A restore goes only into an empty database (see `_refuse_sqlite_target` and
@@ -19,6 +21,7 @@ knows; an older one is migrated to head after the restore.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import sqlite3
 import time
@@ -35,6 +38,7 @@ from shopfloor.store import migrate
 from shopfloor.store.engine import Store
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
+SEAL = "shopfloor_backup_seal"
 
 
 @dataclass(frozen=True)
@@ -174,6 +178,9 @@ def _backup_sqlite(url: str, staging: Path) -> str:
         try:
             src.backup(dst)  # pages=-1: one step, one snapshot
             revision = _revision(dst, f"the database at {source}")
+            dst.execute(f"CREATE TABLE {SEAL} (digest TEXT NOT NULL)")
+            dst.execute(f"INSERT INTO {SEAL} VALUES (?)", (_rows_digest(dst),))
+            dst.commit()
             dst.execute("PRAGMA journal_mode=DELETE")  # one self-contained file
         finally:
             dst.close()
@@ -191,10 +198,13 @@ def _restore_sqlite(url: str, file: Path) -> str:
         revision = _revision(src, str(file))
         known(revision, file)
         _intact(src, file)
+        _sealed(src, file)
         dst = sqlite3.connect(target, timeout=30)
         try:
             _refuse_sqlite_target(dst, target)
             src.backup(dst)
+            dst.execute(f"DROP TABLE IF EXISTS {SEAL}")  # the file's, not the company's
+            dst.commit()
         finally:
             dst.close()
     finally:
@@ -216,6 +226,36 @@ def _intact(conn: sqlite3.Connection, file: Path) -> None:
     if said != ["ok"]:
         raise ValidationFailed(f"{file} is damaged or cut off: {'; '.join(said)}",
                                field="file")
+
+
+def _rows_digest(conn: sqlite3.Connection) -> str:
+    """The schema and every row of every table in rowid order: what a restore brings back
+    (free space and page layout are not in it, so only damage that matters counts)."""
+    digest = hashlib.sha256()
+    schema = list(conn.execute(
+        "SELECT type, name, sql FROM sqlite_master WHERE name != ? ORDER BY type, name",
+        (SEAL,)))
+    digest.update(repr(schema).encode())
+    for kind, name, _ in schema:
+        if kind == "table" and not name.startswith("sqlite_"):
+            for row in conn.execute(f'SELECT * FROM "{name}" ORDER BY rowid'):
+                digest.update(repr(row).encode())
+    return digest.hexdigest()
+
+
+def _sealed(conn: sqlite3.Connection, file: Path) -> None:
+    """A file with a seal must match it; one made before seals had only SQLite's check."""
+    try:
+        if conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?",
+                        (SEAL,)).fetchone() is None:
+            return
+        said = [r[0] for r in conn.execute(f"SELECT digest FROM {SEAL}")]
+        matches = said == [_rows_digest(conn)]
+    except sqlite3.DatabaseError as exc:
+        raise ValidationFailed(f"{file} is damaged or cut off: {exc}", field="file") from None
+    if not matches:
+        raise ValidationFailed(f"{file} is damaged: its rows no longer match the seal "
+                               "written with them", field="file")
 
 
 def _refuse_sqlite_target(conn: sqlite3.Connection, target: Path) -> None:
