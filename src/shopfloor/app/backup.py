@@ -178,6 +178,7 @@ def _backup_sqlite(url: str, staging: Path) -> str:
         try:
             src.backup(dst)  # pages=-1: one step, one snapshot
             revision = _revision(dst, f"the database at {source}")
+            dst.execute(f"DROP TABLE IF EXISTS {SEAL}")  # a backup file served and backed up
             dst.execute(f"CREATE TABLE {SEAL} (digest TEXT NOT NULL)")
             dst.execute(f"INSERT INTO {SEAL} VALUES (?)", (_rows_digest(dst),))
             dst.commit()
