@@ -14,7 +14,6 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import (
     RuleBasedStateMachine,
@@ -22,7 +21,6 @@ from hypothesis.stateful import (
     invariant,
     precondition,
     rule,
-    run_state_machine_as_test,
 )
 from sqlalchemy import func, select
 
@@ -31,6 +29,7 @@ from shopfloor.kernel.numbers import cost
 from shopfloor.registry.registry import Registry
 from shopfloor.store.tables import Balance, StockMovement, Variance
 from tests.helpers import ADMIN, apply, ledger_matches_balances
+from tests.reliability.machines import run_machine
 from tests.reliability.test_ledger_properties import fresh  # noqa: F401  (the fixture)
 
 SKUS = ("M1", "M2")
@@ -173,10 +172,7 @@ class Landed(RuleBasedStateMachine):
 
 
 def _run(make: Callable[[], Registry], examples: int, steps: int) -> None:
-    Landed.make = staticmethod(make)  # type: ignore[assignment]
-    run_state_machine_as_test(Landed, settings=settings(
-        max_examples=examples, stateful_step_count=steps, deadline=None,
-        suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]))
+    run_machine(Landed, make, examples, steps)
 
 
 def test_no_value_is_lost_or_made_up(fresh: Callable[[], Registry]) -> None:  # noqa: F811

@@ -14,14 +14,12 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import (
     RuleBasedStateMachine,
     initialize,
     invariant,
     rule,
-    run_state_machine_as_test,
 )
 from sqlalchemy import select
 
@@ -30,6 +28,7 @@ from shopfloor.registry.registry import Registry
 from shopfloor.store.tables import StockMovement, Variance
 from shopfloor.store.tables.corrections import Revert, StockReturn
 from tests.helpers import ADMIN, apply, ledger_matches_balances
+from tests.reliability.machines import run_machine
 from tests.reliability.test_ledger_properties import fresh  # noqa: F401  (the fixture)
 
 SKUS = ("M1", "M2")
@@ -181,10 +180,7 @@ def _purchase_side(reg: Registry) -> tuple[Decimal, Decimal]:
 
 
 def _run(make: Callable[[], Registry], examples: int, steps: int) -> None:
-    Books.make = staticmethod(make)  # type: ignore[assignment]
-    run_state_machine_as_test(Books, settings=settings(
-        max_examples=examples, stateful_step_count=steps, deadline=None,
-        suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]))
+    run_machine(Books, make, examples, steps)
 
 
 def test_the_books_balance_after_every_step(fresh: Callable[[], Registry]) -> None:  # noqa: F811
