@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 
+from shopfloor.app.settings import Settings
+from shopfloor.app.wiring import open_registry
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
 from tests.helpers import ADMIN, apply, snapshot
@@ -226,3 +228,33 @@ def test_modifying_a_received_order_keeps_what_went_back(registry: Registry) -> 
                 lines=[{"sku": "WIRE", "quantity": "8", "unit_price": "1"}])
     assert (got["lines"][0]["done_quantity"], got["lines"][0]["returned_quantity"]) == \
         ("6", "2")
+
+
+def test_a_dollar_companys_books_are_in_dollars_from_its_first_open(db_url: str) -> None:
+    """SHOPFLOOR_CURRENCY at a database's first open is the currency of its books: a
+    dollar supplier's receipt needs no rate there, a euro supplier's does; a later
+    setting does not change books already kept."""
+    reg = open_registry(Settings(database_url=db_url, currency="USD"))
+    try:
+        world(reg)
+        apply(reg, "create_supplier", name="Euro GmbH", currency="EUR")
+        usd = apply(reg, "create_purchase_order", supplier="Wires Inc", location="MAIN",
+                    lines=[{"sku": "WIRE", "quantity": "10", "unit_price": "2.00"}])
+        apply(reg, "receive_purchase_order", number=usd["number"])  # no rate asked
+        assert stock_of(reg, "WIRE") == (D(10), D(2))
+        eur = apply(reg, "create_purchase_order", supplier="Euro GmbH", location="MAIN",
+                    lines=[{"sku": "RESA", "quantity": "10", "unit_price": "1.00"}])
+        err = refused(reg, "receive_purchase_order", {"number": eur["number"]})
+        assert (err.code, err.field) == ("validation_error", "currency")
+        out = apply(reg, "set_exchange_rate", currency="EUR", rate="1.10")
+        assert out["company_currency"] == "USD"
+        apply(reg, "receive_purchase_order", number=eur["number"])
+        assert stock_of(reg, "RESA") == (D(10), D("1.1"))
+    finally:
+        reg.store.dispose()
+    again = open_registry(Settings(database_url=db_url, currency="EUR"))  # set differently
+    try:
+        out = apply(again, "set_exchange_rate", currency="GBP", rate="1.25")
+        assert out["company_currency"] == "USD"
+    finally:
+        again.store.dispose()

@@ -73,6 +73,45 @@ def load_token_names(store: Store) -> tuple[str, str]:
     return names["jwt_issuer"], names["jwt_audience"]
 
 
+def load_company_currency(store: Store, wanted: str) -> str:
+    """The currency the books are kept in. Written once, at a database's first open, from
+    SHOPFLOOR_CURRENCY, so a dollar company's ledger is in dollars from its first row (it
+    was always EUR before, whatever the setting said, and a dollar supplier's receipt asked
+    for a dollar rate); read back by every instance after that, since a ledger's currency
+    cannot change under its rows. A setting that disagrees later is logged, not obeyed."""
+    import logging
+
+    from sqlalchemy import select
+    from sqlalchemy.exc import IntegrityError
+
+    from shopfloor.domain.buying.currencies import COMPANY_KEY, ISO_4217
+    from shopfloor.store.tables import Meta
+
+    code = wanted.strip().upper()
+    if code not in ISO_4217:
+        raise ValueError(f"SHOPFLOOR_CURRENCY={wanted!r} is not an ISO 4217 currency code "
+                         "(three letters, e.g. EUR, USD)")
+
+    def get_or_create() -> str:
+        with store.writing() as session:
+            row = session.scalar(select(Meta).where(Meta.key == COMPANY_KEY))
+            if row is None:
+                row = Meta(key=COMPANY_KEY, value=code)
+                session.add(row)
+                session.commit()
+            return row.value
+
+    try:
+        kept = store.retrying(get_or_create)
+    except IntegrityError:  # another instance wrote it first: read theirs
+        kept = store.retrying(get_or_create)
+    if kept != code:
+        logging.getLogger("shopfloor").warning(
+            "SHOPFLOOR_CURRENCY is %s but this database keeps its books in %s (set when it "
+            "was created); its money is booked in %s", code, kept, kept)
+    return kept
+
+
 def local_actor(settings: Settings) -> Actor:
     """Who the CLI and MCP stdio act as; unset means nobody, so every call is refused."""
     from shopfloor.kernel.errors import Unauthenticated
@@ -174,6 +213,7 @@ def open_registry(settings: Settings, *, store: Store | None = None) -> Registry
     store = store or Store(settings.database_url)
     upgrade(store)
     secret = settings.secret or load_secret(store)
+    load_company_currency(store, settings.currency)
     registry = Registry(
         store,
         secret=secret.encode(),

@@ -33,7 +33,10 @@ ISO_4217 = frozenset(_CODES.split())
 """The active ISO 4217 alphabetic codes (not XTS, for testing, nor XXX, no currency)."""
 
 DEFAULT_COMPANY = "EUR"
-_COMPANY_KEY = "company_currency"
+COMPANY_KEY = "company_currency"
+"""The `meta` row naming the currency the books are kept in (written once, at the first
+open of a database: `app/wiring.load_company_currency`)."""
+_COMPANY_KEY = COMPANY_KEY
 
 
 def code(value: str, fld: str = "currency") -> str:
