@@ -13,7 +13,10 @@ from shopfloor.app.settings import Settings
 from shopfloor.app.wiring import open_registry
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
+from shopfloor.surfaces.paper import Printer
+from shopfloor.ui.paper import path_of
 from tests.helpers import ADMIN, apply, snapshot
+from tests.reliability.test_paper import text_of
 
 
 def world(reg: Registry) -> None:
@@ -256,5 +259,11 @@ def test_a_dollar_companys_books_are_in_dollars_from_its_first_open(db_url: str)
     try:
         out = apply(again, "set_exchange_rate", currency="GBP", rate="1.25")
         assert out["company_currency"] == "USD"
+        # and paper shows the books' money: a supplier without a currency bills in dollars
+        po = apply(again, "create_purchase_order", supplier="Alpha", location="MAIN",
+                   lines=[{"sku": "RESA", "quantity": "3", "unit_price": "2"}])
+        printer = Printer(again, Settings(database_url=db_url, currency="EUR"))
+        text = text_of(printer.pdf(ADMIN, path_of("purchase_order", po["number"])))
+        assert "Total USD" in text and "$6.00" in text and "€" not in text, text
     finally:
         again.store.dispose()

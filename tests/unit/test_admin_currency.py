@@ -30,3 +30,17 @@ def test_an_orders_money_is_in_its_own_currency(registry: Registry, db_url: str)
         assert "US$1,257.00" in row[usd] and "€" not in row[usd]
         assert "€7.00" in row[eur]
         assert "€7.00" in client.get(f"/purchase-orders/{eur}").text
+
+
+def test_screens_show_the_books_currency_whatever_the_setting_says_now(
+        registry: Registry, db_url: str) -> None:
+    """Books started in euros (the registry's first open) read in euros on a server now
+    set to dollars: a stock value is the books' money, not the setting's."""
+    basic_setup(registry)
+    apply(registry, "create_stock_adjustment", location="MAIN", reason="count",
+          lines=[{"sku": "M1", "quantity_delta": "4", "unit_cost": "2.5"}])
+    app = create_app(registry, Settings(database_url=db_url, currency="USD"))
+    with TestClient(app, headers={"Accept-Language": "en-GB"}) as client:
+        client.cookies.set("shopfloor_session", app.state.auth.mint("vera", ["viewer"], 600))
+        sheet = client.get("/valuation.csv").text
+        assert "Stock valuation (EUR)" in sheet and "USD" not in sheet, sheet

@@ -112,6 +112,16 @@ def load_company_currency(store: Store, wanted: str) -> str:
     return kept
 
 
+def shown_as_booked(registry: Registry, settings: Settings) -> Settings:
+    """The settings the screens and paper use: money in the books' currency (the
+    database's), whatever SHOPFLOOR_CURRENCY says now."""
+    from dataclasses import replace
+
+    books = registry.options.get("company_currency")
+    return replace(settings, currency=books) if books and books != settings.currency \
+        else settings
+
+
 def local_actor(settings: Settings) -> Actor:
     """Who the CLI and MCP stdio act as; unset means nobody, so every call is refused."""
     from shopfloor.kernel.errors import Unauthenticated
@@ -213,13 +223,14 @@ def open_registry(settings: Settings, *, store: Store | None = None) -> Registry
     store = store or Store(settings.database_url)
     upgrade(store)
     secret = settings.secret or load_secret(store)
-    load_company_currency(store, settings.currency)
+    books = load_company_currency(store, settings.currency)
     registry = Registry(
         store,
         secret=secret.encode(),
         preview_ttl=timedelta(minutes=settings.preview_ttl_minutes),
         require_preview_token=settings.require_preview_token,
-        options={"webhook_allow_private": settings.webhook_allow_private},
+        options={"webhook_allow_private": settings.webhook_allow_private,
+                 "company_currency": books},
     )
     registry.add(tools)
     return registry

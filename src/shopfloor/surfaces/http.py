@@ -174,6 +174,9 @@ async def method_not_allowed(request: Request, exc: Exception) -> Response:
 def create_app(registry: Registry, settings: Settings, *,
                extra_routes: list[BaseRoute] | None = None, lifespan: Any = None,
                auth: Authenticator | None = None) -> Starlette:
+    from shopfloor.app.wiring import shown_as_booked
+
+    settings = shown_as_booked(registry, settings)
     auth = auth or Authenticator(registry, settings)
     api = ToolsAPI(registry, auth)
     from shopfloor.surfaces import paper

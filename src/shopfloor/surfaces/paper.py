@@ -48,8 +48,10 @@ class Printer:
     """Reads a document's data through the registry as the caller, then draws it."""
 
     def __init__(self, registry: Registry, settings: Settings | None = None) -> None:
+        from shopfloor.app.wiring import shown_as_booked
+
         self.registry = registry
-        self.settings = settings or Settings.load()
+        self.settings = shown_as_booked(registry, settings or Settings.load())
         self._draw: dict[str, Callable[[Actor, list[str], Formats], Drawn]] = {
             "purchase_order": self._purchase_order, "packing_slip": self._packing_slip,
             "pick_list": self._pick_list, "traveller": self._traveller,
