@@ -68,6 +68,7 @@ TEMPLATES = (
              "get_proposal", "proposal_id"),
 )
 PENDING = "shopfloor://proposals/pending"
+CARD_URIS = frozenset({cards.PREVIEW_URI, cards.JOB_URI})
 """The approval inbox as one resource: `list_proposals` of what is pending."""
 
 
@@ -127,8 +128,9 @@ class Resources:
                    params: types.ReadResourceRequestParams
                    ) -> types.ReadResourceResult | types.InputRequiredResult:
         uri = str(params.uri)
-        card = next((c for c in cards.resources() if c.uri == uri), None)
-        if card is not None:
+        if uri in CARD_URIS:
+            books = (await self.registry_of()).options.get("company_currency")
+            card = next(c for c in cards.resources(books) if c.uri == uri)
             return types.ReadResourceResult(contents=[types.TextResourceContents(
                 uri=card.uri, mime_type=APP_MIME_TYPE, text=card.html, meta=card.meta)])
         if paper.is_document(uri):

@@ -55,19 +55,22 @@ def _job_statuses() -> str:
     return json.dumps(job)
 
 
-def _with_currency(html: str) -> str:
-    """Money in the deployment's currency (SHOPFLOOR_CURRENCY), read when cards are served."""
+def _with_currency(html: str, books: str | None) -> str:
+    """Money in the books' currency (the database's), else SHOPFLOOR_CURRENCY, read when
+    cards are served."""
     from shopfloor.app.settings import Settings
 
-    code = "".join(ch for ch in Settings.load().currency.upper() if ch.isalpha())[:3]
+    code = "".join(ch for ch in (books or Settings.load().currency).upper()
+                   if ch.isalpha())[:3]
     return html.replace('data-currency=""', f'data-currency="{code}"', 1)
 
 
-def resources() -> list[Card]:
+def resources(books: str | None = None) -> list[Card]:
+    """`books`: the company's currency, as its database keeps it."""
     return [
         Card(PREVIEW_URI, "preview", "Shopfloor preview",
              "Shows a write's preview; Confirm applies it exactly once.",
-             _with_currency(_html("preview.html"))),
+             _with_currency(_html("preview.html"), books)),
         Card(JOB_URI, "job", "Shopfloor job",
              "Live progress of a job, then its result (an MRP plan can be applied from it).",
              _html("job.html")),
