@@ -78,6 +78,9 @@ def test_stdio_lists_annotated_tools_and_reads_previews_applies(reg: Registry, s
                     assert not mt.meta
             assert listed["create_item"].annotations.destructive_hint is False  # type: ignore[union-attr]
             assert listed["delete_item"].annotations.destructive_hint is True  # type: ignore[union-attr]
+            # a webhook reaches another system: openWorld left at MCP's default (true)
+            assert listed["create_webhook"].annotations.open_world_hint is None  # type: ignore[union-attr]
+            assert listed["create_item"].annotations.open_world_hint is False  # type: ignore[union-attr]
 
             read = await s.call_tool("list_locations", {})
             assert not read.is_error

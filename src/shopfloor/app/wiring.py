@@ -145,7 +145,8 @@ def describe(t: Tool) -> dict[str, Any]:
     return {"name": t.name, "title": t.title, "description": t.full_description,
             "input_schema": t.input_schema, "output_schema": t.output_schema,
             "writes": t.facts.writes, "job": t.facts.job,
-            "destructive": t.facts.destructive, "app_only": t.app_only}
+            "destructive": t.facts.destructive, "app_only": t.app_only,
+            "open_world": t.facts.open_world}
 
 
 def describe_catalogue() -> list[dict[str, Any]]:

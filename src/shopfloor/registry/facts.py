@@ -73,7 +73,8 @@ class Facts:
     from the model (MCP Apps visibility ["app"]). `approves`: applies a held proposal as
     its proposer (the registry does it; see registry/proposals.py). `decides`: approves or
     rejects a held proposal, so never by an actor whose own writes are held (two agents
-    must not approve each other's writes)."""
+    must not approve each other's writes). `open_world`: what it sets up reaches outside
+    the books (a webhook posts to another system): MCP's openWorldHint."""
 
     writes: bool
     role: Role
@@ -86,6 +87,7 @@ class Facts:
     app_only: bool = False
     approves: bool = False
     decides: bool = False
+    open_world: bool = False
 
     @property
     def plain_read(self) -> bool:

@@ -130,14 +130,17 @@ class Toolset:
     def write(self, name: str, *, title: str, description: str, response: type[Resp],
               destructive: bool, undo: Undo = NEVER, role: Role = Role.operator,
               subject: str = "", admin: str | None = None,
-              approves: bool = False, decides: bool = False) -> Decorator:
+              approves: bool = False, decides: bool = False,
+              open_world: bool = False) -> Decorator:
         """`destructive` is the author's word, checked against the naming rules by a test;
         `undo` says how a revert undoes an apply (by default: it cannot). `approves`: the
         registry applies the proposal it names (registry/proposals.py), not the handler;
-        `decides` (implied by `approves`): a decision on a proposal."""
+        `decides` (implied by `approves`): a decision on a proposal; `open_world`: what it
+        sets up reaches other systems."""
         return self._declare(name, title, description, response, Facts(
             writes=True, role=role, destructive=destructive, undo=undo, subject=subject,
-            admin=admin or self.area, approves=approves, decides=decides or approves))
+            admin=admin or self.area, approves=approves, decides=decides or approves,
+            open_world=open_world))
 
     def job(self, name: str, *, title: str, description: str, response: type[Resp],
             runs: tuple[str, Runner], role: Role = Role.operator,

@@ -73,7 +73,8 @@ def mcp_tool(t: Mapping[str, Any], *, output_schemas: bool = True) -> types.Tool
         description=t["description"],
         input_schema=t["input_schema"],
         output_schema=t["output_schema"] if output_schemas else None,
-        annotations=hints(read=read, destructive=t["destructive"]),
+        annotations=hints(read=read, destructive=t["destructive"],
+                          open_world=bool(t.get("open_world"))),
         meta=meta,
     )
 
@@ -81,7 +82,8 @@ def mcp_tool(t: Mapping[str, Any], *, output_schemas: bool = True) -> types.Tool
 _READ_HINTS = types.ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
 
-def hints(*, read: bool, destructive: bool) -> types.ToolAnnotations:
+def hints(*, read: bool, destructive: bool, open_world: bool = False
+          ) -> types.ToolAnnotations:
     """The policy's hints, less what MCP's defaults already say (readOnly false,
     idempotent false, openWorld true, destructive true), since every tool pays for them
     in context on every turn. A read needs neither destructiveHint nor idempotentHint (the
@@ -90,7 +92,8 @@ def hints(*, read: bool, destructive: bool) -> types.ToolAnnotations:
     default."""
     if read:
         return _READ_HINTS
-    return types.ToolAnnotations(destructive_hint=destructive, open_world_hint=False)
+    return types.ToolAnnotations(destructive_hint=destructive,
+                                 open_world_hint=None if open_world else False)
 
 
 TEXT_LIMIT = 64_000

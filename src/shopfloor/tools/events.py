@@ -88,7 +88,7 @@ class CreateWebhook(WriteRequest):
 
 
 @tools.write("create_webhook", title="Create webhook", response=WebhookOut, role=Role.admin,
-             destructive=False, undo=Undo.refused("delete the webhook"),
+             destructive=False, undo=Undo.refused("delete the webhook"), open_world=True,
              description="Send these events to url, signed (Standard Webhooks).")
 def create_webhook(op: Op, req: CreateWebhook) -> Done[WebhookOut]:
     hook = webhooks.create(op, req.url, req.events)
