@@ -112,6 +112,32 @@ def test_figure_c_a_return_that_empties_the_stock_drops_nothing(registry: Regist
     _books(registry)
 
 
+def test_a_price_corrected_after_a_return_leaves_other_stock_alone(
+        registry: Registry) -> None:
+    """Goods returned to their supplier were that receipt's own: a later price correction
+    expenses their difference against the return and never re-prices the other stock."""
+    basic_setup(registry)
+    _opening(registry, "M1", "10", "4")
+    po, _ = _po(registry, "M1", "10", "4")
+    ret = apply(registry, "create_supplier_return", number=po, reason="wrong",
+                lines=[{"sku": "M1", "quantity": "4"}])
+    assert (stock(registry, "M1"), _value(registry, "M1")) == ((D(16), D(0), D(4)), D(64))
+    apply(registry, "correct_purchase_receipt", number=po, sku="M1", unit_price="5")
+    # the 6 still on hand take +6; the 4 returned take their +4 with them, as a variance
+    assert _value(registry, "M1") == D(70)
+    assert _variances(registry) == [("price_correction", "stock_return", ret["number"], D(4))]
+    everything = apply(registry, "create_supplier_return", number=po, reason="all of it",
+                       lines=[{"sku": "M1", "quantity": "6"}])
+    assert (stock(registry, "M1")[0], _value(registry, "M1")) == (D(10), D(40))
+    apply(registry, "correct_purchase_receipt", number=po, sku="M1", unit_price="6")
+    # none of that receipt's goods is here: the opening stock stays 10 @ 4.00
+    assert (stock(registry, "M1"), _value(registry, "M1")) == ((D(10), D(0), D(4)), D(40))
+    kind = ("price_correction", "stock_return")
+    assert _variances(registry) == sorted([(*kind, ret["number"], D(8)),
+                                           (*kind, everything["number"], D(6))])
+    _books(registry)
+
+
 def _po2(reg: Registry) -> str:
     basic_setup(reg)
     po, _ = _po(reg, "M1", "10", "4")

@@ -51,6 +51,21 @@ class _Walk:
         slot[0] += qty
         slot[1] += share
 
+    def take_own(self, m: StockMovement, unit_diff: Decimal) -> None:
+        """The document's own goods going back to their supplier: each returned unit
+        takes its own difference, not a share of whatever else is there (a return takes
+        out only that receipt's goods)."""
+        loc, qty = m.location_id, -m.quantity
+        if self.extra[loc] == 0:
+            return
+        share = qty * unit_diff
+        if abs(share) > abs(self.extra[loc]):
+            share = self.extra[loc]
+        self.extra[loc] -= share
+        slot = self.taken.setdefault((m.document_type, m.document_number, loc), [ZERO, ZERO])
+        slot[0] += qty
+        slot[1] += share
+
     def give(self, slot: list[Decimal] | None, m: StockMovement) -> None:
         """Goods coming back with the share they took (never more than went)."""
         if slot is None or slot[0] <= 0:
@@ -63,7 +78,10 @@ class _Walk:
 
 
 def _returned_orders(op: Op, rows: list[StockMovement]) -> dict[str, str]:
-    numbers = sorted({str(m.document_number) for m in rows if m.reason == "customer_return"})
+    """Each return's order: a customer return's sales order, a supplier return's
+    purchase order."""
+    numbers = sorted({str(m.document_number) for m in rows
+                      if m.reason in ("customer_return", "supplier_return")})
     if not numbers:
         return {}
     return dict(op.session.execute(select(StockReturn.number, StockReturn.order_number)
@@ -99,6 +117,9 @@ def walk(op: Op, item: Any, document_type: str, number: str, unit_diff: Decimal,
             w.home = w.home or loc
             w.extra[loc] += m.quantity * unit_diff
             w.total += m.quantity * unit_diff
+        elif m.quantity < 0 and m.reason == "supplier_return" \
+                and orders.get(str(m.document_number)) == number:
+            w.take_own(m, unit_diff)
         elif m.quantity < 0:
             w.take(m, held[loc])
         elif m.quantity > 0 and m.reason == "transfer_in":
