@@ -4,7 +4,8 @@ the books, on SQLite and PostgreSQL. After every step, per item and location: th
 balance's value is the sum of its ledger rows' values exactly, never below zero, never
 left on an empty balance; and the purchase side balances: what the purchase orders say
 was bought (received x price, less what went back to suppliers at the cost credited)
-equals the value their rows put on stock plus the variances those operations recorded.
+equals the value their rows put on stock plus the variances those operations recorded;
+and the valuation report over the whole history adds up to the stock's value.
 """
 
 from __future__ import annotations
@@ -21,11 +22,12 @@ from hypothesis.stateful import (
     invariant,
     rule,
 )
-from sqlalchemy import select
+from sqlalchemy import func, select
 
+from shopfloor.domain.stock.valuation import FLOWS
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
-from shopfloor.store.tables import StockMovement, Variance
+from shopfloor.store.tables import Balance, StockMovement, Variance
 from shopfloor.store.tables.corrections import Revert, StockReturn
 from tests.helpers import ADMIN, apply, ledger_matches_balances
 from tests.reliability.machines import run_machine
@@ -140,6 +142,20 @@ class Books(RuleBasedStateMachine):
         assert ledger_matches_balances(self.reg) == []
         bought, booked = _purchase_side(self.reg)
         assert bought == booked, (bought, booked)
+
+    @invariant()
+    def the_report_adds_up(self) -> None:
+        """What an accountant signs, over the whole history: nothing at the start, the
+        flows add up to the stock's value, which is every balance's; transfers move value
+        and make none; the variances are every one recorded."""
+        t = self.reg.invoke("get_stock_valuation", {"start": "2000-01-01"}, ADMIN)["total"]
+        with self.reg.store.reading() as s:
+            held = s.scalar(select(func.coalesce(func.sum(Balance.stock_value), 0)))
+            gone = s.scalar(select(func.coalesce(func.sum(Variance.amount), 0)))
+        assert Decimal(t["opening"]) == 0
+        assert sum((Decimal(t[k]) for k in FLOWS), Decimal(0)) == Decimal(t["value"]) == held
+        assert Decimal(t["transferred"]) == 0
+        assert Decimal(t["variances"]) == gone, (t, gone)
 
     def teardown(self) -> None:
         self.reg.store.dispose()
