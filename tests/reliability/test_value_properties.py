@@ -1,5 +1,6 @@
 """Property (issue 21): any order of receipts, shipments, transfers, supplier and customer
-returns, counts, receipt corrections (quantity and price), completions and reverts keeps
+returns, counts, receipt corrections (quantity and price), shipment and consumption
+corrections, completions and reverts keeps
 the books, on SQLite and PostgreSQL. After every step, per item and location: the
 balance's value is the sum of its ledger rows' values exactly, never below zero, never
 left on an empty balance; and the purchase side balances: what the purchase orders say
@@ -27,7 +28,7 @@ from sqlalchemy import func, select
 from shopfloor.domain.stock.valuation import FLOWS
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
-from shopfloor.store.tables import Balance, StockMovement, Variance
+from shopfloor.store.tables import Balance, Item, StockMovement, Variance
 from shopfloor.store.tables.corrections import Revert, StockReturn
 from tests.helpers import ADMIN, apply, ledger_matches_balances
 from tests.reliability.machines import run_machine
@@ -50,6 +51,7 @@ class Books(RuleBasedStateMachine):
             {"sku": "M1", "quantity": "2"}, {"sku": "M2", "quantity": "1"}])
         self.pos: list[str] = []
         self.sos: list[str] = []
+        self.mos: list[str] = []
         self.ops: list[str] = []
 
     def _do(self, tool: str, **args: Any) -> dict[str, Any] | None:
@@ -96,7 +98,22 @@ class Books(RuleBasedStateMachine):
     def complete(self, loc: str, q: Decimal) -> None:
         mo = apply(self.reg, "create_manufacturing_order", sku="P1", quantity=str(q),
                    location=loc)
-        self._do("complete_manufacturing_order", number=mo["number"])
+        if self._do("complete_manufacturing_order", number=mo["number"]) is not None:
+            self.mos.append(str(mo["number"]))
+
+    @rule(i=st.integers(0, 50), q=st.decimals(min_value=0, max_value=20, places=0))
+    def correct_shipment(self, i: int, q: Decimal) -> None:
+        if self.sos:
+            so = self.reg.invoke("get_sales_order", {"number": self.sos[i % len(self.sos)]},
+                                 ADMIN)
+            self._do("correct_shipment", number=so["number"], sku=so["lines"][0]["sku"],
+                     quantity=str(q))
+
+    @rule(i=st.integers(0, 50), q=st.decimals(min_value=0, max_value=12, places=0))
+    def correct_consumption(self, i: int, q: Decimal) -> None:
+        if self.mos:
+            self._do("correct_manufacturing_order", number=self.mos[i % len(self.mos)],
+                     consumed=[{"sku": "M1", "quantity": str(q)}])
 
     @rule(i=st.integers(0, 50), q=qty)
     def supplier_return(self, i: int, q: Decimal) -> None:
@@ -187,7 +204,9 @@ def _purchase_side(reg: Registry) -> tuple[Decimal, Decimal]:
                               Decimal(0))
         for kind, dtype, dnum, amount in s.execute(select(
                 Variance.kind, Variance.document_type, Variance.document_number,
-                Variance.amount)):
+                Variance.amount).where(Variance.item_id.not_in(
+                    select(Item.id).where(Item.sku == "P1")))):
+            # (the product is never bought: its re-pricings are the completions')
             # a re-pricing's shares name the documents that took them; the rest name their own
             if kind == "price_correction" or dtype == "purchase_order" or (
                     dtype == "stock_return" and dnum in returns):
