@@ -50,7 +50,11 @@ def receiving(script: list[int] | None = None, path: str = "/hook", delay: float
         protocol_version = "HTTP/1.1"
 
         def do_POST(self) -> None:
-            body = self.rfile.read(int(self.headers.get("content-length", 0)))
+            length = int(self.headers.get("content-length", 0))
+            body = self.rfile.read(length)
+            if len(body) < length:  # the sender died mid-request: nothing arrived
+                self.close_connection = True
+                return
             code = rec.answer()
             if rec.delay:
                 time.sleep(rec.delay)
