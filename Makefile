@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 RUN_STAMP := $(VENV)/.installed-run
 PG_CLUSTER = $(shell ls /etc/postgresql 2>/dev/null | head -n1)
 
-.PHONY: install install-run run test test-long lint typecheck pytest bench browsers paper-libs e2e-deps postgres clean
+.PHONY: install install-run run test check test-long lint typecheck pytest bench browsers paper-libs e2e-deps postgres clean
 
 $(STAMP): pyproject.toml
 	@$(PY) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
@@ -74,7 +74,11 @@ typecheck: install
 	$(BIN)/mypy src
 
 pytest: install postgres e2e-deps
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q --durations=25
+
+# The inner loop: the static checks and the unit tier (no browser, no server processes).
+check: lint typecheck postgres
+	$(BIN)/pytest -q tests/unit
 
 test: lint typecheck pytest
 

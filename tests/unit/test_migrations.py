@@ -8,6 +8,7 @@ from alembic.migration import MigrationContext
 from shopfloor.app.wiring import open_registry
 from shopfloor.registry.registry import Registry
 from shopfloor.store.tables import Base
+from tests.helpers import ADMIN
 
 
 def test_migrated_schema_matches_the_models(registry: Registry) -> None:
@@ -19,9 +20,13 @@ def test_migrated_schema_matches_the_models(registry: Registry) -> None:
 
 def test_open_registry_is_idempotent_on_a_migrated_database(db_url: str) -> None:
     from shopfloor.app.settings import Settings
+    from shopfloor.store import migrate
 
     for _ in range(2):
-        open_registry(Settings(database_url=db_url)).store.dispose()
+        registry = open_registry(Settings(database_url=db_url))
+        assert migrate.current(registry.store) == migrate.HEAD
+        assert registry.invoke("list_locations", {}, ADMIN)["locations"] == []
+        registry.store.dispose()
 
 
 def test_the_fast_path_head_is_alembics_head() -> None:

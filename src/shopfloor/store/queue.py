@@ -191,9 +191,3 @@ def request_cancel(session: Any, job: Job) -> str:
         return "cancelling"
     return job.status
 
-
-def pending_statuses(store: Store, ids: list[str]) -> dict[str, str]:
-    with store.reading() as s:
-        return dict(s.execute(select(Job.id, Job.status).where(Job.id.in_(ids))).all())
-
-

@@ -41,21 +41,6 @@ def _on_load(target: Any, context: Any) -> None:
     reads.setdefault(key, getattr(target, "version", None))
 
 
-def created_here(session: Session, row: Any, natural_key: str) -> None:
-    """A row this transaction inserted was not read: record its natural key as absent.
-
-    Surrogate ids are not stable between a preview and its apply (PostgreSQL sequences
-    do not roll back), so "did not exist" is remembered by natural key, and a row that
-    someone else created in between makes the apply stale, as it should.
-    """
-    reads: ReadSet | None = session.info.get("reads")
-    if reads is None:
-        return
-    state = inspect(row)
-    reads.pop((state.mapper.local_table.name, ",".join(map(str, state.identity or ()))), None)
-    reads[(state.mapper.local_table.name, f"new:{natural_key}")] = None
-
-
 def reads_of(session: Session) -> ReadSet | None:
     """The read set being kept (None: not tracking), for a loop that remembers many rows:
     looked up once, then `remember` per row."""

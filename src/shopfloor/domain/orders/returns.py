@@ -33,8 +33,6 @@ from shopfloor.kernel.numbers import ZERO, cost, fmt
 from shopfloor.store.tables import Location, StockMovement
 from shopfloor.store.tables.corrections import Revert, StockReturn, StockReturnLine
 
-DISPOSITIONS = ("restock", "quarantine", "scrap")
-
 
 @dataclass(frozen=True)
 class ReturnSpec:
