@@ -49,6 +49,9 @@ def test_two_of_three_orders_for_one_item_applied_by_ref_the_third_left(
     # the rest: the intermediate's orders peg to the P orders the first part made
     rest = apply(registry, "apply_mrp_plan", job_id=job["job_id"])
     assert len(rest["manufacturing_orders"]) == len(plan["manufacturing_orders"]) - 2
+    left = [registry.invoke("get_manufacturing_order", {"number": n}, ADMIN)
+            for n in rest["manufacturing_orders"]]
+    assert [m["due_date"] for m in left if m["sku"] == "P"] == [second["due_date"]]
     pegged = {p["document"] for n in rest["manufacturing_orders"] for p in registry.invoke(
         "get_manufacturing_order", {"number": n}, ADMIN)["pegs"] if p["need"] ==
         "manufacturing_order"}
