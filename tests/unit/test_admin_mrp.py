@@ -60,9 +60,12 @@ def test_two_of_three_orders_of_one_item_ticked_by_ref_applied_and_linked(
     token = re.search(r'name="preview_token" value="([^"]+)"', shown.text)
     key = re.search(r'name="idempotency_key" value="([^"]+)"', shown.text)
     assert token and key
-    done = unescape(mrp_client.post("/mrp/apply", data={
+    applied = mrp_client.post("/mrp/apply", data={
         "csrf": csrf, "job_id": job["job_id"], "refs": [first["ref"], third["ref"]],
-        "preview_token": token.group(1), "idempotency_key": key.group(1)}).text)
+        "preview_token": token.group(1), "idempotency_key": key.group(1)})
+    # back to the plan (a page that reloads without applying again), naming what was made
+    assert applied.status_code == 303, applied.text[-600:]
+    done = unescape(mrp_client.get(applied.headers["location"]).text)
     made = re.findall(r'href="/manufacturing-orders/(MO-\d+)"',
                       done.split('id="made-documents"', 1)[1].split("</ul>", 1)[0])
     assert len(made) == 2

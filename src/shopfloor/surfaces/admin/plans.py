@@ -67,16 +67,27 @@ class Words:
         return f"{str(kind or '').replace('_', ' ')} {document or ''} {when}: {q}".strip()
 
 
+def _href(make: bool, number: str) -> str:
+    return ("/manufacturing-orders/" if make else "/purchase-orders/") + number
+
+
+def made(plan: Mapping[str, Any]) -> dict[str, str]:
+    """Every document the plan's applies made, and where it lives in the admin."""
+    numbers: Mapping[str, str] = plan.get("made") or {}
+    return {numbers[o["ref"]]: _href(o["_make"], numbers[o["ref"]])
+            for o in planned(plan) if o.get("ref") in numbers}
+
+
 def orders(plan: Mapping[str, Any], words: Words) -> list[dict[str, Any]]:
     """A card per planned order, the ones still to apply first, by date."""
-    made: Mapping[str, str] = plan.get("made") or {}
+    numbers: Mapping[str, str] = plan.get("made") or {}
     applied_skus = set(plan.get("applied") or ())
     out = []
     for o in planned(plan):
         sku, ref = str(o["sku"]), o.get("ref")
         item = words.items.get(sku) or {}
         unit = o.get("unit") or item.get("uom")
-        number = made.get(ref) if ref else None
+        number = numbers.get(ref) if ref else None
         why = [words.need(c) for c in o.get("covers") or []]
         if o.get("covers_total"):
             why.append(f"and {o['covers_total'] - len(o.get('covers') or [])} more needs")
@@ -95,8 +106,7 @@ def orders(plan: Mapping[str, Any], words: Words) -> list[dict[str, Any]]:
             "date": o.get("due_date") or o.get("need_date"), "start": o.get("start_date"),
             "late": bool(o.get("late")), "needed_by": o.get("needed_by"), "why": why,
             "made": number,
-            "made_href": (("/manufacturing-orders/" if o["_make"] else "/purchase-orders/")
-                          + number) if number else None,
+            "made_href": _href(o["_make"], number) if number else None,
             "applied": bool(number) or sku in applied_skus})
     out.sort(key=lambda r: (r["applied"], str(r["date"] or ""), r["name"].lower()))
     return out

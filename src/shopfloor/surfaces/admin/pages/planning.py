@@ -7,9 +7,10 @@ from __future__ import annotations
 import secrets
 from functools import partial
 from typing import Any
+from urllib.parse import urlencode
 
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from shopfloor.kernel.errors import ShopfloorError
@@ -41,10 +42,11 @@ async def mrp(a: Admin, request: Request, actor: Actor, **outcome: Any) -> Respo
     elif last is not None:
         plan = (await a.read(actor, "get_job", {"job_id": last["job_id"]})).get("result") or {}
     drawn = await plan_view(a, request, actor, plan)
+    made = documents(plan, request.query_params.get("made"))
     return a.render(request, "mrp.html", actor, status=outcome.pop("status", 200),
                     runs=runs, last=last, **drawn,
                     locations=(await a.read(actor, "list_locations", {})
-                               ).get("locations", []), **outcome)
+                               ).get("locations", []), documents=made, **outcome)
 
 
 async def plan_view(a: Admin, request: Request, actor: Actor,
@@ -90,6 +92,13 @@ async def apply(a: Admin, request: Request, actor: Actor) -> Response:
     except ShopfloorError as exc:
         return await mrp(a, request, actor, job_id=job_id, error=exc, ticked=refs,
                          status=403 if exc.code == "forbidden" else 409)
-    documents = [(n, f"/manufacturing-orders/{n}") for n in done.get("manufacturing_orders", [])]
-    documents += [(n, f"/purchase-orders/{n}") for n in done.get("purchase_orders", [])]
-    return await mrp(a, request, actor, job_id=job_id, done=done, documents=documents)
+    # back to a page that can be reloaded and returned to: the plan, naming what was made
+    made = [*done.get("manufacturing_orders", []), *done.get("purchase_orders", [])]
+    target = "/mrp?" + urlencode({"job": job_id, "made": ",".join(made)})
+    return RedirectResponse(target, status_code=303)
+
+
+def documents(plan: dict[str, Any], named: str | None) -> list[tuple[str, str]]:
+    """The documents an apply made, as links: the numbers named that this plan made."""
+    ours = plans.made(plan)
+    return [(n, ours[n]) for n in dict.fromkeys((named or "").split(",")) if n in ours]
