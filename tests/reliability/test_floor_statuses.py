@@ -102,3 +102,14 @@ def test_a_skip_names_an_operation_of_the_order_that_has_no_time(registry: Regis
 def test_the_operation_words_come_from_the_one_vocabulary() -> None:
     assert Step.skipped in BY_KIND["operation"].terminal
     assert BY_KIND["operation"].as_json()["labels"]["skipped"] == "Skipped"
+
+
+def test_a_correction_to_nothing_made_keeps_an_order_the_floor_started_in_progress(
+        registry: Registry) -> None:
+    _routed(registry)
+    number = apply(registry, "create_manufacturing_order", sku="TABLE", location="MAIN",
+                   quantity=10, start=f"{MON}T08:00:00Z")["number"]
+    apply(registry, "record_operation_time", number=number, sequence=10, minutes=30)
+    apply(registry, "complete_manufacturing_order", number=number, quantity=4)
+    apply(registry, "correct_manufacturing_order", number=number, completed_quantity=0)
+    assert _order(registry, number)["status"] == "in_progress"

@@ -67,6 +67,11 @@ def record(op: Op, number: str, sequence: int, minutes: Decimal, quantity: Decim
     return mo, found
 
 
+def started(op: Op, mo: ManufacturingOrder) -> bool:
+    """Has the floor logged time on the order: then it is in progress, whatever it made."""
+    return any(o.logged_minutes > 0 for o in operations_of(op, [mo.id]).get(mo.id, []))
+
+
 def finish(op: Op, mo: ManufacturingOrder, skipped: Sequence[int], *, all_done: bool) -> None:
     """A completion's word on the operations, before its labour is costed: the ones it
     says were skipped (never one with time logged), and, when it finishes the order, every
