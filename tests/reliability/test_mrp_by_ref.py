@@ -61,3 +61,19 @@ def test_two_of_three_orders_for_one_item_applied_by_ref_the_third_left(
     with pytest.raises(ShopfloorError) as info:
         apply(registry, "apply_mrp_plan", job_id=job["job_id"])
     assert info.value.code == "conflict" and "already applied" in info.value.message
+
+
+def test_a_reverted_part_leaves_its_orders_to_apply_again(registry: Registry) -> None:
+    _world(registry)
+    job = run_job(registry, "run_mrp", today=TODAY.isoformat())
+    plan = job["result"]
+    first, second = (m for m in plan["manufacturing_orders"] if m["sku"] == "P")
+    kept = apply(registry, "apply_mrp_plan", job_id=job["job_id"], refs=[first["ref"]])
+    undone = apply(registry, "apply_mrp_plan", job_id=job["job_id"], refs=[second["ref"]])
+    apply(registry, "revert_operation", operation_id=undone["operation_id"])
+    stored = registry.invoke("get_job", {"job_id": job["job_id"]}, ADMIN)["result"]
+    # the reverted order is no longer made (its order is cancelled): it can be applied again
+    assert stored["made"] == {first["ref"]: kept["manufacturing_orders"][0]}
+    again = apply(registry, "apply_mrp_plan", job_id=job["job_id"], refs=[second["ref"]])
+    assert len(again["manufacturing_orders"]) == 1
+    assert again["manufacturing_orders"] != undone["manufacturing_orders"]
