@@ -6,7 +6,11 @@ itself keeps codes and ISO dates for programs; nothing here is shown in them."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import date
 from typing import Any
+
+from babel.core import UnknownLocaleError
+from babel.dates import format_skeleton
 
 from shopfloor.kernel.statuses import label
 from shopfloor.ui.formats import Formats
@@ -38,6 +42,19 @@ class Words:
         self.fmt = fmt
         self.items = items
         self.makes = {m.get("ref"): m["sku"] for m in plan.get("manufacturing_orders") or []}
+        planned_on = str(plan.get("planned_on") or "")
+        self.year = int(planned_on[:4]) if planned_on[:4].isdigit() else date.today().year
+
+    def day(self, value: Any) -> str:
+        """A date in a sentence: `17 Dec` in the plan's year (`Dec 17` in en-US), with
+        the year in another."""
+        try:
+            day = date.fromisoformat(str(value))
+            if day.year == self.year:
+                return format_skeleton("MMMd", day, locale=self.fmt.locale)
+        except (ValueError, UnknownLocaleError):
+            pass
+        return self.fmt.date(value)
 
     def name(self, sku: str | None) -> str:
         if not sku:
@@ -53,7 +70,7 @@ class Words:
         else:
             kind, document, day, quantity, *rest = [*row, None][:5]
             parent = rest[0] if rest else None
-        q, when = self.fmt.quantity(quantity), self.fmt.date(day)
+        q, when = self.fmt.quantity(quantity), self.day(day)
         if kind == "safety_stock":
             return f"safety stock by {when}: {q}"
         if kind == "sales_order":
@@ -121,10 +138,10 @@ def messages(plan: Mapping[str, Any], words: Words) -> list[dict[str, Any]]:
         for_need = f" {words.need(need)}" if isinstance(need, Mapping) else ""
         if for_need and not for_need.startswith(" for"):
             for_need = " for" + for_need
-        arrives = f"arrives {fmt.date(m['expected'])}" if m.get("expected") else "no date"
+        arrives = f"arrives {words.day(m['expected'])}" if m.get("expected") else "no date"
         text = {
-            "expedite": f"{arrives}; needed {fmt.date(m.get('move_to'))}{for_need}",
-            "defer": f"{arrives}; first needed {fmt.date(m.get('move_to'))}{for_need}",
+            "expedite": f"{arrives}; needed {words.day(m.get('move_to'))}{for_need}",
+            "defer": f"{arrives}; first needed {words.day(m.get('move_to'))}{for_need}",
             "cancel": f"nothing needs its {fmt.quantity(m.get('quantity'))}",
             "reduce": f"{fmt.quantity(m.get('to'))} of its {fmt.quantity(m.get('quantity'))} "
                       f"are needed{for_need}",
