@@ -146,9 +146,9 @@ async def no_overflow(page: Page) -> None:
     assert wide <= 1, f"{page.url} is {wide}px wider than the window"
 
 
-SPLIT_WORDS = """() => {
+SPLIT_WORDS = """(selector) => {
   const out = [];
-  for (const cell of document.querySelectorAll("main th, main td")) {
+  for (const cell of document.querySelectorAll(selector)) {
     const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
       for (const m of node.data.matchAll(/[^\\s-]{2,}/g)) {
@@ -164,10 +164,10 @@ SPLIT_WORDS = """() => {
 }"""
 
 
-async def split_words(page: Page) -> list[str]:
-    """Words a table broke across lines mid-word ("Availabl|e", "dem|o"); a break after
-    a hyphen is a normal line break (OAK-|PLANK)."""
-    words: list[str] = await page.evaluate(SPLIT_WORDS)
+async def split_words(page: Page, selector: str = "main th, main td") -> list[str]:
+    """Words a table (or the boxes `selector` names) broke across lines mid-word
+    ("Availabl|e", "dem|o"); a break after a hyphen is a normal line break (OAK-|PLANK)."""
+    words: list[str] = await page.evaluate(SPLIT_WORDS, selector)
     return words
 
 

@@ -193,9 +193,11 @@ def test_a_week_through_the_admin(served: tuple[str, Registry]) -> None:
             await page.click("#run-mrp")
             await page.wait_for_selector("#job[data-status='succeeded']", timeout=30000)
             await check(page, "mrp-plan")
-            await page.click("#apply-plan")
-            shown, done = await ah.preview_and_confirm(page)
-            assert done.startswith(("Applied", "Queued")), done
+            await page.click("#apply-plan")  # ticked and applied on the MRP page
+            await page.click("#apply-checked")
+            await page.click("#confirm-plan")
+            await page.wait_for_selector("#made-documents")
+            assert await page.locator("#plan-done").is_visible()
             await page.goto(url + "/mrp")  # planned again: nothing left to do, and it says so
             await page.click("#run-mrp")
             await page.wait_for_selector("#job[data-status='succeeded']", timeout=30000)

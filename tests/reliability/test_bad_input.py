@@ -215,6 +215,8 @@ CASES: dict[str, tuple[dict[str, Any], list[tuple[dict[str, Any], str, str]]]] =
         ({"number": "MO-404"}, "number", "not_found"),
         ({"number": "{mo}", "quantity": "2"}, "quantity", "validation_error"),
         ({"number": "{mo}", "quantity": "0.0000001"}, "quantity", "validation_error"),
+        ({"number": "{mo}", "skipped": [99]}, "skipped", "validation_error"),
+        ({"number": "{mo}", "skipped": "10"}, "skipped", "validation_error"),
     ]),
     "delete_manufacturing_order": ({"number": "{mo}"}, [
         ({"number": "MO-404"}, "number", "not_found"),
@@ -419,6 +421,7 @@ CASES: dict[str, tuple[dict[str, Any], list[tuple[dict[str, Any], str, str]]]] =
         ({}, "job_id", "validation_error"),
         ({"job_id": "no-such-job"}, "job_id", "not_found"),
         ({"job_id": "{job}", "only": "M1"}, "only", "validation_error"),
+        ({"job_id": "{job}", "refs": "P1"}, "refs", "validation_error"),
     ]),
 }
 

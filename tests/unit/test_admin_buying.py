@@ -97,11 +97,11 @@ def test_the_mrp_page_shows_each_purchase_in_its_suppliers_terms(
     need(registry, "150", 20, "WIRE")       # Wires Inc in dollars, 2 boxes
     run_job(registry, "run_mrp", today=TODAY.isoformat())
     page = unescape(client.get("/mrp").text)
-    table = _between(page, 'id="plan-table"', "</table>")
+    cards = _between(page, 'id="plan-orders"', "</ul>\n")
     rows = {re.search(r'<span class="muted">([A-Z]+)</span>', r).group(1): r  # type: ignore[union-attr]
-            for r in table.split("<tr")[2:]}
+            for r in cards.split('<li class="plan-card')[1:]}
     resa, wire = rows["RESA"], rows["WIRE"]
-    assert '<span class="unit">bag</span>' in resa and "€1.25" in resa and "Beta" in resa
+    assert " bag" in resa and "€1.25" in resa and "/ bag" in resa and "Beta" in resa
     assert "none in time" in resa and "s-late" in resa
-    assert '<span class="unit">box</span>' in wire and "$2.00" in wire
+    assert "2 box" in wire and "$2.00" in wire and "/ box" in wire
     assert "Wires Inc" in wire and "s-late" not in wire

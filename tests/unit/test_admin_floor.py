@@ -114,3 +114,19 @@ def test_a_routing_submitted_through_the_form_shows_on_the_item_page(
          "Run minutes per unit": "3"},
         {"Sequence": "30", "Name": "Pack", "Work centre": "ASM", "Setup minutes": "5",
          "Run minutes per unit": "0.5"}]
+
+
+def test_the_order_page_logs_time_on_each_operation_still_to_do(client: httpx.Client,
+                                                               registry: Registry) -> None:
+    mo = apply(registry, "create_manufacturing_order", sku="TABLE", quantity=10,
+               location="MAIN", start=f"{MON}T08:00:00Z")
+    apply(registry, "record_operation_time", number=mo["number"], sequence=10, minutes=60,
+          finished=True)
+    page = html.unescape(client.get(f"/manufacturing-orders/{mo['number']}").text)
+    actions = page.split('id="order-actions"', 1)[1].split("</div>", 1)[0]
+    links = dict((text, href) for href, text in re.findall(r'href="([^"]+)">([^<]+)</a>',
+                                                           actions))
+    # Cut is done: only Assemble is offered, named, its own sequence in the link
+    assert "Log time: 20 Assemble" in links and not any("10 Cut" in t for t in links)
+    assert links["Log time: 20 Assemble"] == (
+        f"/tools/record_operation_time?number={mo['number']}&sequence=20")

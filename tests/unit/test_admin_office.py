@@ -105,8 +105,8 @@ def test_the_mrp_page_applies_the_checked_orders_and_keeps_the_rest(
         mrp_client: httpx.Client, registry: Registry) -> None:
     job = run_job(registry, "run_mrp", today=TODAY.isoformat())["job_id"]
     page = mrp_client.get("/mrp").text
-    assert page.count('name="only"') == 6  # 4 to make, 2 to buy (M twice)
-    assert re.search(r'value="M"[^>]*checked', page)
+    assert page.count('name="refs"') == 6  # 4 to make, 2 to buy (M twice)
+    assert re.search(r'name="refs" value="P\d+"[^>]*checked', page)
     form = mrp_client.get(f"/tools/apply_mrp_plan?job_id={job}&only=M").text
     csrf = re.search(r'name="csrf" value="([0-9a-f]+)"', form)
     assert csrf and ">M</textarea>" in form
@@ -120,7 +120,7 @@ def test_the_mrp_page_applies_the_checked_orders_and_keeps_the_rest(
         "idempotency_key": key.group(1)})
     assert 'id="applied"' in done.text
     after = mrp_client.get("/mrp").text
-    assert after.count('name="only"') == 4 and after.count("s-applied") == 2
+    assert after.count('name="refs"') == 4 and after.count("s-applied") == 2
     assert registry.invoke("get_job", {"job_id": job}, ADMIN)["result"]["applied"] == ["M"]
 
 

@@ -50,11 +50,13 @@ class MO(StrEnum):
 
 class Step(StrEnum):
     """An operation of a manufacturing order: planned -> in progress (time logged) ->
-    done (reported finished)."""
+    done (reported finished, or finished with its order); skipped when the order's
+    completion says it was not done."""
 
     planned = "planned"
     in_progress = "in_progress"
     done = "done"
+    skipped = "skipped"
 
 
 class JobState(StrEnum):
@@ -97,6 +99,8 @@ CLOSABLE_SO = OPEN_SO
 OPEN_MO: tuple[MO, ...] = (MO.planned, MO.in_progress)
 """Still to make: commits its components; may be closed short."""
 CLOSABLE_MO = OPEN_MO
+OPEN_STEP: tuple[Step, ...] = (Step.planned, Step.in_progress)
+"""An operation still to do: it loads its work centre and is scheduled."""
 FINISHED_PO: tuple[PO, ...] = (PO.closed, PO.cancelled)
 FINISHED_SO: tuple[SO, ...] = (SO.closed, SO.cancelled)
 JOB_TERMINAL: tuple[JobState, ...] = (JobState.succeeded, JobState.failed,
@@ -129,7 +133,7 @@ VOCABULARIES = (
     Vocabulary("proposal", tuple(ProposalState), (ProposalState.pending,),
                (ProposalState.approved, ProposalState.rejected, ProposalState.stale)),
     Vocabulary("webhook_delivery", tuple(Delivery), DELIVERY_OPEN, DELIVERY_TERMINAL),
-    Vocabulary("operation", tuple(Step), (Step.planned, Step.in_progress), (Step.done,)),
+    Vocabulary("operation", tuple(Step), OPEN_STEP, (Step.done, Step.skipped)),
 )
 BY_KIND = {v.kind: v for v in VOCABULARIES}
 

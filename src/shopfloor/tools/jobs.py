@@ -7,6 +7,7 @@ started the job (its kind), unless the one cancelling is the one who started it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, date, datetime
 from decimal import Decimal
 from functools import cache
@@ -156,7 +157,11 @@ def _may_cancel(op: Op, job: Job) -> None:
 
 class ApplyMrpPlan(WriteRequest):
     job_id: JobId = Field(description="a finished run_mrp job")
-    only: list[Key] | None = Field(None, max_length=5000, description="only these SKUs")
+    refs: list[Key] | None = Field(None, max_length=5000,
+                                   description="only these planned orders, by their ref in "
+                                               "the plan (P1, P2 ...)")
+    only: list[Key] | None = Field(None, max_length=5000,
+                                   description="only these SKUs (all their planned orders)")
     location: Key | None = Field(None, description="default: the plan's, else the first")
 
 
@@ -165,9 +170,16 @@ class PlanApplied(Out):
     manufacturing_orders: list[str]
 
 
-def _plan_skus(plan: dict[str, Any]) -> set[str]:
-    return {str(m["sku"]) for m in plan.get("manufacturing_orders", [])} | {
-        str(ln["sku"]) for g in plan.get("purchase_orders", []) for ln in g["lines"]}
+def _planned(plan: dict[str, Any]) -> list[dict[str, Any]]:
+    return [*plan.get("manufacturing_orders", []),
+            *(ln for g in plan.get("purchase_orders", []) for ln in g["lines"])]
+
+
+def _is_applied(plan: dict[str, Any]) -> Callable[[dict[str, Any]], bool]:
+    """Which orders of a plan an earlier part applied: by ref (`made`), or by SKU
+    (`applied`, every order of the item: what a plan applied before refs says)."""
+    made, skus = plan.get("made") or {}, set(plan.get("applied") or ())
+    return lambda o: o.get("ref") in made or o["sku"] in skus
 
 
 def _one_line_per_item(lines: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
@@ -184,6 +196,26 @@ def _one_line_per_item(lines: list[dict[str, Any]]) -> list[list[dict[str, Any]]
     return batches
 
 
+def _chosen(plan: dict[str, Any], req: ApplyMrpPlan, left: list[dict[str, Any]]
+            ) -> list[dict[str, Any]]:
+    """The orders this apply makes: the refs and the SKUs named, else all left."""
+    if req.refs is None and req.only is None:
+        return left
+    if req.refs is not None:
+        known = {o.get("ref") for o in _planned(plan)}
+        unknown = [r for r in req.refs if r not in known]
+        if unknown:
+            raise ValidationFailed(f"{', '.join(unknown[:5])}: not a planned order of job "
+                                   f"{plan.get('job_id') or req.job_id}", field="refs")
+    refs, skus = set(req.refs or ()), set(req.only or ())
+    chosen = [o for o in left if o.get("ref") in refs or o["sku"] in skus]
+    if not chosen:
+        named = "refs" if req.refs else "only"
+        raise ValidationFailed("nothing to apply: every order named was already applied",
+                               field=named)
+    return chosen
+
+
 @tools.write("apply_mrp_plan", title="Apply MRP plan", response=PlanApplied,
              description="Create the orders an MRP run suggested, all in one transaction.",
              destructive=False,
@@ -195,37 +227,41 @@ def apply_mrp_plan(op: Op, req: ApplyMrpPlan) -> Done[PlanApplied]:
         raise Conflict(f"job {job.id} is not a finished MRP run ({job.kind}, {job.status})",
                        field="job_id")
     plan: dict[str, Any] = job.result
-    # A plan may be applied in parts (`only`); the SKUs already applied are kept on it.
-    done = set(plan.get("applied") or ()) if "applied" in plan else None
-    left = _plan_skus(plan) - (done or set())
-    if job.applied_operation is not None and (done is None or not left):
+    # A plan may be applied in parts (`refs`, `only`); what each planned order became is
+    # kept on it (`made`), and `applied` lists the items every order of which is made.
+    applied = _is_applied(plan)
+    left = [o for o in _planned(plan) if not applied(o)]
+    if job.applied_operation is not None and ("applied" not in plan or not left):
         raise Conflict(f"the plan of job {job.id} was already applied (operation "
                        f"{job.applied_operation}); run MRP again for a new plan",
                        field="job_id", details={"operation_id": job.applied_operation})
+    chosen = _chosen(plan, req, left)
+    picked = {id(o) for o in chosen}
     # Marked in the same transaction as the orders: a plan creates its orders once.
     job.applied_operation = op.operation_id or "preview"
-    wanted = (set(req.only) if req.only is not None else set(left)) & left
-    job.result = {**plan, "applied": sorted((done or set()) | wanted)}
     code = req.location or plan.get("location") or op.session.scalars(
         select(Location.code).order_by(Location.id)).first()
     if code is None:
         raise ValidationFailed("there is no location to plan into", field="location")
     groups = [(g["supplier"], g.get("currency"),
-               [ln for ln in g["lines"] if wanted is None or ln["sku"] in wanted])
+               [ln for ln in g["lines"] if id(ln) in picked])
               for g in plan["purchase_orders"]]
     for supplier, _, lines in groups:
         if lines and not supplier:
             raise ValidationFailed(f"{lines[0]['sku']} has no default supplier; leave it out "
-                                   "with `only` or set one", field="only")
-    # Manufacturing orders first: their numbers name the parents their components serve.
-    refs: dict[str, str] = {}
+                                   "with `refs` or set one", field="refs")
+    # Manufacturing orders first: their numbers name the parents their components serve
+    # (and the ones an earlier part made, theirs).
+    refs: dict[str, str] = dict(plan.get("made") or {})
+    made_now: dict[str, str] = {}
     created = []
     for line in plan["manufacturing_orders"]:
-        if wanted is not None and line["sku"] not in wanted:
+        if id(line) not in picked:
             continue
         mo = production.create(op, line["sku"], Decimal(line["quantity"]), code, number=None,
                                due_date=date.fromisoformat(line["due_date"]))
-        refs[line.get("ref") or mo.number] = mo.number
+        refs[line.get("ref") or mo.number] = made_now[line.get("ref") or mo.number] = \
+            mo.number
         created.append((mo, line))
     pegs: list[dict[str, Any]] = []
     for mo, line in created:
@@ -259,11 +295,16 @@ def apply_mrp_plan(op: Op, req: ApplyMrpPlan) -> Done[PlanApplied]:
                 if covers:
                     op.change("purchase_order", po.number, f"line {ln['sku']} for", None,
                               pegging.summary(covers, refs))
+                if ln.get("ref"):
+                    made_now[ln["ref"]] = po.number
             bought.append(po.number)
     made = [mo.number for mo, _ in created]
     if not made and not bought:
-        raise ValidationFailed("nothing to apply: the plan (or `only`) selects no orders",
-                               field="only")
+        raise ValidationFailed("nothing to apply: the plan selects no orders", field="refs")
+    everything = {**(plan.get("made") or {}), **made_now}
+    still = {str(o["sku"]) for o in left if id(o) not in picked}
+    job.result = {**plan, "made": everything, "applied": sorted(
+        set(plan.get("applied") or ()) | ({o["sku"] for o in chosen} - still))}
     pegging.write(op, pegs)
     return Done(f"Apply MRP plan: {len(bought)} purchase and {len(made)} manufacturing orders",
                 PlanApplied(purchase_orders=bought, manufacturing_orders=made))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import date
 from decimal import Decimal
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 from sqlalchemy import select
@@ -126,6 +126,9 @@ class CompleteManufacturingOrder(NumberOrId, ExpiryChange, WriteRequest):
     lot: Key | None = Field(None, description="output lot")
     expiry: date | None = None
     serials: list[Key] | None = Field(None, max_length=10000)
+    skipped: list[Annotated[int, Field(ge=0, le=100000)]] | None = Field(
+        None, max_length=100, description="operations (by sequence) not done; the others "
+        "are finished with the order, at their planned minutes where none were logged")
 
 
 @tools.write("complete_manufacturing_order", title="Complete manufacturing order",
@@ -139,7 +142,8 @@ def complete_manufacturing_order(op: Op, req: CompleteManufacturingOrder
                                  ) -> Done[ManufacturingOrderOut]:
     mo, _ = completion.complete(op, _mo(op, req), completion.Report(
         req.quantity, req.scrap or Decimal(0), [c.spec() for c in req.consumed or ()],
-        req.lot, req.expiry, tuple(req.serials or ()), req.change_expiry))
+        req.lot, req.expiry, tuple(req.serials or ()), req.change_expiry,
+        tuple(dict.fromkeys(req.skipped or ()))))
     return Done(f"Complete {mo.number}: {fmt(mo.completed_quantity)} of {fmt(mo.quantity)} "
                 f"{mo.item.sku} made ({said(mo.status)})", manufacturing_order_out(mo))
 

@@ -15,7 +15,7 @@ from collections import defaultdict
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import delete
+from sqlalchemy import delete, select
 
 from shopfloor.domain.base import lookup
 from shopfloor.domain.base.context import Op
@@ -26,7 +26,7 @@ from shopfloor.domain.stock import items as catalog
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.kernel.numbers import fmt
 from shopfloor.kernel.statuses import MO, PO, said
-from shopfloor.store.tables import Item
+from shopfloor.store.tables import Item, Job
 from shopfloor.store.tables.planning import Peg
 
 CREATED_VERSION = 1
@@ -62,6 +62,28 @@ def mrp_plan(op: Op, o: Original) -> None:
         Peg.manufacturing_order_id.in_(mo_ids) | Peg.purchase_order_id.in_(po_ids))).rowcount
     if gone:
         op.change("plan", o.operation_id, "pegs", gone, 0)
+    _reopen(op, str(o.arguments.get("job_id") or ""),
+            {mo.number for mo in made} | {po.number for po in bought})
+
+
+def _reopen(op: Op, job_id: str, cancelled: set[str]) -> None:
+    """The plan the orders came from forgets them (`made`, and `applied` for their items):
+    its page no longer links cancelled orders as made, and they can be applied again."""
+    job = op.session.scalars(op.lock(select(Job).where(Job.id == job_id))).one_or_none()
+    if job is None or not isinstance(job.result, dict) or not job.result.get("made"):
+        return
+    plan: dict[str, Any] = job.result
+    made = {ref: n for ref, n in plan["made"].items() if n not in cancelled}
+    if made == plan["made"]:
+        return
+    orders_ = [*plan.get("manufacturing_orders", []),
+               *(ln for g in plan.get("purchase_orders", []) for ln in g["lines"])]
+    open_skus = {o["sku"] for o in orders_ if o.get("ref") not in made}
+    op.change("plan", job_id, "made", len(plan["made"]), len(made))
+    job.result = {**plan, "made": made,
+                  "applied": [s for s in plan.get("applied") or () if s not in open_skus]}
+    if not made:
+        job.applied_operation = None
 
 
 def _parse(fld: str, text: str | None) -> Any:

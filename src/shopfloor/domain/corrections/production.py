@@ -19,6 +19,7 @@ from decimal import Decimal
 from shopfloor.domain.base import lookup
 from shopfloor.domain.base.context import Op
 from shopfloor.domain.corrections.costs import document_lots, document_unit, only_lot, recost
+from shopfloor.domain.floor import operations as floor_time
 from shopfloor.domain.orders.returns import moved_cost
 from shopfloor.domain.production import completion
 from shopfloor.domain.production import manufacturing as production
@@ -93,7 +94,8 @@ def _completed(op: Op, mo: ManufacturingOrder, completed: Decimal) -> None:
         return
     production.commit(op, mo, completion.outstanding(mo) - was)
     status = MOState.done if completion.outstanding(mo) == 0 else \
-        MOState.in_progress if completed > 0 or mo.scrapped_quantity > 0 else MOState.planned
+        MOState.in_progress if completed > 0 or mo.scrapped_quantity > 0 or \
+        floor_time.started(op, mo) else MOState.planned
     op.change(MO, number, "status", mo.status, status)
     mo.status = status
 

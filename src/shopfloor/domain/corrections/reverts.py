@@ -29,6 +29,7 @@ from sqlalchemy.exc import IntegrityError
 from shopfloor.domain.base import lookup
 from shopfloor.domain.base.context import Op
 from shopfloor.domain.corrections.ledger import Original, Reverser, reverse_moves
+from shopfloor.domain.floor import operations as floor_time
 from shopfloor.domain.orders import closing, purchase_units, returns
 from shopfloor.domain.orders import documents as orders
 from shopfloor.domain.production import closing as mo_closing
@@ -129,6 +130,7 @@ def mo_completion(op: Op, o: Original) -> None:
         o.before("manufacturing_order", mo.number, "status") or MO.planned)
     op.change("manufacturing_order", mo.number, "status", mo.status, status)
     mo.status = status
+    floor_time.restore(op, mo, o.changes("operation"))
     touch(mo)
     reverse_moves(op, o)
 

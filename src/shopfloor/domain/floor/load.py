@@ -21,7 +21,7 @@ from shopfloor.domain.base.context import Op
 from shopfloor.domain.floor import calendar as cal
 from shopfloor.domain.floor import work_centres
 from shopfloor.kernel.numbers import fmt
-from shopfloor.kernel.statuses import OPEN_MO, Step
+from shopfloor.kernel.statuses import OPEN_MO, OPEN_STEP
 from shopfloor.store.tables import ManufacturingOrder, OrderOperation, WorkCentre
 
 PERCENT = Decimal("0.01")
@@ -55,7 +55,7 @@ def planned_by_day(op: Op, centres: Sequence[WorkCentre], first: date, last: dat
                OrderOperation.planned_finish)
         .join(ManufacturingOrder, ManufacturingOrder.id == OrderOperation.order_id)
         .where(OrderOperation.work_centre_id.in_(list(by_id)),
-               ManufacturingOrder.status.in_(OPEN_MO), OrderOperation.status != Step.done,
+               ManufacturingOrder.status.in_(OPEN_MO), OrderOperation.status.in_(OPEN_STEP),
                OrderOperation.planned_start < hi, OrderOperation.planned_finish > lo))
     for centre_id, start, finish in rows:
         if start is None or finish is None:

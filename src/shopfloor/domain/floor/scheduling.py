@@ -24,7 +24,7 @@ from shopfloor.domain.floor import calendar as cal
 from shopfloor.domain.floor import routings, work_centres
 from shopfloor.kernel.errors import NotFound
 from shopfloor.kernel.numbers import cost
-from shopfloor.kernel.statuses import OPEN_MO, Step
+from shopfloor.kernel.statuses import OPEN_MO, OPEN_STEP, Step
 from shopfloor.store.tables import (
     ManufacturingOrder,
     OrderOperation,
@@ -251,7 +251,7 @@ def _held(op: Op, start: datetime, placing: Mapping[int, object]
     for order_id, centre, s, f in op.session.execute(
             select(oo.c.order_id, oo.c.work_centre_id, oo.c.planned_start, oo.c.planned_finish)
             .join(mo, mo.c.id == oo.c.order_id)
-            .where(mo.c.status.in_(OPEN_MO), oo.c.status != Step.done)):
+            .where(mo.c.status.in_(OPEN_MO), oo.c.status.in_(OPEN_STEP))):
         if order_id not in placing and s is not None and f is not None and f > start:
             out.setdefault(centre, []).append((s, f))
     return out
@@ -277,7 +277,7 @@ def finite(op: Op, start: datetime, numbers: Sequence[str] | None) -> Outcome:
     centres = {c.id: c for c in op.session.scalars(select(WorkCentre))}
     calendars = {i: work_centres.calendar_of(op, c) for i, c in centres.items()}
     jobs = [Job(orders[oid][0], orders[oid][1],
-                [(c, m) for _, c, m, _, _, st in ops if st != Step.done])
+                [(c, m) for _, c, m, _, _, st in ops if st in OPEN_STEP])
             for oid, ops in rows.items()]
     placed = place_finite(jobs, calendars, {i: c.capacity for i, c in centres.items()}, start,
                           None if numbers is None else _held(op, start, orders))
@@ -288,8 +288,8 @@ def finite(op: Op, start: datetime, numbers: Sequence[str] | None) -> Outcome:
         ops, todo = rows[oid], iter(placed[number])
         dates = []
         for row_id, _, _, s0, f0, st in ops:
-            s, f = (s0, f0) if st == Step.done else next(todo)
-            if st != Step.done and (s0, f0) != (s, f):
+            s, f = (s0, f0) if st not in OPEN_STEP else next(todo)
+            if st in OPEN_STEP and (s0, f0) != (s, f):
                 moved.append({"row": row_id, "s": s, "f": f})
             dates.append((s, f))
         first, finish = dates[0][0], dates[-1][1]

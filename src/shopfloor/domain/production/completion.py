@@ -45,6 +45,7 @@ class Report:
     expiry: date | None = None
     serials: tuple[str, ...] = ()
     change_expiry: bool = False
+    skipped: tuple[int, ...] = ()  # operations (by sequence) the floor did not do
 
 
 @dataclass
@@ -107,6 +108,7 @@ def complete(op: Op, number: str, report: Report) -> tuple[ManufacturingOrder, l
         stock.commit(op, c.item, mo.location, -storable(
             yields.between(c.quantity_per_unit, done, counted, yields.of(c)), "quantity"))
     _show(op, mo, variances)
+    floor_time.finish(op, mo, report.skipped, all_done=made >= remaining)
     labour, times = floor_time.labour(op, mo, made)
     floor_time.show(op, mo.number, times)
     total += labour

@@ -12,7 +12,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
-from shopfloor.kernel.statuses import PO, SO
+from shopfloor.kernel.statuses import BY_KIND, PO, SO
 from shopfloor.kernel.text import fmt
 from shopfloor.registry.actor import Actor
 from shopfloor.surfaces.admin.core import Admin
@@ -53,10 +53,12 @@ def actions(kind: OrderKind, order: dict[str, Any]) -> list[tuple[str, str, str]
     elif status in kind.open_statuses:
         out.append(("Complete", "complete_manufacturing_order", prefilled(
             "complete_manufacturing_order", {"number": number, "quantity": left_to_make(order)})))
-        if order.get("operations"):
-            out.append(("Log time", "record_operation_time", prefilled(
-                "record_operation_time", {"number": number,
-                                          "sequence": order["operations"][0]["sequence"]})))
+        # one link per operation still to do, named, so time lands on the right one
+        out += [(f"Log time: {o['sequence']} {o['name']}", "record_operation_time",
+                 prefilled("record_operation_time", {"number": number,
+                                                     "sequence": o["sequence"]}))
+                for o in order.get("operations") or []
+                if o.get("status") in BY_KIND["operation"].open]
         out.append(("Cancel order", "delete_manufacturing_order",
                     prefilled("delete_manufacturing_order", {"number": number})))
     # Corrections and returns (issue 12's tools), offered where the order has moved goods.
