@@ -32,6 +32,7 @@ from shopfloor.domain.base.context import Op
 from shopfloor.kernel.errors import Conflict, Unauthenticated
 from shopfloor.store.engine import Store
 from shopfloor.store.tables.accounts import Account, AccountSession
+from shopfloor.tools import proposals
 
 MAX_PASSWORD = people.MAX_PASSWORD
 _hasher = people.HASHER
@@ -89,10 +90,16 @@ class Accounts:
         self._run(lambda op: people.set_password(op, username, password))
 
     def set_disabled(self, username: str, disabled: bool) -> None:
-        self._run(lambda op: people.set_disabled(op, username, disabled))
+        def rule(op: Op) -> None:
+            person = people.set_disabled(op, username, disabled)
+            proposals.follow(op, person.username, proposals.disabled(person.disabled))
+        self._run(rule)
 
     def set_role(self, username: str, role: str) -> None:
-        self._run(lambda op: people.set_role(op, username, role))
+        def rule(op: Op) -> None:
+            person = people.set_role(op, username, role)
+            proposals.follow(op, person.username, proposals.lowered_to(person.role))
+        self._run(rule)
 
     def list(self) -> list[dict[str, object]]:
         with self.store.reading() as session:
