@@ -283,11 +283,19 @@ def worker(ctx: typer.Context,
     from shopfloor.app.wiring import worker_for
 
     stop = threading.Event()
+    told: list[str] = []
+
+    def stopping(sig: int, _frame: object) -> None:
+        told.append(signal.Signals(sig).name)
+        stop.set()
+
     for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, lambda *_: stop.set())
+        signal.signal(sig, stopping)
     w = worker_for(registry, c.settings(), poll=poll)
     typer.echo(f"worker {w.name} on {registry.store.url.split('@')[-1]}", err=True)
-    w.run(stop)
+    given = w.run(stop)
+    back = f"; gave back {given} job{'s' if given != 1 else ''} to the queue" if given else ""
+    typer.echo(f"worker {w.name} stopped on {told[0] if told else 'request'}{back}", err=True)
 
 
 @token_app.command("create")
@@ -329,17 +337,16 @@ def serve(
     import gc
 
     gc.disable()
-    import uvicorn
-
     from shopfloor.surfaces.server import build_app
+    from shopfloor.surfaces.server import serve as serving
 
     c = _ctx(ctx)
     settings = c.settings()
     application = build_app(c.registry(), settings)
     gc.freeze()
     gc.enable()
-    uvicorn.run(application, host=host or settings.host, port=port or settings.port,
-                log_level="info")
+    told = serving(application, host or settings.host, port or settings.port)
+    typer.echo(f"shopfloor serve stopped on {told or 'request'}", err=True)
 
 
 def _mcp_help() -> str:
