@@ -9,6 +9,7 @@ the proposer's name. On SQLite and PostgreSQL.
 
 from __future__ import annotations
 
+import time
 from decimal import Decimal
 from typing import Any
 
@@ -140,3 +141,46 @@ def test_approval_checks_the_proposer_as_it_is_now(reg: Registry) -> None:
                        {"proposal_id": pid, "preview": preview}, BOSS)
         assert "viewer" in err["message"] and err["field"] == "proposal_id", err
     assert _on_hand(reg) == 0
+
+
+def test_revoking_a_token_subject_withdraws_its_proposals(reg: Registry) -> None:
+    """`shopfloor token revoke`: a minted token has no account to disable, so its subject
+    is revoked: its tokens refused, its pending proposals withdrawn."""
+    from shopfloor.app.settings import Settings
+    from shopfloor.surfaces.auth import Authenticator
+
+    auth = Authenticator(reg, Settings(database_url=reg.store.url))
+    bearer = "Bearer " + auth.mint("bot", ["operator"], 600, needs_approval=True)
+    bot = auth.actor(bearer)
+    held = apply(reg, "create_stock_adjustment", bot, location="MAIN", reason="found",
+                 lines=[{"sku": "M1", "quantity_delta": "4", "unit_cost": "2"}])
+    kept = _propose(reg, "1")  # another proposer's stays pending
+    assert Accounts(reg.store).revoke_tokens("bot", "alice", "leaked") == 1
+    got = reg.invoke("get_proposal", {"proposal_id": held["proposal_id"]}, BOSS)
+    assert (got["status"], got["decided_by"]) == ("withdrawn", "alice")
+    assert got["reason"] == "its proposer's tokens were revoked: leaked"
+    _approve_both_ways(reg, held["proposal_id"], "revoked")
+    assert reg.invoke("get_proposal", {"proposal_id": kept}, BOSS)["status"] == "pending"
+    fresh = Authenticator(reg, Settings(database_url=reg.store.url))
+    for who in (auth, fresh):  # the cached token too, within a second
+        with pytest.raises(ShopfloorError) as caught:
+            deadline = time.monotonic() + 5
+            while time.monotonic() < deadline:
+                who.actor(bearer)
+                time.sleep(0.05)
+        assert caught.value.code == "unauthenticated" and "revoked" in caught.value.message
+    assert held["proposal_id"] in {p for p, _ in _withdrawn_events(reg)}
+    assert _on_hand(reg) == 0
+
+
+def test_token_revoke_on_the_command_line(reg: Registry, db_url: str) -> None:
+    from tests.reliability.test_backup import cli
+
+    bot = Actor.of("bot2", "operator", needs_approval=True)
+    held = apply(reg, "create_stock_adjustment", bot, location="MAIN", reason="found",
+                 lines=[{"sku": "M1", "quantity_delta": "4", "unit_cost": "2"}])
+    done = cli(db_url, "token", "revoke", "--subject", "bot2", "--reason", "left")
+    assert done.returncode == 0, done.stderr
+    assert "withdrew 1 pending proposal." in done.stderr, done.stderr
+    got = reg.invoke("get_proposal", {"proposal_id": held["proposal_id"]}, BOSS)
+    assert got["status"] == "withdrawn" and got["reason"].endswith(": left")

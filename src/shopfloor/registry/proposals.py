@@ -28,7 +28,7 @@ from shopfloor.registry.tool import CONTROL_FIELDS, Tool, WriteRequest
 from shopfloor.store import outbox
 from shopfloor.store.engine import Store
 from shopfloor.store.tables import Proposal
-from shopfloor.store.tables.accounts import Account
+from shopfloor.store.tables.accounts import Account, RevokedSubject
 
 Also = Callable[[Session, dict[str, Any]], None]
 
@@ -131,8 +131,12 @@ def withdraw(session: Session, row: Proposal, by: str, at: datetime, reason: str
 
 
 def standing(session: Session, row: Proposal, needs: Role) -> str | None:
-    """Why the proposer, as its account is now, may not have this applied (None: it may).
-    A proposer with no account (a minted token's subject) is judged by its proposal."""
+    """Why the proposer, as it stands now, may not have this applied (None: it may): its
+    tokens revoked since it proposed, its account disabled or below the role needed."""
+    revoked = session.scalar(select(RevokedSubject.revoked_at)
+                             .where(RevokedSubject.subject == row.actor))
+    if revoked is not None and revoked >= row.created_at:
+        return "its proposer's tokens were revoked"
     found = session.execute(select(Account.role, Account.disabled)
                             .where(Account.username == row.actor)).first()
     if found is None:

@@ -323,6 +323,27 @@ def token_create(
     typer.echo(token)
 
 
+@token_app.command("revoke")
+def token_revoke(
+    ctx: typer.Context,
+    subject: Annotated[str, typer.Option(help="whose tokens: the subject they name")],
+    reason: Annotated[str | None, typer.Option(help="why, kept with it")] = None,
+) -> None:
+    """Refuse every token of SUBJECT issued until now, and withdraw its pending
+    proposals (tokens minted afterwards hold again)."""
+    from shopfloor.app.accounts import Accounts
+    from shopfloor.kernel.errors import ShopfloorError
+
+    c = _ctx(ctx)
+    try:
+        withdrawn = Accounts(c.registry().store).revoke_tokens(
+            subject, c.settings().local_actor, reason)
+    except ShopfloorError as exc:
+        fail(c, exc.to_payload())
+    typer.echo(f"Revoked the tokens of {subject.strip()}; withdrew {withdrawn} pending "
+               f"proposal{'s' if withdrawn != 1 else ''}.", err=True)
+
+
 @app.command()
 def serve(
     ctx: typer.Context,
