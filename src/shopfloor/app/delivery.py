@@ -15,6 +15,7 @@ import math
 import socket
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
@@ -30,6 +31,8 @@ from shopfloor.store.deliveries import Claimed, Outcome
 from shopfloor.store.engine import Store
 
 log = logging.getLogger("shopfloor.webhooks")
+CLIENTS = 64
+"""Host names whose connections are kept open at once."""
 
 __all__ = ["Deliverer"]
 
@@ -62,13 +65,31 @@ class Deliverer:
         self.poll = poll
         self.also = also
         """Run every `poll` seconds in a thread beside the deliveries (the alert check)."""
-        self._client = httpx.Client(timeout=timeout, follow_redirects=False,
-                                    limits=httpx.Limits(max_connections=senders * 2))
+        self._clients: OrderedDict[str, httpx.Client] = OrderedDict()
+        """One client (and so one connection pool) per host name: a pinned request's
+        origin is the address, and a pool shared by two names on one address would hand
+        the second a TLS connection made (and its certificate checked) for the first."""
+        self._clients_lock = threading.Lock()
         self._pool = ThreadPoolExecutor(max_workers=senders, thread_name_prefix="webhook")
 
     def close(self) -> None:
         self._pool.shutdown(wait=True)
-        self._client.close()
+        with self._clients_lock:
+            clients, self._clients = list(self._clients.values()), OrderedDict()
+        for client in clients:
+            client.close()
+
+    def _client_for(self, host: str) -> httpx.Client:
+        with self._clients_lock:
+            client = self._clients.get(host)
+            if client is None:
+                client = self._clients[host] = httpx.Client(
+                    timeout=self.timeout, follow_redirects=False,
+                    limits=httpx.Limits(max_connections=self.senders * 2))
+                while len(self._clients) > CLIENTS:  # least recently used out
+                    self._clients.popitem(last=False)[1].close()
+            self._clients.move_to_end(host)
+            return client
 
     # -- one pass ----------------------------------------------------------------------
     def step(self) -> int:
@@ -116,7 +137,7 @@ class Deliverer:
         for ip in found:
             target = httpx.URL(url).copy_with(host=str(ip))
             try:
-                return self._client.post(
+                return self._client_for(host).post(
                     target, content=body, headers={**headers, "host": parts.netloc},
                     extensions={"sni_hostname": host})
             except httpx.ConnectError as exc:
