@@ -3,12 +3,13 @@ cloud metadata address at 169.254.169.254, private ranges) would let anyone who 
 create a webhook make the server call inside its walls, so only public http(s) addresses
 are taken unless the deployment allows private ones.
 
-The URL is decided once, when the webhook is made (`checked_url`): written the one way
-a resolver reads it (NFKC, so full-width digits are digits; IDNA for names; an address
-literal in its canonical form), with no user name or password, and refused if it can
-never be delivered to: an address that is not public however it is spelled (IPv4 inside
-IPv6: `[::127.0.0.1]`, `[::ffff:127.0.0.1]`, NAT64 `64:ff9b::/96`, 6to4), a name whose
-labels spell such an address (`127.0.0.1.nip.io`), or a name that resolves to one now.
+The URL is decided once, when the webhook is made (`checked_url`): its host written the
+one way a resolver reads it (NFKC, so full-width digits are digits; IDNA for names; an
+address literal in its canonical form; the path is the receiver's, kept as given), with
+no user name or password, and refused if it can never be delivered to: an address that
+is not public however it is spelled (IPv4 inside IPv6: `[::127.0.0.1]`,
+`[::ffff:127.0.0.1]`, NAT64 `64:ff9b::/96`, 6to4), a name whose labels spell such an
+address (`127.0.0.1.nip.io`), or a name that resolves to one now.
 Each delivery then resolves the name once, checks every answer (`public_addresses`) and
 connects to the address it checked, since a name's answer can change after it was
 accepted.
@@ -107,20 +108,21 @@ def checked_url(url: str, *, allow_private: bool,
     naming `url` if not. `resolve` is asked what a name answers now (no answer: taken,
     and judged again at each delivery)."""
     try:
-        parts = urlsplit(unicodedata.normalize("NFKC", url).strip())
-        host = _canonical_host(parts.hostname or "")
-        port = parts.port  # a port that is not a number raises here
+        parts = urlsplit(url.strip())
+        where = urlsplit("//" + unicodedata.normalize("NFKC", parts.netloc))  # not the path
+        host = _canonical_host(where.hostname or "")
+        port = where.port  # a port that is not a number raises here
     except ValueError as exc:
         raise ValidationFailed(f"not a URL: {exc}", field="url") from None
-    if parts.scheme not in ("http", "https"):
+    if parts.scheme.lower() not in ("http", "https"):
         raise ValidationFailed("a webhook URL must start with http:// or https://", field="url")
     if not host:
         raise ValidationFailed("the URL names no host", field="url")
-    if "@" in parts.netloc:
+    if "@" in where.netloc:
         raise ValidationFailed("the URL must not carry a user name or password; the "
                                "signature authenticates each delivery", field="url")
     netloc = host if port is None else f"{host}:{port}"
-    decided = urlunsplit((parts.scheme, netloc, parts.path or "/", parts.query, ""))
+    decided = urlunsplit((parts.scheme.lower(), netloc, parts.path or "/", parts.query, ""))
     if allow_private:
         return decided
     address = literal_address(host)
