@@ -145,3 +145,29 @@ def test_a_proposed_webhook_shows_no_id_but_the_one_approval_makes(loose: Regist
             *(c["key"] for c in shown["changes"])]
     assert all("assigned when applied" in s or hook_id in s for s in said), said
     assert "wh_" not in str(shown).replace(hook_id, ""), shown
+
+
+def test_a_name_that_resolves_to_a_private_address_now_is_refused() -> None:
+    """At creation the name is asked once (no DNS here: the resolver is handed in), and
+    a slow answer is not waited on for more than `ASK_FOR` seconds (a write waits)."""
+    from shopfloor.domain.events import addresses
+
+    loopback = Resolver("hooks.example.com", "93.184.216.34", "127.0.0.1")
+    with pytest.raises(ShopfloorError) as caught:
+        addresses.checked_url("https://hooks.example.com/in", allow_private=False,
+                              resolve=loopback)
+    assert caught.value.field == "url" and "127.0.0.1" in caught.value.message
+    assert addresses.checked_url("https://hooks.example.com/in", allow_private=True,
+                                 resolve=loopback) == "https://hooks.example.com/in"
+    public = Resolver("hooks.example.com", "93.184.216.34")
+    assert addresses.checked_url("https://hooks.example.com/in", allow_private=False,
+                                 resolve=public) == "https://hooks.example.com/in"
+
+    def silent(*args: Any, **kw: Any) -> list[Any]:
+        time.sleep(addresses.ASK_FOR + 1)
+        return []
+
+    began = time.monotonic()
+    assert addresses.checked_url("https://hooks.example.com/in", allow_private=False,
+                                 resolve=silent) == "https://hooks.example.com/in"
+    assert time.monotonic() - began < addresses.ASK_FOR + 0.5

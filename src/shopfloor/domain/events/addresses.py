@@ -22,6 +22,7 @@ import re
 import socket
 import unicodedata
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -30,6 +31,8 @@ from shopfloor.kernel.errors import ValidationFailed
 IpAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 LOCAL_NAMES = ("localhost", ".localhost", ".local", ".internal", ".home.arpa")
 Resolve = Callable[..., list[Any]]
+ASK_FOR = 2.0
+"""Seconds a webhook's creation waits for its name's answer before taking it unasked."""
 NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
 COMPATIBLE = ipaddress.IPv6Network("::/96")
 _DOTTED = re.compile(r"^(\d{1,3})[.-](\d{1,3})[.-](\d{1,3})[.-](\d{1,3})(?:[.-]|$)")
@@ -136,12 +139,15 @@ def checked_url(url: str, *, allow_private: bool,
         if spelled is not None and not is_public(spelled):
             raise ValidationFailed(f"{host} names the address {spelled}, which is not "
                                    f"public{_PRIVATE}", field="url")
-        try:
-            public_addresses(host, port or 443, resolve)
-        except OSError:
+        asking = ThreadPoolExecutor(max_workers=1, thread_name_prefix="resolve")
+        try:  # bounded: a write waits on this answer, and a slow resolver must not hold it
+            asking.submit(public_addresses, host, port or 443, resolve).result(ASK_FOR)
+        except (OSError, TimeoutError):
             pass  # no answer now; each delivery asks again
         except ValueError as exc:
             raise ValidationFailed(f"{exc}{_PRIVATE}", field="url") from None
+        finally:
+            asking.shutdown(wait=False)
     return decided
 
 
