@@ -176,7 +176,8 @@ def test_a_viewer_sees_no_write_action_and_is_refused(
 
     session = asyncio.run(run())
     # The server refuses all the same: a forged form post and the API with the token.
-    with httpx.Client(base_url=url, cookies={"shopfloor_session": session}) as client:
+    with httpx.Client(base_url=url, cookies={"shopfloor_session": session},
+                      headers={"Origin": url}) as client:
         page = client.get("/items").text
         csrf = page.split('"X-CSRF-Token": "')[1].split('"')[0]
         r = client.post("/tools/create_purchase_order/preview",

@@ -1,8 +1,8 @@
 """Another site cannot make a browser act on the admin (login CSRF included), on both
 databases: a state-changing request whose Origin (or, without one, Referer) is another
 site's is refused with 403 and changes nothing. The sign-in form has no CSRF token, so a
-sign-in naming no origin at all is refused too; a signed-in form without either header
-still has its session's CSRF token to show."""
+sign-in naming no origin at all is refused too, and so is every signed-in POST, previews
+included (issue 30: `/tools/{name}/preview` took one naming neither)."""
 
 from __future__ import annotations
 
@@ -106,3 +106,25 @@ def test_a_cross_site_write_or_sign_out_is_refused(server: tuple[str, Registry])
         codes = [loc["code"] for loc in
                  registry.invoke("list_locations", {}, ADMIN)["locations"]]
         assert "EVIL" in codes
+
+
+def test_a_post_naming_no_origin_is_refused_previews_included(
+        server: tuple[str, Registry]) -> None:
+    url, registry = server
+    with httpx.Client(base_url=url, headers={"Origin": url}) as client:
+        assert _sign_in(client, {}).status_code == 303
+        page = client.get("/tools/create_location").text
+        match = re.search(r'name="csrf" value="([0-9a-f]+)"', page)
+        assert match
+        form = {"csrf": match.group(1), "code": "ANON", "name": "Unnamed"}
+        quiet = snapshot(registry)
+        for path in ("/tools/create_location/preview", "/tools/create_location/apply",
+                     "/sign-out"):
+            for nameless in ({"Origin": ""}, {"Origin": "", "Referer": ""}):
+                refused = client.post(path, data=form, headers=nameless)
+                assert refused.status_code == 403, (path, nameless, refused.text[-300:])
+                assert "named no page of this site" in refused.text
+        assert snapshot(registry) == quiet
+        shown = client.post("/tools/create_location/preview", data=form,
+                            headers={"Origin": "", "Referer": url + "/tools/create_location"})
+        assert shown.status_code == 200, shown.text[-300:]

@@ -30,8 +30,10 @@ from shopfloor.app import throttle
 from shopfloor.domain.accounts import people
 from shopfloor.domain.base.context import Op
 from shopfloor.kernel.errors import Conflict, Unauthenticated
+from shopfloor.registry import proposals as held
 from shopfloor.store.engine import Store
-from shopfloor.store.tables.accounts import Account, AccountSession
+from shopfloor.store.tables.accounts import Account, AccountSession, RevokedSubject
+from shopfloor.tools import proposals
 
 MAX_PASSWORD = people.MAX_PASSWORD
 _hasher = people.HASHER
@@ -73,10 +75,10 @@ class Accounts:
         self.store = store
         self.clock = clock
 
-    def _run(self, rule: Callable[[Op], T]) -> T:
+    def _run(self, rule: Callable[[Op], T], actor: str = "local") -> T:
         try:
             with self.store.writing() as session:
-                out = rule(Op(session=session, actor="local", now=self.clock()))
+                out = rule(Op(session=session, actor=actor, now=self.clock()))
                 session.commit()
                 return out
         except IntegrityError:  # a twin created the same name first
@@ -89,10 +91,35 @@ class Accounts:
         self._run(lambda op: people.set_password(op, username, password))
 
     def set_disabled(self, username: str, disabled: bool) -> None:
-        self._run(lambda op: people.set_disabled(op, username, disabled))
+        def rule(op: Op) -> None:
+            person = people.set_disabled(op, username, disabled)
+            proposals.follow(op, person.username, proposals.disabled(person.disabled))
+        self._run(rule)
 
     def set_role(self, username: str, role: str) -> None:
-        self._run(lambda op: people.set_role(op, username, role))
+        def rule(op: Op) -> None:
+            person = people.set_role(op, username, role)
+            proposals.follow(op, person.username, proposals.lowered_to(person.role))
+        self._run(rule)
+
+    def revoke_tokens(self, subject: str, by: str, reason: str | None = None) -> int:
+        """Refuse every token of `subject` issued until now (`shopfloor token revoke`) and
+        withdraw its pending proposals, in one transaction; how many were withdrawn."""
+        name = people.check_name(subject)
+        why = "its proposer's tokens were revoked" + (f": {reason}" if reason else "")
+
+        def rule(op: Op) -> int:
+            found = op.session.get(RevokedSubject, name)
+            if found is None:
+                op.session.add(RevokedSubject(subject=name, revoked_at=op.now, revoked_by=by,
+                                              reason=reason))
+            else:
+                found.revoked_at, found.revoked_by, found.reason = op.now, by, reason
+            pending = len(held.pending_of(op.session, name))
+            proposals.follow(op, name, lambda needs: why)
+            return pending
+
+        return self._run(rule, actor=by)
 
     def list(self) -> list[dict[str, object]]:
         with self.store.reading() as session:
@@ -161,6 +188,12 @@ class Accounts:
                                    AccountSession.revoked_at.is_(None))
                             .values(revoked_at=self.clock(), revoked_reason="signed_out"))
             session.commit()
+
+    def revoked(self) -> dict[str, datetime]:
+        """Every revoked subject and the moment up to which its tokens are refused."""
+        with self.store.reading() as session:
+            return {subject: at for subject, at in session.execute(
+                select(RevokedSubject.subject, RevokedSubject.revoked_at))}
 
     def check(self, session_id: str) -> None:
         """Raise SessionEnded unless the session is open and its account enabled."""

@@ -10,12 +10,17 @@ the server, while it runs.
   copy is a plain SQLite file (rollback journal, no -wal beside it), sealed: a table in it
   holds a SHA-256 of every row of every table, because SQLite's own checks see a broken
   b-tree but not a damaged overflow page (a long operation-log row) or a changed value.
-  A restore is the same API the other way, after the file's rows match their seal.
+  A restore is the same API the other way, after the file's rows match their seal, into
+  a file beside the target that is renamed onto it once checked. A file with no seal is
+  refused unless whoever restores asks for it (`unsealed`, said back as a warning): a
+  seal dropped is how an altered file would hide.
 - PostgreSQL: see `shopfloor.app.pg_backup` (pg_dump's custom format of our schema).
 
 A restore goes only into an empty database (see `_refuse_sqlite_target` and
 `pg_backup.restore`), never over a company, and only from a schema revision this code
-knows; an older one is migrated to head after the restore.
+knows; an older one is migrated to head. Before it commits, the books must agree
+(`books.check`: ledger == balances == valuation per item and location). A path that is
+a directory, or a file that is not a database, is answered with a coded error naming it.
 """
 
 from __future__ import annotations
@@ -32,7 +37,7 @@ from typing import Any
 
 from sqlalchemy import make_url
 
-from shopfloor.app import pg_backup
+from shopfloor.app import books, pg_backup
 from shopfloor.kernel.errors import Conflict, NotFound, ValidationFailed
 from shopfloor.store import migrate
 from shopfloor.store.engine import Store
@@ -53,6 +58,8 @@ class Report:
     seconds: float
     upgraded_to: str | None = None
     """After a restore of an older revision: the revision it was migrated to."""
+    warnings: list[str] | None = None
+    """What a person who asked for it should know (an unsealed file was restored)."""
 
     def payload(self) -> dict[str, Any]:
         return {k: v for k, v in asdict(self).items() if v is not None}
@@ -66,7 +73,7 @@ def backup(url: str, file: str | Path, *, overwrite: bool = False,
     started = time.monotonic()
     kind = _backend(url)
     target = Path(file)
-    with _staged(target, overwrite) as staging:
+    with _said(target), _staged(target, overwrite) as staging:
         if kind == "sqlite":
             revision = _backup_sqlite(url, staging)
         else:
@@ -75,25 +82,45 @@ def backup(url: str, file: str | Path, *, overwrite: bool = False,
                   round(time.monotonic() - started, 3))
 
 
-def restore(url: str, file: str | Path, *, pg_bin_dir: str = "") -> Report:
-    """Restore `file` into the empty database at `url`, then migrate it to head."""
+def restore(url: str, file: str | Path, *, pg_bin_dir: str = "",
+            unsealed: bool = False) -> Report:
+    """Restore `file` into the empty database at `url`, then migrate it to head; its
+    books checked before it commits. `unsealed`: a person takes a SQLite file with no
+    seal on trust (the report warns)."""
     started = time.monotonic()
     kind = _backend(url)
     source = Path(file)
-    held = _file_kind(source)
-    if held != kind:
-        raise ValidationFailed(
-            f"{source} is a {held} backup and the database is {kind}: restore it into a "
-            f"{held} database", field="file", details={"backup": held, "database": kind})
-    if kind == "sqlite":
-        revision = _restore_sqlite(url, source)
-    else:
-        revision = pg_backup.file_revision(source, pg_bin_dir)
-        known(revision, source)
-        pg_backup.restore(url, source, revision, pg_bin_dir)
-    return Report(str(source), kind, revision, source.stat().st_size,
-                  round(time.monotonic() - started, 3),
-                  upgraded_to=migrate.HEAD if revision != migrate.HEAD else None)
+    warnings: list[str] = []
+    with _said(source):
+        held = _file_kind(source)
+        if held != kind:
+            raise ValidationFailed(
+                f"{source} is a {held} backup and the database is {kind}: restore it into "
+                f"a {held} database", field="file", details={"backup": held, "database": kind})
+        if kind == "sqlite":
+            revision = _restore_sqlite(url, source, unsealed, warnings)
+        else:
+            revision = pg_backup.file_revision(source, pg_bin_dir)
+            known(revision, source)
+            pg_backup.restore(url, source, revision, pg_bin_dir,
+                              check=lambda conn: books.check(conn, str(source)))
+        size = source.stat().st_size
+    return Report(str(source), kind, revision, size, round(time.monotonic() - started, 3),
+                  upgraded_to=migrate.HEAD if revision != migrate.HEAD else None,
+                  warnings=warnings or None)
+
+
+@contextlib.contextmanager
+def _said(path: Path) -> Iterator[None]:
+    """What the operating system or SQLite refuses (a directory, no permission, a disk
+    full, a file that is no database) as a coded error naming the path, not a trace."""
+    try:
+        yield
+    except OSError as exc:
+        where = exc.filename if exc.filename is not None else path
+        raise ValidationFailed(f"{where}: {exc.strerror or exc}", field="file") from None
+    except sqlite3.DatabaseError as exc:
+        raise ValidationFailed(f"{path}: {exc}", field="file") from None
 
 
 def known(revision: str, file: Path) -> None:
@@ -132,6 +159,9 @@ def _staged(target: Path, overwrite: bool) -> Iterator[Path]:
     """A private file beside `target`, renamed onto it on success, removed on failure."""
     if not target.parent.is_dir():
         raise NotFound(f"no directory {target.parent} to write the backup in", field="file")
+    if target.is_dir():
+        raise ValidationFailed(f"{target} is a directory: name the backup file in it "
+                               f"({target / 'shopfloor.backup'})", field="file")
     if target.exists() and not overwrite:
         raise Conflict(f"{target} exists: choose a new name (a dated one), or overwrite it "
                        "with --force", field="file")
@@ -190,19 +220,23 @@ def _backup_sqlite(url: str, staging: Path) -> str:
     return revision
 
 
-def _restore_sqlite(url: str, file: Path) -> str:
+def _restore_sqlite(url: str, file: Path, unsealed: bool, warnings: list[str]) -> str:
+    """Into a file beside the target, migrated and its books checked, then renamed onto
+    the target: a restore that fails leaves the target as it was."""
     target = _sqlite_file(url)
     if not target.parent.is_dir():
         raise NotFound(f"no directory {target.parent} for the database", field="database_url")
+    _refuse_sqlite_target(target)
+    staging = target.with_name(f".{target.name}.restoring")
     src = sqlite3.connect(f"{file.resolve().as_uri()}?mode=ro", uri=True)
     try:
         revision = _revision(src, str(file))
         known(revision, file)
         _intact(src, file)
-        _sealed(src, file)
-        dst = sqlite3.connect(target, timeout=30)
+        warnings += _sealed(src, file, unsealed)
+        staging.unlink(missing_ok=True)  # left by a restore that was killed
+        dst = sqlite3.connect(staging)
         try:
-            _refuse_sqlite_target(dst, target)
             src.backup(dst)
             dst.execute(f"DROP TABLE IF EXISTS {SEAL}")  # the file's, not the company's
             dst.commit()
@@ -210,11 +244,20 @@ def _restore_sqlite(url: str, file: Path) -> str:
             dst.close()
     finally:
         src.close()
-    store = Store(url)
     try:
-        migrate.upgrade(store)
+        store = Store(make_url(url).set(database=str(staging)).render_as_string(False))
+        try:
+            migrate.upgrade(store)
+            with store.engine.connect() as conn:
+                books.check(conn, str(file))
+        finally:
+            store.dispose()
+        _refuse_sqlite_target(target)  # still empty: nobody made it a company meanwhile
+        os.replace(staging, target)
     finally:
-        store.dispose()
+        for left in (staging, staging.with_name(staging.name + "-wal"),
+                     staging.with_name(staging.name + "-shm")):
+            left.unlink(missing_ok=True)
     return revision
 
 
@@ -244,12 +287,20 @@ def _rows_digest(conn: sqlite3.Connection) -> str:
     return digest.hexdigest()
 
 
-def _sealed(conn: sqlite3.Connection, file: Path) -> None:
-    """A file with a seal must match it; one made before seals had only SQLite's check."""
+def _sealed(conn: sqlite3.Connection, file: Path, unsealed: bool) -> list[str]:
+    """A file with a seal must match it. One without is refused unless a person asks for
+    it (a file from before seals, or one whose seal was dropped to hide a change); the
+    books check after the restore still applies. Returns what to warn of."""
     try:
         if conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?",
                         (SEAL,)).fetchone() is None:
-            return
+            if not unsealed:
+                raise ValidationFailed(
+                    f"{file} is unsealed (it holds no {SEAL}): made before seals, or "
+                    "altered since; if you trust it, restore it with --unsealed",
+                    field="file")
+            return [f"{file} is unsealed: restored on your word, its rows unchecked "
+                    "against a seal (its books were checked)"]
         said = [r[0] for r in conn.execute(f"SELECT digest FROM {SEAL}")]
         matches = said == [_rows_digest(conn)]
     except sqlite3.DatabaseError as exc:
@@ -257,14 +308,31 @@ def _sealed(conn: sqlite3.Connection, file: Path) -> None:
     if not matches:
         raise ValidationFailed(f"{file} is damaged: its rows no longer match the seal "
                                "written with them", field="file")
+    return []
 
 
-def _refuse_sqlite_target(conn: sqlite3.Connection, target: Path) -> None:
-    """The backup API replaces the whole file, so the target must hold no table at all:
-    a new file, or an empty one."""
-    tables = [r[0] for r in conn.execute(
-        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' "
-        "ORDER BY name")]
+def _refuse_sqlite_target(target: Path) -> None:
+    """The restore replaces the whole file, so the target must hold no table at all: a
+    new file, or an empty one; never a directory or a file that is not a database."""
+    if not target.exists():
+        return
+    if not target.is_file():
+        raise ValidationFailed(f"{target} is not a file: name a new database file",
+                               field="database_url")
+    with target.open("rb") as f:
+        head = f.read(len(SQLITE_MAGIC))
+    if not head:
+        return
+    if head != SQLITE_MAGIC:
+        raise ValidationFailed(f"{target} exists and is not a database: restore only into "
+                               "a new database file", field="database_url")
+    conn = sqlite3.connect(f"{target.resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        tables = [r[0] for r in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' "
+            "ORDER BY name")]
+    finally:
+        conn.close()
     if tables:
         raise Conflict(
             f"{target} is not empty (it holds {', '.join(tables[:5])}"

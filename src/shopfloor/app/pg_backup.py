@@ -13,9 +13,9 @@ it was taken from, so that DDL could only rebuild the same schema. Instead, in o
 transaction: our migrations build the backup's revision in the target schema, foreign keys
 are dropped, our tables' data is streamed from `pg_restore --data-only` into COPY (a table
 of someone else's that shared the schema is in the archive but is not ours to restore),
-sequences are set, the foreign keys are added back (and so checked), and the schema is
-migrated to head. A failure anywhere rolls all of it back: the target is left as empty as
-it was.
+sequences are set, the foreign keys are added back (and so checked), the schema is
+migrated to head and the books are checked (`app.books`). A failure anywhere rolls all
+of it back: the target is left as empty as it was.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ import re
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
@@ -140,9 +141,11 @@ def file_revision(file: Path, bin_dir: str = "") -> str:
     raise ValidationFailed(f"{file} holds no Shopfloor schema", field="file")
 
 
-def restore(url: str, file: Path, revision: str, bin_dir: str = "") -> None:
+def restore(url: str, file: Path, revision: str, bin_dir: str = "",
+            check: Callable[[Connection], None] | None = None) -> None:
     """Load the archive into the URL's schema, which must hold none of our tables (tables
-    of others may stay: nothing of ours touches them)."""
+    of others may stay: nothing of ours touches them). `check` reads the restored books
+    in the same transaction, before it commits; what it raises rolls all of it back."""
     pg_restore = tool("pg_restore", bin_dir)
     store = Store(url)
     try:
@@ -166,6 +169,8 @@ def restore(url: str, file: Path, revision: str, bin_dir: str = "") -> None:
             for table, name, definition in keys:
                 conn.exec_driver_sql(f"ALTER TABLE {table} ADD CONSTRAINT {name} {definition}")
             migrate(conn, "head")
+            if check is not None:
+                check(conn)
     finally:
         store.dispose()
 

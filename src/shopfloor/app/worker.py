@@ -27,7 +27,11 @@ from shopfloor.store.tables import Job
 
 log = logging.getLogger("shopfloor.worker")
 
-__all__ = ["Worker", "start_in_thread"]
+__all__ = ["GRACE", "Worker", "start_in_thread"]
+GRACE = 2.0
+"""Seconds a stopping worker waits for its running job before giving it back: a deploy's
+SIGTERM is answered within seconds (orchestrators kill after 10 to 30), not after a
+long MRP run."""
 
 
 class Worker:
@@ -85,17 +89,30 @@ class Worker:
             done.set()
             beat.join(5)
 
-    def run(self, stop: threading.Event) -> None:
+    def run(self, stop: threading.Event, grace: float = GRACE) -> int:
+        """Run until `stop`, then end within about `grace` seconds whatever is running: a
+        job still running then is given back to the queue (another worker starts it
+        afresh), and deliveries in flight are left to their lease. Returns how many
+        jobs were given back."""
         sender = None
         if self.delivery is not None:
             sender = threading.Thread(target=self.delivery.run, args=(stop,), daemon=True,
                                       name="webhooks")
             sender.start()
-        try:
-            self._run_jobs(stop)
-        finally:
-            if sender is not None:  # its sends in flight end within their timeout
-                sender.join(self.delivery.timeout + 1 if self.delivery else 0)
+        jobs = threading.Thread(target=self._run_jobs, args=(stop,), daemon=True, name="jobs")
+        jobs.start()
+        while not stop.wait(0.5) and jobs.is_alive():
+            pass
+        deadline = time.monotonic() + grace
+        jobs.join(grace)
+        given = 0
+        if jobs.is_alive():
+            given = queue.give_back(self.store, self.name)
+            log.warning("worker %s stopping: gave back %d job(s) still running", self.name,
+                        given)
+        if sender is not None:  # its sends in flight end within their timeout, or lapse
+            sender.join(max(deadline - time.monotonic(), 0.1))
+        return given
 
     def _run_jobs(self, stop: threading.Event) -> None:
         last_sweep = 0.0
@@ -119,6 +136,6 @@ def start_in_thread(worker: Worker) -> Callable[[], None]:
 
     def halt() -> None:
         stop.set()
-        thread.join(10)
+        thread.join(GRACE + 1)
 
     return halt

@@ -71,12 +71,14 @@ class JobState(StrEnum):
 
 class ProposalState(StrEnum):
     """A write held for approval: pending -> approved | rejected | stale (what it read
-    changed before anyone approved it; nothing was applied)."""
+    changed before anyone approved it; nothing was applied) | withdrawn (its proposer
+    may no longer do it: lowered below the role it needs, or disabled)."""
 
     pending = "pending"
     approved = "approved"
     rejected = "rejected"
     stale = "stale"
+    withdrawn = "withdrawn"
 
 
 class Delivery(StrEnum):
@@ -131,7 +133,8 @@ VOCABULARIES = (
     Vocabulary("manufacturing_order", tuple(MO), OPEN_MO, (MO.done, MO.closed, MO.cancelled)),
     Vocabulary("job", tuple(JobState), JOB_ACTIVE, JOB_TERMINAL),
     Vocabulary("proposal", tuple(ProposalState), (ProposalState.pending,),
-               (ProposalState.approved, ProposalState.rejected, ProposalState.stale)),
+               (ProposalState.approved, ProposalState.rejected, ProposalState.stale,
+                ProposalState.withdrawn)),
     Vocabulary("webhook_delivery", tuple(Delivery), DELIVERY_OPEN, DELIVERY_TERMINAL),
     Vocabulary("operation", tuple(Step), OPEN_STEP, (Step.done, Step.skipped)),
 )

@@ -28,6 +28,7 @@ from shopfloor.registry.tool import CONTROL_FIELDS, Tool, WriteRequest
 from shopfloor.store import outbox
 from shopfloor.store.engine import Store
 from shopfloor.store.tables import Proposal
+from shopfloor.store.tables.accounts import Account, RevokedSubject
 
 Also = Callable[[Session, dict[str, Any]], None]
 
@@ -63,12 +64,14 @@ def hold(session: Session, *, tool: str, args: dict[str, Any], actor: Actor, rea
 
 
 def announce(session: Session, proposal_id: str, status: ProposalState, by: str,
-             at: datetime, operation_id: str | None = None) -> None:
+             at: datetime, operation_id: str | None = None, reason: str | None = None) -> None:
     """A decision is an event too, written in the transaction that makes it."""
     data: dict[str, Any] = {"proposal_id": proposal_id, "status": status.value,
                             "decided_by": by}
     if operation_id is not None:
         data["operation_id"] = operation_id
+    if reason is not None:
+        data["reason"] = reason
     outbox.emit(session.connection(), EventType.proposal_decided, data, at)
 
 
@@ -89,8 +92,9 @@ def get(session: Session, proposal_id: str, *, lock: bool = False) -> Proposal:
 def deciding(row: Proposal, actor: Actor) -> None:
     """Only a pending proposal is decided, and never by the actor who proposed it."""
     if row.status != ProposalState.pending:
-        raise Conflict(f"proposal {row.id} is {row.status} already", field="proposal_id",
-                       details={"status": row.status})
+        why = f": {row.reason}" if row.status == ProposalState.withdrawn and row.reason else ""
+        raise Conflict(f"proposal {row.id} is {row.status} already{why}", field="proposal_id",
+                       details={"status": row.status, "reason": row.reason})
     if row.actor == actor.subject:
         raise Forbidden("a proposal is approved by someone other than its proposer",
                         field="proposal_id")
@@ -107,6 +111,42 @@ def decide(session: Session, row: Proposal, actor: Actor, status: ProposalState,
         raise Conflict(f"proposal {row.id} was decided by someone else meanwhile",
                        field="proposal_id")
     announce(session, row.id, status, actor.subject, at, operation_id)
+
+
+def pending_of(session: Session, proposer_name: str, *, lock: bool = False) -> list[Proposal]:
+    """A proposer's proposals still waiting, for a change to its account to follow."""
+    stmt = select(Proposal).where(Proposal.actor == proposer_name,
+                                  Proposal.status == ProposalState.pending) \
+        .order_by(Proposal.created_at, Proposal.id)
+    return list(session.scalars(stmt.with_for_update() if lock else stmt))
+
+
+def withdraw(session: Session, row: Proposal, by: str, at: datetime, reason: str) -> None:
+    """Its proposer may no longer do what it asked: nobody may approve it in its name."""
+    session.execute(
+        update(Proposal).where(Proposal.id == row.id, Proposal.status == ProposalState.pending)
+        .values(status=ProposalState.withdrawn, decided_by=by, decided_at=at, reason=reason,
+                version=Proposal.version + 1))
+    announce(session, row.id, ProposalState.withdrawn, by, at, reason=reason)
+
+
+def standing(session: Session, row: Proposal, needs: Role) -> str | None:
+    """Why the proposer, as it stands now, may not have this applied (None: it may): its
+    tokens revoked since it proposed, its account disabled or below the role needed."""
+    revoked = session.scalar(select(RevokedSubject.revoked_at)
+                             .where(RevokedSubject.subject == row.actor))
+    if revoked is not None and revoked >= row.created_at:
+        return "its proposer's tokens were revoked"
+    found = session.execute(select(Account.role, Account.disabled)
+                            .where(Account.username == row.actor)).first()
+    if found is None:
+        return None
+    role, disabled = found
+    if disabled:
+        return "its proposer's account is disabled"
+    if Role.parse(role) < needs:
+        return f"its proposer's role is now {role}, below the {needs.name} role it needs"
+    return None
 
 
 _SHOWN = ("summary", "changes", "warnings", "document")
@@ -155,8 +195,11 @@ def approve(reg: _Registry, tool: Tool, req: WriteRequest, actor: Actor) -> dict
         if replayed is not None:
             return replayed
         deciding(row, actor)
+        target = reg.get(row.tool)
+        barred = standing(session, row, target.facts.role)
         session.expunge(row)
-    target = reg.get(row.tool)
+    if barred is not None:
+        raise Forbidden(f"proposal {pid} cannot be approved: {barred}", field="proposal_id")
     if not actor.may(target.facts.role):
         raise Forbidden(f"approving it needs the {target.facts.role.name} role that "
                         f"{target.name} needs", field="proposal_id")

@@ -178,6 +178,29 @@ def requeue_stale(store: Store, timeout: timedelta, max_attempts: int = MAX_ATTE
     return store.retrying(attempt)
 
 
+def give_back(store: Store, worker: str) -> int:
+    """The jobs `worker` is running, back to the queue at once: it is stopping and they
+    will not end in time. Not a lost attempt (the next worker starts them afresh); a job
+    that was asked to cancel is cancelled instead. How many were given back."""
+    def attempt() -> int:
+        with store.writing() as s:
+            held = list(s.scalars(select(Job).where(Job.worker == worker,
+                                                    Job.status == JobState.running)))
+            for job in held:
+                if job.cancel_requested:
+                    job.status, job.finished_at = JobState.cancelled, now()
+                    job.message = f"worker {worker} stopped; cancelled by request"
+                    finished(s, job)
+                    continue
+                job.status, job.worker = JobState.queued, None
+                job.attempts = max(job.attempts - 1, 0)
+                job.message = f"worker {worker} stopped; re-queued"
+            s.commit()
+            return len(held)
+
+    return store.retrying(attempt)
+
+
 def request_cancel(session: Any, job: Job) -> str:
     """Queued jobs cancel at once; running ones at their next checkpoint."""
     if job.status == JobState.queued:

@@ -16,10 +16,14 @@ signature check, not one per request; expiry is still checked on every use.
 
 A token minted by a password sign-in names its session (`sid`): that one is checked
 against the session row on every use, so a sign-out or a disabled account ends it at once.
+Any token of a revoked subject (`shopfloor token revoke`) issued up to its revocation is
+refused; the revoked subjects are read at most once a second (`REVOKED_TTL`), so a
+revocation holds on every instance within a second, without a query per request.
 """
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from collections import OrderedDict
@@ -42,6 +46,7 @@ from shopfloor.registry.registry import Registry
 ALGORITHMS = ["HS256"]
 CACHE_SIZE = 1024
 CACHE_TOKEN_CHARS = 8192
+REVOKED_TTL = 1.0
 """Longer tokens are verified each time: the cache's memory stays bounded by both."""
 
 
@@ -56,7 +61,9 @@ class Authenticator:
             raise ValidationFailed("JWKS_URL needs the provider's JWT_ISSUER and JWT_AUDIENCE "
                                    "(SHOPFLOOR_JWT_ISSUER, SHOPFLOOR_JWT_AUDIENCE): its tokens "
                                    "must name both", field=missing)
-        self._verified: OrderedDict[str, tuple[float, Actor, str | None]] = OrderedDict()
+        self._verified: OrderedDict[str, tuple[float, Actor, str | None, float]] = \
+            OrderedDict()
+        self._revoked: tuple[float, dict[str, float]] = (-math.inf, {})
         self._lock = threading.Lock()
         self.accounts = Accounts(registry.store)
         self.session_ttl = timedelta(minutes=settings.session_minutes)
@@ -110,7 +117,8 @@ class Authenticator:
         token = token.strip()
         known = self._cached(token)
         if known is not None:
-            actor, sid = known
+            actor, sid, issued = known
+            self._not_revoked(actor.subject, issued)
             if sid is not None:
                 self.accounts.check(sid)
             return actor
@@ -140,12 +148,26 @@ class Authenticator:
         sid = claims.get("sid")
         if sid is not None and not isinstance(sid, str):
             raise Unauthenticated("invalid session claim (sid)")
+        said = claims.get("iat")
+        issued = float(said) if isinstance(said, int | float) else -math.inf
+        self._not_revoked(subject, issued)
         if sid is not None:
             self.accounts.check(sid)
-        self._keep(token, int(claims["exp"]), actor, sid)
+        self._keep(token, int(claims["exp"]), actor, sid, issued)
         return actor
 
-    def _cached(self, token: str) -> tuple[Actor, str | None] | None:
+    def _not_revoked(self, subject: str, issued: float) -> None:
+        """A token issued up to its subject's revocation (or naming no `iat`) is refused."""
+        read_at, revoked = self._revoked
+        if time.monotonic() - read_at > REVOKED_TTL:
+            revoked = {k: v.timestamp() for k, v in self.accounts.revoked().items()}
+            self._revoked = (time.monotonic(), revoked)
+        until = revoked.get(subject)
+        if until is not None and issued <= until:
+            raise Unauthenticated("this token was revoked (shopfloor token revoke); use "
+                                  "one issued since", details={"reason": "revoked"})
+
+    def _cached(self, token: str) -> tuple[Actor, str | None, float] | None:
         """The actor of an already verified token, while it is unexpired (the same rule as
         PyJWT's: refused from its `exp` second on)."""
         with self._lock:
@@ -156,13 +178,14 @@ class Authenticator:
                 del self._verified[token]
                 raise Unauthenticated("the token has expired", details={"reason": "expired"})
             self._verified.move_to_end(token)
-            return hit[1], hit[2]
+            return hit[1], hit[2], hit[3]
 
-    def _keep(self, token: str, exp: float, actor: Actor, sid: str | None) -> None:
+    def _keep(self, token: str, exp: float, actor: Actor, sid: str | None,
+              issued: float) -> None:
         if len(token) > CACHE_TOKEN_CHARS:
             return
         with self._lock:
-            self._verified[token] = (exp, actor, sid)
+            self._verified[token] = (exp, actor, sid, issued)
             self._verified.move_to_end(token)
             while len(self._verified) > CACHE_SIZE:
                 self._verified.popitem(last=False)

@@ -4,7 +4,9 @@ that say when one of them changed.
 A listen stream follows the outbox's alert events (written by whichever worker saw the
 change, on any server), so a client connected to one server hears about a change
 another server's worker found. Each stream looks once a second while it is open; with
-no stream open nothing is polled.
+no stream open nothing is polled. A stream lasts until its client leaves or the server
+stops: `end_streams` (from the server's SIGTERM) ends every open one with its final
+message, so no client holds a stopping server open.
 """
 
 from __future__ import annotations
@@ -56,6 +58,20 @@ async def read(registry: Registry, uri: str, actor: Actor) -> types.ReadResource
         uri=uri, mime_type=JSON, text=json.dumps(shown, default=str))])
 
 
+_OPEN: set[ListenHandler] = set()
+"""The listen streams open in this process: a signal stops the whole process, so it ends
+every one of them, whichever server (app) it belongs to."""
+
+
+def end_streams() -> int:
+    """End every open listen stream gracefully (its final result sent); on the event
+    loop's thread. How many there were."""
+    open_now = list(_OPEN)
+    for handler in open_now:
+        handler.close()
+    return len(open_now)
+
+
 def listener(registry_of: Callable[[], Awaitable[Registry]], *, poll: float = 1.0
              ) -> Listen:
     """The `subscriptions/listen` handler: the SDK's own stream (ack first, then one
@@ -81,11 +97,14 @@ def listener(registry_of: Callable[[], Awaitable[Registry]], *, poll: float = 1.
                     await bus.publish(ResourceUpdated(uri=uri))
 
         ended: list[types.SubscriptionsListenResult] = []
+        handler = ListenHandler(bus)
+        _OPEN.add(handler)
         async with anyio.create_task_group() as tg:
             tg.start_soon(follow)
             try:
-                ended.append(await ListenHandler(bus)(ctx, params))
+                ended.append(await handler(ctx, params))
             finally:
+                _OPEN.discard(handler)
                 tg.cancel_scope.cancel()
         return ended[0]
 

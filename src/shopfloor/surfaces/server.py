@@ -10,14 +10,24 @@ for progress (a job followed to its end) sends anything before its answer, so on
 gets an event stream. Streamable HTTP allows either per request. A JSON answer costs the
 SDK's client and server about a third less than one SSE event, and has no event-size cap
 (the SDK's client refuses an event over 1 MiB: a big company's MRP plan from get_job).
+
+SIGTERM (or SIGINT) stops it within seconds whatever clients hold open (`Serving`): the
+listen streams are ended with their final message at once, any request still running
+after `DRAIN` seconds is cancelled, and the worker gives back a job it cannot finish in
+its grace; the process exits 0 and says so in the log.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
+import signal
+import socket
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from types import FrameType
 
+import uvicorn
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import (
     DEFAULT_MAX_REQUEST_BODY_SIZE,
@@ -38,8 +48,42 @@ from shopfloor.registry.registry import Registry
 from shopfloor.surfaces.auth import Authenticator
 from shopfloor.surfaces.http import create_app, error_response
 from shopfloor.surfaces.mcp import build_server, current_actor, request_actor
+from shopfloor.surfaces.mcp_alerts import end_streams
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
+DRAIN = 2.0
+"""Seconds a stopping server waits for requests still running before cancelling them;
+with the worker's grace after it, a stop takes under five."""
+
+
+class Serving(uvicorn.Server):
+    """uvicorn, told to stop, also ends the MCP listen streams (each would hold its
+    connection, and so the server, open for as long as its client stays), and remembers
+    which signal it was told by. The process's own handlers, restored after, are quiet
+    ones, so the signal re-raised by uvicorn ends nothing and the exit status is 0."""
+
+    told: str | None = None
+    _loop: asyncio.AbstractEventLoop | None = None
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        self._loop = asyncio.get_running_loop()
+        await super().startup(sockets)
+
+    def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        super().handle_exit(sig, frame)
+        self.told = self.told or signal.Signals(sig).name
+        if self._loop is not None and not self._loop.is_closed():
+            self._loop.call_soon_threadsafe(end_streams)
+
+
+def serve(app: Starlette, host: str, port: int) -> str | None:
+    """Run `app` until a signal; returns the signal's name (None: stopped otherwise)."""
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: None)  # what uvicorn restores and re-raises to
+    server = Serving(uvicorn.Config(app, host=host, port=port, log_level="info",
+                                    timeout_graceful_shutdown=int(DRAIN)))
+    server.run()
+    return server.told
 
 
 class AuthenticatedMCP:

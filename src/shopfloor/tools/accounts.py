@@ -13,6 +13,7 @@ from shopfloor.domain.base.context import Op
 from shopfloor.kernel.roles import Role
 from shopfloor.registry.facts import Undo
 from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
+from shopfloor.tools import proposals
 from shopfloor.tools.fields import Out
 
 tools = Toolset("accounts")
@@ -71,10 +72,12 @@ class SetUserRole(WriteRequest):
 
 
 @tools.write("set_user_role", title="Set user role", response=UserOut, role=Role.admin,
-             description="Change a role; ends its sessions.", destructive=True,
+             description="Change a role; ends its sessions and withdraws its "
+                         "pending proposals the new role may not make.", destructive=True,
              undo=Undo.refused("set_user_role back"))
 def set_user_role(op: Op, req: SetUserRole) -> Done[UserOut]:
     p = people.set_role(op, req.username, req.role, req.needs_approval)
+    proposals.follow(op, p.username, proposals.lowered_to(p.role))
     return Done(f"Set role of {p.username} to {p.role}", _out(p))
 
 
@@ -84,10 +87,12 @@ class DisableUser(WriteRequest):
 
 
 @tools.write("disable_user", title="Disable user", response=UserOut, role=Role.admin,
-             description="Disable (or enable) an account; ends its sessions.",
+             description="Disable (or enable) an account; ends its sessions and "
+                         "withdraws its pending proposals.",
              destructive=True, undo=Undo.refused("disable_user with disabled false"))
 def disable_user(op: Op, req: DisableUser) -> Done[UserOut]:
     p = people.set_disabled(op, req.username, req.disabled)
+    proposals.follow(op, p.username, proposals.disabled(p.disabled))
     return Done(f"{'Disable' if p.disabled else 'Enable'} user {p.username}", _out(p))
 
 

@@ -93,7 +93,9 @@ class CreateWebhook(WriteRequest):
 def create_webhook(op: Op, req: CreateWebhook) -> Done[WebhookOut]:
     hook = webhooks.create(op, req.url, req.events)
     once = {} if op.preview else {"secret": hook.secret}
-    return Done(f"Webhook {hook.id} to {hook.url}", webhook_out(hook), shown_once=once)
+    shown = webhooks.shown_id(op, hook)
+    return Done(f"Webhook {shown} to {hook.url}",
+                webhook_out(hook).model_copy(update={"webhook_id": shown}), shown_once=once)
 
 
 class WebhookRef(WriteRequest):

@@ -3,12 +3,15 @@
 An actor marked as needing approval (`shopfloor token create --needs-approval`, or an
 account flag) never applies: its apply answers `proposed` with a `proposal_id`. Someone
 else approves (the registry then applies it as its proposer, once, if nothing it read has
-changed) or rejects it with a reason the proposer reads here.
+changed) or rejects it with a reason the proposer reads here. A proposer whose account
+is disabled, or lowered below the role a proposal needs, has it withdrawn (`follow`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
+from functools import cache
 from typing import Any, Literal
 
 from pydantic import Field
@@ -24,7 +27,7 @@ from shopfloor.store.tables import Proposal
 from shopfloor.tools.fields import Cursor, JobId, Limit, Out, Text, paged
 
 tools = Toolset("proposals")
-Status = Literal["pending", "approved", "rejected", "stale"]
+Status = Literal["pending", "approved", "rejected", "stale", "withdrawn"]
 
 
 class ProposalOut(Out):
@@ -140,3 +143,34 @@ def reject_proposal(op: Op, req: Reject) -> Done[Decided]:
         proposals.announce(op.session, p.id, ProposalState.rejected, op.actor, op.now)
     return Done(f"Proposal {p.id} rejected: {req.reason}",
                 Decided(proposal_id=p.id, status="rejected"))
+
+
+@cache
+def _needs() -> dict[str, Role]:
+    from shopfloor.tools import catalogue  # the whole catalogue: imported once it is whole
+
+    return {t.name: t.facts.role for toolset in catalogue() for t in toolset}
+
+
+def follow(op: Op, username: str, why: Callable[[Role], str | None]) -> None:
+    """A change to an account reaches its pending proposals: each one `why` finds a
+    reason against (given the role it needs) is withdrawn with that reason, in the same
+    transaction, previewed as a change like the account's own."""
+    for p in proposals.pending_of(op.session, username, lock=op.locks_rows):
+        reason = why(_needs().get(p.tool, Role.admin))
+        if reason is None:
+            continue
+        op.change("proposal", p.id, "status", p.status, ProposalState.withdrawn.value)
+        if not op.preview:
+            proposals.withdraw(op.session, p, op.actor, op.now, reason)
+
+
+def lowered_to(role: str) -> Callable[[Role], str | None]:
+    """Withdraw what the new role may not do."""
+    now = Role.parse(role)
+    return lambda needs: None if now >= needs else \
+        f"its proposer's role is now {now.name}, below the {needs.name} role it needs"
+
+
+def disabled(is_disabled: bool) -> Callable[[Role], str | None]:
+    return lambda needs: "its proposer's account is disabled" if is_disabled else None

@@ -17,6 +17,13 @@ from shopfloor.kernel.statuses import Delivery
 from shopfloor.store.tables import Webhook, WebhookDelivery
 
 MAX_WEBHOOKS = 100
+UNASSIGNED = "(assigned when applied: on approval, for a proposal)"
+"""What a preview calls the webhook: its id is drawn at random when it is made, so any id
+a preview showed would not be the one an apply (or a proposal's approval) makes."""
+
+
+def shown_id(op: Op, hook: Webhook) -> str:
+    return UNASSIGNED if op.preview else hook.id
 
 
 def new_secret() -> str:
@@ -39,8 +46,8 @@ def create(op: Op, url: str, events: Sequence[str]) -> Webhook:
     hook = Webhook(id=f"wh_{uuid.uuid4().hex[:24]}", url=url, events=wanted,
                    secret=new_secret(), created_by=op.actor, created_at=op.now)
     op.session.add(hook)
-    op.change("webhook", hook.id, "url", None, url)
-    op.change("webhook", hook.id, "events", None, ", ".join(wanted))
+    op.change("webhook", shown_id(op, hook), "url", None, url)
+    op.change("webhook", shown_id(op, hook), "events", None, ", ".join(wanted))
     return hook
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import ForeignKey, String
+from sqlalchemy import ForeignKey, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from shopfloor.store.tables.core import Base
@@ -50,3 +50,15 @@ class SignInFailure(Base):
     failures: Mapped[int]
     last_failed_at: Mapped[datetime] = mapped_column(index=True)
     locked_until: Mapped[datetime | None]
+
+
+class RevokedSubject(Base):
+    """A token subject whose tokens, every one issued up to `revoked_at`, are refused:
+    `shopfloor token revoke`. A minted token carries no session to end, so its subject
+    is what is revoked; tokens minted afterwards hold again."""
+
+    __tablename__ = "revoked_subjects"
+    subject: Mapped[str] = mapped_column(String(200), primary_key=True)
+    revoked_at: Mapped[datetime]
+    revoked_by: Mapped[str] = mapped_column(String(200))
+    reason: Mapped[str | None] = mapped_column(Text)

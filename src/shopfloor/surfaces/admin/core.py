@@ -127,16 +127,18 @@ class Admin:
 
     def guarded(self, handler: Handler, *, write: bool = False
                 ) -> Callable[[Request], Awaitable[Response]]:
-        """Sign-in first; a POST must come from this site and carry the session's CSRF
-        token."""
+        """Sign-in first; a POST must say it comes from this site (its Origin, else its
+        Referer: naming neither is refused too, previews included) and carry the
+        session's CSRF token."""
         async def endpoint(request: Request) -> Response:
             try:
                 actor = await sessions.current_actor(request, self.auth)
             except sessions.SignInNeeded as need:
                 return sessions.to_sign_in(request, need.reason)
             if request.method == "POST":
-                if sessions.same_origin(request) is False:
-                    return self.cross_site(request, actor)
+                here = sessions.same_origin(request)
+                if here is not True:
+                    return self.cross_site(request, actor, named=here is not None)
                 sent = request.headers.get("x-csrf-token") or (await form_of(request)).get(
                     "csrf", [""])[-1]
                 if not sessions.csrf_ok(request, self.csrf_key, sent):
@@ -155,9 +157,12 @@ class Admin:
                 return self.problem(request, actor, exc)
         return endpoint
 
-    def cross_site(self, request: Request, actor: Actor | None) -> Response:
+    def cross_site(self, request: Request, actor: Actor | None, *,
+                   named: bool = True) -> Response:
+        said = ("This request came from another site" if named else
+                "This request named no page of this site (no Origin or Referer)")
         return self.render(request, "problem.html", actor, status=403, error=Forbidden(
-            "This request came from another site; open this site's page and try again."))
+            f"{said}; open this site's page and try again."))
 
     async def static(self, request: Request) -> Response:
         name = request.path_params["name"]

@@ -283,11 +283,19 @@ def worker(ctx: typer.Context,
     from shopfloor.app.wiring import worker_for
 
     stop = threading.Event()
+    told: list[str] = []
+
+    def stopping(sig: int, _frame: object) -> None:
+        told.append(signal.Signals(sig).name)
+        stop.set()
+
     for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, lambda *_: stop.set())
+        signal.signal(sig, stopping)
     w = worker_for(registry, c.settings(), poll=poll)
     typer.echo(f"worker {w.name} on {registry.store.url.split('@')[-1]}", err=True)
-    w.run(stop)
+    given = w.run(stop)
+    back = f"; gave back {given} job{'s' if given != 1 else ''} to the queue" if given else ""
+    typer.echo(f"worker {w.name} stopped on {told[0] if told else 'request'}{back}", err=True)
 
 
 @token_app.command("create")
@@ -315,6 +323,27 @@ def token_create(
     typer.echo(token)
 
 
+@token_app.command("revoke")
+def token_revoke(
+    ctx: typer.Context,
+    subject: Annotated[str, typer.Option(help="whose tokens: the subject they name")],
+    reason: Annotated[str | None, typer.Option(help="why, kept with it")] = None,
+) -> None:
+    """Refuse every token of SUBJECT issued until now, and withdraw its pending
+    proposals (tokens minted afterwards hold again)."""
+    from shopfloor.app.accounts import Accounts
+    from shopfloor.kernel.errors import ShopfloorError
+
+    c = _ctx(ctx)
+    try:
+        withdrawn = Accounts(c.registry().store).revoke_tokens(
+            subject, c.settings().local_actor, reason)
+    except ShopfloorError as exc:
+        fail(c, exc.to_payload())
+    typer.echo(f"Revoked the tokens of {subject.strip()}; withdrew {withdrawn} pending "
+               f"proposal{'s' if withdrawn != 1 else ''}.", err=True)
+
+
 @app.command()
 def serve(
     ctx: typer.Context,
@@ -329,17 +358,16 @@ def serve(
     import gc
 
     gc.disable()
-    import uvicorn
-
     from shopfloor.surfaces.server import build_app
+    from shopfloor.surfaces.server import serve as serving
 
     c = _ctx(ctx)
     settings = c.settings()
     application = build_app(c.registry(), settings)
     gc.freeze()
     gc.enable()
-    uvicorn.run(application, host=host or settings.host, port=port or settings.port,
-                log_level="info")
+    told = serving(application, host or settings.host, port or settings.port)
+    typer.echo(f"shopfloor serve stopped on {told or 'request'}", err=True)
 
 
 def _mcp_help() -> str:

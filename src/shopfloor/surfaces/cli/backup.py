@@ -49,10 +49,15 @@ def backup(
 def restore(
     ctx: typer.Context,
     file: Annotated[Path, typer.Argument(help="a file `shopfloor backup` wrote")],
+    unsealed: Annotated[bool, typer.Option(
+        "--unsealed", help="restore a SQLite backup that has no seal (one from before "
+        "seals, or altered since): only one you trust; its books are still checked")
+    ] = False,
 ) -> None:
     """Restore FILE into an empty database (one with no Shopfloor tables), then migrate it
-    to this version's schema. Refuses a database with data, and a backup from a newer
-    Shopfloor."""
+    to this version's schema, checking its books before it commits. Refuses a database
+    with data, a backup from a newer Shopfloor, an unsealed SQLite backup (unless
+    --unsealed) and books that disagree."""
     from shopfloor.app import backup as books
     from shopfloor.kernel.errors import ShopfloorError
     from shopfloor.surfaces.cli.context import fail
@@ -60,9 +65,12 @@ def restore(
     c = _root(ctx)
     try:
         settings = c.settings()
-        report = books.restore(settings.database_url, file, pg_bin_dir=settings.pg_bin_dir)
+        report = books.restore(settings.database_url, file, pg_bin_dir=settings.pg_bin_dir,
+                               unsealed=unsealed)
     except ShopfloorError as exc:
         fail(c, exc.to_payload())
+    for warning in report.warnings or []:
+        typer.echo(f"warning: {warning}", err=True)
     upgraded = f", migrated to {report.upgraded_to}" if report.upgraded_to else ""
     typer.echo(f"Restored {report.file} (revision {report.revision}{upgraded}) in "
                f"{report.seconds:.2f} s", err=True)

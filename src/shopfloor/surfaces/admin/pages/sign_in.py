@@ -34,8 +34,9 @@ async def sign_in_page(a: Admin, request: Request) -> Response:
 
 
 async def sign_in(a: Admin, request: Request) -> Response:
-    if not sessions.same_origin(request):  # no CSRF token here: the origin must say
-        return a.cross_site(request, None)
+    here = sessions.same_origin(request)
+    if here is not True:  # no CSRF token here: the origin must say
+        return a.cross_site(request, None, named=here is not None)
     form = await form_of(request)
     target = sessions.safe_next(form.get("next", ["/"])[-1])
     username = form.get("username", [""])[-1]
@@ -59,8 +60,9 @@ async def sign_in(a: Admin, request: Request) -> Response:
 
 
 async def sign_out(a: Admin, request: Request) -> Response:
-    if sessions.same_origin(request) is False:
-        return a.cross_site(request, None)
+    here = sessions.same_origin(request)
+    if here is not True:
+        return a.cross_site(request, None, named=here is not None)
     form = await form_of(request)
     if not sessions.csrf_ok(request, a.csrf_key, form.get("csrf", [""])[-1]):
         return RedirectResponse("/", status_code=303)
