@@ -24,6 +24,7 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ResourceUpdated
 
 from shopfloor.app import alerts
+from shopfloor.surfaces.mcp_toolsets import Both
 
 if TYPE_CHECKING:
     from shopfloor.registry.actor import Actor
@@ -56,11 +57,12 @@ async def read(registry: Registry, uri: str, actor: Actor) -> types.ReadResource
         uri=uri, mime_type=JSON, text=json.dumps(shown, default=str))])
 
 
-def listener(registry_of: Callable[[], Awaitable[Registry]], *, poll: float = 1.0
-             ) -> Listen:
+def listener(registry_of: Callable[[], Awaitable[Registry]], *, poll: float = 1.0,
+             changes: InMemorySubscriptionBus | None = None) -> Listen:
     """The `subscriptions/listen` handler: the SDK's own stream (ack first, then one
     `notifications/resources/updated` per change the client asked for), fed by a feed
-    over the outbox for as long as the stream is open."""
+    over the outbox for as long as the stream is open; `changes` carries the server's
+    tools-list changes (mcp_toolsets)."""
 
     async def listen(ctx: ServerRequestContext[Any],
                      params: types.SubscriptionsListenRequestParams
@@ -84,7 +86,7 @@ def listener(registry_of: Callable[[], Awaitable[Registry]], *, poll: float = 1.
         async with anyio.create_task_group() as tg:
             tg.start_soon(follow)
             try:
-                ended.append(await ListenHandler(bus)(ctx, params))
+                ended.append(await ListenHandler(Both(bus, changes))(ctx, params))
             finally:
                 tg.cancel_scope.cancel()
         return ended[0]
@@ -158,11 +160,12 @@ class LegacySubscriptions:
                         break
 
 
-def handlers(registry_of: Callable[[], Awaitable[Registry]], *, lasting_sessions: bool
-             ) -> dict[str, Any]:
+def handlers(registry_of: Callable[[], Awaitable[Registry]], *, lasting_sessions: bool,
+             changes: InMemorySubscriptionBus | None = None) -> dict[str, Any]:
     """The server's subscription handlers: `subscriptions/listen` everywhere, and
     `resources/subscribe` where sessions last (stdio)."""
-    found: dict[str, Any] = {"on_subscriptions_listen": listener(registry_of)}
+    found: dict[str, Any] = {"on_subscriptions_listen": listener(registry_of,
+                                                                  changes=changes)}
     if lasting_sessions:
         subs = LegacySubscriptions(registry_of)
         found.update(on_subscribe_resource=subs.subscribe,
