@@ -20,6 +20,19 @@ if TYPE_CHECKING:
     from shopfloor.store.engine import Store
 
 
+def stored(store: Store, *keys: str) -> dict[str, str]:
+    """Settings the database keeps (`meta` rows), read with one plain statement: no ORM
+    session, so a process that only reads them has no mappers to configure for it."""
+    from sqlalchemy import select
+
+    from shopfloor.store.tables import Meta
+
+    table = Meta.__table__
+    with store.engine.connect() as conn:
+        return {k: v for k, v in conn.execute(select(table.c.key, table.c.value)
+                                              .where(table.c.key.in_(keys)))}
+
+
 def load_secret(store: Store) -> str:
     """The signing secret lives in the database, so every instance sharing it agrees."""
     import secrets
@@ -146,7 +159,8 @@ def describe(t: Tool) -> dict[str, Any]:
             "input_schema": t.input_schema, "output_schema": t.output_schema,
             "writes": t.facts.writes, "job": t.facts.job,
             "destructive": t.facts.destructive, "app_only": t.app_only,
-            "open_world": t.facts.open_world}
+            "open_world": t.facts.open_world, "toolset": t.facts.toolset,
+            "everyday": t.facts.everyday, "role": t.facts.role.name}
 
 
 def describe_catalogue() -> list[dict[str, Any]]:
@@ -213,18 +227,26 @@ def describe_catalogue_in_child() -> Callable[[], list[dict[str, Any]]]:
     return result
 
 
-def open_registry(settings: Settings, *, store: Store | None = None) -> Registry:
+def open_registry(settings: Settings, *, store: Store | None = None,
+                  lazy: bool = False) -> Registry:
+    """`lazy`: each tool's module is imported when the tool is first named (all of them
+    once the tools are listed), for a process that makes one call."""
     from datetime import timedelta
 
     from shopfloor.registry.registry import Registry
     from shopfloor.store.engine import Store
     from shopfloor.store.migrate import upgrade
 
-    tools = catalogue_tools()
+    tools = [] if lazy else catalogue_tools()
     store = store or Store(settings.database_url)
     upgrade(store)
-    secret = settings.secret or load_secret(store)
-    books = load_company_currency(store, settings.currency)
+    from shopfloor.domain.buying.currencies import COMPANY_KEY
+
+    known = stored(store, "secret", COMPANY_KEY)  # (written once: read, as a rule)
+    secret = settings.secret or known.get("secret") or load_secret(store)
+    wanted = settings.currency.strip().upper()
+    books = known[COMPANY_KEY] if known.get(COMPANY_KEY) == wanted else \
+        load_company_currency(store, settings.currency)
     registry = Registry(
         store,
         secret=secret.encode(),
@@ -233,7 +255,12 @@ def open_registry(settings: Settings, *, store: Store | None = None) -> Registry
         options={"webhook_allow_private": settings.webhook_allow_private,
                  "company_currency": books},
     )
-    registry.add(tools)
+    if lazy:
+        from shopfloor.tools import every_tool, tools_beside
+
+        registry.add_lazily(tools_beside, every_tool)
+    else:
+        registry.add(tools)
     return registry
 
 

@@ -1,4 +1,6 @@
-"""The `shopfloor` command: set-up, the tool catalogue, and `call` for any tool.
+"""The `shopfloor` command (typer): set-up, the tool catalogue, and `call` for any tool.
+`call` and `tools list` are served without typer when their command line is plain
+(quick.py); what they print is the same either way.
 
 `call` goes through the registry like every other surface; `--fmt json` prints exactly
 the registry's payload (errors too, on stdout, with the message on stderr), so scripts
@@ -14,7 +16,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from shopfloor.surfaces.cli import backup as books
-from shopfloor.surfaces.cli.context import EXIT_CODES, Context, fail
+from shopfloor.surfaces.cli.context import Context, fail
+from shopfloor.surfaces.cli.quick import EXIT_CODES, parse_args, tool_rows
 from shopfloor.surfaces.cli.users import user_app
 from shopfloor.surfaces.render import FORMATS, render
 
@@ -140,16 +143,12 @@ def overview(ctx: typer.Context) -> None:
 
 @tools_app.command("list")
 def tools_list(ctx: typer.Context) -> None:
-    """Every tool with its policy; --fmt json adds the input and output schemas."""
+    """Every tool with its toolset and policy; --fmt json adds the input and output
+    schemas."""
+    from shopfloor.app.described import cached_catalogue
+
     c = _ctx(ctx)
-    registry = c.registry()
-    rows = [
-        {"name": t.name, "title": t.title, "kind": "write" if t.facts.writes else "read",
-         "role": t.facts.role.name, "destructive": t.facts.destructive,
-         "description": t.full_description, "input_schema": t.input_schema,
-         "output_schema": t.output_schema}
-        for t in registry.tools()
-    ]
+    rows = tool_rows(cached_catalogue())
     if c.fmt in ("text", "md"):
         c.out({"tools": [{k: v for k, v in r.items() if "schema" not in k and k != "description"}
                          for r in rows]})
@@ -173,49 +172,6 @@ def tools_schema(ctx: typer.Context, name: str) -> None:
                else render(payload, c.fmt))
 
 
-def _is_text(prop: Any) -> bool:
-    """Whether an input-schema property takes text only (a string, perhaps null)."""
-    if not isinstance(prop, dict):
-        return False
-    kinds = prop.get("type")
-    if kinds is None and isinstance(prop.get("anyOf"), list):
-        kinds = [v.get("type") for v in prop["anyOf"] if isinstance(v, dict)]
-    found = {kinds} if isinstance(kinds, str) else set(kinds or ())
-    return "string" in found and found <= {"string", "null"}
-
-
-def parse_args(raw_json: str | None, pairs: list[str],
-               schema: dict[str, Any] | None = None) -> dict[str, Any]:
-    """--json, then each --arg key=value. A value is JSON if it parses, except for a field
-    the tool's input schema types as text: that gets the raw text (sku=1001 is the SKU
-    "1001", not the number 1001)."""
-    from shopfloor.kernel.errors import ValidationFailed
-
-    properties = (schema or {}).get("properties") or {}
-    args: dict[str, Any] = {}
-    if raw_json is not None:
-        text = sys.stdin.read() if raw_json == "-" else raw_json
-        try:
-            loaded = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ValidationFailed(f"--json is not valid JSON: {exc.msg}") from None
-        if not isinstance(loaded, dict):
-            raise ValidationFailed("--json must be a JSON object")
-        args.update(loaded)
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key:
-            raise ValidationFailed(f"--arg {pair!r} is not key=value", field=key or None)
-        if _is_text(properties.get(key)):
-            args[key] = value
-            continue
-        try:
-            args[key] = json.loads(value)
-        except json.JSONDecodeError:
-            args[key] = value
-    return args
-
-
 @app.command()
 def call(
     ctx: typer.Context,
@@ -234,9 +190,11 @@ def call(
     c = _ctx(ctx)
     try:
         settings = c.settings()
-        registry = c.registry()
-        known = {t.name: t for t in registry.tools()}
-        schema = known[name].input_schema if name in known else None
+        registry = c.registry(lazy=True)  # (imports the called tool's module only)
+        try:
+            schema: dict[str, Any] | None = registry.get(name).input_schema
+        except ShopfloorError:
+            schema = None  # invoke says there is no such tool
         args = parse_args(json_args, arg or [], schema)
         actor = local_actor(settings)
         result = registry.invoke(name, args, actor)
@@ -364,12 +322,20 @@ def _mcp_help() -> str:
         "Authorization: Bearer $(shopfloor token create --role operator)\n\n"
         'The local actor is SHOPFLOOR_LOCAL_ACTOR (default "local") with role '
         "SHOPFLOOR_LOCAL_ROLE (default admin). Write tools return a preview card (MCP Apps) "
-        "whose Confirm applies."
+        "whose Confirm applies.\n\n"
+        "The host is listed the office day's tools (toolset `default`) and the discovery "
+        "tools (list_toolsets, find_tools, enable_toolset); --toolsets or "
+        "SHOPFLOOR_TOOLSETS chooses others (`all` lists every tool). Over HTTP: the "
+        "X-Shopfloor-Toolsets header or the /mcp/x/{toolsets} path."
     )
 
 
 @app.command(help=_mcp_help())
-def mcp(ctx: typer.Context) -> None:
+def mcp(ctx: typer.Context,
+        toolsets: Annotated[str | None, typer.Option(
+            "--toolsets", help="toolsets to list, e.g. default,floor or all (default: "
+                               "SHOPFLOOR_TOOLSETS, else default); any tool answers by name")
+        ] = None) -> None:
     # A host waits for tools/list before anything else. The catalogue is described in a
     # child process (forked before anything heavy is imported) while this one loads the
     # SDK; the database opens once the session is serving. Start-up builds long-lived
@@ -378,6 +344,10 @@ def mcp(ctx: typer.Context) -> None:
 
     gc.disable()
     settings = _ctx(ctx).settings()
+    if toolsets:
+        from dataclasses import replace
+
+        settings = replace(settings, toolsets=toolsets)
     from shopfloor.app.wiring import describe_catalogue_in_child
 
     catalogue = describe_catalogue_in_child()
@@ -386,8 +356,4 @@ def mcp(ctx: typer.Context) -> None:
     from shopfloor.surfaces.mcp import serve_stdio
 
     anyio.run(serve_stdio, settings, catalogue)
-
-
-def main() -> None:
-    app()
 

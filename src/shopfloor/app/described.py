@@ -1,0 +1,61 @@
+"""The catalogue's description (every tool's name, facts and schemas, as surfaces list
+them), kept in a cache file between processes.
+
+Describing the catalogue imports every tool module, the domain under them and pydantic's
+schema generation: most of a second on a small machine, paid by `shopfloor tools list`
+and by every `shopfloor mcp` before its first tools/list. The description changes only
+when the code does, so it is written once per version of the source (its key: the
+package's version and every module's size and modification time) and read back as JSON.
+Where the cache cannot be read or written the description is built in the process:
+same code, same result.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import shopfloor
+
+
+def cache_dir() -> Path:
+    found = os.environ.get("SHOPFLOOR_CACHE_DIR") or os.environ.get("XDG_CACHE_HOME")
+    base = Path(found) if found else Path.home() / ".cache"
+    return base if os.environ.get("SHOPFLOOR_CACHE_DIR") else base / "shopfloor"
+
+
+def source_key() -> str:
+    """Changes whenever any module of the package does (or the interpreter)."""
+    root = Path(shopfloor.__file__).parent
+    digest = hashlib.sha256(f"{shopfloor.__version__}|{sys.version}|{root}".encode())
+    for folder, dirs, files in sorted(os.walk(root)):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        for name in sorted(files):
+            if name.endswith(".py"):
+                st = os.stat(os.path.join(folder, name))
+                digest.update(f"{folder}/{name}:{st.st_size}:{st.st_mtime_ns};".encode())
+    return digest.hexdigest()[:24]
+
+
+def cached_catalogue() -> list[dict[str, Any]]:
+    path = cache_dir() / f"catalogue-{source_key()}.json"
+    try:
+        found: list[dict[str, Any]] = json.loads(path.read_bytes())
+        return found
+    except (OSError, ValueError):
+        pass
+    from shopfloor.app.wiring import describe_catalogue
+
+    described = describe_catalogue()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_suffix(f".{os.getpid()}.tmp")
+        partial.write_text(json.dumps(described, separators=(",", ":")))
+        partial.replace(path)  # whole or not at all: a reader never sees half a file
+    except OSError:
+        pass
+    return described
