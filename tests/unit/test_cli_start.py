@@ -119,3 +119,10 @@ def test_the_cached_description_is_the_description(tmp_path: Path,
     assert described.cached_catalogue() == fresh  # read back
     cached.write_text("{not json")  # a damaged cache is built again, not trusted
     assert described.cached_catalogue() == fresh
+
+
+def test_the_documents_prefix_mcp_lists_without_the_printing_stack_is_paper_s() -> None:
+    from shopfloor.surfaces.mcp_resources import DOCUMENTS
+    from shopfloor.ui.paper import URI_PREFIX
+
+    assert DOCUMENTS == URI_PREFIX

@@ -41,13 +41,24 @@ def source_key() -> str:
     return digest.hexdigest()[:24]
 
 
-def cached_catalogue() -> list[dict[str, Any]]:
-    path = cache_dir() / f"catalogue-{source_key()}.json"
+def cache_path() -> Path:
+    return cache_dir() / f"catalogue-{source_key()}.json"
+
+
+def cached_only() -> list[dict[str, Any]] | None:
+    """The cached description, or None when there is none (or it cannot be read)."""
     try:
-        found: list[dict[str, Any]] = json.loads(path.read_bytes())
+        found: list[dict[str, Any]] = json.loads(cache_path().read_bytes())
         return found
     except (OSError, ValueError):
-        pass
+        return None
+
+
+def cached_catalogue() -> list[dict[str, Any]]:
+    found = cached_only()
+    if found is not None:
+        return found
+    path = cache_path()
     from shopfloor.app.wiring import describe_catalogue
 
     described = describe_catalogue()

@@ -168,8 +168,10 @@ def describe_catalogue() -> list[dict[str, Any]]:
 
 
 def describe_catalogue_in_child() -> Callable[[], list[dict[str, Any]]]:
-    """Start `describe_catalogue()` in a forked child; return a function that waits for it
-    (thread-safe; the first call reaps the child, later ones return the same list).
+    """The catalogue's cached description (app/described.py) when there is one; else
+    start describing it in a forked child (which also writes the cache) and return a
+    function that waits for it (thread-safe; the first call reaps the child, later ones
+    return the same list).
 
     For `shopfloor mcp`: the catalogue (pydantic models, SQLAlchemy tables, schemas) loads
     on one core while the server loads the MCP SDK on another, so tools/list is ready
@@ -181,8 +183,13 @@ def describe_catalogue_in_child() -> Callable[[], list[dict[str, Any]]]:
     import sys
     import threading
 
+    from shopfloor.app.described import cached_catalogue, cached_only
+
+    cached = cached_only()
+    if cached is not None:  # (every start but the first after the code changed)
+        return lambda: cached
     if sys.platform != "linux":
-        return describe_catalogue
+        return cached_catalogue
     read_end, write_end = os.pipe()
     try:
         pid = os.fork()
@@ -198,7 +205,7 @@ def describe_catalogue_in_child() -> Callable[[], list[dict[str, Any]]]:
             os.dup2(quiet, 0)  # stdin and stdout are the parent's MCP channel
             os.dup2(quiet, 1)
             with os.fdopen(write_end, "wb") as out:
-                out.write(json.dumps(describe_catalogue()).encode())
+                out.write(json.dumps(cached_catalogue()).encode())  # (and cached)
             code = 0
         except BrokenPipeError:
             pass  # the server is gone: nobody to tell

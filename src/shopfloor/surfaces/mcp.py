@@ -358,6 +358,10 @@ def request_actor() -> Actor:
     return actor
 
 
+WORKER_AFTER = 1.0
+"""Seconds after the database opens that stdio's job worker starts."""
+
+
 async def serve_stdio(settings: Settings,
                       catalogue: Callable[[], list[dict[str, Any]]] | None = None) -> None:
     """stdio, where a line that is not JSON-RPC gets a JSON-RPC error, not silence (see
@@ -374,7 +378,7 @@ async def serve_stdio(settings: Settings,
     from shopfloor.app.wiring import describe_catalogue, open_registry, worker_for
 
     catalogue = catalogue or describe_catalogue
-    source = RegistrySource(opener=lambda: open_registry(settings))
+    source = RegistrySource(opener=lambda: open_registry(settings, lazy=True))
     server = server_for(catalogue, source, settings_actor(settings),
                         output_schemas=settings.mcp_output_schemas,
                         progress_wait=settings.mcp_progress_wait_seconds, inline_reads=True,
@@ -392,7 +396,9 @@ async def serve_stdio(settings: Settings,
             from shopfloor.app.worker import start_in_thread
 
             registry.store.pin_reads()  # here, on the loop: where the inline reads run
-
+            # The worker needs every tool's module (its job runners): loaded a moment
+            # later, so that the first call (importing its own tool's only) goes first.
+            await anyio.sleep(WORKER_AFTER)
             worker = await anyio.to_thread.run_sync(worker_for, registry, settings)
             halts.append(start_in_thread(worker))
             if catalogue is not describe_catalogue:  # reap the child, listed or not

@@ -23,10 +23,10 @@ import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ResourceUpdated
 
-from shopfloor.app import alerts
 from shopfloor.surfaces.mcp_toolsets import Both
 
 if TYPE_CHECKING:
+    from shopfloor.app.alerts import AlertFeed
     from shopfloor.registry.actor import Actor
     from shopfloor.registry.registry import Registry
 
@@ -37,6 +37,8 @@ Listen = Callable[[ServerRequestContext[Any], types.SubscriptionsListenRequestPa
 
 
 def resources() -> list[types.Resource]:
+    from shopfloor.app import alerts  # (the alerts load the store: not at start-up)
+
     return [types.Resource(uri=alerts.uri_of(name), name=f"alert-{name}", title=title,
                            description=f"{title} (JSON); subscribe to hear of changes",
                            mime_type=JSON)
@@ -44,11 +46,15 @@ def resources() -> list[types.Resource]:
 
 
 def is_alert(uri: str) -> bool:
+    from shopfloor.app import alerts
+
     return alerts.name_of(uri) is not None
 
 
 async def read(registry: Registry, uri: str, actor: Actor) -> types.ReadResourceResult:
     import json
+
+    from shopfloor.app import alerts
 
     name = alerts.name_of(uri)
     assert name is not None
@@ -67,6 +73,8 @@ def listener(registry_of: Callable[[], Awaitable[Registry]], *, poll: float = 1.
     async def listen(ctx: ServerRequestContext[Any],
                      params: types.SubscriptionsListenRequestParams
                      ) -> types.SubscriptionsListenResult:
+        from shopfloor.app import alerts
+
         registry = await registry_of()
         feed = await anyio.to_thread.run_sync(alerts.AlertFeed, registry)
         bus = InMemorySubscriptionBus()
@@ -106,13 +114,15 @@ class LegacySubscriptions:
         self._poll = poll
         self._subs: dict[Any, set[str]] = {}
         self._lock = threading.Lock()
-        self._feed: alerts.AlertFeed | None = None
+        self._feed: AlertFeed | None = None
         self._token: Any = None
         self._thread: threading.Thread | None = None
 
     async def subscribe(self, ctx: ServerRequestContext[Any],
                         params: types.SubscribeRequestParams) -> types.EmptyResult:
         if self._feed is None:
+            from shopfloor.app import alerts
+
             self._feed = await anyio.to_thread.run_sync(alerts.AlertFeed,
                                                         await self._registry_of())
         self._token = anyio.lowlevel.current_token()

@@ -336,24 +336,7 @@ def mcp(ctx: typer.Context,
             "--toolsets", help="toolsets to list, e.g. default,floor or all (default: "
                                "SHOPFLOOR_TOOLSETS, else default); any tool answers by name")
         ] = None) -> None:
-    # A host waits for tools/list before anything else. The catalogue is described in a
-    # child process (forked before anything heavy is imported) while this one loads the
-    # SDK; the database opens once the session is serving. Start-up builds long-lived
-    # objects only, so the collector is paused until serve_stdio has built the server.
-    import gc
+    from shopfloor.surfaces.cli.quick import serve_mcp
 
-    gc.disable()
-    settings = _ctx(ctx).settings()
-    if toolsets:
-        from dataclasses import replace
-
-        settings = replace(settings, toolsets=toolsets)
-    from shopfloor.app.wiring import describe_catalogue_in_child
-
-    catalogue = describe_catalogue_in_child()
-    import anyio
-
-    from shopfloor.surfaces.mcp import serve_stdio
-
-    anyio.run(serve_stdio, settings, catalogue)
+    serve_mcp(_ctx(ctx).settings(), toolsets)  # (a plain `mcp` line never reaches typer)
 

@@ -64,12 +64,44 @@ def run(argv: list[str]) -> int | None:
         return None
     if rest == ["tools", "list"]:
         return _tools_list(fmt)
+    if rest[:1] == ["mcp"]:
+        flags = _options(rest[1:], ("--toolsets",))
+        if flags is None or flags[1]:
+            return None
+        from shopfloor.app.settings import Settings
+
+        serve_mcp(Settings.load(options.get("--config"), database_url=options.get("--db")),
+                  flags[0].get("--toolsets"))
+        return 0
     if len(rest) >= 2 and rest[0] == "call" and not rest[1].startswith("-"):
         tail = _options(rest[2:], ("--json", "--arg"), repeat=("--arg",))
         if tail is None or tail[1]:
             return None
         return _call(options, fmt, rest[1], tail[0].get("--json"), tail[0].get("--arg", []))
     return None
+
+
+def serve_mcp(settings: Any, toolsets: str | None) -> None:
+    """`shopfloor mcp`. A host waits for tools/list before anything else: it is answered
+    from the catalogue's cached description (described in a child process the first time,
+    forked before anything heavy is imported) while this one loads only the SDK; the
+    database opens once the session is serving. Start-up builds long-lived objects only,
+    so the collector is paused until serve_stdio has built the server."""
+    import gc
+
+    gc.disable()
+    if toolsets:
+        from dataclasses import replace
+
+        settings = replace(settings, toolsets=toolsets)
+    from shopfloor.app.wiring import describe_catalogue_in_child
+
+    catalogue = describe_catalogue_in_child()
+    import anyio
+
+    from shopfloor.surfaces.mcp import serve_stdio
+
+    anyio.run(serve_stdio, settings, catalogue)
 
 
 def _out(payload: Any, fmt: str) -> None:
