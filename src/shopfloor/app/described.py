@@ -67,6 +67,19 @@ def cached_catalogue() -> list[dict[str, Any]]:
         partial = path.with_suffix(f".{os.getpid()}.tmp")
         partial.write_text(json.dumps(described, separators=(",", ":")))
         partial.replace(path)  # whole or not at all: a reader never sees half a file
+        _prune(path)
     except OSError:
         pass
     return described
+
+
+def _prune(kept: Path) -> None:
+    """Descriptions of older code, untouched for a day, go (each edit makes a new key)."""
+    import time
+
+    for old in kept.parent.glob("catalogue-*.json"):
+        try:
+            if old != kept and old.stat().st_mtime < time.time() - 86_400:
+                old.unlink()
+        except OSError:
+            pass
