@@ -17,9 +17,29 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import shopfloor
+
+if TYPE_CHECKING:
+    from shopfloor.registry.tool import Tool
+
+
+def describe(t: Tool) -> dict[str, Any]:
+    """What a surface lists of a tool (everything but its handler), JSON-ready."""
+    return {"name": t.name, "title": t.title, "description": t.full_description,
+            "input_schema": t.input_schema, "output_schema": t.output_schema,
+            "writes": t.facts.writes, "job": t.facts.job,
+            "destructive": t.facts.destructive, "app_only": t.app_only,
+            "open_world": t.facts.open_world, "toolset": t.facts.toolset,
+            "everyday": t.facts.everyday, "role": t.facts.role.name}
+
+
+def describe_catalogue() -> list[dict[str, Any]]:
+    """Every tool, in catalogue order, without a database: what tools/list shows."""
+    from shopfloor.tools import every_tool
+
+    return [describe(t) for t in every_tool()]
 
 
 def cache_dir() -> Path:
@@ -59,8 +79,6 @@ def cached_catalogue() -> list[dict[str, Any]]:
     if found is not None:
         return found
     path = cache_path()
-    from shopfloor.app.wiring import describe_catalogue
-
     described = describe_catalogue()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

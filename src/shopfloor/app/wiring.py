@@ -10,6 +10,10 @@ import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from shopfloor.app.described import describe, describe_catalogue
+
+__all__ = ["describe", "describe_catalogue"]
+
 if TYPE_CHECKING:
     from shopfloor.app.delivery import Deliverer
     from shopfloor.app.settings import Settings
@@ -151,20 +155,6 @@ def catalogue_tools() -> list[Tool]:
     from shopfloor.tools import catalogue
 
     return [t for toolset in catalogue() for t in toolset]
-
-
-def describe(t: Tool) -> dict[str, Any]:
-    """What a surface lists of a tool (everything but its handler), JSON-ready."""
-    return {"name": t.name, "title": t.title, "description": t.full_description,
-            "input_schema": t.input_schema, "output_schema": t.output_schema,
-            "writes": t.facts.writes, "job": t.facts.job,
-            "destructive": t.facts.destructive, "app_only": t.app_only,
-            "open_world": t.facts.open_world, "toolset": t.facts.toolset,
-            "everyday": t.facts.everyday, "role": t.facts.role.name}
-
-
-def describe_catalogue() -> list[dict[str, Any]]:
-    return [describe(t) for t in catalogue_tools()]
 
 
 def describe_catalogue_in_child() -> Callable[[], list[dict[str, Any]]]:
