@@ -378,7 +378,17 @@ async def serve_stdio(settings: Settings,
     from shopfloor.app.wiring import describe_catalogue, open_registry, worker_for
 
     catalogue = catalogue or describe_catalogue
-    source = RegistrySource(opener=lambda: open_registry(settings, lazy=True))
+    def opener() -> Registry:
+        """The registry, its imports and its first statements: long-lived, like start-up,
+        so the collector pauses for them and keeps out of them after (frozen)."""
+        gc.disable()
+        try:
+            return open_registry(settings, lazy=True)
+        finally:
+            gc.freeze()
+            gc.enable()
+
+    source = RegistrySource(opener=opener)
     server = server_for(catalogue, source, settings_actor(settings),
                         output_schemas=settings.mcp_output_schemas,
                         progress_wait=settings.mcp_progress_wait_seconds, inline_reads=True,

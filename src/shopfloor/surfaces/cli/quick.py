@@ -124,6 +124,9 @@ def failed(payload: dict[str, Any], fmt: str) -> int:
 
 def _call(options: dict[str, Any], fmt: str, name: str, raw_json: str | None,
           pairs: list[str]) -> int:
+    import gc
+
+    gc.disable()  # one call, then exit: the collector would only walk the imports
     from shopfloor.app.settings import Settings
     from shopfloor.app.wiring import local_actor, open_registry
     from shopfloor.kernel.errors import ShopfloorError
