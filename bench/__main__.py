@@ -8,9 +8,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-SCRIPTS = ["mcp_startup", "mcp_overhead", "apply_throughput", "ledger_scale", "read_latency",
-           "memory", "mrp_scale", "mrp_suppliers", "lot_scale", "stock_valuation", "documents",
-           "webhooks", "admin_pages", "floor_scheduling"]
+SCRIPTS = ["cli_startup", "mcp_startup", "mcp_overhead", "apply_throughput", "ledger_scale",
+           "read_latency", "memory", "mrp_scale", "mrp_suppliers", "lot_scale",
+           "stock_valuation", "documents", "webhooks", "admin_pages", "floor_scheduling"]
 
 
 def _cpu_model() -> str:

@@ -1,5 +1,7 @@
-"""Spawn -> tools/list answered for `shopfloor mcp`, against the SDK echo server; and the
-bytes of tools/list per tool (the context an agent pays on every turn).
+"""Spawn -> tools/list answered for `shopfloor mcp`, and -> its first tools/call
+(`get_item` on the demo company's first item), against the SDK echo server; and the bytes
+of tools/list for `default`, each toolset and `all` (the context an agent pays on every
+turn).
 
 Runs alternate (ours, echo, ours, echo...) so drift on a shared machine hits both; prints
 the medians and their ratio. The server is the installed `shopfloor` console script, as
@@ -44,7 +46,8 @@ async def spawn_to_list(command: list[str], env: dict[str, str],
     return to_list, to_call
 
 
-def wire_bytes(command: list[str], env: dict[str, str]) -> tuple[int, list[dict[str, Any]]]:
+def wire_bytes(command: list[str], env: dict[str, str], toolsets: str = "all"
+               ) -> tuple[int, list[dict[str, Any]]]:
     """The size of the tools/list response line as written by the server, and its tools."""
     messages = [
         {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
@@ -53,7 +56,8 @@ def wire_bytes(command: list[str], env: dict[str, str]) -> tuple[int, list[dict[
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
         {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
     ]
-    with subprocess.Popen(command, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+    with subprocess.Popen(command, env={**env, "SHOPFLOOR_TOOLSETS": toolsets},
+                          stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                           stderr=subprocess.DEVNULL) as proc:
         assert proc.stdin is not None and proc.stdout is not None
         proc.stdin.write(b"".join(json.dumps(m).encode() + b"\n" for m in messages))
@@ -79,30 +83,49 @@ def parts(tools: list[dict[str, Any]]) -> str:
                      for k, v in sorted(sizes.items(), key=lambda kv: -kv[1]))
 
 
+def catalogue() -> list[dict[str, Any]]:
+    from shopfloor.app.described import cached_catalogue
+
+    return cached_catalogue()
+
+
 def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         url = f"sqlite:///{tmp}/bench.db"
-        env = {**os.environ, "SHOPFLOOR_DATABASE_URL": url}
-        subprocess.run([SHOPFLOOR, "--db", url, "init"], check=True, env=env,
-                       stderr=subprocess.DEVNULL)
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        env.update(SHOPFLOOR_DATABASE_URL=url, SHOPFLOOR_CACHE_DIR=f"{tmp}/cache")
+        for args in (["init"], ["demo"]):
+            subprocess.run([SHOPFLOOR, *args], check=True, env=env, capture_output=True)
+        found = subprocess.run([SHOPFLOOR, "--fmt", "json", "call", "search_items", "--json",
+                                '{"limit": 1}'], env=env, check=True, capture_output=True)
+        sku = json.loads(found.stdout)["items"][0]["sku"]
         commands = {"ours": [SHOPFLOOR, "mcp"],
                     "echo": [sys.executable, str(HERE / "echo_server.py")]}
-        calls = {"ours": ("list_locations", {}), "echo": ("echo", {"text": "hi"})}
+        calls = {"ours": ("get_item", {"sku": sku}), "echo": ("echo", {"text": "hi"})}
+        for name, command in commands.items():  # the catalogue's cache, bytecode: warm
+            anyio.run(spawn_to_list, command, env, calls[name])
         times: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
         for _ in range(RUNS):
             for name, command in commands.items():
                 times[name].append(anyio.run(spawn_to_list, command, env, calls[name]))
         size, tools = wire_bytes(commands["ours"], env)
+        sizes = {name: wire_bytes(commands["ours"], env, name)
+                 for name in ("default", *dict.fromkeys(t["toolset"] for t in catalogue()))}
     count = len(tools)
     ours, echo = (statistics.median(t for t, _ in times[n]) for n in ("ours", "echo"))
     ours_call, echo_call = (statistics.median(c for _, c in times[n]) for n in ("ours", "echo"))
     print(f"cold_start  shopfloor mcp spawn->tools/list median of {RUNS}: {ours * 1000:.0f} ms")
     print(f"cold_start  SDK low-level echo server (baseline):        {echo * 1000:.0f} ms")
-    print(f"cold_start  ratio {ours / echo:.2f}  (target <= 1.30)")
-    print(f"cold_start  spawn->first tools/call: {ours_call * 1000:.0f} ms vs echo "
-          f"{echo_call * 1000:.0f} ms, ratio {ours_call / echo_call:.2f}  (for information)")
-    print(f"context_bytes  tools/list {size} bytes on the wire for {count} tools = "
+    print(f"cold_start  ratio {ours / echo:.2f}  (target <= 1.15)")
+    print(f"cold_start  spawn->first tools/call (get_item): {ours_call * 1000:.0f} ms vs echo "
+          f"{echo_call * 1000:.0f} ms, ratio {ours_call / echo_call:.2f}  (target <= 1.5)")
+    print(f"context_bytes  tools/list all: {size} bytes on the wire for {count} tools = "
           f"{size / count:.0f} bytes/tool (target <= 1000; best-known peer ~4090)")
+    default, listed = sizes.pop("default")
+    print(f"context_bytes  tools/list default: {default} bytes, {len(listed)} tools "
+          f"(target <= 30000)")
+    print("context_bytes  by toolset (with discovery's 3): " + ", ".join(
+        f"{name} {b} ({len(ts)})" for name, (b, ts) in sizes.items()))
     print(f"context_bytes  per tool by part: {parts(tools)}")
 
 

@@ -304,8 +304,10 @@ def test_tool_lists_and_schemas_are_identical(copy_of: Callable[[str], str]) -> 
             sessions = {
                 "mcp-memory": await stack.enter_async_context(
                     Client(build_server(reg, settings_actor(settings)))),
-                "mcp-stdio": await stack.enter_async_context(stdio_session(db_url)),
-                "mcp-http": await stack.enter_async_context(http_session(url, token)),
+                "mcp-stdio": await stack.enter_async_context(
+                    stdio_session(db_url, SHOPFLOOR_TOOLSETS="all")),
+                "mcp-http": await stack.enter_async_context(
+                    http_session(url, token, path="/mcp/x/all")),
             }
             for kind, s in sessions.items():
                 listed = await s.list_tools()

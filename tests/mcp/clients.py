@@ -24,9 +24,12 @@ async def stdio_session(db_url: str, **env: str) -> AsyncIterator[ClientSession]
 
 
 @asynccontextmanager
-async def http_session(url: str, token: str) -> AsyncIterator[ClientSession]:
-    client = create_mcp_http_client(headers={"Authorization": f"Bearer {token}"})
-    async with client, streamable_http_client(f"{url}/mcp", http_client=client) as (read, write), \
+async def http_session(url: str, token: str, *, headers: dict[str, str] | None = None,
+                       path: str = "/mcp") -> AsyncIterator[ClientSession]:
+    client = create_mcp_http_client(headers={"Authorization": f"Bearer {token}",
+                                             **(headers or {})})
+    async with client, \
+            streamable_http_client(f"{url}{path}", http_client=client) as (read, write), \
             ClientSession(read, write) as session:
         await session.initialize()
         yield session

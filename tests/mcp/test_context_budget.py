@@ -31,6 +31,9 @@ from shopfloor.registry.tool import Tool
 BUDGET = 1000
 """Bytes of tools/list per tool, issue 10's figure: 61 tools (lots, trace, corrections,
 returns, planning reads came with issues 11-13) at about 982 each."""
+DEFAULT_BUDGET = 30_000
+"""Bytes of the first tools/list a host gets (`default`: the office day's tools and
+discovery), issue 32's figure; the rest is one `enable_toolset` away."""
 MODES = ("legacy", "auto")  # 2025-11-25 handshake, and 2026-07-28
 
 TAP = r"""
@@ -45,12 +48,13 @@ with subprocess.Popen(command, stdout=subprocess.PIPE) as child, open(log, "wb")
 """
 
 
-async def _list_through_tap(db_url: str, log: Path, mode: str) -> list[Any]:
+async def _list_through_tap(db_url: str, log: Path, mode: str, toolsets: str = "all"
+                            ) -> list[Any]:
     params = StdioServerParameters(
         command=sys.executable,
         args=["-c", TAP, str(log), sys.executable, "-m", "shopfloor.surfaces.cli", "mcp"],
         env={**os.environ, "SHOPFLOOR_DATABASE_URL": db_url,
-             "SHOPFLOOR_MCP_OUTPUT_SCHEMAS": "true"})
+             "SHOPFLOOR_MCP_OUTPUT_SCHEMAS": "true", "SHOPFLOOR_TOOLSETS": toolsets})
     async with Client(params, mode=mode) as client:  # type: ignore[arg-type]
         return list((await client.list_tools()).tools)
 
@@ -124,6 +128,18 @@ def test_tools_list_fits_the_budget_per_tool_on_the_wire(sqlite_url: str, tmp_pa
         f"(budget {BUDGET}); biggest: " + ", ".join(
             f"{t['name']} {len(json.dumps(t, separators=(',', ':')))}"
             for t in sorted(wire, key=lambda t: -len(json.dumps(t)))[:5]))
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_the_default_tools_list_fits_its_budget_on_the_wire(sqlite_url: str, tmp_path: Path,
+                                                            tools: dict[str, Tool],
+                                                            mode: str) -> None:
+    log = tmp_path / "stdout.jsonl"
+    listed = anyio.run(_list_through_tap, sqlite_url, log, mode, "default")
+    line = _tools_line(log)
+    assert [t.name for t in listed] == [t.name for t in tools.values()
+                                        if t.facts.everyday or t.facts.toolset == "discovery"]
+    assert len(line) <= DEFAULT_BUDGET, f"default tools/list is {len(line)} bytes"
 
 
 def test_every_argument_and_result_field_is_still_listed_with_a_type(

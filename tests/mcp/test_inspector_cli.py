@@ -22,7 +22,7 @@ def inspector(db_url: str, *args: str) -> subprocess.CompletedProcess[str]:
         pytest.fail("the Inspector CLI is not installed: run `make e2e-deps`", pytrace=False)
     # The Inspector does not pass our environment to the server: give it with -e.
     cmd = [str(INSPECTOR), "--cli", sys.executable, "-m", "shopfloor.surfaces.cli", "mcp",
-           "-e", f"SHOPFLOOR_DATABASE_URL={db_url}", *args]
+           "-e", f"SHOPFLOOR_DATABASE_URL={db_url}", "-e", "SHOPFLOOR_TOOLSETS=all", *args]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=120)
 
 

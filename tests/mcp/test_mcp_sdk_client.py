@@ -38,7 +38,7 @@ async def stdio_client(db_url: str, mode: str) -> AsyncIterator[Client]:
     """`shopfloor mcp` spawned by the SDK's high-level client in the given mode."""
     params = StdioServerParameters(
         command=sys.executable, args=["-m", "shopfloor.surfaces.cli", "mcp"],
-        env={**os.environ, "SHOPFLOOR_DATABASE_URL": db_url})
+        env={**os.environ, "SHOPFLOOR_DATABASE_URL": db_url, "SHOPFLOOR_TOOLSETS": "all"})
     async with Client(params, mode=mode) as client:  # type: ignore[arg-type]
         assert client.protocol_version == MODES[mode]
         yield client
@@ -139,7 +139,7 @@ def test_mcp_apps_extension_is_declared_in_both_protocol_modes(reg: Registry, sq
 
 @pytest.fixture
 def served(reg: Registry, sqlite_url: str) -> Iterator[tuple[str, Authenticator]]:
-    settings = Settings(database_url=sqlite_url)
+    settings = Settings(database_url=sqlite_url, toolsets="all")
     with serving(build_app(reg, settings)) as url:
         yield url, Authenticator(reg, settings)
 

@@ -139,7 +139,8 @@ def test_every_tool_is_fuzzed(sqlite_url: str) -> None:
 def spawn_stdio(db_url: str) -> subprocess.Popen[bytes]:
     """`shopfloor mcp` over pipes, on this database, for raw JSON-RPC lines."""
     return subprocess.Popen([sys.executable, "-m", "shopfloor.surfaces.cli", "mcp"],
-                            env={**os.environ, "SHOPFLOOR_DATABASE_URL": db_url},
+                            env={**os.environ, "SHOPFLOOR_DATABASE_URL": db_url,
+                                 "SHOPFLOOR_TOOLSETS": "all"},
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL)
 

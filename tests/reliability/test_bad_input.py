@@ -488,6 +488,10 @@ READ_CASES: list[tuple[str, dict[str, Any], str]] = [
     ("list_events", {"types": ["stock.moved"]}, "types[0]"),
     ("list_webhook_deliveries", {"cursor": "x"}, "cursor"),
     ("list_webhook_deliveries", {"status": "lost"}, "status"),
+    ("find_tools", {"question": ""}, "question"),
+    ("find_tools", {"question": "stock\x00"}, "question"),
+    ("enable_toolset", {"toolsets": ["nope"]}, "toolsets"),
+    ("enable_toolset", {"toolsets": []}, "toolsets"),
 ]
 
 

@@ -62,9 +62,9 @@ def test_every_write_that_moves_stock_or_a_document_says_how_it_is_undone() -> N
                 assert undo.reverser is not None, f"{t.name} declares no undo"
 
 
-def test_every_tool_has_an_admin_group_and_a_job_has_its_runner() -> None:
+def test_every_tool_has_a_toolset_and_a_job_has_its_runner() -> None:
     for t in _tools():
-        assert t.facts.admin, t.name
+        assert t.facts.toolset, t.name
         if t.facts.job and not t.facts.writes:
             assert t.facts.runs is not None, f"{t.name} starts a job but names no runner"
 

@@ -36,8 +36,6 @@ from shopfloor.store.tables.accounts import Account, AccountSession, RevokedSubj
 from shopfloor.tools import proposals
 
 MAX_PASSWORD = people.MAX_PASSWORD
-_hasher = people.HASHER
-_DUMMY = people.DUMMY_HASH
 T = TypeVar("T")
 
 REASONS = {
@@ -140,11 +138,11 @@ class Accounts:
                 session.expunge(account)
         if account is None or not password or len(password) > MAX_PASSWORD:
             with contextlib.suppress(VerificationError):
-                _hasher.verify(_DUMMY, password or "-")
+                people.hasher().verify(people.dummy_hash(), password or "-")
             self._failed(keys)
             raise wrong
         try:
-            _hasher.verify(account.password_hash, password)
+            people.hasher().verify(account.password_hash, password)
         except (VerificationError, InvalidHashError):
             self._failed(keys)
             raise wrong from None
@@ -153,9 +151,9 @@ class Accounts:
         now = self.clock()
         sid = secrets.token_urlsafe(24)
         with self.store.writing() as session:
-            if _hasher.check_needs_rehash(account.password_hash):
+            if people.hasher().check_needs_rehash(account.password_hash):
                 session.execute(update(Account).where(Account.id == account.id)
-                                .values(password_hash=_hasher.hash(password)))
+                                .values(password_hash=people.hasher().hash(password)))
             session.add(AccountSession(id=sid, account_id=account.id, created_at=now,
                                        expires_at=now + ttl))
             throttle.clear(session, keys)

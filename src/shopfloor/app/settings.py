@@ -36,6 +36,10 @@ class Settings:
     """With JWKS_URL: the audience the identity provider's tokens must name."""
     jwks_url: str | None = None
     mcp_output_schemas: bool = True
+    toolsets: str = "default"
+    """Which toolsets MCP lists (`default,floor`, `all`); an HTTP client may choose its own
+    by the X-Shopfloor-Toolsets header or the /mcp/x/{toolsets} path. Any tool the role
+    allows answers when called by name, listed or not."""
     job_heartbeat_seconds: float = 2.0
     job_stale_seconds: float = 20.0
     mcp_progress_wait_seconds: float = 300.0

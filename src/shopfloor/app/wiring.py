@@ -10,6 +10,10 @@ import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from shopfloor.app.described import describe, describe_catalogue
+
+__all__ = ["describe", "describe_catalogue"]
+
 if TYPE_CHECKING:
     from shopfloor.app.delivery import Deliverer
     from shopfloor.app.settings import Settings
@@ -18,6 +22,19 @@ if TYPE_CHECKING:
     from shopfloor.registry.registry import Registry
     from shopfloor.registry.tool import Tool
     from shopfloor.store.engine import Store
+
+
+def stored(store: Store, *keys: str) -> dict[str, str]:
+    """Settings the database keeps (`meta` rows), read with one plain statement: no ORM
+    session, so a process that only reads them has no mappers to configure for it."""
+    from sqlalchemy import select
+
+    from shopfloor.store.tables import Meta
+
+    table = Meta.__table__
+    with store.engine.connect() as conn:
+        return {k: v for k, v in conn.execute(select(table.c.key, table.c.value)
+                                              .where(table.c.key.in_(keys)))}
 
 
 def load_secret(store: Store) -> str:
@@ -140,22 +157,11 @@ def catalogue_tools() -> list[Tool]:
     return [t for toolset in catalogue() for t in toolset]
 
 
-def describe(t: Tool) -> dict[str, Any]:
-    """What a surface lists of a tool (everything but its handler), JSON-ready."""
-    return {"name": t.name, "title": t.title, "description": t.full_description,
-            "input_schema": t.input_schema, "output_schema": t.output_schema,
-            "writes": t.facts.writes, "job": t.facts.job,
-            "destructive": t.facts.destructive, "app_only": t.app_only,
-            "open_world": t.facts.open_world}
-
-
-def describe_catalogue() -> list[dict[str, Any]]:
-    return [describe(t) for t in catalogue_tools()]
-
-
 def describe_catalogue_in_child() -> Callable[[], list[dict[str, Any]]]:
-    """Start `describe_catalogue()` in a forked child; return a function that waits for it
-    (thread-safe; the first call reaps the child, later ones return the same list).
+    """The catalogue's cached description (app/described.py) when there is one; else
+    start describing it in a forked child (which also writes the cache) and return a
+    function that waits for it (thread-safe; the first call reaps the child, later ones
+    return the same list).
 
     For `shopfloor mcp`: the catalogue (pydantic models, SQLAlchemy tables, schemas) loads
     on one core while the server loads the MCP SDK on another, so tools/list is ready
@@ -167,8 +173,13 @@ def describe_catalogue_in_child() -> Callable[[], list[dict[str, Any]]]:
     import sys
     import threading
 
+    from shopfloor.app.described import cached_catalogue, cached_only
+
+    cached = cached_only()
+    if cached is not None:  # (every start but the first after the code changed)
+        return lambda: cached
     if sys.platform != "linux":
-        return describe_catalogue
+        return cached_catalogue
     read_end, write_end = os.pipe()
     try:
         pid = os.fork()
@@ -184,7 +195,7 @@ def describe_catalogue_in_child() -> Callable[[], list[dict[str, Any]]]:
             os.dup2(quiet, 0)  # stdin and stdout are the parent's MCP channel
             os.dup2(quiet, 1)
             with os.fdopen(write_end, "wb") as out:
-                out.write(json.dumps(describe_catalogue()).encode())
+                out.write(json.dumps(cached_catalogue()).encode())  # (and cached)
             code = 0
         except BrokenPipeError:
             pass  # the server is gone: nobody to tell
@@ -213,18 +224,26 @@ def describe_catalogue_in_child() -> Callable[[], list[dict[str, Any]]]:
     return result
 
 
-def open_registry(settings: Settings, *, store: Store | None = None) -> Registry:
+def open_registry(settings: Settings, *, store: Store | None = None,
+                  lazy: bool = False) -> Registry:
+    """`lazy`: each tool's module is imported when the tool is first named (all of them
+    once the tools are listed), for a process that makes one call."""
     from datetime import timedelta
 
     from shopfloor.registry.registry import Registry
     from shopfloor.store.engine import Store
     from shopfloor.store.migrate import upgrade
 
-    tools = catalogue_tools()
+    tools = [] if lazy else catalogue_tools()
     store = store or Store(settings.database_url)
     upgrade(store)
-    secret = settings.secret or load_secret(store)
-    books = load_company_currency(store, settings.currency)
+    from shopfloor.domain.buying.currencies import COMPANY_KEY
+
+    known = stored(store, "secret", COMPANY_KEY)  # (written once: read, as a rule)
+    secret = settings.secret or known.get("secret") or load_secret(store)
+    wanted = settings.currency.strip().upper()
+    books = known[COMPANY_KEY] if known.get(COMPANY_KEY) == wanted else \
+        load_company_currency(store, settings.currency)
     registry = Registry(
         store,
         secret=secret.encode(),
@@ -233,7 +252,12 @@ def open_registry(settings: Settings, *, store: Store | None = None) -> Registry
         options={"webhook_allow_private": settings.webhook_allow_private,
                  "company_currency": books},
     )
-    registry.add(tools)
+    if lazy:
+        from shopfloor.tools import every_tool, tools_beside
+
+        registry.add_lazily(tools_beside, every_tool)
+    else:
+        registry.add(tools)
     return registry
 
 

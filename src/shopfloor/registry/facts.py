@@ -68,13 +68,16 @@ def subject_of(name: str) -> str:
 class Facts:
     """`writes`: previewed, applied once, logged. `destructive`: can lower stock, value or
     a document's state (MCP's destructiveHint). `job`: its work runs in the background;
-    `runs` is the (kind, runner) a job-starting tool queues. `admin`: the group the web
-    admin lists it under. `subject`: what a card calls it. `app_only`: for cards, hidden
-    from the model (MCP Apps visibility ["app"]). `approves`: applies a held proposal as
+    `runs` is the (kind, runner) a job-starting tool queues. `toolset`: the area it
+    belongs to, which MCP hosts choose by (registry/toolsets.py) and the admin and `tools
+    list` group by; `everyday`: one of an office day's tools, listed by `default`.
+    `subject`: what a card calls it. `app_only`: for cards, hidden from the model (MCP
+    Apps visibility ["app"]). `approves`: applies a held proposal as
     its proposer (the registry does it; see registry/proposals.py). `decides`: approves or
     rejects a held proposal, so never by an actor whose own writes are held (two agents
     must not approve each other's writes). `open_world`: what it sets up reaches outside
-    the books (a webhook posts to another system): MCP's openWorldHint."""
+    the books (a webhook posts to another system): MCP's openWorldHint. `enables`: its
+    result names toolsets (`toolsets`) a session that listens should now be listed."""
 
     writes: bool
     role: Role
@@ -82,12 +85,14 @@ class Facts:
     job: bool = False
     runs: tuple[str, Runner] | None = None
     undo: Undo = NEVER
-    admin: str = ""
+    toolset: str = ""
+    everyday: bool = False
     subject: str = ""
     app_only: bool = False
     approves: bool = False
     decides: bool = False
     open_world: bool = False
+    enables: bool = False
 
     @property
     def plain_read(self) -> bool:

@@ -85,6 +85,8 @@ class Registry:
         self.require_preview_token = require_preview_token
         self.clock = clock
         self._tools: dict[str, Tool] = {}
+        self._find: Callable[[str], Iterable[Tool]] | None = None
+        self._every: Callable[[], Iterable[Tool]] | None = None
 
     def key(self, purpose: str) -> bytes:
         """A key derived from the deployment secret, one per purpose (jwt, preview...)."""
@@ -97,11 +99,25 @@ class Registry:
                 raise ValueError(f"tool {t.name!r} declared twice")
             self._tools[t.name] = t
 
+    def add_lazily(self, find: Callable[[str], Iterable[Tool]],
+                   every: Callable[[], Iterable[Tool]]) -> None:
+        """Tools loaded when first named (`find`: the tools declared beside it) and all
+        of them, in order, once listed (`every`): a one-call process (the CLI) imports
+        only its own tool's module."""
+        self._find, self._every = find, every
+
     def tools(self) -> list[Tool]:
+        if self._every is not None:
+            self._tools = {t.name: t for t in self._every()}
+            self._find = self._every = None
         return list(self._tools.values())
 
     def get(self, name: str) -> Tool:
         found = self._tools.get(name)
+        if found is None and self._find is not None:
+            for t in self._find(name):
+                self._tools.setdefault(t.name, t)
+            found = self._tools.get(name)
         if found is None:
             raise NotFound(f"no tool named {name!r}", field="name")
         return found
@@ -362,7 +378,7 @@ class Registry:
         """Every job kind the catalogue declares: a write job runs its own tool's handler
         (kind = the tool), a job-starting tool names its kind and runner."""
         runners: dict[str, Callable[[JobContext], dict[str, Any]]] = {}
-        for t in self._tools.values():
+        for t in self.tools():
             if t.facts.writes and t.facts.job:
                 runners[t.name] = partial(self.run_write_job, t)
             elif t.facts.runs is not None:

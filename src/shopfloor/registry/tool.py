@@ -28,9 +28,11 @@ Resp = TypeVar("Resp", bound=BaseModel)
 
 
 class Request(BaseModel):
-    """Every tool argument model: unknown arguments are an error, not silently dropped."""
+    """Every tool argument model: unknown arguments are an error, not silently dropped.
+    Its validator is built when first used (`defer_build`): a process that calls one tool
+    does not build every other tool's."""
 
-    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True, defer_build=True)
 
 
 def _unpadded(value: object) -> object:
@@ -111,27 +113,29 @@ Decorator = Callable[[Callable[[Op, Any], Any]], Callable[[Op, Any], Any]]
 
 @dataclass
 class Toolset:
-    """The tools of one catalogue module, in declaration order. `area` is the admin group
-    its tools are listed under unless a tool names another."""
+    """The tools of one catalogue module, in declaration order. `area` is the toolset its
+    tools belong to unless a tool names another (`toolset=`); `everyday=True` puts a tool
+    in the `default` selection an MCP host is listed first."""
 
     area: str
     tools: list[Tool] = field(default_factory=list)
 
     def read(self, name: str, *, title: str, description: str, response: type[Resp],
-             app_only: bool = False, admin: str | None = None,
-             role: Role = Role.viewer) -> Decorator:
+             app_only: bool = False, toolset: str | None = None,
+             role: Role = Role.viewer, everyday: bool = False,
+             enables: bool = False) -> Decorator:
         """`app_only`: for cards to call (MCP Apps visibility ["app"]), hidden from the model;
         it is still a normal, role-checked tool on every surface. `role`: a read not every
         viewer may make (the accounts)."""
         return self._declare(name, title, description, response, Facts(
-            writes=False, role=role, destructive=False, admin=admin or self.area,
-            app_only=app_only))
+            writes=False, role=role, destructive=False, toolset=toolset or self.area,
+            app_only=app_only, everyday=everyday, enables=enables))
 
     def write(self, name: str, *, title: str, description: str, response: type[Resp],
               destructive: bool, undo: Undo = NEVER, role: Role = Role.operator,
-              subject: str = "", admin: str | None = None,
+              subject: str = "", toolset: str | None = None,
               approves: bool = False, decides: bool = False,
-              open_world: bool = False) -> Decorator:
+              open_world: bool = False, everyday: bool = False) -> Decorator:
         """`destructive` is the author's word, checked against the naming rules by a test;
         `undo` says how a revert undoes an apply (by default: it cannot). `approves`: the
         registry applies the proposal it names (registry/proposals.py), not the handler;
@@ -139,25 +143,25 @@ class Toolset:
         sets up reaches other systems."""
         return self._declare(name, title, description, response, Facts(
             writes=True, role=role, destructive=destructive, undo=undo, subject=subject,
-            admin=admin or self.area, approves=approves, decides=decides or approves,
-            open_world=open_world))
+            toolset=toolset or self.area, approves=approves, decides=decides or approves,
+            open_world=open_world, everyday=everyday))
 
     def job(self, name: str, *, title: str, description: str, response: type[Resp],
             runs: tuple[str, Runner], role: Role = Role.operator,
-            admin: str | None = None) -> Decorator:
+            toolset: str | None = None, everyday: bool = False) -> Decorator:
         """A tool that queues a background job of kind `runs[0]`, run by `runs[1]`, and
         returns its id at once: it changes no stock itself."""
         return self._declare(name, title, description, response, Facts(
             writes=False, role=role, destructive=False, job=True, runs=runs,
-            admin=admin or self.area))
+            toolset=toolset or self.area, everyday=everyday))
 
     def write_job(self, name: str, *, title: str, description: str, response: type[Resp],
                   destructive: bool, undo: Undo = NEVER, role: Role = Role.operator,
-                  subject: str = "", admin: str | None = None) -> Decorator:
+                  subject: str = "", toolset: str | None = None) -> Decorator:
         """A previewed write whose apply queues a job (the job does the work)."""
         return self._declare(name, title, description, response, Facts(
             writes=True, role=role, destructive=destructive, job=True, undo=undo,
-            subject=subject, admin=admin or self.area))
+            subject=subject, toolset=toolset or self.area))
 
     def _declare(self, name: str, title: str, description: str, response: type[BaseModel],
                  facts: Facts) -> Decorator:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from sqlalchemy import Connection, inspect, text
+from sqlalchemy.exc import DBAPIError
 
 from shopfloor.store.engine import Store
 
@@ -24,10 +25,16 @@ REVISIONS = frozenset(p.name.split("_", 1)[0]
 
 
 def current(store: Store) -> str | None:
+    """The stored revision: one statement when there is one (every start after the
+    first); the schema is inspected only when it fails."""
     with store.engine.connect() as conn:
-        if not inspect(conn).has_table("alembic_version"):
+        try:
+            return conn.execute(text("SELECT version_num FROM alembic_version")).scalar()
+        except DBAPIError:
+            conn.rollback()
+            if inspect(conn).has_table("alembic_version"):
+                raise
             return None
-        return conn.execute(text("SELECT version_num FROM alembic_version")).scalar()
 
 
 def upgrade(store: Store) -> None:

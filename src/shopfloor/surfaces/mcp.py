@@ -29,10 +29,12 @@ from shopfloor import __version__
 from shopfloor.kernel.errors import Internal, NotFound, ShopfloorError
 from shopfloor.kernel.statuses import JOB_TERMINAL
 from shopfloor.registry.confirm import ConfirmWrites, policy
+from shopfloor.registry.toolsets import ALL
 from shopfloor.surfaces import mcp_alerts
 from shopfloor.surfaces.mcp_confirm import Confirmer
 from shopfloor.surfaces.mcp_resources import Resources, no_cursor
-from shopfloor.surfaces.mcp_server import ShopfloorServer
+from shopfloor.surfaces.mcp_server import Screened, ShopfloorServer
+from shopfloor.surfaces.mcp_toolsets import Changes, Selection
 from shopfloor.surfaces.render import render
 from shopfloor.ui import cards
 
@@ -223,13 +225,15 @@ class RegistrySource:
 def build_server(registry: Registry, actor_for: Callable[[], Actor], *,
                  output_schemas: bool = True, progress_wait: float = 300.0,
                  inline_reads: bool = False,
-                 confirm_writes: ConfirmWrites = ConfirmWrites.destructive) -> Server[Any]:
+                 confirm_writes: ConfirmWrites = ConfirmWrites.destructive,
+                 selection: Selection | None = None) -> Server[Any]:
     from shopfloor.app.wiring import describe
 
     described = [describe(t) for t in registry.tools()]
     return server_for(lambda: described, RegistrySource(registry), actor_for,
                       output_schemas=output_schemas, progress_wait=progress_wait,
-                      inline_reads=inline_reads, confirm_writes=confirm_writes)
+                      inline_reads=inline_reads, confirm_writes=confirm_writes,
+                      selection=selection)
 
 
 async def invoke(registry: Registry, name: str, arguments: dict[str, Any], actor: Actor, *,
@@ -246,28 +250,52 @@ def server_for(catalogue: Callable[[], list[dict[str, Any]]], source: RegistrySo
                actor_for: Callable[[], Actor], *, output_schemas: bool = True,
                progress_wait: float = 300.0, inline_reads: bool = False,
                confirm_writes: ConfirmWrites = ConfirmWrites.destructive,
-               lasting_sessions: bool = False) -> Server[Any]:
+               lasting_sessions: bool = False, selection: Selection | None = None
+               ) -> Server[Any]:
     """One dispatcher over the registry. tools/list needs only the catalogue's
     description (`catalogue()`, called once, in a thread: it may wait for a child
-    process); tools/call waits for the registry. `inline_reads`: for a server with one
-    client (stdio), plain reads run on the event loop (see `invoke`). `confirm_writes`:
+    process) and lists what `selection` chooses (all tools without one; mcp_toolsets);
+    tools/call waits for the registry and answers any tool, listed or not.
+    `inline_reads`: for a server with one client (stdio), plain reads run on the event
+    loop (see `invoke`). `confirm_writes`:
     which applies without a token ask the person first, where the client can be asked
     (`mcp_confirm`). `lasting_sessions`: stdio's, where handshake-era clients may
     `resources/subscribe` (mcp_alerts)."""
-    listed: list[types.ListToolsResult] = []
+    selection = selection or Selection(ALL)
+    described: list[list[dict[str, Any]]] = []
+    listed: dict[frozenset[str], types.ListToolsResult] = {}
     confirmer = Confirmer(confirm_writes)
     resources = Resources(source.get, actor_for)
+    changes = Changes()
+
+    async def catalogued() -> list[dict[str, Any]]:
+        if not described:
+            found = await anyio.to_thread.run_sync(catalogue)
+            if not described:  # (two first lists at once describe the same tools)
+                selection.know(found)
+                described.append(found)
+        return described[0]
 
     async def list_tools(ctx: ServerRequestContext[Any],
                          params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
         no_cursor(params)
-        if not listed:
-            described = await anyio.to_thread.run_sync(catalogue)
-            if not listed:  # (two first lists at once describe the same tools)
-                listed.append(types.ListToolsResult(tools=[
-                    mcp_tool(t, output_schemas=output_schemas) for t in described]))
+        every = await catalogued()
+        try:
+            chosen = selection.current()
+        except ShopfloorError as exc:
+            raise MCPError(code=types.INVALID_PARAMS, message=exc.message,
+                           data=exc.to_payload()) from None
+        if chosen not in listed:
+            listed[chosen] = types.ListToolsResult(tools=[
+                mcp_tool(t, output_schemas=output_schemas) for t in selection.filter(every)])
         source.want(urgent=False)
-        return listed[0]
+        return listed[chosen]
+
+    async def enabled(ctx: ServerRequestContext[Any], result: dict[str, Any]) -> None:
+        """A session that enabled toolsets is listed them from now on, and told."""
+        await catalogued()
+        if selection.enable(list(result.get("toolsets") or ())):
+            await changes.announce(ctx)
 
     async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
                         ) -> types.CallToolResult | types.InputRequiredResult | dict[str, Any]:
@@ -283,6 +311,8 @@ def server_for(catalogue: Callable[[], list[dict[str, Any]]], source: RegistrySo
                 registry, params.name, arguments, actor, inline_reads=inline_reads)
             if isinstance(result.get("job_id"), str) and _wants_progress(ctx):
                 result = await follow_job(ctx, registry, actor, result, progress_wait)
+            if registry.get(params.name).facts.enables:
+                await enabled(ctx, result)
         except ShopfloorError as exc:
             return error_result(exc)
         return answer(text_of(result), result)
@@ -297,7 +327,8 @@ def server_for(catalogue: Callable[[], list[dict[str, Any]]], source: RegistrySo
         on_list_resources=resources.list_resources,
         on_list_resource_templates=resources.list_templates,
         on_read_resource=resources.read,
-        **mcp_alerts.handlers(source.get, lasting_sessions=lasting_sessions),
+        **mcp_alerts.handlers(source.get, lasting_sessions=lasting_sessions,
+                              changes=changes.bus),
     )
     server.extensions[EXTENSION_ID] = {}
     return server
@@ -327,57 +358,8 @@ def request_actor() -> Actor:
     return actor
 
 
-class Screened:
-    """The stdio transport's read stream, where a line that is not JSON-RPC gets a JSON-RPC
-    error and the session goes on.
-
-    The SDK's transport hands unparseable lines to the server as exceptions, which it
-    drops; a client then waits forever. Here they are answered (-32700 / -32600, id null)
-    as the server reads them: in its own reading, not through a relay task and a second
-    stream (a task switch and a stream hop on every message).
-    """
-
-    def __init__(self, read: Any, write: Any) -> None:
-        self._read = read
-        self._write = write
-
-    @property
-    def last_context(self) -> contextvars.Context | None:
-        """The sender's context, as the SDK's context-aware stream carries it."""
-        return getattr(self._read, "last_context", None)
-
-    async def receive(self) -> Any:
-        while True:
-            item = await self._read.receive()
-            if not isinstance(item, Exception):
-                return item
-            from mcp.shared.message import SessionMessage  # (here: not on every message)
-            from pydantic import ValidationError
-
-            parse = isinstance(item, ValidationError) and any(
-                e["type"] == "json_invalid" for e in item.errors())
-            code, text = (types.PARSE_ERROR, "Parse error") if parse else \
-                (types.INVALID_REQUEST, "Invalid Request")
-            await self._write.send(SessionMessage(types.JSONRPCError(
-                jsonrpc="2.0", id=None, error=types.ErrorData(code=code, message=text))))
-
-    async def aclose(self) -> None:
-        await self._read.aclose()
-
-    def __aiter__(self) -> Screened:
-        return self
-
-    async def __anext__(self) -> Any:
-        try:
-            return await self.receive()
-        except (anyio.EndOfStream, anyio.ClosedResourceError):
-            raise StopAsyncIteration from None
-
-    async def __aenter__(self) -> Screened:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.aclose()
+WORKER_AFTER = 1.0
+"""Seconds after the database opens that stdio's job worker starts."""
 
 
 async def serve_stdio(settings: Settings,
@@ -396,12 +378,22 @@ async def serve_stdio(settings: Settings,
     from shopfloor.app.wiring import describe_catalogue, open_registry, worker_for
 
     catalogue = catalogue or describe_catalogue
-    source = RegistrySource(opener=lambda: open_registry(settings))
+    def opener() -> Registry:
+        """The registry, its imports and its first statements: long-lived, like start-up,
+        so the collector pauses for them and keeps out of them after (frozen)."""
+        gc.disable()
+        try:
+            return open_registry(settings, lazy=True)
+        finally:
+            gc.freeze()
+            gc.enable()
+
+    source = RegistrySource(opener=opener)
     server = server_for(catalogue, source, settings_actor(settings),
                         output_schemas=settings.mcp_output_schemas,
                         progress_wait=settings.mcp_progress_wait_seconds, inline_reads=True,
                         confirm_writes=policy(settings.confirm_writes),
-                        lasting_sessions=True)
+                        lasting_sessions=True, selection=Selection(settings.toolsets))
     # What start-up built lives as long as the process: keep the collector off it
     # (`shopfloor mcp` starts with the collector paused; see cli.mcp).
     gc.freeze()
@@ -414,7 +406,9 @@ async def serve_stdio(settings: Settings,
             from shopfloor.app.worker import start_in_thread
 
             registry.store.pin_reads()  # here, on the loop: where the inline reads run
-
+            # The worker needs every tool's module (its job runners): loaded a moment
+            # later, so that the first call (importing its own tool's only) goes first.
+            await anyio.sleep(WORKER_AFTER)
             worker = await anyio.to_thread.run_sync(worker_for, registry, settings)
             halts.append(start_in_thread(worker))
             if catalogue is not describe_catalogue:  # reap the child, listed or not

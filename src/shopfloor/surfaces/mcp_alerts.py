@@ -25,9 +25,10 @@ import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ResourceUpdated
 
-from shopfloor.app import alerts
+from shopfloor.surfaces.mcp_toolsets import Both
 
 if TYPE_CHECKING:
+    from shopfloor.app.alerts import AlertFeed
     from shopfloor.registry.actor import Actor
     from shopfloor.registry.registry import Registry
 
@@ -38,6 +39,8 @@ Listen = Callable[[ServerRequestContext[Any], types.SubscriptionsListenRequestPa
 
 
 def resources() -> list[types.Resource]:
+    from shopfloor.app import alerts  # (the alerts load the store: not at start-up)
+
     return [types.Resource(uri=alerts.uri_of(name), name=f"alert-{name}", title=title,
                            description=f"{title} (JSON); subscribe to hear of changes",
                            mime_type=JSON)
@@ -45,11 +48,15 @@ def resources() -> list[types.Resource]:
 
 
 def is_alert(uri: str) -> bool:
+    from shopfloor.app import alerts
+
     return alerts.name_of(uri) is not None
 
 
 async def read(registry: Registry, uri: str, actor: Actor) -> types.ReadResourceResult:
     import json
+
+    from shopfloor.app import alerts
 
     name = alerts.name_of(uri)
     assert name is not None
@@ -72,15 +79,18 @@ def end_streams() -> int:
     return len(open_now)
 
 
-def listener(registry_of: Callable[[], Awaitable[Registry]], *, poll: float = 1.0
-             ) -> Listen:
+def listener(registry_of: Callable[[], Awaitable[Registry]], *, poll: float = 1.0,
+             changes: InMemorySubscriptionBus | None = None) -> Listen:
     """The `subscriptions/listen` handler: the SDK's own stream (ack first, then one
     `notifications/resources/updated` per change the client asked for), fed by a feed
-    over the outbox for as long as the stream is open."""
+    over the outbox for as long as the stream is open; `changes` carries the server's
+    tools-list changes (mcp_toolsets)."""
 
     async def listen(ctx: ServerRequestContext[Any],
                      params: types.SubscriptionsListenRequestParams
                      ) -> types.SubscriptionsListenResult:
+        from shopfloor.app import alerts
+
         registry = await registry_of()
         feed = await anyio.to_thread.run_sync(alerts.AlertFeed, registry)
         bus = InMemorySubscriptionBus()
@@ -97,7 +107,7 @@ def listener(registry_of: Callable[[], Awaitable[Registry]], *, poll: float = 1.
                     await bus.publish(ResourceUpdated(uri=uri))
 
         ended: list[types.SubscriptionsListenResult] = []
-        handler = ListenHandler(bus)
+        handler = ListenHandler(Both(bus, changes))
         _OPEN.add(handler)
         async with anyio.create_task_group() as tg:
             tg.start_soon(follow)
@@ -123,13 +133,15 @@ class LegacySubscriptions:
         self._poll = poll
         self._subs: dict[Any, set[str]] = {}
         self._lock = threading.Lock()
-        self._feed: alerts.AlertFeed | None = None
+        self._feed: AlertFeed | None = None
         self._token: Any = None
         self._thread: threading.Thread | None = None
 
     async def subscribe(self, ctx: ServerRequestContext[Any],
                         params: types.SubscribeRequestParams) -> types.EmptyResult:
         if self._feed is None:
+            from shopfloor.app import alerts
+
             self._feed = await anyio.to_thread.run_sync(alerts.AlertFeed,
                                                         await self._registry_of())
         self._token = anyio.lowlevel.current_token()
@@ -177,11 +189,12 @@ class LegacySubscriptions:
                         break
 
 
-def handlers(registry_of: Callable[[], Awaitable[Registry]], *, lasting_sessions: bool
-             ) -> dict[str, Any]:
+def handlers(registry_of: Callable[[], Awaitable[Registry]], *, lasting_sessions: bool,
+             changes: InMemorySubscriptionBus | None = None) -> dict[str, Any]:
     """The server's subscription handlers: `subscriptions/listen` everywhere, and
     `resources/subscribe` where sessions last (stdio)."""
-    found: dict[str, Any] = {"on_subscriptions_listen": listener(registry_of)}
+    found: dict[str, Any] = {"on_subscriptions_listen": listener(registry_of,
+                                                                  changes=changes)}
     if lasting_sessions:
         subs = LegacySubscriptions(registry_of)
         found.update(on_subscribe_resource=subs.subscribe,

@@ -29,7 +29,6 @@ from typing import TYPE_CHECKING, Any
 import anyio.to_thread
 import mcp_types as types
 from mcp.server.context import ServerRequestContext
-from mcp.server.request_state import AESGCMRequestStateCodec, InvalidRequestState
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import is_version_at_least
 from pydantic import TypeAdapter, ValidationError
@@ -38,6 +37,8 @@ from shopfloor.registry.confirm import ConfirmWrites, asks, in_words
 from shopfloor.surfaces.render import safe
 
 if TYPE_CHECKING:
+    from mcp.server.request_state import AESGCMRequestStateCodec
+
     from shopfloor.registry.actor import Actor
     from shopfloor.registry.registry import Registry
 
@@ -85,7 +86,9 @@ class Confirmer:
 
     def _codec(self, registry: Registry) -> AESGCMRequestStateCodec:
         codec = self._codecs.get(id(registry))
-        if codec is None:
+        if codec is None:  # (the SDK's codec loads cryptography: only once it is needed)
+            from mcp.server.request_state import AESGCMRequestStateCodec
+
             codec = AESGCMRequestStateCodec([registry.key("mcp-request-state")])
             self._codecs[id(registry)] = codec
         return codec
@@ -97,6 +100,8 @@ class Confirmer:
                ) -> dict[str, Any]:
         """The state this deployment sealed for this tool and this actor, or a protocol
         error: the echoed state is the client's to tamper with."""
+        from mcp.server.request_state import InvalidRequestState
+
         try:
             state = json.loads(self._codec(registry).unseal(sealed))
         except (InvalidRequestState, ValueError):

@@ -23,13 +23,16 @@ from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
 from shopfloor.kernel.errors import NotFound, ShopfloorError
-from shopfloor.surfaces import mcp_alerts, paper
+from shopfloor.surfaces import mcp_alerts
 from shopfloor.ui import cards
-from shopfloor.ui.paper import MEDIA_TYPE as PDF
 
 if TYPE_CHECKING:
     from shopfloor.registry.actor import Actor
     from shopfloor.registry.registry import Registry
+
+DOCUMENTS = "shopfloor://documents/"
+"""Where printed documents live (ui/paper.py's URI_PREFIX, held equal by a test): said
+here so that listing resources does not load the printing stack."""
 
 JSON_MIME = "application/json"
 
@@ -117,6 +120,9 @@ class Resources:
                              params: types.PaginatedRequestParams | None
                              ) -> types.ListResourceTemplatesResult:
         no_cursor(params)
+        from shopfloor.surfaces import paper
+        from shopfloor.ui.paper import MEDIA_TYPE as PDF
+
         return types.ListResourceTemplatesResult(resource_templates=[*(types.ResourceTemplate(
             uri_template=t.uri_template, name=t.name, title=t.title,
             description=t.description, mime_type=JSON_MIME) for t in TEMPLATES), *(
@@ -133,7 +139,7 @@ class Resources:
             card = next(c for c in cards.resources(books) if c.uri == uri)
             return types.ReadResourceResult(contents=[types.TextResourceContents(
                 uri=card.uri, mime_type=APP_MIME_TYPE, text=card.html, meta=card.meta)])
-        if paper.is_document(uri):
+        if uri.startswith(DOCUMENTS):
             return await self._printed(uri)
         if mcp_alerts.is_alert(uri):
             return await mcp_alerts.read(await self.registry_of(), uri, self.actor_for())
@@ -156,7 +162,13 @@ class Resources:
             uri=uri, mime_type=JSON_MIME, text=json.dumps(document, ensure_ascii=False))])
 
     async def _printed(self, uri: str) -> types.ReadResourceResult:
-        """A printed document (surfaces/paper.py), drawn as the caller: a PDF blob."""
+        """A printed document (surfaces/paper.py), drawn as the caller: a PDF blob. (The
+        printing stack loads here, when a document is first read, not at start-up.)"""
+        from shopfloor.surfaces import paper
+        from shopfloor.ui.paper import MEDIA_TYPE as PDF
+
+        if not paper.is_document(uri):
+            raise not_found(uri)
         try:
             registry = await self.registry_of()
             blob = await anyio.to_thread.run_sync(paper.read_document, registry,

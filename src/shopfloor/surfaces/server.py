@@ -3,7 +3,9 @@
 /mcp runs stateless, so any number of instances behind a load balancer answer any
 request; it sits behind the same bearer-JWT check as the tools API, and the token's
 subject is the actor of every tool call made through it. Stateless means POST only: there
-is no session for a GET stream to belong to, nor for a DELETE to end.
+is no session for a GET stream to belong to, nor for a DELETE to end. Which toolsets a
+request is listed is its own choice too: the X-Shopfloor-Toolsets header or the
+/mcp/x/{toolsets} path (surfaces/mcp_toolsets.py).
 
 A POST is answered with one JSON body unless it may stream: only a tools/call that asks
 for progress (a job followed to its end) sends anything before its answer, so only that
@@ -36,7 +38,7 @@ from mcp.server.transport_security import (
 from mcp_types import INVALID_REQUEST
 from starlette.applications import Starlette
 from starlette.responses import JSONResponse
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Route
 from starlette.types import Message, Receive, Scope, Send
 
 from shopfloor.app.settings import Settings
@@ -49,6 +51,7 @@ from shopfloor.surfaces.auth import Authenticator
 from shopfloor.surfaces.http import create_app, error_response
 from shopfloor.surfaces.mcp import build_server, current_actor, request_actor
 from shopfloor.surfaces.mcp_alerts import end_streams
+from shopfloor.surfaces.mcp_toolsets import HEADER, Selection, requested
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 DRAIN = 2.0
@@ -115,9 +118,12 @@ class AuthenticatedMCP:
             return
         manager = self.streaming if _may_stream(body) else self.answering
         token = current_actor.set(actor)
+        chose = requested.set(scope.get("path_params", {}).get("toolsets")
+                              or headers.get(HEADER))
         try:
             await manager.handle_request(scope, _replay(body, receive), send)
         finally:
+            requested.reset(chose)
             current_actor.reset(token)
 
 
@@ -216,9 +222,13 @@ def _security(host: str) -> TransportSecuritySettings | None:
 
 
 def build_app(registry: Registry, settings: Settings, *, run_worker: bool = True) -> Starlette:
+    from shopfloor.domain.accounts.people import dummy_hash
+
+    dummy_hash()  # (hashed now, so that no first sign-in takes longer than the rest)
     server = build_server(registry, request_actor, output_schemas=settings.mcp_output_schemas,
                           progress_wait=settings.mcp_progress_wait_seconds,
-                          confirm_writes=policy(settings.confirm_writes))
+                          confirm_writes=policy(settings.confirm_writes),
+                          selection=Selection(settings.toolsets, per_request=True))
     streaming, answering = (StreamableHTTPSessionManager(
         app=server, stateless=True, json_response=json_response,
         security_settings=_security(settings.host)) for json_response in (False, True))
@@ -235,6 +245,9 @@ def build_app(registry: Registry, settings: Settings, *, run_worker: bool = True
 
     auth = Authenticator(registry, settings)  # one, so /mcp and the API share its cache
     # every method reaches the wrapper: 401 without a token first, then 405 but for POST
-    mcp_route = Route("/mcp", endpoint=AuthenticatedMCP(streaming, answering, auth))
-    return create_app(registry, settings, extra_routes=[mcp_route], lifespan=lifespan,
+    # /mcp/x/{toolsets} lists those toolsets (as the X-Shopfloor-Toolsets header does)
+    endpoint = AuthenticatedMCP(streaming, answering, auth)
+    mcp_routes: list[BaseRoute] = [Route("/mcp", endpoint=endpoint),
+                                   Route("/mcp/x/{toolsets}", endpoint=endpoint)]
+    return create_app(registry, settings, extra_routes=mcp_routes, lifespan=lifespan,
                       auth=auth)

@@ -110,7 +110,7 @@ class JobList(Out):
     jobs: list[JobOut]
 
 
-@tools.read("list_jobs", title="List jobs", response=JobList,
+@tools.read("list_jobs", toolset="jobs", title="List jobs", response=JobList,
             description="Background jobs (MRP runs, imports, rebuilds), newest first.")
 def list_jobs(op: Op, req: JobQuery) -> JobList:
     stmt = select(Job).order_by(Job.created_at.desc()).limit(req.limit)
@@ -123,7 +123,7 @@ class JobRef(Request):
     job_id: JobId
 
 
-@tools.read("get_job", title="Get job", response=JobOut,
+@tools.read("get_job", toolset="jobs", title="Get job", response=JobOut,
             description="One job: status, progress, message and, when finished, its result.")
 def get_job(op: Op, req: JobRef) -> JobOut:
     job = op.session.get(Job, req.job_id)

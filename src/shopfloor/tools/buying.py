@@ -30,7 +30,7 @@ from shopfloor.tools.fields import (
 )
 from shopfloor.tools.refs import NumberOrId, number_of
 
-tools = Toolset("buying")
+tools = Toolset("purchasing")
 Currency = Field(description="ISO 4217")
 
 

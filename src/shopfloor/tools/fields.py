@@ -168,9 +168,10 @@ Amount = Annotated[Decimal, PlainSerializer(fmt, return_type=str, when_used="jso
 
 
 class Out(BaseModel):
-    """Result models: plain data, Decimals as strings."""
+    """Result models: plain data, Decimals as strings; each serializer is built on first
+    use (`defer_build`), so a one-call process builds its own tool's only."""
 
-    model_config = ConfigDict(from_attributes=True)
+    model_config = ConfigDict(from_attributes=True, defer_build=True)
 
 
 class Page(Out):

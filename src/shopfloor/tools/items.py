@@ -70,7 +70,7 @@ class ItemPage(Page):
     items: list[ItemOut]
 
 
-@tools.read("search_items", title="Search items", response=ItemPage,
+@tools.read("search_items", everyday=True, title="Search items", response=ItemPage,
             description="Find items by SKU or name, with on-hand and available totals.")
 def search_items(op: Op, req: SearchItems) -> ItemPage:
     found = catalog.search_items(op, req.query, req.kind, req.limit + 1, req.cursor,
@@ -104,7 +104,7 @@ def _item_then(op: Op, found: reports.ItemDetail, moment: datetime) -> ItemDetai
     return detail
 
 
-@tools.read("get_item", title="Get item", response=ItemDetailOut,
+@tools.read("get_item", everyday=True, title="Get item", response=ItemDetailOut,
             description="One item by sku or id: its details, recipe and stock per location.")
 def get_item(op: Op, req: ItemAsOf) -> ItemDetailOut:
     found = reports.item_detail(op, sku_of(op, req))

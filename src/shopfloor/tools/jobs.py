@@ -16,13 +16,12 @@ from typing import Any
 from pydantic import Field
 from sqlalchemy import select
 
-from shopfloor.domain import planning
 from shopfloor.domain.base import lookup
 from shopfloor.domain.base.context import Op
 from shopfloor.domain.buying import currencies
 from shopfloor.domain.corrections import bulk as revert_bulk
 from shopfloor.domain.orders import documents as orders
-from shopfloor.domain.planning import pegging, view
+from shopfloor.domain.planning import mrp, pegging, view
 from shopfloor.domain.production import manufacturing as production
 from shopfloor.kernel.errors import Conflict, Forbidden, NotFound, ValidationFailed
 from shopfloor.kernel.roles import Role
@@ -35,7 +34,7 @@ from shopfloor.store.tables import Job, Location
 from shopfloor.tools.audit import JobOut, JobRef, job_out
 from shopfloor.tools.fields import JobId, Key, Out
 
-tools = Toolset("planning")
+tools = Toolset("jobs")
 CANCEL_ROLE = Role.operator
 MRP_KIND = "mrp"
 
@@ -58,7 +57,7 @@ def plan_in_background(ctx: JobContext) -> dict[str, Any]:
         else date.today()
     with ctx.store.reading() as session:
         op = Op(session, ctx.actor, datetime.now(UTC), dialect=ctx.store.dialect)
-        result = planning.plan(op, today=today, location=ctx.arguments.get("location"),
+        result = mrp.plan(op, today=today, location=ctx.arguments.get("location"),
                                progress=ctx.progress)
     mos, pos = result["manufacturing_orders"], result["purchase_orders"]
     lines = sum(len(p["lines"]) for p in pos)
@@ -67,7 +66,8 @@ def plan_in_background(ctx: JobContext) -> dict[str, Any]:
     return result
 
 
-@tools.job("run_mrp", title="Run MRP", response=Started, runs=(MRP_KIND, plan_in_background),
+@tools.job("run_mrp", toolset="planning", everyday=True,
+           title="Run MRP", response=Started, runs=(MRP_KIND, plan_in_background),
            description="Plan purchases and production from open demand, reorder points, "
                        "recipes and lead times. Starts a job; its result is the plan.")
 def run_mrp(op: Op, req: RunMrp) -> Started:
@@ -87,7 +87,7 @@ def _job(op: Op, job_id: str, *, lock: bool = False) -> Job:
     return job
 
 
-@tools.read("get_job_status", title="Job status", response=JobOut, app_only=True,
+@tools.read("get_job_status", everyday=True, title="Job status", response=JobOut, app_only=True,
             description="Progress of a job, polled by the job dashboard card.")
 def get_job_status(op: Op, req: JobRef) -> JobOut:
     job = _job(op, req.job_id)
@@ -216,7 +216,8 @@ def _chosen(plan: dict[str, Any], req: ApplyMrpPlan, left: list[dict[str, Any]]
     return chosen
 
 
-@tools.write("apply_mrp_plan", title="Apply MRP plan", response=PlanApplied,
+@tools.write("apply_mrp_plan", toolset="planning", everyday=True,
+             title="Apply MRP plan", response=PlanApplied,
              description="Create the orders an MRP run suggested, all in one transaction.",
              destructive=False,
              undo=Undo.using(revert_bulk.mrp_plan),

@@ -97,7 +97,7 @@ def sales_order_out(so: SalesOrder) -> OrderOut:
                     currency=currencies.of_document(so), lines=lines)
 
 
-tools = Toolset("orders")
+tools = Toolset("purchasing")
 D = TypeVar("D", PurchaseOrder, SalesOrder)
 
 PoStatus = Literal["draft", "open", "partially_received", "received", "closed", "cancelled"]
@@ -171,7 +171,7 @@ class ListPurchaseOrders(Request):
     cursor: RowCursor | None = None
 
 
-@tools.read("list_purchase_orders", title="List purchase orders", response=OrderPage,
+@tools.read("list_purchase_orders", everyday=True, title="List purchase orders", response=OrderPage,
             description="Purchase orders, newest first; filter by status or supplier.")
 def list_purchase_orders(op: Op, req: ListPurchaseOrders) -> OrderPage:
     stmt = select(PurchaseOrder).order_by(PurchaseOrder.id.desc()).limit(req.limit + 1)
@@ -184,7 +184,8 @@ def list_purchase_orders(op: Op, req: ListPurchaseOrders) -> OrderPage:
     return _page(list(op.session.scalars(stmt).unique()), req.limit, purchase_order_out)
 
 
-@tools.read("get_purchase_order", title="Get purchase order", response=OrderDetailOut,
+@tools.read("get_purchase_order", everyday=True,
+            title="Get purchase order", response=OrderDetailOut,
             description="One purchase order by number or id, with its lines.")
 def get_purchase_order(op: Op, req: ByNumber) -> OrderDetailOut:
     po = lookup.purchase_order(op, _po(op, req))
@@ -202,7 +203,8 @@ class CreatePurchaseOrder(WriteRequest):
     lines: list[PurchaseLineIn] = Lines
 
 
-@tools.write("create_purchase_order", title="Create purchase order", response=OrderOut,
+@tools.write("create_purchase_order", everyday=True,
+             title="Create purchase order", response=OrderOut,
              description="Order items from a supplier, for receipt at a location.",
              destructive=False,
              undo=Undo.using(reverts.created("purchase_order")))
@@ -257,7 +259,8 @@ class ReceivePurchaseOrder(NumberOrId, ExpiryChange, WriteRequest):
     expiry: date | None = Field(None, description="expiry of lots this creates")
 
 
-@tools.write("receive_purchase_order", title="Receive purchase order", response=OrderOut,
+@tools.write("receive_purchase_order", everyday=True,
+             title="Receive purchase order", response=OrderOut,
              description="Book goods in from a purchase order, in part or in full, in its "
                          "units, at its prices.",
              destructive=True,
@@ -282,7 +285,8 @@ class ListSalesOrders(Request):
     cursor: RowCursor | None = None
 
 
-@tools.read("list_sales_orders", title="List sales orders", response=OrderPage,
+@tools.read("list_sales_orders", toolset="sales", everyday=True,
+            title="List sales orders", response=OrderPage,
             description="Sales orders, newest first; filter by status or customer.")
 def list_sales_orders(op: Op, req: ListSalesOrders) -> OrderPage:
     stmt = select(SalesOrder).order_by(SalesOrder.id.desc()).limit(req.limit + 1)
@@ -295,7 +299,8 @@ def list_sales_orders(op: Op, req: ListSalesOrders) -> OrderPage:
     return _page(list(op.session.scalars(stmt).unique()), req.limit, sales_order_out)
 
 
-@tools.read("get_sales_order", title="Get sales order", response=OrderOut,
+@tools.read("get_sales_order", toolset="sales", everyday=True,
+            title="Get sales order", response=OrderOut,
             description="One sales order by number or id, with its lines.")
 def get_sales_order(op: Op, req: ByNumber) -> OrderOut:
     return sales_order_out(lookup.sales_order(op, _so(op, req)))
@@ -310,7 +315,8 @@ class CreateSalesOrder(WriteRequest):
     lines: list[OrderLineIn] = Lines
 
 
-@tools.write("create_sales_order", title="Create sales order", response=OrderOut,
+@tools.write("create_sales_order", toolset="sales", everyday=True,
+             title="Create sales order", response=OrderOut,
              description="Take a customer order; its quantities are committed at the location.",
              destructive=False,
              undo=Undo.using(reverts.created("sales_order")))
@@ -331,7 +337,7 @@ class ModifySalesOrder(NumberOrId, WriteRequest):
                                             description="replace the lines")
 
 
-@tools.write("modify_sales_order", title="Modify sales order", response=OrderOut,
+@tools.write("modify_sales_order", toolset="sales", title="Modify sales order", response=OrderOut,
              role=Role.admin, description="Change an open sales order; lines replace all.",
              destructive=True)
 def modify_sales_order(op: Op, req: ModifySalesOrder) -> Done[OrderOut]:
@@ -341,7 +347,7 @@ def modify_sales_order(op: Op, req: ModifySalesOrder) -> Done[OrderOut]:
     return Done(f"Modify sales order {so.number}", sales_order_out(so))
 
 
-@tools.write("delete_sales_order", title="Cancel sales order", response=OrderOut,
+@tools.write("delete_sales_order", toolset="sales", title="Cancel sales order", response=OrderOut,
              role=Role.admin, description="Cancel an open sales order and release its "
                                           "committed stock. It is kept, as cancelled.",
              destructive=True,
@@ -356,7 +362,8 @@ class FulfillOrder(NumberOrId, WriteRequest):
                                            description="omit to ship all outstanding")
 
 
-@tools.write("fulfill_order", title="Fulfil sales order", response=OrderOut,
+@tools.write("fulfill_order", toolset="sales", everyday=True,
+             title="Fulfil sales order", response=OrderOut,
              description="Ship a sales order, in part or in full, from its location.",
              destructive=True,
              undo=Undo.using(reverts.so_shipment),

@@ -54,7 +54,7 @@ def list_locations(op: Op, req: LocationQuery) -> LocationList:
     return LocationList(locations=[LocationOut.model_validate(r) for r in rows])
 
 
-@tools.read("list_suppliers", title="List suppliers", response=SupplierList,
+@tools.read("list_suppliers", everyday=True, title="List suppliers", response=SupplierList,
             description="Suppliers by name.")
 def list_suppliers(op: Op, req: Query) -> SupplierList:
     stmt = _matching(select(Supplier), req.query, Supplier.name)
@@ -62,7 +62,7 @@ def list_suppliers(op: Op, req: Query) -> SupplierList:
     return SupplierList(suppliers=[PartnerOut.model_validate(r) for r in rows])
 
 
-@tools.read("list_customers", title="List customers", response=CustomerList,
+@tools.read("list_customers", everyday=True, title="List customers", response=CustomerList,
             description="Customers by name.")
 def list_customers(op: Op, req: Query) -> CustomerList:
     stmt = _matching(select(Customer), req.query, Customer.name)

@@ -56,7 +56,7 @@ class ManufacturingPage(Page):
     orders: list[ManufacturingOrderOut]
 
 
-@tools.read("list_manufacturing_orders", title="List manufacturing orders",
+@tools.read("list_manufacturing_orders", everyday=True, title="List manufacturing orders",
             response=ManufacturingPage, description="Manufacturing orders, newest first.")
 def list_manufacturing_orders(op: Op, req: ListManufacturingOrders) -> ManufacturingPage:
     stmt = select(ManufacturingOrder).order_by(ManufacturingOrder.id.desc()).limit(req.limit + 1)
@@ -78,7 +78,7 @@ def _mo(op: Op, req: NumberOrId) -> str:
     return number_of(op, ManufacturingOrder, req, "manufacturing order")
 
 
-@tools.read("get_manufacturing_order", title="Get manufacturing order",
+@tools.read("get_manufacturing_order", everyday=True, title="Get manufacturing order",
             response=ManufacturingOrderDetailOut,
             description="One manufacturing order by number or id, with its components per unit.")
 def get_manufacturing_order(op: Op, req: ByNumber) -> ManufacturingOrderDetailOut:
@@ -96,7 +96,7 @@ class CreateManufacturingOrder(WriteRequest):
     start: Moment | None = Field(None, description="else backward from due_date")
 
 
-@tools.write("create_manufacturing_order", title="Create manufacturing order",
+@tools.write("create_manufacturing_order", everyday=True, title="Create manufacturing order",
              response=ManufacturingOrderOut,
              description="Plan production of an item from its recipe; commits components.",
              destructive=False,
@@ -131,7 +131,7 @@ class CompleteManufacturingOrder(NumberOrId, ExpiryChange, WriteRequest):
         "are finished with the order, at their planned minutes where none were logged")
 
 
-@tools.write("complete_manufacturing_order", title="Complete manufacturing order",
+@tools.write("complete_manufacturing_order", everyday=True, title="Complete manufacturing order",
              response=ManufacturingOrderOut,
              description="Report production (partial allowed): consumes components (recipe, "
                          "or what was actually used and its lots) and adds the good units "

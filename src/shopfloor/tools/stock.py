@@ -72,7 +72,7 @@ def _after(cursor: str | None) -> tuple[str, str] | None:
     return after_pair(cursor, "get_stock")
 
 
-@tools.read("get_stock", title="Get stock", response=StockList,
+@tools.read("get_stock", everyday=True, title="Get stock", response=StockList,
             description="Stock per item and location: on hand, in held or expired lots, "
                         "committed to open orders, available, average cost.")
 def get_stock(op: Op, req: GetStock) -> StockList:
@@ -138,7 +138,7 @@ class LowStockList(Page):
     items: list[LowStockOut]
 
 
-@tools.read("list_low_stock", title="List low stock", response=LowStockList,
+@tools.read("list_low_stock", everyday=True, title="List low stock", response=LowStockList,
             description="Items at or below their reorder point, with on-order stock and a "
                         "suggested order quantity.")
 def list_low_stock(op: Op, req: LowStockQuery) -> LowStockList:
@@ -206,7 +206,8 @@ class AvailabilityOut(Out):
     earliest_date: Day | None = None
 
 
-@tools.read("check_availability", title="Check availability", response=AvailabilityOut,
+@tools.read("check_availability", everyday=True,
+            title="Check availability", response=AvailabilityOut,
             description="Can this quantity be shipped from stock, or built from components? "
                         "Lists component shortages.")
 def check_availability(op: Op, req: AvailabilityQuery) -> AvailabilityOut:
@@ -263,7 +264,7 @@ def _adjust_summary(verb: str, adj_number: str, location: str, n: int) -> str:
     return f"{verb} stock adjustment {adj_number} at {location}: {n} line{'s' * (n != 1)}"
 
 
-@tools.write("create_stock_adjustment", title="Adjust stock", response=AdjustmentOut,
+@tools.write("create_stock_adjustment", everyday=True, title="Adjust stock", response=AdjustmentOut,
              description="Correct stock at a location by a delta or to a counted quantity "
                          "as of when it was counted.",
              destructive=True,  # a negative delta or a lower count writes stock off

@@ -22,7 +22,7 @@ from shopfloor.tools.fields import (
     pair_cursor,
 )
 
-tools = Toolset("stock")
+tools = Toolset("valuation")
 PAGE = 200  # rows a page (a fixed size: one argument fewer in every tools/list)
 
 

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from functools import cache
+from typing import TYPE_CHECKING
 
-from argon2 import PasswordHasher
 from sqlalchemy import select, update
 
 from shopfloor.domain.base.context import Op
@@ -19,10 +20,29 @@ from shopfloor.kernel.errors import Conflict, NotFound, ValidationFailed
 from shopfloor.kernel.roles import Role
 from shopfloor.store.tables.accounts import Account, AccountSession
 
+if TYPE_CHECKING:
+    from argon2 import PasswordHasher
+
 MIN_PASSWORD = 8
 MAX_PASSWORD = 1024
-HASHER = PasswordHasher()
-DUMMY_HASH = HASHER.hash("not a real password, only spends the same time")
+
+
+@cache
+def hasher() -> PasswordHasher:
+    """Built when a password is first hashed or checked, not at import: a process that
+    never signs anyone in (a CLI call, an MCP session) never loads argon2 (~20 ms)."""
+    from argon2 import PasswordHasher
+
+    return PasswordHasher()
+
+
+@cache
+def dummy_hash() -> str:
+    """What an unknown name's password is checked against, so that a sign-in for a name
+    nobody has takes as long as one for a real name. Hashed on first use (~0.1 s), not at
+    import by every process."""
+    return hasher().hash("not a real password, only spends the same time")
+
 MASK = "**********"  # what a password argument reads as once logged or previewed
 
 
@@ -78,7 +98,7 @@ def people(op: Op) -> list[Person]:
 def create(op: Op, username: str, password: str, role: str,
            needs_approval: bool = False) -> Person:
     name, level = check_name(username), check_role(role)
-    digest = HASHER.hash(check_password(password))
+    digest = hasher().hash(check_password(password))
     if op.session.scalar(select(Account.id).where(Account.username == name)) is not None:
         raise Conflict(f"an account named {name!r} exists", field="username")
     account = Account(username=name, password_hash=digest, role=level, disabled=False,
@@ -115,7 +135,7 @@ def set_disabled(op: Op, username: str, disabled: bool) -> Person:
 
 def set_password(op: Op, username: str, password: str) -> Person:
     account = _account(op, username)
-    account.password_hash = HASHER.hash(check_password(password))
+    account.password_hash = hasher().hash(check_password(password))
     account.password_changed_at = op.now
     op.change("account", account.username, "password", "old", "new")
     _end_sessions(op, account)

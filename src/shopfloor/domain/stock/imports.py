@@ -14,7 +14,6 @@ from decimal import Decimal
 from typing import Any
 
 from sqlalchemy import String, any_, bindparam, select
-from sqlalchemy.dialects.postgresql import ARRAY
 
 from shopfloor.domain.base.context import Op
 from shopfloor.domain.stock import ledger as stock
@@ -97,6 +96,8 @@ def _among(op: Op, column: Any, keys: Iterable[str]) -> Iterator[Any]:
     import's keys cost one round trip, not sixty), on SQLite in chunks of its limit."""
     wanted = sorted(set(keys))
     if op.dialect == "postgresql":
+        from sqlalchemy.dialects.postgresql import ARRAY
+
         yield column == any_(bindparam("keys", wanted, type_=ARRAY(String)))
         return
     for start in range(0, len(wanted), CHUNK):

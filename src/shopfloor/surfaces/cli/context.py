@@ -6,28 +6,17 @@ importing the CLI that mounts them.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import typer
 
+from shopfloor.surfaces.cli.quick import failed
 from shopfloor.surfaces.render import render
 
 if TYPE_CHECKING:
     from shopfloor.app.settings import Settings
     from shopfloor.registry.registry import Registry
-
-EXIT_CODES = {
-    "internal": 1,
-    "validation_error": 2,
-    "not_found": 3,
-    "conflict": 4,
-    "insufficient_stock": 5,
-    "stale_preview": 6,
-    "forbidden": 7,
-    "unauthenticated": 8,
-}
 
 
 @dataclass
@@ -41,10 +30,10 @@ class Context:
 
         return Settings.load(self.config, database_url=self.db)
 
-    def registry(self) -> Registry:
+    def registry(self, *, lazy: bool = False) -> Registry:
         from shopfloor.app.wiring import open_registry
 
-        return open_registry(self.settings())
+        return open_registry(self.settings(), lazy=lazy)
 
     def out(self, payload: Any) -> None:
         typer.echo(render(payload, self.fmt))
@@ -52,9 +41,4 @@ class Context:
 
 
 def fail(c: Context, payload: dict[str, Any]) -> NoReturn:
-    err = payload["error"]
-    if c.fmt == "json":
-        typer.echo(json.dumps(payload, indent=2, ensure_ascii=False))
-    where = f" (field: {err['field']})" if err.get("field") else ""
-    typer.echo(f"error[{err['code']}]: {err['message']}{where}", err=True)
-    raise typer.Exit(EXIT_CODES.get(err["code"], 1))
+    raise typer.Exit(failed(payload, c.fmt))

@@ -34,7 +34,11 @@ def routes(admin: Admin) -> list[BaseRoute]:
 
 
 async def tool_list(a: Admin, request: Request, actor: Actor) -> Response:
-    return a.render(request, "tools.html", actor, tools=a.tools_for(actor))
+    """Grouped by toolset, in the catalogue's order (the areas MCP hosts choose by)."""
+    groups: dict[str, list[Tool]] = {}
+    for t in a.tools_for(actor):
+        groups.setdefault(t.facts.toolset, []).append(t)
+    return a.render(request, "tools.html", actor, groups=list(groups.items()))
 
 
 def tool_of(a: Admin, name: str) -> Tool:
