@@ -84,7 +84,8 @@ const ShopfloorRender = (() => {
     if (typeof value === "object") return Object.entries(value).map(([k, v]) => label(k, tool) + ": " + display(k, v, value, tool, zone)).join(", ");
     const s = String(value);
     if (key === "status" || key === "action" || key === "kind") return words(s);
-    if (MONEY.has(key) || /_price$|_cost$/.test(key)) return money(s);
+    // an amount names its currency beside it (a change row, a line); else the document's
+    if (MONEY.has(key) || /_price$|_cost$/.test(key)) return money(s, row && ISO.test(row.currency || "") ? row.currency : "");
     if (!TEXT.has(key) && NUMBER.test(s)) {
       // a line's own unit first (a purchase line in boxes), else the item's
       const unit = /quantity|on_hand|available|committed|^change$/.test(key) && row &&
@@ -239,9 +240,10 @@ const ShopfloorRender = (() => {
         const key = field.replace(/^line .*? /, "");
         tr.appendChild(el("td", what(c, names)));
         tr.appendChild(el("td", field.startsWith("line ") ? field : label(field, tool)));
-        tr.appendChild(el("td", c.before == null ? "—" : display(key, c.before, null, tool), "num"));
+        const own = { currency: c.currency };
+        tr.appendChild(el("td", c.before == null ? "—" : display(key, c.before, own, tool, o.zone), "num"));
         tr.appendChild(el("td", "→", "arrow"));
-        tr.appendChild(el("td", c.after == null ? "—" : display(key, c.after, null, tool), "num"));
+        tr.appendChild(el("td", c.after == null ? "—" : display(key, c.after, own, tool, o.zone), "num"));
       }
       root.appendChild(t);
     }

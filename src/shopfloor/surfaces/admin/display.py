@@ -44,6 +44,7 @@ DOCUMENTS = {"purchase_order": "/purchase-orders/", "sales_order": "/sales-order
              "manufacturing_order": "/manufacturing-orders/"}
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _DATETIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}")
+_ISO = re.compile(r"^[A-Z]{3}$")
 _NUMBER = re.compile(r"^-?\d+(\.\d+)?$")
 NONE = Markup('<span class="muted">—</span>')
 
@@ -141,7 +142,7 @@ class Shower:
             slug = re.sub(r"[^a-z0-9]+", "-", str(value).lower())
             return Markup('<span class="badge s-{0}">{1}</span>').format(slug, words(value))
         if key in MONEY or key.endswith("_price") or key.endswith("_cost"):
-            return money(value, self.formats)
+            return money(value, self.formats, currency_of(row))
         if key not in TEXT and not isinstance(value, str | int | float | Decimal):
             return Markup(escape(value))
         if key not in TEXT and decimal_text(value) is not None:
@@ -219,6 +220,13 @@ class Shower:
             return Markup(escape(", ".join(f"{label(k)}: {v}" for k, v in value.items()
                                            if v not in (None, ""))))
         return self.show(key, value, row)
+
+
+def currency_of(row: Mapping[str, Any] | None) -> str | None:
+    """The currency a record's amounts are in, when it says (a `currency` beside them: a
+    dollar order's total); None leaves the books' own."""
+    code = row.get("currency") if row else None
+    return code if isinstance(code, str) and _ISO.match(code) else None
 
 
 def _num_class(rows: list[Mapping[str, Any]], key: str) -> Markup:
