@@ -81,7 +81,9 @@ const ShopfloorRender = (() => {
     if (value === null || value === undefined || value === "") return "—";
     if (typeof value === "boolean") return value ? "Yes" : "No";
     if (Array.isArray(value)) return value.map((v) => display(key, v, row, tool, zone)).join(", ");
-    if (typeof value === "object") return Object.entries(value).map(([k, v]) => label(k, tool) + ": " + display(k, v, value, tool, zone)).join(", ");
+    // an object under a money key is amounts (a planned cost's materials, operations, total)
+    const amounts = MONEY.has(key) || /_price$|_cost$/.test(key);
+    if (typeof value === "object") return Object.entries(value).map(([k, v]) => label(k, tool) + ": " + display(amounts ? "amount" : k, v, value, tool, zone)).join(", ");
     const s = String(value);
     if (key === "status" || key === "action" || key === "kind") return words(s);
     // an amount names its currency beside it (a change row, a line); else the document's

@@ -167,13 +167,16 @@ class Shower:
         return money(value, self.formats, currency)
 
     def fields(self, record: Mapping[str, Any], skip: Iterable[str] = (),
-               names: Mapping[str, str] | None = None) -> Markup:
+               names: Mapping[str, str] | None = None, *, amounts: bool = False) -> Markup:
         """A record as a definition list (scalars only; lists are shown as tables apart);
-        `names` relabels a field where the page knows better (a PO's partner: Supplier)."""
+        `names` relabels a field where the page knows better (a PO's partner: Supplier);
+        `amounts`: every figure is money (a planned cost's materials, operations, total)."""
         skipped = set(skip)
         names = names or {}
         items = [Markup('<div><dt>{0}</dt><dd>{1}</dd></div>').format(
-            names.get(k, label(k)), self.show(k, v, record)) for k, v in record.items()
+            names.get(k, label(k)),
+            money(v, self.formats, currency_of(record)) if amounts and decimal_text(v)
+            else self.show(k, v, record)) for k, v in record.items()
             if k not in skipped and not isinstance(v, list)]
         return Markup('<dl class="fields">{0}</dl>').format(Markup("").join(items))
 
