@@ -24,6 +24,7 @@ from shopfloor.ui.formats import Formats
 MONEY = frozenset({"unit_price", "unit_cost", "purchase_price", "sales_price", "total", "cost",
                    "average_cost", "value", "amount", "price", "total_cost", "line_total",
                    "stock_value"})
+UNIT_COSTS = frozenset({"unit_cost", "average_cost"})  # per unit: up to four decimals
 TEXT = frozenset({"sku", "number", "name", "code", "reason", "notes", "email", "phone",
                   "operation_id", "job_id", "idempotency_key", "actor", "lot", "batch",
                   "serial", "partner", "location", "supplier", "customer", "default_supplier",
@@ -80,6 +81,14 @@ def money(value: Any, formats: Formats, currency: str | None = None) -> Markup:
         return NONE if value is None else Markup(escape(value))
     return Markup('<span class="money" data-value="{0}">{1}</span>').format(
         text, formats.money(text, currency))
+
+
+def unit_cost(value: Any, formats: Formats, currency: str | None = None) -> Markup:
+    text = decimal_text(value)
+    if text is None:
+        return NONE if value is None else Markup(escape(value))
+    return Markup('<span class="money" data-value="{0}">{1}</span>').format(
+        text, formats.unit_cost(text, currency))
 
 
 def number(value: Any, formats: Formats, unit: str | None = None) -> Markup:
@@ -141,6 +150,8 @@ class Shower:
         if key == "status" or key == "action" or key.endswith("_status"):
             slug = re.sub(r"[^a-z0-9]+", "-", str(value).lower())
             return Markup('<span class="badge s-{0}">{1}</span>').format(slug, words(value))
+        if key in UNIT_COSTS:
+            return unit_cost(value, self.formats, currency_of(row))
         if key in MONEY or key.endswith("_price") or key.endswith("_cost"):
             return money(value, self.formats, currency_of(row))
         if key not in TEXT and not isinstance(value, str | int | float | Decimal):

@@ -1,0 +1,51 @@
+"""The renderer the cards and the admin's previews share (ui/render.js), run in Node as
+the browser runs it: an amount in the currency beside it (a change row's), a cost per unit
+to four decimals, a planned cost's parts as money, a scheduled range of times in words."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import shopfloor.ui
+
+RENDER = Path(shopfloor.ui.__file__).parent / "render.js"
+CALLS = [
+    ["average_cost", "1.66", {"currency": "EUR"}],
+    ["average_cost", "0.018400", {"currency": "EUR"}],
+    ["total", "1020", {"currency": "USD"}],
+    ["total", "1200.4", {"currency": "JPY"}],
+    ["planned_cost", {"materials": "103.261304", "total": "332.027971"}, {}],
+    ["planned", "Cut on CUT: 2026-12-04T10:23+00:00 -> 2026-12-04T11:55+00:00", None],
+]
+
+
+def _drawn() -> list[str]:
+    node = shutil.which("node")
+    assert node, "Node runs the renderer's test (make e2e-deps needs it too)"
+    script = (
+        'Object.defineProperty(globalThis, "navigator", {value: {language: "en-GB"}, '
+        "configurable: true});"
+        f"const R = new Function(require('fs').readFileSync({json.dumps(str(RENDER))}, "
+        "'utf8') + '; return ShopfloorRender;')();"
+        # a preview sets the books' currency as the fallback, as the admin's does (with no
+        # DOM here its drawing stops; the fallback stays set)
+        "try { R.preview(null, {}, {currency: 'EUR'}); } catch (e) {}"
+        f"const calls = {json.dumps(CALLS)};"
+        "console.log(JSON.stringify(calls.map(([k, v, row]) => "
+        "R.display(k, v, row, '', 'UTC'))));")
+    out = subprocess.run([node, "-e", script], capture_output=True, text=True, timeout=60,
+                         check=False)
+    assert out.returncode == 0, out.stderr
+    drawn: list[str] = json.loads(out.stdout)
+    return drawn
+
+
+def test_the_renderer_draws_amounts_in_their_currency_and_times_in_words() -> None:
+    assert _drawn() == [
+        "€1.66", "€0.0184", "US$1,020.00", "JP¥1,200",
+        "Materials: €103.26, Total: €332.03",
+        "Cut on CUT: Fri 4 Dec, 10:23–11:55",
+    ]
