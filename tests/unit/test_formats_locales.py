@@ -50,9 +50,9 @@ def test_quantities_keep_their_digits_without_trailing_zeros(locale: str, want: 
 
 
 @pytest.mark.parametrize(("locale", "one_day", "two_days"), [
-    ("en_GB", "Fri 4 Dec, 10:23–11:55", "Fri 4 Dec, 10:23 – Sat 5 Dec, 08:00"),
-    ("de_DE", "Fr., 4. Dez., 10:23–11:55", "Fr., 4. Dez., 10:23 – Sa., 5. Dez., 08:00"),
-    ("fr_FR", "ven. 4 déc., 10:23–11:55", "ven. 4 déc., 10:23 – sam. 5 déc., 08:00"),
+    ("en_GB", "Fri 4 Dec, 10:23\u201311:55", "Fri 4 Dec, 10:23 \u2013 Sat 5 Dec, 08:00"),
+    ("de_DE", "Fr., 4. Dez., 10:23\u201311:55", "Fr., 4. Dez., 10:23 \u2013 Sa., 5. Dez., 08:00"),
+    ("fr_FR", "ven. 4 déc., 10:23\u201311:55", "ven. 4 déc., 10:23 \u2013 sam. 5 déc., 08:00"),
 ])
 def test_a_range_of_times_reads_in_words_in_the_companys_zone(locale: str, one_day: str,
                                                               two_days: str) -> None:
@@ -60,7 +60,7 @@ def test_a_range_of_times_reads_in_words_in_the_companys_zone(locale: str, one_d
     paris = Formats(locale, time_zone="Europe/Paris")  # UTC+1 in December
     assert paris.range("2026-12-04T09:23+00:00", "2026-12-04T10:55+00:00") == one_day
     assert paris.range("2026-12-04T09:23Z", "2026-12-05T07:00Z") == two_days
-    assert paris.moment("2026-12-04T09:23:00Z") == one_day.split("–")[0]
+    assert paris.moment("2026-12-04T09:23:00Z") == one_day.split("\u2013")[0]
 
 
 def test_a_summarys_money_is_in_english_with_the_currencys_sign() -> None:

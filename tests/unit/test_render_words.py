@@ -47,5 +47,5 @@ def test_the_renderer_draws_amounts_in_their_currency_and_times_in_words() -> No
     assert _drawn() == [
         "€1.66", "€0.0184", "US$1,020.00", "JP¥1,200",
         "Materials: €103.26, Total: €332.03",
-        "Cut on CUT: Fri 4 Dec, 10:23–11:55",
+        "Cut on CUT: Fri 4 Dec, 10:23\u201311:55",
     ]

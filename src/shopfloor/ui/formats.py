@@ -97,6 +97,9 @@ def _datetime_of(value: Any) -> datetime | None:
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
+Moment = datetime  # the name `datetime` is a method of Formats below
+
+
 @dataclass(frozen=True)
 class Formats:
     """One reader's formats: their locale, the deployment's currency and time zone."""
@@ -193,17 +196,18 @@ class Formats:
         return f"{self._day(local)}, {format_time(local, 'short', locale=self.locale)}"
 
     def range(self, start: Any, end: Any) -> str:
-        """`Fri 4 Dec, 10:23–11:55`: one day said once; two days each with its time."""
+        """`Fri 4 Dec, 10:23-11:55` (an en dash): one day said once; two days each with
+        its time."""
         a, b = _datetime_of(start), _datetime_of(end)
         if a is None or b is None:
-            return f"{self.moment(start)} – {self.moment(end)}"
+            return f"{self.moment(start)} \u2013 {self.moment(end)}"
         a, b = a.astimezone(self.zone()), b.astimezone(self.zone())
         if a.date() == b.date():
             return (f"{self._day(a)}, {format_time(a, 'short', locale=self.locale)}"
                     f"\u2013{format_time(b, 'short', locale=self.locale)}")
         return f"{self.moment(a)} \u2013 {self.moment(b)}"
 
-    def _day(self, moment: datetime) -> str:
+    def _day(self, moment: Moment) -> str:
         return str(format_skeleton("MMMEd", moment, locale=self.locale))
 
     def zone(self) -> ZoneInfo:
