@@ -93,7 +93,7 @@ class RevertOut(Out):
 
 
 class RevertOperation(WriteRequest):
-    operation_id: Key = Field(description="from get_operation_log")
+    operation_id: Key = Field(description="the operation, as the operation log names it")
 
 
 @tools.write("revert_operation", title="Revert operation", response=RevertOut, role=Role.admin,

@@ -155,7 +155,7 @@ def _may_cancel(op: Op, job: Job) -> None:
 
 
 class ApplyMrpPlan(WriteRequest):
-    job_id: JobId = Field(description="a finished run_mrp job")
+    job_id: JobId = Field(description="a finished MRP run")
     only: list[Key] | None = Field(None, max_length=5000, description="only these SKUs")
     location: Key | None = Field(None, description="default: the plan's, else the first")
 

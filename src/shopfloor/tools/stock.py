@@ -120,7 +120,7 @@ def _stock_then(op: Op, req: GetStock) -> StockList:
 class LowStockQuery(Request):
     location: Key | None = None
     limit: Limit = 200
-    cursor: Cursor | None = Field(None, description="a page's next_cursor")
+    cursor: Cursor | None = Field(None, description="where the previous page ended (its next cursor)")
 
 
 class LowStockOut(Out):
