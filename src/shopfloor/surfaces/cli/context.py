@@ -7,7 +7,7 @@ importing the CLI that mounts them.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import typer
@@ -35,6 +35,9 @@ class Context:
     db: str | None
     fmt: str
     config: str | None
+    opened: Registry | None = field(default=None, repr=False)
+    """The registry this process opened: `shopfloor run` sets up, shows the overview and
+    serves on one (opening it again per step was most of a restart's time)."""
 
     def settings(self) -> Settings:
         from shopfloor.app.settings import Settings
@@ -44,7 +47,9 @@ class Context:
     def registry(self) -> Registry:
         from shopfloor.app.wiring import open_registry
 
-        return open_registry(self.settings())
+        if self.opened is None:
+            self.opened = open_registry(self.settings())
+        return self.opened
 
     def out(self, payload: Any) -> None:
         typer.echo(render(payload, self.fmt))
