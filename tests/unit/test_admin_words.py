@@ -105,3 +105,14 @@ def test_revert_is_offered_only_where_the_entry_can_be_reverted(app: TestClient,
     assert "/tools/revert_operation" in rows[moved["operation_id"]]
     entry = admin.get(f"/log/{undone['operation_id']}").text
     assert "Revert this operation" not in entry
+
+
+def test_a_nested_record_in_a_table_reads_in_words() -> None:
+    """An MRP message read "Kind: safety_stock, Date: 2026-11-29"."""
+    from shopfloor.surfaces.admin.display import Shower
+    from shopfloor.ui.formats import Formats
+
+    html = unescape(str(Shower(Formats("en_GB"), {}).table(
+        [{"sku": "M1", "why": {"kind": "safety_stock", "date": "2026-11-29"}}])))
+    cell = re.sub(r"<[^>]+>", "", html.split('data-label="Why"', 1)[1].split("</td>", 1)[0])
+    assert cell == ">Kind: Safety stock, Date: 29 Nov 2026", cell

@@ -33,13 +33,16 @@ def test_the_overview_and_home_count_the_same_items_below_reorder_point(
         apply(registry, "modify_item", sku=sku, reorder_point="5", reorder_quantity="10")
     apply(registry, "create_stock_adjustment", location="MAIN", reason="count",
           lines=[{"sku": "M2", "quantity_delta": "5", "unit_cost": "1"}])
-    apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
-          lines=[{"sku": "M1", "quantity": "10", "unit_price": "1"}])
-    # M1: none, 10 on order (low, not to order); M2: 5 at a point of 5; P1: none at all
+    po = apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
+               lines=[{"sku": "M1", "quantity": "10", "unit_price": "1"}])
+    apply(registry, "receive_purchase_order", number=po["number"],
+          lines=[{"sku": "M1", "quantity": "4"}])
+    # M1: 4, 6 on order (low, not to order); M2: 5 at a point of 5; P1: none at all
     said = CliRunner().invoke(cli, ["--db", db_url, "overview"])
     assert said.exit_code == 0, said.output
     counted = re.search(r"(\d+) below their reorder point", said.output)
     assert counted is not None, said.output
+    assert f"{po['number']} (partially received)" in said.output, said.output  # no codes
     made = create_app(registry, Settings(database_url=db_url, currency="EUR"))
     with TestClient(made) as client:
         client.cookies.set("shopfloor_session", made.state.auth.mint("vera", ["viewer"], 600))

@@ -230,9 +230,11 @@ class Shower:
             if len(value) <= 20:  # a plan's lines, the needs an order covers: shown in place
                 return self.table(value, compact=True)
             return Markup(escape(f"{len(value)} lines"))
-        if isinstance(value, dict):
-            return Markup(escape(", ".join(f"{label(k)}: {v}" for k, v in value.items()
-                                           if v not in (None, ""))))
+        if isinstance(value, dict):  # its words and figures as everywhere else: a cover's
+            # kind reads "Safety stock", its date "29 Nov 2026", never the codes
+            return Markup(", ").join(
+                Markup("{0}: {1}").format(label(k), self.show(k, v, value))
+                for k, v in value.items() if v not in (None, ""))
         return self.show(key, value, row)
 
 

@@ -107,7 +107,7 @@ def overview(ctx: typer.Context) -> None:
     items = ask("search_items", limit=500)["items"]
     low = ask("list_low_stock")["items"]
     short = [r for r in low if r["to_order"]]  # the tool's one rule, as the admin's Home
-    from shopfloor.kernel.statuses import BY_KIND
+    from shopfloor.kernel.statuses import BY_KIND, said
 
     orders = {
         "purchase": ask("list_purchase_orders", limit=500)["orders"],
@@ -121,7 +121,8 @@ def overview(ctx: typer.Context) -> None:
     for kind, rows in orders.items():
         open_rows = [o for o in rows if o["status"] in still_open[kind]]
         typer.echo(f"{len(open_rows)} open {kind} orders: "
-                   + ", ".join(f"{o['number']} ({o['status']})" for o in open_rows[:6]))
+                   + ", ".join(f"{o['number']} ({said(o['status'])})"
+                               for o in open_rows[:6]))
     typer.echo("\nBelow reorder point:")
     c.out({"low_stock": [{k: r[k] for k in ("sku", "name", "available", "reorder_point",
                                             "on_order", "suggested_quantity")} for r in short]})
