@@ -34,8 +34,20 @@ def _drawn() -> list[str]:
         # DOM here its drawing stops; the fallback stays set)
         "try { R.preview(null, {}, {currency: 'EUR'}); } catch (e) {}"
         f"const calls = {json.dumps(CALLS)};"
-        "console.log(JSON.stringify(calls.map(([k, v, row]) => "
-        "R.display(k, v, row, '', 'UTC'))));")
+        "const out = calls.map(([k, v, row]) => R.display(k, v, row, '', 'UTC'));"
+        # a change row's subject, as the preview's "What changes" names it
+        "const cell = {}; const root = {replaceChildren() {}, appendChild(e) { return e; }};"
+        "globalThis.document = {createElement: () => ({appendChild(e) { return e; }, "
+        "set textContent(t) { cell.text = t; }, createTHead: () => ({insertRow: () => "
+        "({appendChild() {}})}), createTBody: () => ({insertRow: () => "
+        "({appendChild(e) { return e; }})})})};"
+        "const seen = [];"
+        "Object.defineProperty(cell, 'text', {set(t) { seen.push(t); }});"
+        "R.preview(root, {changes: [{entity: 'variance', key: 'purchase_order PO-00012', "
+        "field: 'M1@MAIN price', before: null, after: '-11', currency: 'EUR'}]}, "
+        "{currency: 'EUR'});"
+        "out.push(seen.find((t) => String(t).startsWith('Variance')));"
+        "console.log(JSON.stringify(out));")
     out = subprocess.run([node, "-e", script], capture_output=True, text=True, timeout=60,
                          check=False)
     assert out.returncode == 0, out.stderr
@@ -48,4 +60,5 @@ def test_the_renderer_draws_amounts_in_their_currency_and_times_in_words() -> No
         "€1.66", "€0.0184", "US$1,020.00", "JP¥1,200",
         "Materials: €103.26, Total: €332.03",
         "Cut on CUT: Fri 4 Dec, 10:23\u201311:55",
+        "Variance purchase order PO-00012",
     ]

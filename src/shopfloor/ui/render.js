@@ -185,7 +185,9 @@ const ShopfloorRender = (() => {
       const [sku, loc] = [key.slice(0, key.lastIndexOf("@")), key.slice(key.lastIndexOf("@") + 1)];
       return (names[sku] ? names[sku] + " (" + sku + ")" : sku) + " at " + loc;
     }
-    return words(c.entity || "") + " " + key + (names[key] ? " (" + names[key] + ")" : "");
+    // a key that starts with a document's kind ("purchase_order PO-00012") says it in words
+    const said = key.replace(/^([a-z]+(?:_[a-z]+)+) /, (m, kind) => kind.replace(/_/g, " ") + " ");
+    return words(c.entity || "") + " " + said + (names[key] ? " (" + names[key] + ")" : "");
   }
   const SKIP_FIELDS = new Set(["id", "created_at", "lines", "rows", "recipes"]);
   // Draw one preview payload into `root` (emptied first). opts: {names, currency, zone}.
