@@ -116,3 +116,19 @@ def test_a_nested_record_in_a_table_reads_in_words() -> None:
         [{"sku": "M1", "why": {"kind": "safety_stock", "date": "2026-11-29"}}])))
     cell = re.sub(r"<[^>]+>", "", html.split('data-label="Why"', 1)[1].split("</td>", 1)[0])
     assert cell == ">Kind: Safety stock, Date: 29 Nov 2026", cell
+
+
+def test_a_manufacturing_orders_times_read_as_ranges(app: TestClient,
+                                                    registry: Registry) -> None:
+    """Its planned start and finish read "Mon 1 Mar, 08:00-08:40", not two timestamps."""
+    apply(registry, "create_work_centre", code="CUT", name="Cutting", hourly_cost="30.00")
+    apply(registry, "update_recipe", sku="P1", components=[{"sku": "M1", "quantity": "1"}])
+    apply(registry, "update_routing", sku="P1", operations=[
+        {"sequence": 10, "name": "Cut", "work_centre": "CUT", "setup_minutes": 10,
+         "run_minutes": 10}])
+    mo = apply(registry, "create_manufacturing_order", sku="P1", quantity="3",
+               location="MAIN", start="2027-03-01T08:00:00Z")
+    page = unescape(_as(app, "pat", "admin").get(f"/manufacturing-orders/{mo['number']}").text)
+    text = re.sub(r"<[^>]+>", " ", page)
+    assert text.count("Mon 1 Mar, 08:00\u201308:40") == 2, text  # the order, its operation
+    assert "2027-03-01T08" not in text

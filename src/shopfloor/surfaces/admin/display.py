@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping
 from decimal import Decimal, InvalidOperation
-from typing import Any
+from typing import Any, NamedTuple
 from urllib.parse import quote
 
 from markupsafe import Markup, escape
@@ -132,6 +132,9 @@ class Shower:
             return NONE
         if isinstance(value, bool):
             return Markup("Yes" if value else "No")
+        if isinstance(value, Span):
+            return Markup('<time class="range" datetime="{0}/{1}">{2}</time>').format(
+                value.start, value.end, self.formats.range(value.start, value.end))
         if isinstance(value, list):
             return self.listing(key, value)
         if isinstance(value, dict):
@@ -184,6 +187,7 @@ class Shower:
         `amounts`: every figure is money (a planned cost's materials, operations, total)."""
         skipped = set(skip)
         names = names or {}
+        record = ranged(record)
         items = [Markup('<div><dt>{0}</dt><dd>{1}</dd></div>').format(
             names.get(k, label(k)),
             money(v, self.formats, currency_of(record)) if amounts and decimal_text(v)
@@ -203,7 +207,10 @@ class Shower:
               compact: bool = False, caption: str | None = None,
               extra: Callable[[Mapping[str, Any]], Markup] | None = None,
               names: Mapping[str, str] | None = None) -> Markup:
-        cols = columns or self.columns(rows)
+        rows = [ranged(r) for r in rows]
+        cols = [RANGES.get(c, c) for c in (columns or self.columns(rows))
+                if c not in RANGE_ENDS]
+        cols = list(dict.fromkeys(cols))
         if compact:
             cols = [c for c in cols if c != "id"]
         titles = {c: (names or {}).get(c, label(c)) for c in cols}
@@ -236,6 +243,31 @@ class Shower:
                 Markup("{0}: {1}").format(label(k), self.show(k, v, value))
                 for k, v in value.items() if v not in (None, ""))
         return self.show(key, value, row)
+
+
+class Span(NamedTuple):
+    """A start and a finish shown as one range ("Fri 4 Dec, 10:23-11:55")."""
+
+    start: str
+    end: str
+
+
+RANGES = {"planned_start": "planned"}  # a pair's start field -> the one field shown
+RANGE_ENDS = {"planned_finish": "planned_start"}
+
+
+def ranged(record: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A record whose planned start and finish are both times, with the two as one range:
+    a person reads when, not two timestamps."""
+    out: dict[str, Any] | None = None
+    for end, start in RANGE_ENDS.items():
+        a, b = record.get(start), record.get(end)
+        if isinstance(a, str) and isinstance(b, str) and _DATETIME.match(a) \
+                and _DATETIME.match(b):
+            out = out if out is not None else dict(record)
+            out = {RANGES[start] if k == start else k: Span(a, b) if k == start else v
+                   for k, v in out.items() if k != end}
+    return out if out is not None else record
 
 
 def currency_of(row: Mapping[str, Any] | None) -> str | None:
