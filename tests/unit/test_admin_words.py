@@ -132,3 +132,14 @@ def test_a_manufacturing_orders_times_read_as_ranges(app: TestClient,
     text = re.sub(r"<[^>]+>", " ", page)
     assert text.count("Mon 1 Mar, 08:00\u201308:40") == 2, text  # the order, its operation
     assert "2027-03-01T08" not in text
+
+
+def test_an_orders_history_names_operations_without_their_ids(app: TestClient,
+                                                              registry: Registry) -> None:
+    made = apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
+                 lines=[{"sku": "M1", "quantity": "2", "unit_price": "1"}])
+    page = _as(app, "pat", "admin").get(f"/purchase-orders/{made['number']}").text
+    history = page.split("<h2>History</h2>", 1)[1]
+    link = f'<a href="/log/{made["operation_id"]}" title="{made["operation_id"]}">Details</a>'
+    assert link in history
+    assert re.sub(r"<[^>]+>", "", history).count(made["operation_id"]) == 0

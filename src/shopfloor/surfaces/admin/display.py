@@ -148,6 +148,8 @@ class Shower:
         href = self.link(key, value)
         if key == "document_number" and row and row.get("document_type") in DOCUMENTS:
             href = DOCUMENTS[str(row["document_type"])] + quote(str(value), safe="")
+        if href is not None and key == "operation_id":  # the id a link away, never read
+            return Markup('<a href="{0}" title="{1}">Details</a>').format(href, value)
         if href is not None:
             return Markup('<a href="{0}">{1}</a>').format(href, value)
         if key == "status" or key == "action" or key.endswith("_status"):
