@@ -62,3 +62,16 @@ def test_the_renderer_draws_amounts_in_their_currency_and_times_in_words() -> No
         "Cut on CUT: Fri 4 Dec, 10:23\u201311:55",
         "Variance purchase order PO-00012",
     ]
+
+
+def test_the_cli_text_says_an_amount_with_its_currency() -> None:
+    """A dollar order's total read "total: 1020" beside "currency: USD" in the terminal."""
+    from shopfloor.surfaces.render import render
+
+    order = {"applied": True, "summary": "Create purchase order PO-00001", "number": "PO-00001",
+             "total": "1020", "currency": "USD", "landed_costs": "9.2",
+             "lines": [{"sku": "M1", "unit_price": "0.85"}]}
+    text = render(order, "text")
+    assert "total: 1020 USD" in text.splitlines()
+    assert "landed_costs: 9.2" in text.splitlines()  # the books' money, not the order's
+    assert json.loads(render(order, "json")) == order  # the figures themselves untouched
