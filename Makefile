@@ -27,14 +27,16 @@ $(RUN_STAMP): pyproject.toml
 		$(BIN)/python -m pip install -q --upgrade pip && $(BIN)/python -m pip install -q -e .; fi
 	touch $(RUN_STAMP)
 
-install-run: paper-libs $(RUN_STAMP)
+# No root and no apt-get: PDFs need Pango (on every desktop); HarfBuzz-Subset only makes
+# them smaller (WeasyPrint subsets fonts with fontTools without it). Said, never installed.
+install-run: $(RUN_STAMP)
+	@$(LDCONFIG) -p 2>/dev/null | grep -q 'libpangoft2-1.0.so.0' || echo "Printing PDFs needs \
+	Pango: install libpango-1.0-0 and libpangoft2-1.0-0 with your package manager."
 
+# One process: create or migrate the database, the demo company if empty, the overview
+# and how to sign in, then serve (`shopfloor run`).
 run: install-run
-	$(BIN)/shopfloor init
-	$(BIN)/shopfloor demo --if-empty
-	$(BIN)/shopfloor overview
-	@$(BIN)/shopfloor user hint
-	$(BIN)/shopfloor serve
+	$(BIN)/shopfloor run
 
 # Debian's Chromium for the browser tests (never a downloaded browser build).
 browsers:
@@ -42,7 +44,8 @@ browsers:
 		(apt-get update -qq || sudo apt-get update -qq) && \
 		(apt-get install -y -qq chromium || sudo apt-get install -y -qq chromium); }
 
-# Debian's Pango (and a font) for WeasyPrint's printed documents, only when missing.
+# Debian's Pango (and a font) for WeasyPrint's printed documents, only when missing (for
+# `make install` and `make test`; `make run` never installs system packages).
 PAPER_LIBS := libpango-1.0-0 libpangoft2-1.0-0 libharfbuzz-subset0 fonts-dejavu-core
 LDCONFIG := $(shell command -v ldconfig 2>/dev/null || echo /sbin/ldconfig)
 paper-libs:

@@ -30,8 +30,9 @@ from tests.servers import serving
 pytestmark = pytest.mark.browser
 PASSWORD = "a long office password"
 EXPIRY = (date.today() + timedelta(days=20)).isoformat()
-# Money shown with four or more decimals (€3.1671, 3,1671 €): never on a page.
-LONG_MONEY = re.compile(r"[€$£]\s?\d[\d,.]*[.,]\d{4,}|\d[\d.,]*[.,]\d{4,}\s?[€$£]")
+# Money shown with more than four decimals (€3.16712, 3,16712 €): never on a page. An
+# amount has its currency's own; a cost per unit up to four (€3.1671, issue 29).
+LONG_MONEY = re.compile(r"[€$£]\s?\d[\d,.]*[.,]\d{5,}|\d[\d.,]*[.,]\d{5,}\s?[€$£]")
 
 
 @pytest.fixture

@@ -42,7 +42,7 @@ def test_a_component_with_yield_is_committed_and_consumed_as_planned(
     preview = registry.invoke("create_manufacturing_order",
                               {"sku": "PCB", "quantity": "80", "location": "MAIN"}, ADMIN)
     planned = [c for c in preview["changes"] if c["field"] == "planned cost"]
-    assert planned[0]["after"] == "6 (0.075 each)"
+    assert planned[0]["after"] == "€6.00 (€0.075 each)"
     mo = apply(registry, "create_manufacturing_order", sku="PCB", quantity="80",
                location="MAIN")
     assert committed(registry, "R10K") == D(300)

@@ -176,7 +176,7 @@ def test_the_planned_cost_shown_counts_yield_and_by_products_as_its_creation_did
     args = {"sku": "LAMP", "quantity": "80", "location": "MAIN", "start": f"{MON}T08:00:00Z"}
     preview = registry.invoke("create_manufacturing_order", args, ADMIN)
     assert [c["after"] for c in preview["changes"] if c["field"] == "planned cost"] == \
-        ["234.9 (2.93625 each)"]
+        ["€234.90 (€2.9363 each)"]
     made = apply(registry, "create_manufacturing_order", **args)
     mo = registry.invoke("get_manufacturing_order", {"number": made["number"]}, ADMIN)
     assert mo["planned_cost"] == {"materials": "166", "operations": "95",

@@ -214,9 +214,9 @@ def test_the_admin_page_and_the_csv_an_accountant_takes_away(registry: Registry,
         assert sheet.status_code == 200 and sheet.headers["content-type"].startswith("text/csv")
         assert "attachment" in sheet.headers["content-disposition"]
         lines = list(csv.reader(io.StringIO(sheet.text)))
-        header, rows, footer = lines[1], lines[2:-1], lines[-1]
+        header, rows, footer = lines[0], lines[1:-1], lines[-1]
         assert header == ["sku", "name", "location", "lot", "quantity", "opening", *FLOWS,
-                          "value", "variances"]
+                          "value", "variances", "currency"]
         tool = valuation(registry, **feb)
         assert [r[:3] for r in rows] == [[t["sku"], t["name"], t["location"]]
                                          for t in tool["rows"]]
@@ -226,9 +226,10 @@ def test_the_admin_page_and_the_csv_an_accountant_takes_away(registry: Registry,
             assert D(figures_of["value"]) == D(row["value"])
             assert all(D(figures_of[k]) == D(v) for k, v in row["period"].items())
         assert footer[0] == "total"
-        assert {k: D(v) for k, v in zip(header[5:], footer[5:], strict=True)} == {
+        assert footer[-1] == "EUR" and all(line[-1] == "EUR" for line in rows)
+        assert {k: D(v) for k, v in zip(header[5:-1], footer[5:-1], strict=True)} == {
             k: D(v) for k, v in tool["total"].items()}
 
         now = list(csv.reader(io.StringIO(c.get("/valuation.csv").text)))
-        assert ["'=HYPERLINK(1)", "'@sum", "SHOP", "", "1", "1"] in now
-        assert now[-1] == ["total", "", "", "", "", "51"]
+        assert ["'=HYPERLINK(1)", "'@sum", "SHOP", "", "1", "1", "EUR"] in now
+        assert now[-1] == ["total", "", "", "", "", "51", "EUR"]

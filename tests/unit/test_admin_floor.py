@@ -56,11 +56,11 @@ def test_the_floor_pages_show_load_routing_and_operations(client: httpx.Client,
     # each operation's planned minutes, planned start and finish, and logged minutes
     assert _rows(order.text, "Operations") == [
         {"Sequence": "10", "Name": "Cut", "Work centre": "CUT", "Planned minutes": "230",
-         "Planned start": f"{MON}T08:00:00Z", "Planned finish": f"{MON}T11:50:00Z",
+         "Planned": f"{MON}T08:00:00Z/{MON}T11:50:00Z",  # one range, read in words
          "Logged minutes": "240", "Status": "In progress"},
         {"Sequence": "20", "Name": "Assemble", "Work centre": "ASM",
-         "Planned minutes": "315", "Planned start": f"{MON}T11:50:00Z",
-         "Planned finish": "2027-03-02T09:05:00Z", "Logged minutes": "0",
+         "Planned minutes": "315", "Planned": f"{MON}T11:50:00Z/2027-03-02T09:05:00Z",
+         "Logged minutes": "0",
          "Status": "Planned"}]
 
 

@@ -3,7 +3,10 @@ the same way, so this sits under both rather than in either (statuses: statuses.
 
 from __future__ import annotations
 
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+
+from babel import UnknownLocaleError
+from babel.numbers import format_currency, get_currency_precision
 
 
 def fmt(value: Decimal) -> str:
@@ -11,3 +14,33 @@ def fmt(value: Decimal) -> str:
     if value == 0:
         return "0"
     return format(value.normalize(), "f")
+
+SENTENCES = "en_GB"  # the locale of the summaries and messages: their words are English
+
+
+def money(value: Decimal, currency: str) -> str:
+    """An amount as a sentence says it, in its currency's minor units, rounded half up:
+    `€1,020.00`, `US$3.50`, `¥1,200` (a summary is English, so English signs; US$ not $)."""
+    try:
+        digits = int(get_currency_precision(currency))
+        amount = value.quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP)
+        return str(format_currency(amount, currency, locale=SENTENCES))
+    except (ValueError, InvalidOperation, UnknownLocaleError):
+        return f"{fmt(value)} {currency}"
+
+
+UNIT_COST_PLACES = 4
+
+
+def unit_cost(value: Decimal, currency: str) -> str:
+    """A cost per unit: up to four decimals, trailing zeros dropped, never fewer than the
+    currency's own (`€0.0322`, `€55.338`, `US$3.50`)."""
+    try:
+        digits = int(get_currency_precision(currency))
+        amount = value.quantize(Decimal(1).scaleb(-max(digits, UNIT_COST_PLACES)),
+                                rounding=ROUND_HALF_UP).normalize()
+        if -amount.as_tuple().exponent < digits:  # type: ignore[operator]
+            amount = amount.quantize(Decimal(1).scaleb(-digits))
+        return str(format_currency(amount, currency, locale=SENTENCES, decimal_quantization=False))
+    except (ValueError, InvalidOperation, UnknownLocaleError):
+        return f"{fmt(value)} {currency}"

@@ -120,7 +120,24 @@ def _title(row: dict[str, Any]) -> str:
     return ", ".join(parts) or "(row)"
 
 
+# Amounts a `currency` beside them is the currency of: the text says them with it
+# ("total: 1020 USD"), the figure itself exact, as the JSON has it.
+AMOUNTS = frozenset({"unit_price", "unit_cost", "purchase_price", "sales_price", "total",
+                     "cost", "average_cost", "value", "amount", "price", "total_cost",
+                     "line_total", "stock_value"})  # not landed_costs: the books'
+
+
+def _in_currency(payload: dict[str, Any]) -> dict[str, Any]:
+    code = payload.get("currency")
+    if not isinstance(code, str) or not (len(code) == 3 and code.isupper()):
+        return payload
+    return {k: f"{v} {code}" if k in AMOUNTS and isinstance(v, str) and v else v
+            for k, v in payload.items()}
+
+
 def _scalars(payload: dict[str, Any], md: bool, skip: tuple[str, ...] = ()) -> str:
+    if "currency" in payload:
+        payload = _in_currency(payload)
     if md:
         scalars = {k: v for k, v in payload.items() if _scalar(v) and k not in skip}
         return _table([scalars], md) if scalars else ""

@@ -76,3 +76,10 @@ def undo_of() -> dict[str, Reverser | str]:
     reverser, or the reason it cannot be undone and what to do instead."""
     return {t.name: t.facts.undo.reverser or t.facts.undo.instead
             for toolset in catalogue() for t in toolset}
+
+
+@cache
+def title_of() -> dict[str, str]:
+    """Each tool's title, what a person reads where an entry names an operation (a revert's
+    summary: "Revert: Receive purchase order PO-00012", never the tool's name)."""
+    return {t.name: t.title for toolset in catalogue() for t in toolset}

@@ -55,6 +55,7 @@ class SupplierItemOut(Out):
     lead_time_days: int
     price_breaks: list[PriceBreakOut]  # ascending
     preferred: bool
+    currency: str  # the supplier's: its price breaks are in it
 
 
 def _out(op: Op, row: SupplierItem) -> SupplierItemOut:
@@ -64,7 +65,8 @@ def _out(op: Op, row: SupplierItem) -> SupplierItemOut:
         purchase_unit=t.purchase_unit, units_per_purchase_unit=t.units_per_purchase_unit,
         minimum_order=t.minimum_order, order_multiple=t.order_multiple,
         lead_time_days=t.lead_time_days, preferred=t.preferred,
-        price_breaks=[PriceBreakOut(min_quantity=q, unit_price=p) for q, p in t.price_breaks])
+        price_breaks=[PriceBreakOut(min_quantity=q, unit_price=p) for q, p in t.price_breaks],
+        currency=currencies.of(op, row.supplier.currency))
 
 
 class SupplierItemRef(WriteRequest):

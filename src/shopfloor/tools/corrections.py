@@ -4,6 +4,8 @@ reversing and new ledger rows in one transaction."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import Field
 
 from shopfloor.domain.base.context import Op
@@ -91,7 +93,7 @@ class RevertOut(Out):
 
 
 class RevertOperation(WriteRequest):
-    operation_id: Key = Field(description="from get_operation_log")
+    operation_id: Key = Field(description="the operation, as the operation log names it")
 
 
 @tools.write("revert_operation", title="Revert operation", response=RevertOut, role=Role.admin,
@@ -100,14 +102,25 @@ class RevertOperation(WriteRequest):
              destructive=True,
              undo=Undo.refused("apply the original operation again"))
 def revert_operation(op: Op, req: RevertOperation) -> Done[RevertOut]:
-    from shopfloor.tools import undo_of  # the catalogue imports this module
+    from shopfloor.tools import title_of, undo_of  # the catalogue imports this module
 
     o = reverts.revert(op, req.operation_id, undo_of().get)
     n = len(o.rows)
-    return Done(f"Revert {o.tool} {o.operation_id}: {n} ledger row{'s' * (n != 1)} reversed",
+    return Done(f"Revert: {_named(title_of().get(o.tool, o.tool), o.result, o.arguments)}: "
+                f"{n} ledger row{'s' * (n != 1)} reversed",
                 RevertOut(reverted_operation_id=o.operation_id, reverted_tool=o.tool,
                           reverted_summary=str(o.result.get("summary", "")),
                           rows=[LedgerRowOut(**r) for r in o.rows]))
+
+
+def _named(title: str, result: dict[str, Any], arguments: dict[str, Any]) -> str:
+    """The operation as a person knows it: its title and its document (the id stays a
+    link away, on the log entry)."""
+    for source in (result, arguments):
+        for key in ("number", "sku", "name", "code"):
+            if isinstance(source.get(key), str) and source[key]:
+                return f"{title} {source[key]}"
+    return title
 
 
 class CorrectReceipt(NumberOrId, WriteRequest):

@@ -33,7 +33,8 @@ def _in_range(cursor: str) -> str:
 
 
 EventCursor = Annotated[str, StringConstraints(pattern=r"^[0-9]{1,19}\.[0-9]{1,10}$"),
-                        AfterValidator(_in_range), Field(description="a page's next_cursor")]
+                        AfterValidator(_in_range),
+                        Field(description="where the previous page ended (its next cursor)")]
 WebhookId = Annotated[str, StringConstraints(min_length=1, max_length=40,
                                              pattern=r"^[A-Za-z0-9_-]+$")]
 Url = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=2000,

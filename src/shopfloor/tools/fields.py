@@ -118,7 +118,8 @@ Cursor = Annotated[str, StringConstraints(max_length=200, pattern=r"^[^\x00]*$")
 RowCursor = Annotated[
     str,
     StringConstraints(pattern=r"^[0-9]{1,18}$"),
-    WithJsonSchema({"type": "string", "description": "a page's next_cursor"}),
+    WithJsonSchema({"type": "string",
+                    "description": "where the previous page ended (its next cursor)"}),
 ]
 """A page cursor over row ids: digits only, bounded, so a forged one is a coded error
 rather than an integer overflow in the database or a silently ignored value."""

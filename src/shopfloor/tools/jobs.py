@@ -156,7 +156,7 @@ def _may_cancel(op: Op, job: Job) -> None:
 
 
 class ApplyMrpPlan(WriteRequest):
-    job_id: JobId = Field(description="a finished run_mrp job")
+    job_id: JobId = Field(description="a finished MRP run")
     refs: list[Key] | None = Field(None, max_length=5000,
                                    description="only these planned orders, by their ref in "
                                                "the plan (P1, P2 ...)")

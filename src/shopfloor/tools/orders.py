@@ -16,9 +16,9 @@ from shopfloor.domain.buying import currencies
 from shopfloor.domain.corrections import landed_costs, reverts
 from shopfloor.domain.orders import documents as orders
 from shopfloor.domain.orders import purchase_units as units
-from shopfloor.kernel.numbers import fmt
 from shopfloor.kernel.roles import Role
 from shopfloor.kernel.statuses import said
+from shopfloor.kernel.text import money
 from shopfloor.registry.facts import Undo
 from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
 from shopfloor.store.tables import PurchaseOrder, SalesOrder
@@ -160,7 +160,8 @@ def _so(op: Op, req: NumberOrId) -> str:
 
 
 def _total(doc: OrderOut) -> str:
-    return f"{len(doc.lines)} line{'s' * (len(doc.lines) != 1)}, total {fmt(doc.total)}"
+    lines = f"{len(doc.lines)} line{'s' * (len(doc.lines) != 1)}"
+    return f"{lines}, total {money(doc.total, doc.currency)}"
 
 
 # -- purchasing ------------------------------------------------------------------------

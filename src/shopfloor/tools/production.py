@@ -93,7 +93,8 @@ class CreateManufacturingOrder(WriteRequest):
     location: Key
     number: Key | None = Field(None, description="default: next MO-number")
     due_date: date | None = None
-    start: Moment | None = Field(None, description="else backward from due_date")
+    start: Moment | None = Field(
+        None, description="when work starts; empty: planned backward from the due date")
 
 
 @tools.write("create_manufacturing_order", everyday=True, title="Create manufacturing order",

@@ -120,7 +120,8 @@ def _stock_then(op: Op, req: GetStock) -> StockList:
 class LowStockQuery(Request):
     location: Key | None = None
     limit: Limit = 200
-    cursor: Cursor | None = Field(None, description="a page's next_cursor")
+    cursor: Cursor | None = Field(
+        None, description="where the previous page ended (its next cursor)")
 
 
 class LowStockOut(Out):
@@ -132,6 +133,8 @@ class LowStockOut(Out):
     on_order: Amount
     suggested_quantity: Amount
     default_supplier: str | None
+    to_order: bool = Field(description="available plus on order is at or below the reorder "
+                                       "point: below it, as the overview and Home count")
 
 
 class LowStockList(Page):
@@ -147,7 +150,7 @@ def list_low_stock(op: Op, req: LowStockQuery) -> LowStockList:
     return LowStockList(next_cursor=next_cursor, items=[
         LowStockOut(sku=r.item.sku, name=r.item.name, on_hand=r.on_hand, available=r.available,
                     reorder_point=r.item.reorder_point, on_order=r.on_order,
-                    suggested_quantity=r.suggested,
+                    suggested_quantity=r.suggested, to_order=r.to_order,
                     default_supplier=r.item.default_supplier.name
                     if r.item.default_supplier else None)
         for r in rows

@@ -33,7 +33,7 @@ class ValuationQuery(Request):
     date: Day | None = None
     start: Day | None = None
     cursor: Cursor | None = None
-    breakdown: bool = Field(False, description="add by_kind, by_location")
+    breakdown: bool = Field(False, description="add the value by item kind and by location")
 
 
 class ValueRow(Out):

@@ -18,12 +18,13 @@ from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from babel import Locale, UnknownLocaleError
-from babel.dates import format_date, format_datetime
+from babel.dates import format_date, format_datetime, format_skeleton, format_time
 from babel.numbers import format_currency, format_decimal, get_currency_precision
 
 from shopfloor.kernel.statuses import label
 
 DEFAULT_LOCALE = "en"
+UNIT_COST_PLACES = 4  # a cost per unit shows this many decimals at most
 MAX_LANGUAGES = 8  # an Accept-Language header is read this far, no further
 
 
@@ -96,6 +97,9 @@ def _datetime_of(value: Any) -> datetime | None:
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
+Moment = datetime  # the name `datetime` is a method of Formats below
+
+
 @dataclass(frozen=True)
 class Formats:
     """One reader's formats: their locale, the deployment's currency and time zone."""
@@ -135,6 +139,25 @@ class Formats:
         except (UnknownLocaleError, ValueError):
             return f"{self.quantity(amount)} {code}".strip()
 
+    def unit_cost(self, value: Any, currency: str | None = None) -> str:
+        """A cost per unit (an average cost, a receipt's unit cost): up to four decimals,
+        rounded half up, trailing zeros dropped, never fewer than the currency's own
+        (`€0.0322`, `€1.66`, `JP¥12.5`): rounded to cents, a screw costs nothing."""
+        amount = decimal_of(value)
+        if amount is None:
+            return "" if value is None else str(value)
+        code = (currency or self.currency or "").upper()
+        try:
+            digits = self.digits(code)
+            amount = amount.quantize(Decimal(1).scaleb(-max(digits, UNIT_COST_PLACES)),
+                                     rounding=ROUND_HALF_UP).normalize()
+            if max(0, -int(amount.as_tuple().exponent)) < digits:
+                amount = amount.quantize(Decimal(1).scaleb(-digits))
+            return format_currency(amount, code, locale=self.locale,
+                                   decimal_quantization=False)
+        except (UnknownLocaleError, ValueError):
+            return f"{self.quantity(amount)} {code}".strip()
+
     def digits(self, currency: str | None = None) -> int:
         return int(get_currency_precision((currency or self.currency).upper()))
 
@@ -162,6 +185,30 @@ class Formats:
         zone = self.zone()
         return format_datetime(moment, format="medium", tzinfo=zone,
                                locale=self.locale) + f" {zone.key}"
+
+    def moment(self, value: Any) -> str:
+        """A time in a day a person plans by: `Fri 4 Dec, 10:23` (en_GB), `Fr., 4. Dez.,
+        10:23` (de), in the company's zone."""
+        moment = _datetime_of(value)
+        if moment is None:
+            return self.date(value)
+        local = moment.astimezone(self.zone())
+        return f"{self._day(local)}, {format_time(local, 'short', locale=self.locale)}"
+
+    def range(self, start: Any, end: Any) -> str:
+        """`Fri 4 Dec, 10:23-11:55` (an en dash): one day said once; two days each with
+        its time."""
+        a, b = _datetime_of(start), _datetime_of(end)
+        if a is None or b is None:
+            return f"{self.moment(start)} \u2013 {self.moment(end)}"
+        a, b = a.astimezone(self.zone()), b.astimezone(self.zone())
+        if a.date() == b.date():
+            return (f"{self._day(a)}, {format_time(a, 'short', locale=self.locale)}"
+                    f"\u2013{format_time(b, 'short', locale=self.locale)}")
+        return f"{self.moment(a)} \u2013 {self.moment(b)}"
+
+    def _day(self, moment: Moment) -> str:
+        return str(format_skeleton("MMMEd", moment, locale=self.locale))
 
     def zone(self) -> ZoneInfo:
         try:

@@ -45,13 +45,19 @@ const ShopfloorRender = (() => {
     }
     return (neg && (int.replace(/0/g, "") || f) ? "-" : "") + out;
   }
-  function money(value, cur) {
+  const UNIT_COSTS = new Set(["unit_cost", "average_cost"]);  // per unit: up to 4 decimals
+  function money(value, cur, perUnit) {
     const s = String(value).trim();
     const code = cur || currency;
     if (!NUMBER.test(s) || !code) return NUMBER.test(s) ? num(s) : s;
-    // The currency's own decimals (CLDR, as ui/formats.py's Babel): €3.17, never €3.1671.
+    // The currency's own decimals (CLDR, as ui/formats.py's Babel): €3.17, never €3.1671;
+    // a cost per unit up to four (€0.0322), as ui/formats.py's unit_cost.
     try {
-      return new Intl.NumberFormat(locale, { style: "currency", currency: code }).format(Number(s));
+      const own = new Intl.NumberFormat(locale, { style: "currency", currency: code });
+      if (!perUnit) return own.format(Number(s));
+      const min = own.resolvedOptions().minimumFractionDigits;
+      return new Intl.NumberFormat(locale, { style: "currency", currency: code,
+        minimumFractionDigits: min, maximumFractionDigits: Math.max(min, 4) }).format(Number(s));
     } catch (e) { return num(s) + " " + code; }
   }
   function when(value, zone) {
@@ -67,6 +73,17 @@ const ShopfloorRender = (() => {
         timeZone: zone || undefined }).format(d);
     } catch (e) { return s; }
   }
+  // "2026-12-04T10:23+00:00 -> 2026-12-04T11:55+00:00" (a scheduled operation) reads
+  // "Fri 4 Dec, 10:23–11:55": one day said once, in the company's zone.
+  const RANGE = /(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})?) -> (\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})?)/g;
+  function range(a, b, zone) {
+    const at = (s) => new Date(/[zZ]|[+-]\d\d:?\d\d$/.test(s) ? s : s + "Z");
+    try {
+      const f = new Intl.DateTimeFormat(locale, { weekday: "short", day: "numeric", month: "short",
+        hour: "2-digit", minute: "2-digit", timeZone: zone || undefined });
+      return f.formatRange ? f.formatRange(at(a), at(b)) : f.format(at(a)) + " – " + f.format(at(b));
+    } catch (e) { return a + " – " + b; }
+  }
   // Exact product of two decimal strings (a line's total), without floating point.
   function mul(a, b) {
     const sa = String(a), sb = String(b);
@@ -81,16 +98,20 @@ const ShopfloorRender = (() => {
     if (value === null || value === undefined || value === "") return "—";
     if (typeof value === "boolean") return value ? "Yes" : "No";
     if (Array.isArray(value)) return value.map((v) => display(key, v, row, tool, zone)).join(", ");
-    if (typeof value === "object") return Object.entries(value).map(([k, v]) => label(k, tool) + ": " + display(k, v, value, tool, zone)).join(", ");
+    // an object under a money key is amounts (a planned cost's materials, operations, total)
+    const amounts = MONEY.has(key) || /_price$|_cost$/.test(key);
+    if (typeof value === "object") return Object.entries(value).map(([k, v]) => label(k, tool) + ": " + display(amounts ? "amount" : k, v, value, tool, zone)).join(", ");
     const s = String(value);
     if (key === "status" || key === "action" || key === "kind") return words(s);
-    if (MONEY.has(key) || /_price$|_cost$/.test(key)) return money(s);
+    // an amount names its currency beside it (a change row, a line); else the document's
+    if (MONEY.has(key) || /_price$|_cost$/.test(key)) return money(s, row && ISO.test(row.currency || "") ? row.currency : "", UNIT_COSTS.has(key));
     if (!TEXT.has(key) && NUMBER.test(s)) {
       // a line's own unit first (a purchase line in boxes), else the item's
       const unit = /quantity|on_hand|available|committed|^change$/.test(key) && row &&
         (row.unit || row.uom || row._uom);
       return num(s) + (unit ? " " + unit : "");
     }
+    if (RANGE.test(s)) { RANGE.lastIndex = 0; return s.replace(RANGE, (m, a, b) => range(a, b, zone)); }
     if (DATE.test(s) || DATETIME.test(s)) return when(s, zone);
     return s;
   }
@@ -164,7 +185,9 @@ const ShopfloorRender = (() => {
       const [sku, loc] = [key.slice(0, key.lastIndexOf("@")), key.slice(key.lastIndexOf("@") + 1)];
       return (names[sku] ? names[sku] + " (" + sku + ")" : sku) + " at " + loc;
     }
-    return words(c.entity || "") + " " + key + (names[key] ? " (" + names[key] + ")" : "");
+    // a key that starts with a document's kind ("purchase_order PO-00012") says it in words
+    const said = key.replace(/^([a-z]+(?:_[a-z]+)+) /, (m, kind) => kind.replace(/_/g, " ") + " ");
+    return words(c.entity || "") + " " + said + (names[key] ? " (" + names[key] + ")" : "");
   }
   const SKIP_FIELDS = new Set(["id", "created_at", "lines", "rows", "recipes"]);
   // Draw one preview payload into `root` (emptied first). opts: {names, currency, zone}.
@@ -239,9 +262,10 @@ const ShopfloorRender = (() => {
         const key = field.replace(/^line .*? /, "");
         tr.appendChild(el("td", what(c, names)));
         tr.appendChild(el("td", field.startsWith("line ") ? field : label(field, tool)));
-        tr.appendChild(el("td", c.before == null ? "—" : display(key, c.before, null, tool), "num"));
+        const own = { currency: c.currency };
+        tr.appendChild(el("td", c.before == null ? "—" : display(key, c.before, own, tool, o.zone), "num"));
         tr.appendChild(el("td", "→", "arrow"));
-        tr.appendChild(el("td", c.after == null ? "—" : display(key, c.after, null, tool), "num"));
+        tr.appendChild(el("td", c.after == null ? "—" : display(key, c.after, own, tool, o.zone), "num"));
       }
       root.appendChild(t);
     }
@@ -255,5 +279,5 @@ const ShopfloorRender = (() => {
       if (!e.dataset.done) { e.textContent = when(e.getAttribute("datetime"), zone); e.dataset.done = "1"; }
     }
   }
-  return { preview, num, money, when, words, label, display, localize, mul };
+  return { preview, num, money, when, range, words, label, display, localize, mul };
 })();

@@ -33,6 +33,9 @@ class Change:
     field: str
     was: Any
     now: Any
+    currency: str | None = None
+    """The currency an amount is in, where the change is money: a surface draws before and
+    after with it (a receipt's average cost is the books' money, not the order's)."""
 
     @property
     def before(self) -> str | None:
@@ -43,13 +46,16 @@ class Change:
         return _text(self.now)
 
     def as_dict(self) -> dict[str, Any]:
-        return {
+        out = {
             "entity": self.entity,
             "key": self.key,
             "field": self.field,
             "before": self.before,
             "after": self.after,
         }
+        if self.currency is not None:
+            out["currency"] = self.currency
+        return out
 
 
 @dataclass
@@ -123,15 +129,17 @@ class Op:
             return stmt
         return stmt.with_for_update(of=stmt.column_descriptions[0]["entity"])
 
-    def change(self, entity: str, key: str, fld: str, before: Any, after: Any) -> None:
-        """Record a change; repeated changes to one field keep the first before."""
+    def change(self, entity: str, key: str, fld: str, before: Any, after: Any, *,
+               currency: str | None = None) -> None:
+        """Record a change; repeated changes to one field keep the first before. An amount
+        names its `currency`."""
         existing = self._index.get((entity, key, fld))
         if existing is not None:
             existing.now = after
             return
         if _same(before, after):
             return
-        c = Change(entity, key, fld, before, after)
+        c = Change(entity, key, fld, before, after, currency)
         self._index[(entity, key, fld)] = c
         self.changes.append(c)
 

@@ -14,6 +14,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import object_session
 
+from shopfloor.domain.base import books
 from shopfloor.domain.base.context import Op
 from shopfloor.kernel.errors import ValidationFailed
 from shopfloor.kernel.numbers import fmt
@@ -32,8 +33,8 @@ XAU XBA XBB XBC XBD XCD XCG XDR XOF XPD XPF XPT XSU XUA YER ZAR ZMW ZWG ZWL
 ISO_4217 = frozenset(_CODES.split())
 """The active ISO 4217 alphabetic codes (not XTS, for testing, nor XXX, no currency)."""
 
-DEFAULT_COMPANY = "EUR"
-COMPANY_KEY = "company_currency"
+DEFAULT_COMPANY = books.DEFAULT
+COMPANY_KEY = books.KEY
 """The `meta` row naming the currency the books are kept in (written once, at the first
 open of a database: `app/wiring.load_company_currency`)."""
 _COMPANY_KEY = COMPANY_KEY
@@ -50,8 +51,7 @@ def code(value: str, fld: str = "currency") -> str:
 
 def company(op: Op) -> str:
     """The company's currency: the ledger's. EUR unless the `meta` row says otherwise."""
-    found = op.session.get(Meta, _COMPANY_KEY)
-    return found.value if found is not None else DEFAULT_COMPANY
+    return books.currency(op)
 
 
 def of_document(row: Any) -> str:

@@ -231,6 +231,10 @@ def receive_purchase_order(op: Op, number: str, lines: Sequence[LineSpec] | None
         op.change("purchase_order", number, f"line {line.item.sku} received",
                   units.said(line.received_quantity, line),
                   units.said(line.received_quantity + qty, line))
+        said_cost = units.cost_said(op, po, line, unit_cost[line.id])
+        if said_cost is not None:
+            op.change("purchase_order", number, f"line {line.item.sku} stock cost", None,
+                      said_cost)
         line.received_quantity += qty
         _arrival(op, po, line, fld)
     done = all(ln.received_quantity >= ln.quantity for ln in po.lines)

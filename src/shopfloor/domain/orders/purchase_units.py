@@ -21,6 +21,7 @@ from shopfloor.domain.base.limits import storable
 from shopfloor.domain.buying import currencies, supplier_items
 from shopfloor.kernel.errors import ValidationFailed
 from shopfloor.kernel.numbers import cost, fmt
+from shopfloor.kernel.text import unit_cost
 from shopfloor.store.tables import Item, PurchaseOrder, PurchaseOrderLine, Supplier
 
 
@@ -116,3 +117,18 @@ def stock_cost(op: Op, po: PurchaseOrder) -> dict[int, Decimal]:
     today: refused, naming `currency`, when none is (nothing is booked at a guess)."""
     rate = currencies.rate_on(op, po.currency, op.now.date())
     return {ln.id: cost(ln.unit_price / (ln.units_per_unit or 1) * rate) for ln in po.lines}
+
+
+def cost_said(op: Op, po: PurchaseOrder, line: PurchaseOrderLine, stock_cost: Decimal
+              ) -> str | None:
+    """Where a foreign price becomes a stock cost, both of them and the rate ("US$3.50/box =
+    €0.0322/pcs at 0.92"): the books' figure alone would not match the supplier's
+    invoice, the invoice's alone not the stock value. None for a price in the books'
+    currency."""
+    books = currencies.company(op)
+    theirs = currencies.of_document(po)
+    if theirs == books:
+        return None
+    rate = currencies.rate_on(op, po.currency, op.now.date())
+    return (f"{unit_cost(line.unit_price, theirs)}/{line.unit or line.item.uom} = "
+            f"{unit_cost(stock_cost, books)}/{line.item.uom} at {fmt(rate)}")

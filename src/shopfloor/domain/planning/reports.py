@@ -115,6 +115,13 @@ class LowStock:
     on_order: Decimal
     suggested: Decimal
 
+    @property
+    def to_order(self) -> bool:
+        """Below its reorder point, as every screen counts it: what is available plus what
+        is already on order at or below the reorder point (the min/max rule MRP plans
+        by). An item low on the shelf with enough on its way is low, not to order."""
+        return self.available + self.on_order <= self.item.reorder_point
+
 
 def low_stock(op: Op, location: str | None, *, limit: int | None = None,
               after: str | None = None) -> list[LowStock]:

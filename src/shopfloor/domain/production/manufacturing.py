@@ -12,7 +12,7 @@ from __future__ import annotations
 from datetime import date, datetime
 from decimal import Decimal
 
-from shopfloor.domain.base import lookup
+from shopfloor.domain.base import books, lookup
 from shopfloor.domain.base.context import Op
 from shopfloor.domain.base.limits import storable
 from shopfloor.domain.base.sequences import claim_number
@@ -21,8 +21,9 @@ from shopfloor.domain.production import by_products, completion, planned
 from shopfloor.domain.stock import ledger as stock
 from shopfloor.domain.stock import yields
 from shopfloor.kernel.errors import Conflict, ValidationFailed
-from shopfloor.kernel.numbers import ZERO, cost, fmt
+from shopfloor.kernel.numbers import ZERO, fmt
 from shopfloor.kernel.statuses import MO, OPEN_MO, said
+from shopfloor.kernel.text import money, unit_cost
 from shopfloor.store.tables import ManufacturingComponent, ManufacturingOrder, OrderOperation
 
 
@@ -103,8 +104,10 @@ def _planned_cost(op: Op, mo: ManufacturingOrder, ops: list[OrderOperation]) -> 
     figure the order shows later (`planned.cost_of`), read from this write's ledger."""
     own = planned.cost_of(mo, {c.item_id: stock.balance(op, c.item, mo.location).average_cost
                                for c in mo.components}, ops).total
+    books_in = books.currency(op)
     op.change("manufacturing_order", mo.number, "planned cost", None,
-              f"{fmt(cost(own))} ({fmt(cost(own / mo.quantity))} each)")
+              f"{money(own, books_in)} ({unit_cost(own / mo.quantity, books_in)} each)",
+              currency=books_in)
 
 
 def complete(op: Op, number: str, quantity: Decimal | None) -> ManufacturingOrder:

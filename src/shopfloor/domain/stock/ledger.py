@@ -26,6 +26,7 @@ from sqlalchemy import Select, bindparam, event, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import ORMExecuteState, Session, SessionTransaction
 
+from shopfloor.domain.base import books
 from shopfloor.domain.base.context import Op
 from shopfloor.domain.base.limits import storable
 from shopfloor.domain.base.resolve import keyed, values
@@ -283,7 +284,8 @@ class Ledger:
                                                                True)
         self.last_value = c.value
         op.change("stock", bal.key, "on_hand", before_qty, after_qty)
-        op.change("stock", bal.key, "average_cost", before_avg, new_avg)
+        op.change("stock", bal.key, "average_cost", before_avg, new_avg,
+                  currency=books.currency(op))
         if c.variance:
             self.variance(p.item, p.location, c.variance,
                           "price" if p.quantity < 0 else "negative_stock",
@@ -333,7 +335,7 @@ class Ledger:
         before = self.shown.get(where, ZERO)
         self.shown[where] = before + amount
         self.op.change("variance", where[0], where[1], fmt(before) if before else None,
-                       fmt(before + amount))
+                       fmt(before + amount), currency=books.currency(self.op))
 
     def flush(self) -> None:
         """Write what this operation moved: a few executemany statements, whatever the

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping
 from decimal import Decimal, InvalidOperation
-from typing import Any
+from typing import Any, NamedTuple
 from urllib.parse import quote
 
 from markupsafe import Markup, escape
@@ -24,6 +24,7 @@ from shopfloor.ui.formats import Formats
 MONEY = frozenset({"unit_price", "unit_cost", "purchase_price", "sales_price", "total", "cost",
                    "average_cost", "value", "amount", "price", "total_cost", "line_total",
                    "stock_value"})
+UNIT_COSTS = frozenset({"unit_cost", "average_cost"})  # per unit: up to four decimals
 TEXT = frozenset({"sku", "number", "name", "code", "reason", "notes", "email", "phone",
                   "operation_id", "job_id", "idempotency_key", "actor", "lot", "batch",
                   "serial", "partner", "location", "supplier", "customer", "default_supplier",
@@ -44,6 +45,7 @@ DOCUMENTS = {"purchase_order": "/purchase-orders/", "sales_order": "/sales-order
              "manufacturing_order": "/manufacturing-orders/"}
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _DATETIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}")
+_ISO = re.compile(r"^[A-Z]{3}$")
 _NUMBER = re.compile(r"^-?\d+(\.\d+)?$")
 NONE = Markup('<span class="muted">—</span>')
 
@@ -79,6 +81,14 @@ def money(value: Any, formats: Formats, currency: str | None = None) -> Markup:
         return NONE if value is None else Markup(escape(value))
     return Markup('<span class="money" data-value="{0}">{1}</span>').format(
         text, formats.money(text, currency))
+
+
+def unit_cost(value: Any, formats: Formats, currency: str | None = None) -> Markup:
+    text = decimal_text(value)
+    if text is None:
+        return NONE if value is None else Markup(escape(value))
+    return Markup('<span class="money" data-value="{0}">{1}</span>').format(
+        text, formats.unit_cost(text, currency))
 
 
 def number(value: Any, formats: Formats, unit: str | None = None) -> Markup:
@@ -122,6 +132,9 @@ class Shower:
             return NONE
         if isinstance(value, bool):
             return Markup("Yes" if value else "No")
+        if isinstance(value, Span):
+            return Markup('<time class="range" datetime="{0}/{1}">{2}</time>').format(
+                value.start, value.end, self.formats.range(value.start, value.end))
         if isinstance(value, list):
             return self.listing(key, value)
         if isinstance(value, dict):
@@ -135,13 +148,17 @@ class Shower:
         href = self.link(key, value)
         if key == "document_number" and row and row.get("document_type") in DOCUMENTS:
             href = DOCUMENTS[str(row["document_type"])] + quote(str(value), safe="")
+        if href is not None and key == "operation_id":  # the id a link away, never read
+            return Markup('<a href="{0}" title="{1}">Details</a>').format(href, value)
         if href is not None:
             return Markup('<a href="{0}">{1}</a>').format(href, value)
         if key == "status" or key == "action" or key.endswith("_status"):
             slug = re.sub(r"[^a-z0-9]+", "-", str(value).lower())
             return Markup('<span class="badge s-{0}">{1}</span>').format(slug, words(value))
+        if key in UNIT_COSTS:
+            return unit_cost(value, self.formats, currency_of(row))
         if key in MONEY or key.endswith("_price") or key.endswith("_cost"):
-            return money(value, self.formats)
+            return money(value, self.formats, currency_of(row))
         if key not in TEXT and not isinstance(value, str | int | float | Decimal):
             return Markup(escape(value))
         if key not in TEXT and decimal_text(value) is not None:
@@ -166,13 +183,17 @@ class Shower:
         return money(value, self.formats, currency)
 
     def fields(self, record: Mapping[str, Any], skip: Iterable[str] = (),
-               names: Mapping[str, str] | None = None) -> Markup:
+               names: Mapping[str, str] | None = None, *, amounts: bool = False) -> Markup:
         """A record as a definition list (scalars only; lists are shown as tables apart);
-        `names` relabels a field where the page knows better (a PO's partner: Supplier)."""
+        `names` relabels a field where the page knows better (a PO's partner: Supplier);
+        `amounts`: every figure is money (a planned cost's materials, operations, total)."""
         skipped = set(skip)
         names = names or {}
+        record = ranged(record)
         items = [Markup('<div><dt>{0}</dt><dd>{1}</dd></div>').format(
-            names.get(k, label(k)), self.show(k, v, record)) for k, v in record.items()
+            names.get(k, label(k)),
+            money(v, self.formats, currency_of(record)) if amounts and decimal_text(v)
+            else self.show(k, v, record)) for k, v in record.items()
             if k not in skipped and not isinstance(v, list)]
         return Markup('<dl class="fields">{0}</dl>').format(Markup("").join(items))
 
@@ -188,7 +209,10 @@ class Shower:
               compact: bool = False, caption: str | None = None,
               extra: Callable[[Mapping[str, Any]], Markup] | None = None,
               names: Mapping[str, str] | None = None) -> Markup:
-        cols = columns or self.columns(rows)
+        rows = [ranged(r) for r in rows]
+        cols = [RANGES.get(c, c) for c in (columns or self.columns(rows))
+                if c not in RANGE_ENDS]
+        cols = list(dict.fromkeys(cols))
         if compact:
             cols = [c for c in cols if c != "id"]
         titles = {c: (names or {}).get(c, label(c)) for c in cols}
@@ -215,10 +239,44 @@ class Shower:
             if len(value) <= 20:  # a plan's lines, the needs an order covers: shown in place
                 return self.table(value, compact=True)
             return Markup(escape(f"{len(value)} lines"))
-        if isinstance(value, dict):
-            return Markup(escape(", ".join(f"{label(k)}: {v}" for k, v in value.items()
-                                           if v not in (None, ""))))
+        if isinstance(value, dict):  # its words and figures as everywhere else: a cover's
+            # kind reads "Safety stock", its date "29 Nov 2026", never the codes
+            return Markup(", ").join(
+                Markup("{0}: {1}").format(label(k), self.show(k, v, value))
+                for k, v in value.items() if v not in (None, ""))
         return self.show(key, value, row)
+
+
+class Span(NamedTuple):
+    """A start and a finish shown as one range ("Fri 4 Dec, 10:23-11:55")."""
+
+    start: str
+    end: str
+
+
+RANGES = {"planned_start": "planned"}  # a pair's start field -> the one field shown
+RANGE_ENDS = {"planned_finish": "planned_start"}
+
+
+def ranged(record: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A record whose planned start and finish are both times, with the two as one range:
+    a person reads when, not two timestamps."""
+    out: dict[str, Any] | None = None
+    for end, start in RANGE_ENDS.items():
+        a, b = record.get(start), record.get(end)
+        if isinstance(a, str) and isinstance(b, str) and _DATETIME.match(a) \
+                and _DATETIME.match(b):
+            out = out if out is not None else dict(record)
+            out = {RANGES[start] if k == start else k: Span(a, b) if k == start else v
+                   for k, v in out.items() if k != end}
+    return out if out is not None else record
+
+
+def currency_of(row: Mapping[str, Any] | None) -> str | None:
+    """The currency a record's amounts are in, when it says (a `currency` beside them: a
+    dollar order's total); None leaves the books' own."""
+    code = row.get("currency") if row else None
+    return code if isinstance(code, str) and _ISO.match(code) else None
 
 
 def _num_class(rows: list[Mapping[str, Any]], key: str) -> Markup:

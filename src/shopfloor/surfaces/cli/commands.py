@@ -109,7 +109,8 @@ def overview(ctx: typer.Context) -> None:
 
     items = ask("search_items", limit=500)["items"]
     low = ask("list_low_stock")["items"]
-    from shopfloor.kernel.statuses import BY_KIND
+    short = [r for r in low if r["to_order"]]  # the tool's one rule, as the admin's Home
+    from shopfloor.kernel.statuses import BY_KIND, said
 
     orders = {
         "purchase": ask("list_purchase_orders", limit=500)["orders"],
@@ -118,14 +119,16 @@ def overview(ctx: typer.Context) -> None:
     }
     still_open = {kind: BY_KIND[f"{kind}_order"].open for kind in orders}
     typer.echo(f"Shopfloor on {settings.database_url}\n")
-    typer.echo(f"{len(items)} items; {len(low)} at or below their reorder point")
+    typer.echo(f"{len(items)} items; {len(short)} below their reorder point (available plus "
+               f"on order), {len(low) - len(short)} more low with enough on order")
     for kind, rows in orders.items():
         open_rows = [o for o in rows if o["status"] in still_open[kind]]
         typer.echo(f"{len(open_rows)} open {kind} orders: "
-                   + ", ".join(f"{o['number']} ({o['status']})" for o in open_rows[:6]))
-    typer.echo("\nLow stock:")
+                   + ", ".join(f"{o['number']} ({said(o['status'])})"
+                               for o in open_rows[:6]))
+    typer.echo("\nBelow reorder point:")
     c.out({"low_stock": [{k: r[k] for k in ("sku", "name", "available", "reorder_point",
-                                            "on_order", "suggested_quantity")} for r in low]})
+                                            "on_order", "suggested_quantity")} for r in short]})
     typer.echo(
         "\nTry:\n"
         "  .venv/bin/shopfloor tools list\n"
@@ -326,6 +329,23 @@ def serve(
     gc.enable()
     told = serving(application, host or settings.host, port or settings.port)
     typer.echo(f"shopfloor serve stopped on {told or 'request'}", err=True)
+
+
+@app.command()
+def run(
+    ctx: typer.Context,
+    host: Annotated[str | None, typer.Option(help="default 127.0.0.1")] = None,
+    port: Annotated[int | None, typer.Option(help="default 8765")] = None,
+) -> None:
+    """What `make run` does, in one process: create or migrate the database, load the demo
+    company into an empty one, show the overview and how to sign in, then serve."""
+    init(ctx)
+    demo(ctx, if_empty=True)
+    overview(ctx)
+    from shopfloor.surfaces.cli.users import user_hint
+
+    user_hint(ctx)
+    serve(ctx, host=host, port=port)
 
 
 def _mcp_help() -> str:

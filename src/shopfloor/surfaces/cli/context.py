@@ -6,7 +6,7 @@ importing the CLI that mounts them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import typer
@@ -24,6 +24,9 @@ class Context:
     db: str | None
     fmt: str
     config: str | None
+    opened: Registry | None = field(default=None, repr=False)
+    """The registry this process opened: `shopfloor run` sets up, shows the overview and
+    serves on one (opening it again per step was most of a restart's time)."""
 
     def settings(self) -> Settings:
         from shopfloor.app.settings import Settings
@@ -33,7 +36,9 @@ class Context:
     def registry(self, *, lazy: bool = False) -> Registry:
         from shopfloor.app.wiring import open_registry
 
-        return open_registry(self.settings(), lazy=lazy)
+        if self.opened is None:
+            self.opened = open_registry(self.settings(), lazy=lazy)
+        return self.opened
 
     def out(self, payload: Any) -> None:
         typer.echo(render(payload, self.fmt))

@@ -3,7 +3,6 @@ lots about to expire)."""
 
 from __future__ import annotations
 
-from decimal import Decimal
 from functools import partial
 from typing import Any
 
@@ -24,8 +23,7 @@ def routes(admin: Admin) -> list[BaseRoute]:
 async def home(a: Admin, request: Request, actor: Actor) -> Response:
     read = a.read
     low = (await read(actor, "list_low_stock", {"limit": 50})).get("items", [])
-    short = [r for r in low if Decimal(str(r.get("available", 0))) + Decimal(
-        str(r.get("on_order", 0))) < Decimal(str(r.get("reorder_point", 0)))]
+    short = [r for r in low if r.get("to_order")]  # the tool's one rule, as the overview
     today = a.today().isoformat()
     late: list[dict[str, Any]] = []
     for kind in ORDERS.values():

@@ -26,8 +26,15 @@ async def log(a: Admin, request: Request, actor: Actor) -> Response:
     result = await a.call(actor, "get_operation_log", args)
     writes = sorted((t for t in a.registry.tools() if t.facts.writes), key=lambda t: t.title)
     return a.render(request, "log.html", actor, result=result, q=q, writes=writes,
-                    can_revert=a.may(actor, "revert_operation"),
+                    can_revert=a.may(actor, "revert_operation"), refused=refusals(a),
                     **pages(request, result.get("next_cursor")))
+
+
+def refusals(a: Admin) -> dict[str, str]:
+    """Why an entry cannot be reverted, by its tool: a write whose undo is refused says
+    what to do instead, and its row offers no Revert it would refuse."""
+    return {t.name: t.facts.undo.instead for t in a.registry.tools()
+            if t.facts.writes and t.facts.undo.reverser is None}
 
 
 async def entry(a: Admin, request: Request, actor: Actor) -> Response:
@@ -37,7 +44,9 @@ async def entry(a: Admin, request: Request, actor: Actor) -> Response:
     if not entries:
         return a.render(request, "problem.html", actor, status=404,
                         error={"message": "No such operation."})
+    refused = refusals(a).get(entries[0]["tool"])
     revert = (prefilled("revert_operation", {"operation_id": op})
-              if a.may(actor, "revert_operation") else None)
+              if a.may(actor, "revert_operation") and refused is None else None)
     return a.render(request, "entry.html", actor, entry=entries[0], revert=revert,
+                    refused=refused if a.may(actor, "revert_operation") else None,
                     quote=quote)

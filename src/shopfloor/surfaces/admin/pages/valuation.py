@@ -90,18 +90,21 @@ async def export(a: Admin, request: Request, actor: Actor) -> Response:
         rows += result["rows"]
     amounts = _amounts("start" in filters)
     out = io.StringIO()
+    # The header row first (a spreadsheet or csv.DictReader takes the first line for it);
+    # what the sheet covers is in its file name. Figures exact, as the tool gives them; the
+    # books' currency in a column of its own, so no cell mixes a sign into a number.
+    books = a.settings.currency
     w = csv.writer(out, lineterminator="\r\n")
-    w.writerow([f"Stock valuation ({a.settings.currency})",
-                *(f"{k}={v}" for k, v in filters.items())])
-    w.writerow(["sku", "name", "location", "lot", "quantity", *amounts])
+    w.writerow(["sku", "name", "location", "lot", "quantity", *amounts, "currency"])
     for r in rows:
         figures = {**r, **(r.get("period") or {})}
         w.writerow([_text(r["sku"]), _text(r["name"]), _text(r["location"]), "",
-                    r["quantity"], *(figures.get(k, "") for k in amounts)])
+                    r["quantity"], *(figures.get(k, "") for k in amounts), books])
         for lot, value in r.get("lots", {}).items():
             w.writerow([_text(r["sku"]), _text(r["name"]), _text(r["location"]), _text(lot),
-                        "", *(value if k == "value" else "" for k in amounts)])
-    w.writerow(["total", "", "", "", "", *(result["total"].get(k, "") for k in amounts)])
+                        "", *(value if k == "value" else "" for k in amounts), books])
+    w.writerow(["total", "", "", "", "", *(result["total"].get(k, "") for k in amounts),
+                books])
     name = "stock-valuation-" + (filters.get("date") or "now") + (
         f"-from-{filters['start']}" if "start" in filters else "") + ".csv"
     return Response(out.getvalue(), media_type="text/csv; charset=utf-8", headers={
