@@ -14,7 +14,7 @@ from shopfloor.domain.base import lookup
 from shopfloor.domain.base.context import Op
 from shopfloor.domain.stock import lookalikes, lots, usable, yields
 from shopfloor.domain.stock.yields import Yield
-from shopfloor.kernel import gs1
+from shopfloor.kernel import gs1, units
 from shopfloor.kernel.errors import Conflict, ValidationFailed
 from shopfloor.kernel.numbers import ZERO, fmt
 from shopfloor.kernel.statuses import OPEN_MO, OPEN_PO, OPEN_SO
@@ -35,7 +35,7 @@ from shopfloor.store.tables import (
 ITEM_FIELDS = ("name", "kind", "uom", "purchase_price", "sales_price", "reorder_point",
                "reorder_quantity", "lead_time_days", "batch_tracked", "serial_tracked",
                "lot_numbering", "shelf_life_days", "order_multiple", "supply_period_days", "gtin",
-               "weight")
+               "weight", "precision")
 
 
 def _unique(op: Op, model: type[Any], column: Any, value: str, fld: str, what: str) -> None:
@@ -83,6 +83,11 @@ def modify_item(op: Op, sku: str, fields: dict[str, Any], default_supplier: str 
     if not op.changes:
         op.warn("no_change", f"{sku} already has these values")
     return item
+
+
+def precision(item: Any) -> int:
+    """The decimal places the item's stock is counted to: its own, else its unit's."""
+    return units.places(item.precision, item.uom)
 
 
 def gtin_free(op: Op, gtin: str | None, sku: str) -> None:

@@ -1,0 +1,179 @@
+"""Exact quantities in any unit (issue 30, defect 2), on both databases: a line in a
+supplier's unit whose factor is not exact (RESIN bought by the pound, stocked in kg)
+reads back as ordered, is received and returned in pounds compared in pounds, and never
+leaves value on an empty balance; a quantity finer than its unit, or a line beyond what
+is stored, is refused when it is given."""
+
+from __future__ import annotations
+
+from decimal import Decimal as D
+from typing import Any
+
+from shopfloor.kernel.numbers import cost
+from shopfloor.registry.registry import Registry
+from tests.helpers import ADMIN, apply, ledger_matches_balances
+from tests.reliability.test_buying import refused
+
+
+def _resin(reg: Registry, **item: Any) -> None:
+    apply(reg, "create_location", code="MAIN", name="Main")
+    apply(reg, "create_supplier", name="Alpha")
+    apply(reg, "create_item", sku="RESIN", name="Resin", kind="material", uom="kg", **item)
+    apply(reg, "set_supplier_item", sku="RESIN", supplier="Alpha", purchase_unit="lb",
+          units_per_purchase_unit="0.453592",
+          price_breaks=[{"min_quantity": "0", "unit_price": "2"}])
+
+
+def _order(reg: Registry, quantity: str) -> str:
+    po = apply(reg, "create_purchase_order", supplier="Alpha", location="MAIN",
+               lines=[{"sku": "RESIN", "unit": "lb", "quantity": quantity}])
+    return str(po["number"])
+
+
+def _receive(reg: Registry, number: str, quantity: str) -> dict[str, Any]:
+    return apply(reg, "receive_purchase_order", number=number,
+                 lines=[{"sku": "RESIN", "quantity": quantity}])
+
+
+def _return(reg: Registry, number: str, quantity: str) -> dict[str, Any]:
+    return apply(reg, "create_supplier_return", number=number, reason="wet",
+                 lines=[{"sku": "RESIN", "quantity": quantity, "unit": "lb"}])
+
+
+def _stock(reg: Registry) -> tuple[D, D]:
+    """(on hand, stock value) of RESIN at MAIN."""
+    rows = reg.invoke("get_stock", {"sku": "RESIN", "location": "MAIN"}, ADMIN)["balances"]
+    val = reg.invoke("get_stock_valuation", {"sku": "RESIN", "location": "MAIN"}, ADMIN)
+    return D(rows[0]["on_hand"]), D(val["total"]["value"])
+
+
+def _line(reg: Registry, number: str) -> tuple[str, str, str, str]:
+    ln = reg.invoke("get_purchase_order", {"number": number}, ADMIN)["lines"][0]
+    return ln["quantity"], ln["done_quantity"], ln["returned_quantity"], ln["unit"]
+
+
+def _moves(reg: Registry) -> list[dict[str, Any]]:
+    found: list[dict[str, Any]] = reg.invoke("list_stock_movements", {"sku": "RESIN"},
+                                             ADMIN)["movements"]
+    return found
+
+
+def test_an_order_in_pounds_reads_back_as_ordered(registry: Registry) -> None:
+    _resin(registry)
+    po = apply(registry, "create_purchase_order", supplier="Alpha", location="MAIN",
+               lines=[{"sku": "RESIN", "unit": "lb", "quantity": "3.3"}])
+    assert (po["lines"][0]["quantity"], po["total"]) == ("3.3", "6.6")
+    assert _line(registry, po["number"]) == ("3.3", "0", "0", "lb")
+
+
+def test_all_that_came_in_going_back_leaves_nothing_and_no_value(registry: Registry) -> None:
+    _resin(registry)
+    number = _order(registry, "3.3")
+    _receive(registry, number, "3.3")
+    assert _stock(registry)[0] == D("1.497")  # 1.4968536 kg, to the kg's 3 places, once
+    _return(registry, number, "3.3")
+    assert _stock(registry) == (D(0), D(0))
+    assert _line(registry, number) == ("3.3", "3.3", "3.3", "lb")
+    assert ledger_matches_balances(registry) == []
+
+
+def test_the_last_receipt_goes_back_in_pounds(registry: Registry) -> None:
+    _resin(registry)
+    number = _order(registry, "7.7")
+    _receive(registry, number, "3.3")
+    _receive(registry, number, "4.4")
+    assert _line(registry, number) == ("7.7", "7.7", "0", "lb")
+    assert _stock(registry)[0] == D("3.493")  # 7.7 lb, rounded once: 3.4926584
+    _return(registry, number, "4.4")  # "4.4 lb" is 4.4 lb
+    assert _line(registry, number) == ("7.7", "7.7", "4.4", "lb")
+    assert _stock(registry)[0] == D("1.497")
+    err = refused(registry, "create_supplier_return", {
+        "number": number, "reason": "x",
+        "lines": [{"sku": "RESIN", "quantity": "3.4", "unit": "lb"}]})
+    assert err.field == "lines[0].quantity" and "only 3.3 lb" in err.message
+    _return(registry, number, "3.3")
+    assert _stock(registry) == (D(0), D(0))
+    assert ledger_matches_balances(registry) == []
+
+
+def test_a_receipt_row_is_worth_its_quantity_at_its_unit_cost(registry: Registry) -> None:
+    _resin(registry)
+    number = _order(registry, "7.7")
+    _receive(registry, number, "3.3")
+    _receive(registry, number, "4.4")
+    rows = [m for m in _moves(registry) if m["reason"] == "receipt"]
+    assert sorted(D(m["quantity"]) for m in rows) == [D("1.497"), D("1.996")]
+    for m in rows:
+        assert D(m["value"]) == cost(D(m["quantity"]) * D(m["unit_cost"]))
+    # the stock is worth what the line costs, 7.7 lb at 2, to the books' precision
+    assert abs(_stock(registry)[1] - D("15.4")) < D("0.00001")
+
+
+def test_receipts_in_pounds_compare_in_pounds(registry: Registry) -> None:
+    _resin(registry)
+    number = _order(registry, "3.3")
+    err = refused(registry, "receive_purchase_order", {
+        "number": number, "lines": [{"sku": "RESIN", "quantity": "3.31"}]})
+    assert err.field == "lines[0].quantity" and "only 3.3 lb (1.497 kg)" in err.message
+    got = _receive(registry, number, "3.3")
+    assert got["status"] == "received"
+
+
+def test_a_reverted_receipt_gives_back_its_pounds(registry: Registry) -> None:
+    _resin(registry)
+    number = _order(registry, "7.7")
+    first = _receive(registry, number, "3.3")
+    _receive(registry, number, "4.4")
+    apply(registry, "revert_operation", operation_id=first["operation_id"])
+    assert _line(registry, number) == ("7.7", "4.4", "0", "lb")
+    assert _stock(registry)[0] == D("1.996")
+    apply(registry, "receive_purchase_order", number=number)
+    assert _line(registry, number) == ("7.7", "7.7", "0", "lb")
+    assert _stock(registry)[0] == D("3.493")
+    back = _return(registry, number, "4.4")
+    apply(registry, "revert_operation", operation_id=back["operation_id"])
+    assert _line(registry, number) == ("7.7", "7.7", "0", "lb")
+    assert _stock(registry)[0] == D("3.493")
+    assert ledger_matches_balances(registry) == []
+
+
+def test_an_item_sets_its_own_precision(registry: Registry) -> None:
+    _resin(registry, precision=1)
+    item = registry.invoke("get_item", {"sku": "RESIN"}, ADMIN)
+    assert item["precision"] == 1
+    number = _order(registry, "3.3")
+    _receive(registry, number, "3.3")
+    assert _stock(registry)[0] == D("1.5")
+    apply(registry, "modify_item", sku="RESIN", precision=3)
+    assert registry.invoke("get_item", {"sku": "RESIN"}, ADMIN)["precision"] == 3
+
+
+def test_half_a_unit_worth_a_millionth_is_refused_when_ordered(registry: Registry) -> None:
+    apply(registry, "create_location", code="MAIN", name="Main")
+    apply(registry, "create_supplier", name="Alpha")
+    apply(registry, "create_item", sku="DUST", name="Dust", kind="material", uom="g")
+    apply(registry, "set_supplier_item", sku="DUST", supplier="Alpha", purchase_unit="mote",
+          units_per_purchase_unit="0.000001",
+          price_breaks=[{"min_quantity": "0", "unit_price": "1"}])
+    err = refused(registry, "create_purchase_order", {
+        "supplier": "Alpha", "location": "MAIN",
+        "lines": [{"sku": "DUST", "unit": "mote", "quantity": "0.5"}]})
+    assert (err.code, err.field) == ("validation_error", "lines[0].quantity")
+    # a quantity finer than its unit, in the item's own unit: refused naming the field
+    apply(registry, "create_item", sku="BOLT", name="Bolt", kind="material")
+    err = refused(registry, "create_purchase_order", {
+        "supplier": "Alpha", "location": "MAIN",
+        "lines": [{"sku": "DUST", "quantity": "1"}, {"sku": "BOLT", "quantity": "2.5"}]})
+    assert (err.code, err.field) == ("validation_error", "lines[1].quantity")
+    assert "whole units" in err.message
+
+
+def test_a_line_beyond_what_is_stored_is_refused_when_ordered(registry: Registry) -> None:
+    apply(registry, "create_location", code="MAIN", name="Main")
+    apply(registry, "create_supplier", name="Alpha")
+    apply(registry, "create_item", sku="BOLT", name="Bolt", kind="material")
+    err = refused(registry, "create_purchase_order", {
+        "supplier": "Alpha", "location": "MAIN",
+        "lines": [{"sku": "BOLT", "quantity": "999999999", "unit_price": "999999999"}]})
+    assert (err.code, err.field) == ("validation_error", "lines[0].quantity")
+    assert "999999998000000001" in err.message
