@@ -197,9 +197,11 @@ def update_recipe(op: Op, sku: str, components: Sequence[ComponentSpec]) -> Item
 def _check_yield(y: Yield | None, i: int) -> None:
     if y is None:
         return
-    if y.attrition_percent < 0:
-        raise ValidationFailed("attrition cannot be negative",
-                               field=f"components[{i}].attrition_percent")
+    if not 0 <= y.attrition_percent < 100:
+        raise ValidationFailed(
+            "attrition is the share of the component lost on the way, a percentage from 0 "
+            f"to below 100; not {fmt(y.attrition_percent)}",
+            field=f"components[{i}].attrition_percent")
     if y.setup_quantity < 0:
         raise ValidationFailed("a set-up quantity cannot be negative",
                                field=f"components[{i}].setup_quantity")

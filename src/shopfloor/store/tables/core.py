@@ -261,8 +261,7 @@ class PurchaseOrderLine(_OrderLine, Base):
     # the supplier's unit: quantities above are stock units, unit_price is per `unit`
     unit: Mapped[str | None] = mapped_column(String(32))
     units_per_unit: Mapped[Decimal | None]
-    # in `unit`, exactly as ordered, received and returned (None: a line in stock units);
-    # the stock figures above are these rounded once to the item's precision
+    # in `unit` exactly (None: in stock units); the stock figures are these rounded once
     unit_quantity: Mapped[Decimal | None]
     unit_received: Mapped[Decimal | None]
     unit_returned: Mapped[Decimal | None]
