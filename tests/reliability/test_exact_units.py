@@ -177,3 +177,22 @@ def test_a_line_beyond_what_is_stored_is_refused_when_ordered(registry: Registry
         "lines": [{"sku": "BOLT", "quantity": "999999999", "unit_price": "999999999"}]})
     assert (err.code, err.field) == ("validation_error", "lines[0].quantity")
     assert "999999998000000001" in err.message
+
+
+def test_a_need_finer_than_is_stored_moves_as_stored(registry: Registry) -> None:
+    """0.1 of a product taking 0.333333 g each needs 0.0333333 g: it moves as the 0.033333
+    the ledger stores, so the 0.033333 on hand is enough and leaves nothing, worth 0."""
+    apply(registry, "create_location", code="MAIN", name="Main")
+    apply(registry, "create_item", sku="GOLD", name="Gold", kind="material", uom="g")
+    apply(registry, "create_item", sku="PIN", name="Pin", kind="product", uom="g")
+    apply(registry, "update_recipe", sku="PIN", components=[
+        {"sku": "GOLD", "quantity": "0.333333"}])
+    apply(registry, "create_stock_adjustment", location="MAIN", reason="opening", lines=[
+        {"sku": "GOLD", "quantity_delta": "0.033333", "unit_cost": "55.123457"}])
+    mo = apply(registry, "create_manufacturing_order", sku="PIN", quantity="0.1",
+               location="MAIN")
+    apply(registry, "complete_manufacturing_order", number=mo["number"])
+    rows = registry.invoke("get_stock", {"sku": "GOLD", "location": "MAIN"}, ADMIN)["balances"]
+    val = registry.invoke("get_stock_valuation", {"sku": "GOLD", "location": "MAIN"}, ADMIN)
+    assert (D(rows[0]["on_hand"]), D(val["total"]["value"])) == (D(0), D(0))
+    assert ledger_matches_balances(registry) == []
