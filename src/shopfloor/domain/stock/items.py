@@ -69,6 +69,9 @@ def modify_item(op: Op, sku: str, fields: dict[str, Any], default_supplier: str 
     lots.may_stop_tracking(op, item, fields)
     if fields.get("gtin") not in (None, item.gtin):
         gtin_free(op, fields["gtin"], sku)
+    _stock_fits(op, item, units.places(fields.get("precision", item.precision),
+                                       fields.get("uom", item.uom)),
+                "precision" if "precision" in fields else "uom")
     for name, value in fields.items():
         before = getattr(item, name)
         if before != value:
@@ -83,6 +86,18 @@ def modify_item(op: Op, sku: str, fields: dict[str, Any], default_supplier: str 
     if not op.changes:
         op.warn("no_change", f"{sku} already has these values")
     return item
+
+
+def _stock_fits(op: Op, item: Item, places: int, fld: str) -> None:
+    """A coarser precision is refused while stock is counted finer than it: its figures
+    would no longer be quantities of the unit."""
+    if places >= precision(item):
+        return
+    finer = [q for q in op.session.scalars(select(Balance.on_hand).where(
+        Balance.item_id == item.id)) if not units.fits(q, places)]
+    if finer:
+        raise ValidationFailed(f"{item.sku} has {fmt(finer[0])} on hand somewhere, finer than "
+                               f"{units.said_precision(places)}: adjust it first", field=fld)
 
 
 def precision(item: Any) -> int:
