@@ -196,3 +196,33 @@ def test_a_need_finer_than_is_stored_moves_as_stored(registry: Registry) -> None
     val = registry.invoke("get_stock_valuation", {"sku": "GOLD", "location": "MAIN"}, ADMIN)
     assert (D(rows[0]["on_hand"]), D(val["total"]["value"])) == (D(0), D(0))
     assert ledger_matches_balances(registry) == []
+
+
+def test_a_coarser_precision_waits_for_the_stock_to_fit(registry: Registry) -> None:
+    _resin(registry)
+    number = _order(registry, "3.3")
+    _receive(registry, number, "3.3")  # 1.497 kg
+    err = refused(registry, "modify_item", {"sku": "RESIN", "precision": 1})
+    assert (err.code, err.field) == ("validation_error", "precision")
+    err = refused(registry, "modify_item", {"sku": "RESIN", "uom": "pcs"})
+    assert (err.code, err.field) == ("validation_error", "uom")
+    apply(registry, "modify_item", sku="RESIN", precision=6)
+
+
+def test_mrp_buys_whole_pieces_of_an_item_counted_in_pieces(registry: Registry) -> None:
+    """3 products taking 0.5 of a pcs material need 1.5 pcs: the plan buys 2, and the
+    order it makes is one a person could type."""
+    from tests.reliability.test_mrp import TODAY, base, lines_of, plan_of, run_job, sell
+    base(registry)
+    apply(registry, "create_item", sku="P", name="Product", kind="product")
+    apply(registry, "create_item", sku="M", name="Material", default_supplier="Acme",
+          purchase_price="1")
+    apply(registry, "update_recipe", sku="P", components=[{"sku": "M", "quantity": "0.5"}])
+    sell(registry, "P", "3", 10)
+    plan = plan_of(registry)
+    assert [(ln["sku"], ln["quantity"]) for ln in lines_of(plan)] == [("M", "2")]
+    job = run_job(registry, "run_mrp", today=TODAY.isoformat())
+    preview = registry.invoke("apply_mrp_plan", {"job_id": job["job_id"]}, ADMIN)
+    registry.invoke("apply_mrp_plan", preview["apply"]["arguments"], ADMIN)
+    pos = registry.invoke("list_purchase_orders", {}, ADMIN)["orders"]
+    assert [(ln["sku"], ln["quantity"]) for po in pos for ln in po["lines"]] == [("M", "2")]
