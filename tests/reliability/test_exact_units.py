@@ -9,9 +9,11 @@ from __future__ import annotations
 from decimal import Decimal as D
 from typing import Any
 
+from sqlalchemy import text
+
 from shopfloor.kernel.numbers import cost
 from shopfloor.registry.registry import Registry
-from tests.helpers import ADMIN, apply, ledger_matches_balances
+from tests.helpers import ADMIN, apply, ledger_matches_balances, migrate_to
 from tests.reliability.test_buying import refused
 
 
@@ -226,3 +228,23 @@ def test_mrp_buys_whole_pieces_of_an_item_counted_in_pieces(registry: Registry) 
     registry.invoke("apply_mrp_plan", preview["apply"]["arguments"], ADMIN)
     pos = registry.invoke("list_purchase_orders", {}, ADMIN)["orders"]
     assert [(ln["sku"], ln["quantity"]) for po in pos for ln in po["lines"]] == [("M", "2")]
+
+
+def test_the_migration_gives_old_lines_their_pounds_and_units_their_plain_names(
+        registry: Registry) -> None:
+    _resin(registry)
+    number = _order(registry, "7.7")
+    _receive(registry, number, "3.3")
+    migrate_to(registry, "downgrade", "0020")
+    registry.store.engine.dispose()
+    with registry.store.engine.begin() as conn:  # as the old rules stored them
+        conn.execute(text("UPDATE supplier_items SET purchase_unit = :u"), {"u": "\uff4c\uff42"})
+        conn.execute(text("UPDATE purchase_order_lines SET unit = :u"), {"u": "l\u200bb"})
+    migrate_to(registry, "upgrade", "head")
+    registry.store.engine.dispose()
+    # 3.493 kg ordered and 1.497 received, at 0.453592 kg a pound, to six places
+    assert _line(registry, number) == ("7.700753", "3.300323", "0", "lb")
+    terms = registry.invoke("list_supplier_items", {"sku": "RESIN"}, ADMIN)["supplier_items"]
+    assert terms[0]["purchase_unit"] == "lb"
+    _receive(registry, number, "4.40043")
+    assert _stock(registry)[0] == D("3.493")

@@ -3,7 +3,9 @@ a supplier's unit keeps its quantities in that unit
 
 Existing items set none (their unit's default applies). Existing lines in a supplier's
 unit get their unit figures from their stock ones, to the six places a purchase unit
-keeps.
+keeps. Unit names are stored like keys from now on: one typed in fullwidth letters or
+with an invisible character is renamed to its plain form (`keys.cleaned`), so that the
+same unit typed plainly finds it.
 
 Revision ID: 0021
 Revises: 0020
@@ -16,6 +18,7 @@ from decimal import Decimal
 import sqlalchemy as sa
 from alembic import op
 
+from shopfloor.kernel.keys import cleaned
 from shopfloor.store.types import Dec
 
 revision = "0021"
@@ -45,6 +48,14 @@ def upgrade() -> None:
         conn.execute(_LINES.update().where(_LINES.c.id == line_id).values(
             unit_quantity=(qty / per).quantize(_SIX), unit_received=(got / per).quantize(_SIX),
             unit_returned=(back / per).quantize(_SIX)))
+    for table, column in (("items", "uom"), ("supplier_items", "purchase_unit"),
+                          ("purchase_order_lines", "unit")):
+        col = sa.column(column, sa.String())
+        named = sa.table(table, col)
+        for (name,) in conn.execute(sa.select(col).where(col.is_not(None)).distinct()).all():
+            plain = cleaned(name)
+            if plain and plain != name:
+                conn.execute(named.update().where(col == name).values({column: plain}))
 
 
 def downgrade() -> None:
