@@ -248,3 +248,22 @@ def test_the_migration_gives_old_lines_their_pounds_and_units_their_plain_names(
     assert terms[0]["purchase_unit"] == "lb"
     _receive(registry, number, "4.40043")
     assert _stock(registry)[0] == D("3.493")
+
+
+def test_a_sales_line_finer_than_its_unit_is_refused(registry: Registry) -> None:
+    apply(registry, "create_location", code="MAIN", name="Main")
+    apply(registry, "create_customer", name="Bob")
+    apply(registry, "create_item", sku="BOLT", name="Bolt", kind="material")
+    apply(registry, "create_item", sku="OIL", name="Oil", kind="material", uom="l")
+    err = refused(registry, "create_sales_order", {
+        "customer": "Bob", "location": "MAIN",
+        "lines": [{"sku": "OIL", "quantity": "0.25"}, {"sku": "BOLT", "quantity": "2.5"}]})
+    assert (err.code, err.field) == ("validation_error", "lines[1].quantity")
+    so = apply(registry, "create_sales_order", customer="Bob", location="MAIN",
+               lines=[{"sku": "OIL", "quantity": "0.25"}, {"sku": "BOLT", "quantity": "3"}])
+    err = refused(registry, "fulfill_order", {
+        "number": so["number"], "lines": [{"sku": "OIL", "quantity": "0.0001"}]})
+    assert (err.code, err.field) == ("validation_error", "lines[0].quantity")
+    err = refused(registry, "modify_sales_order", {
+        "number": so["number"], "lines": [{"sku": "BOLT", "quantity": "3.5"}]})
+    assert (err.code, err.field) == ("validation_error", "lines[0].quantity")

@@ -18,7 +18,7 @@ from shopfloor.domain.base.sequences import claim_number
 from shopfloor.domain.orders import purchase_units as units
 from shopfloor.domain.stock import ledger as stock
 from shopfloor.domain.stock import lots
-from shopfloor.domain.stock.items import touch
+from shopfloor.domain.stock.items import exact, touch
 from shopfloor.domain.stock.ledger import Posting
 from shopfloor.kernel.errors import Conflict, ValidationFailed
 from shopfloor.kernel.numbers import ZERO, fmt
@@ -227,6 +227,7 @@ def _outstanding(order_lines: Sequence[OrderLine], done: str, lines: Sequence[Li
         if spec.sku in seen:
             raise ValidationFailed(f"{spec.sku} appears twice", field=f"lines[{i}].sku")
         seen.add(spec.sku)
+        exact(spec.quantity, line.item, f"lines[{i}].quantity")
         outstanding = line.quantity - getattr(line, done)
         if spec.quantity > outstanding:
             raise ValidationFailed(
@@ -337,6 +338,7 @@ def create_sales_order(op: Op, customer: str, location: str, lines: Sequence[Lin
                     due_date=due_date, notes=notes, created_at=op.now, currency=cus.currency)
     op.session.add(so)
     for i, (ln, item) in enumerate(zip(lines, items, strict=True)):
+        exact(ln.quantity, item, f"lines[{i}].quantity")
         price = item.sales_price if ln.unit_price is None else ln.unit_price
         so.lines.append(SalesOrderLine(item_id=item.id, item=item, position=i,
                                        quantity=ln.quantity, unit_price=price))
@@ -378,6 +380,7 @@ def modify_sales_order(op: Op, number: str, *, customer: str | None, location: s
         old = {ln.item.sku: f"{fmt(ln.quantity)} @ {fmt(ln.unit_price)}" for ln in so.lines}
         back = {ln.item_id: ln.returned_quantity for ln in so.lines}  # kept, as shipped is
         for i, (ln, item) in enumerate(zip(lines, items, strict=True)):
+            exact(ln.quantity, item, f"lines[{i}].quantity")
             if ln.quantity < shipped.get(item.id, ZERO):
                 raise ValidationFailed(f"{item.sku}: {fmt(shipped[item.id])} already shipped",
                                        field=f"lines[{i}].quantity")

@@ -27,7 +27,7 @@ from typing import Any, NamedTuple
 from shopfloor.domain.base.context import Op
 from shopfloor.domain.base.limits import LIMIT, storable
 from shopfloor.domain.buying import currencies, supplier_items
-from shopfloor.domain.stock.items import precision
+from shopfloor.domain.stock.items import exact, precision
 from shopfloor.kernel import units
 from shopfloor.kernel.errors import ValidationFailed
 from shopfloor.kernel.numbers import ZERO, cost, fmt
@@ -43,18 +43,6 @@ class Terms(NamedTuple):
     unit: str | None
     per: Decimal | None
     in_unit: Decimal | None = None
-
-
-def exact(quantity: Decimal, item: Any, fld: str) -> Decimal:
-    """A quantity given in the item's own unit, refused (naming `fld`) when finer than the
-    unit is counted: 2.5 pcs is not a number of pieces."""
-    places = precision(item)
-    if not units.fits(quantity, places):
-        raise ValidationFailed(
-            f"{item.sku} is counted in {item.uom} to {units.said_precision(places)}: "
-            f"{fmt(quantity)} {item.uom} is finer than that", field=fld,
-            details={"precision": places})
-    return quantity
 
 
 def converted(quantity: Decimal, per: Decimal, item: Any) -> Decimal:

@@ -100,6 +100,18 @@ def _stock_fits(op: Op, item: Item, places: int, fld: str) -> None:
                                f"{units.said_precision(places)}: adjust it first", field=fld)
 
 
+def exact(quantity: Decimal, item: Any, fld: str) -> Decimal:
+    """A quantity given in the item's own unit, refused (naming `fld`) when finer than the
+    unit is counted: 2.5 pcs is not a number of pieces."""
+    places = precision(item)
+    if not units.fits(quantity, places):
+        raise ValidationFailed(
+            f"{item.sku} is counted in {item.uom} to {units.said_precision(places)}: "
+            f"{fmt(quantity)} {item.uom} is finer than that", field=fld,
+            details={"precision": places})
+    return quantity
+
+
 def precision(item: Any) -> int:
     """The decimal places the item's stock is counted to: its own, else its unit's."""
     return units.places(item.precision, item.uom)
