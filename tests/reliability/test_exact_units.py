@@ -267,3 +267,13 @@ def test_a_sales_line_finer_than_its_unit_is_refused(registry: Registry) -> None
     err = refused(registry, "modify_sales_order", {
         "number": so["number"], "lines": [{"sku": "BOLT", "quantity": "3.5"}]})
     assert (err.code, err.field) == ("validation_error", "lines[0].quantity")
+
+
+def test_all_of_it_returned_in_kilograms_is_all_of_it_in_pounds(registry: Registry) -> None:
+    _resin(registry)
+    number = _order(registry, "3.2")
+    _receive(registry, number, "3.2")  # 1.4514944 kg: 1.451, which is 3.19891 lb
+    apply(registry, "create_supplier_return", number=number, reason="wet",
+          lines=[{"sku": "RESIN", "quantity": "1.451"}])
+    assert _line(registry, number) == ("3.2", "3.2", "3.2", "lb")
+    assert _stock(registry) == (D(0), D(0))

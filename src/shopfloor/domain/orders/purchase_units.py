@@ -213,9 +213,11 @@ def count(op: Op, number: str, line: PurchaseOrderLine, what: str, stock: Decima
         per = line.units_per_unit or Decimal(1)
         step = in_unit_ if in_unit_ is not None else units.quantize(
             stock / per, units.PURCHASE_PLACES)
-        ceiling = line.unit_received if what == "returned" else line.unit_quantity
-        unit_after = min(unit_before + step, ceiling or ZERO) if step > 0 \
-            else max(unit_before + step, ZERO)
+        ceiling = (line.unit_received if what == "returned" else line.unit_quantity) or ZERO
+        stock_ceiling = line.received_quantity if what == "returned" else line.quantity
+        # all of it in stock units is all of it in the line's unit, however it was given
+        unit_after = ceiling if step > 0 and after == stock_ceiling else \
+            min(unit_before + step, ceiling) if step > 0 else max(unit_before + step, ZERO)
         setattr(line, unit_attr, unit_after)
     op.change("purchase_order", number, f"line {line.item.sku} {what}",
               said(before, line, unit_before), said(after, line, unit_after))
