@@ -87,6 +87,8 @@ def fresh(request: pytest.FixtureRequest, tmp_path: Path,
         reg = open_registry(Settings(database_url=url))
         opened.append(reg)
         basic_setup(reg)
+        for sku in ("M1", "M2", "P1"):  # counted to the gram: the quantities have 3 places
+            apply(reg, "modify_item", sku=sku, precision=3)
         return reg
 
     yield make

@@ -28,7 +28,7 @@ from pydantic import (
     WithJsonSchema,
 )
 
-from shopfloor.kernel import gs1, keys
+from shopfloor.kernel import gs1, keys, units
 from shopfloor.kernel.errors import ValidationFailed
 from shopfloor.kernel.numbers import fmt
 
@@ -102,11 +102,19 @@ Gtin = Annotated[
     AfterValidator(_gtin),
     WithJsonSchema({"type": "string", "description": "GTIN-8/12/13/14, check digit verified"}),
 ]
+def _unit(text: str) -> str:
+    return units.normal(text)
+
+
 Uom = Annotated[
     str,
     StringConstraints(strip_whitespace=True, min_length=1, max_length=16,
                       pattern=r"^[^\x00-\x1f\x7f]+$"),
+    AfterValidator(_unit),
 ]
+"""A unit of measure's name: a key people type, so normalised like one (`box` typed
+in fullwidth letters is `box`; invisible and direction characters refused)."""
+Precision = Annotated[int, Field(ge=0, le=units.MOST_PLACES)]
 Text = Annotated[str, StringConstraints(max_length=2000, pattern=r"^[^\x00]*$")]
 LotRule = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=40)]
 LeadDays = Annotated[int, Field(ge=0, le=3650)]

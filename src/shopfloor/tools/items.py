@@ -35,6 +35,7 @@ from shopfloor.tools.fields import (
     Out,
     Page,
     PartnerName,
+    Precision,
     Quantity,
     SearchText,
     ShelfLifeDays,
@@ -137,6 +138,9 @@ class ItemFields(WriteRequest):
         None, description="e.g. FL-{date}-{seq}: lots made without a number")
     gtin: Gtin | None = None
     weight: NonNegative | None = Field(None, description="kg per unit")
+    precision: Precision | None = Field(
+        None, description="decimal places its stock is counted to (default: its unit's: "
+        "pcs 0; kg, m, l 3; others 6)")
     shelf_life_days: ShelfLifeDays | None = Field(None,
                                                   description="expiry of new lots, from their day")
 

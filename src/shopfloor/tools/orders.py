@@ -74,13 +74,10 @@ class OrderDetailOut(OrderOut):
 
 def purchase_order_out(po: PurchaseOrder) -> OrderOut:
     """Quantities and prices in each line's unit (the supplier's, where it has one)."""
-    lines = [LineOut(sku=ln.item.sku, quantity=units.shown(ln.quantity, ln),
-                     unit_price=ln.unit_price,
-                     done_quantity=units.shown(ln.received_quantity, ln),
-                     expected_date=ln.expected_date or po.expected_date,
-                     returned_quantity=units.shown(ln.returned_quantity, ln),
-                     unit=ln.unit or ln.item.uom)
-             for ln in po.lines]
+    lines = [LineOut(sku=ln.item.sku, quantity=ordered, unit_price=ln.unit_price,
+                     done_quantity=got, expected_date=ln.expected_date or po.expected_date,
+                     returned_quantity=back, unit=ln.unit or ln.item.uom)
+             for ln in po.lines for ordered, got, back in [units.shown(ln)]]
     return OrderOut(id=po.id, number=po.number, status=po.status, partner=po.supplier.name,
                     location=po.location.code, due_date=po.expected_date, created_at=po.created_at,
                     total=sum((ln.quantity * ln.unit_price for ln in lines), Decimal(0)),

@@ -15,6 +15,7 @@ from shopfloor.domain.planning import reports
 from shopfloor.domain.stock import history
 from shopfloor.domain.stock.movements import Document
 from shopfloor.domain.stock.usable import NONE, Blocked
+from shopfloor.kernel import units
 from shopfloor.kernel.numbers import cost
 from shopfloor.store.tables import (
     Balance,
@@ -86,6 +87,7 @@ class ItemOut(Out):
     shelf_life_days: int | None = None
     gtin: str | None = None
     weight: Amount | None = None
+    precision: int = Field(6, description="decimal places its stock is counted to")
     on_hand: Amount | None = None
     available: Amount | None = None
 
@@ -203,7 +205,8 @@ def item_out(item: Item, totals: tuple[Decimal, Decimal] | None = None) -> ItemO
         default_supplier=item.default_supplier.name if item.default_supplier else None,
         batch_tracked=item.batch_tracked, serial_tracked=item.serial_tracked,
         lot_numbering=item.lot_numbering, shelf_life_days=item.shelf_life_days,
-        gtin=item.gtin, weight=item.weight, on_hand=totals[0] if totals else None,
+        gtin=item.gtin, weight=item.weight, precision=units.places(item.precision, item.uom),
+        on_hand=totals[0] if totals else None,
         available=totals[1] if totals else None,
     )
 
@@ -241,7 +244,8 @@ def item_detail_out(d: reports.ItemDetail,
         lead_time_days=i["lead_time_days"], default_supplier=i["supplier"],
         batch_tracked=i["batch_tracked"], serial_tracked=i["serial_tracked"],
         lot_numbering=i["lot_numbering"], shelf_life_days=i["shelf_life_days"],
-        gtin=i["gtin"], weight=i["weight"], on_hand=on_hand, available=available,
+        gtin=i["gtin"], weight=i["weight"], precision=units.places(i["precision"], i["uom"]),
+        on_hand=on_hand, available=available,
         recipe=[ComponentOut(sku=r.key, name=r.name, quantity=r.quantity) for r in d.recipe],
         stock=[_stock_row(i["sku"], s.key, s.quantity, s.committed, s.average_cost,
                           held_back.get(s.key, NONE)) for s in d.stock],

@@ -47,6 +47,7 @@ def _check(t: Terms) -> None:
     if not 0 < len(t.price_breaks) <= 50:
         raise ValidationFailed("give 1 to 50 prices", field="price_breaks")
     last: Decimal | None = None
+    dearest: Decimal | None = None
     for i, (least, price) in enumerate(t.price_breaks):
         if least < 0:
             raise ValidationFailed("a break's quantity cannot be negative",
@@ -60,7 +61,12 @@ def _check(t: Terms) -> None:
         if last is not None and least < last:
             raise ValidationFailed(f"breaks go up: {fmt(least)} comes after {fmt(last)}",
                                    field=f"price_breaks[{i}].min_quantity")
-        last = least
+        if dearest is not None and price > dearest:
+            raise ValidationFailed(
+                f"the break from {fmt(least)} costs {fmt(price)} a unit, more than the "
+                f"{fmt(dearest)} of a smaller quantity: a price break never raises the price",
+                field=f"price_breaks[{i}].unit_price")
+        last, dearest = least, price
 
 
 def _text(t: Terms, currency: str) -> str:

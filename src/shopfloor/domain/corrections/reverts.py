@@ -60,8 +60,11 @@ def po_receipt(op: Op, o: Original) -> None:
         if after < ln.returned_quantity:
             o.blockers.append(f"{ln.item.sku}: {fmt(ln.returned_quantity)} of it was returned "
                               f"to the supplier since")
+        was = (ln.received_quantity, ln.unit_received)
+        purchase_units.undo(ln, "received", o.changes("purchase_order"), po.number)
         op.change("purchase_order", po.number, f"line {ln.item.sku} received",
-                  purchase_units.said(ln.received_quantity, ln), purchase_units.said(after, ln))
+                  purchase_units.said(was[0], ln, was[1]),
+                  purchase_units.said(after, ln, ln.unit_received))
         ln.received_quantity = after
     status = PO.open if all(ln.received_quantity == 0 for ln in po.lines) else \
         PO.partially_received
@@ -197,7 +200,7 @@ def _cancelled(kind: str, op: Op, o: Original) -> None:
 
 
 def _returned(kind: str, op: Op, o: Original) -> None:
-    blockers, _ = returns.undo(op, kind, o.result["number"])
+    blockers, _ = returns.undo(op, kind, o.result["number"], o.changes("purchase_order"))
     o.blockers.extend(blockers)
     reverse_moves(op, o)
 

@@ -19,7 +19,7 @@ from decimal import Decimal
 
 from shopfloor.domain.base import lookup
 from shopfloor.domain.base.context import Op
-from shopfloor.domain.floor import routings
+from shopfloor.domain.floor import bounds, routings
 from shopfloor.domain.floor.scheduling import operations_of
 from shopfloor.kernel.errors import Conflict, NotFound, ValidationFailed
 from shopfloor.kernel.numbers import ZERO, cost, fmt
@@ -53,6 +53,7 @@ def record(op: Op, number: str, sequence: int, minutes: Decimal, quantity: Decim
               found.logged_minutes + minutes)
     found.logged_minutes += minutes
     if quantity is not None:
+        bounds.logged_quantity(op, mo.number, mo.quantity, found.logged_quantity, quantity)
         op.change("operation", key, "logged_quantity", found.logged_quantity,
                   found.logged_quantity + quantity)
         found.logged_quantity += quantity

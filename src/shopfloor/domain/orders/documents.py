@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from datetime import date
 from decimal import Decimal
-from typing import NamedTuple, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 from shopfloor.domain.base import lookup
 from shopfloor.domain.base.context import Op
@@ -18,7 +18,7 @@ from shopfloor.domain.base.sequences import claim_number
 from shopfloor.domain.orders import purchase_units as units
 from shopfloor.domain.stock import ledger as stock
 from shopfloor.domain.stock import lots
-from shopfloor.domain.stock.items import touch
+from shopfloor.domain.stock.items import exact, touch
 from shopfloor.domain.stock.ledger import Posting
 from shopfloor.kernel.errors import Conflict, ValidationFailed
 from shopfloor.kernel.numbers import ZERO, fmt
@@ -89,6 +89,7 @@ def create_purchase_order(op: Op, supplier: str, location: str, lines: Sequence[
         po.lines.append(PurchaseOrderLine(item_id=item.id, item=item, position=i,
                                           quantity=t.quantity, unit_price=t.price,
                                           unit=t.unit, units_per_unit=t.per,
+                                          **_in_unit(t, ZERO, ZERO),
                                           expected_date=ln.expected_date))
         op.change("purchase_order", po.number, f"line {item.sku}", None,
                   _line_text(ln.quantity, t.price, ln.expected_date, t.unit))
@@ -126,16 +127,16 @@ def modify_purchase_order(op: Op, number: str, *, supplier: str | None, location
         po.notes = notes
     if lines is not None:
         items = _items(op, lines)
+        kept = {ln.item_id: ln for ln in po.lines}
+        in_unit = {ln.item_id: _unit_done(ln) for ln in po.lines}
         got = {ln.item_id: ln.received_quantity for ln in po.lines}
         sent_back = {ln.item_id: ln.returned_quantity for ln in po.lines}
-        old = {ln.item.sku: _line_text(units.shown(ln.quantity, ln), ln.unit_price,
+        old = {ln.item.sku: _line_text(units.shown(ln)[0], ln.unit_price,
                                        ln.expected_date, ln.unit) for ln in po.lines}
         wanted = [units.terms(op, po.supplier, item, ln, i)
                   for i, (ln, item) in enumerate(zip(lines, items, strict=True))]
         for i, (t, item) in enumerate(zip(wanted, items, strict=True)):
-            if t.quantity < got.get(item.id, ZERO):
-                raise ValidationFailed(f"{item.sku}: {fmt(got[item.id])} already received",
-                                       field=f"lines[{i}].quantity")
+            _keeps_received(t, kept.get(item.id), i)
         dropped = [sku for sku, q in ((ln.item.sku, ln.received_quantity) for ln in po.lines)
                    if q > 0 and sku not in {x.sku for x in lines}]
         if dropped:
@@ -147,6 +148,7 @@ def modify_purchase_order(op: Op, number: str, *, supplier: str | None, location
             po.lines.append(PurchaseOrderLine(item_id=item.id, item=item, position=i,
                                               quantity=t.quantity, unit_price=t.price,
                                               unit=t.unit, units_per_unit=t.per,
+                                              **_in_unit(t, *in_unit.get(item.id, (ZERO, ZERO))),
                                               received_quantity=got.get(item.id, ZERO),
                                               returned_quantity=sent_back.get(item.id, ZERO),
                                               expected_date=ln.expected_date))
@@ -163,6 +165,34 @@ def modify_purchase_order(op: Op, number: str, *, supplier: str | None, location
         _status(op, "purchase_order", po, PO.received)
     touch(po)
     return po
+
+
+def _in_unit(t: units.Terms, received: Decimal, returned: Decimal) -> dict[str, Any]:
+    """A new line's figures in its own unit (none for a line in stock units)."""
+    if t.in_unit is None:
+        return {"unit_quantity": None, "unit_received": None, "unit_returned": None}
+    return {"unit_quantity": t.in_unit, "unit_received": received, "unit_returned": returned}
+
+
+def _unit_done(line: PurchaseOrderLine) -> tuple[Decimal, Decimal]:
+    """What a replaced line had received and returned, in its unit."""
+    _, got, back = units.shown(line)
+    return got, back
+
+
+def _keeps_received(t: units.Terms, line: PurchaseOrderLine | None, i: int) -> None:
+    """A replaced line may not order less than it received, compared in its unit; nor
+    change the unit of what it received (its figures would no longer mean one thing)."""
+    if line is None or line.received_quantity == 0:
+        return
+    if (t.unit, t.per) != (line.unit, line.units_per_unit):
+        raise ValidationFailed(f"{line.item.sku}: {units.said(line.received_quantity, line)} "
+                               "already received in its unit; keep it", field=f"lines[{i}].unit")
+    _, got, _ = units.shown(line)
+    ordered = t.quantity if t.in_unit is None else t.in_unit
+    if ordered < got:
+        raise ValidationFailed(f"{line.item.sku}: {units.said(line.received_quantity, line, got)}"
+                               " already received", field=f"lines[{i}].quantity")
 
 
 def cancel_purchase_order(op: Op, number: str) -> PurchaseOrder:
@@ -197,6 +227,7 @@ def _outstanding(order_lines: Sequence[OrderLine], done: str, lines: Sequence[Li
         if spec.sku in seen:
             raise ValidationFailed(f"{spec.sku} appears twice", field=f"lines[{i}].sku")
         seen.add(spec.sku)
+        exact(spec.quantity, line.item, f"lines[{i}].quantity")
         outstanding = line.quantity - getattr(line, done)
         if spec.quantity > outstanding:
             raise ValidationFailed(
@@ -214,28 +245,25 @@ def receive_purchase_order(op: Op, number: str, lines: Sequence[LineSpec] | None
     if po.status == PO.draft:
         raise Conflict(f"{number} is a draft; open it before receiving", field="number")
     _open(po, "purchase order", OPEN_PO)
-    lines = units.in_stock_units(po, lines)
-    todo = _outstanding(po.lines, "received_quantity", lines, number, "receiving", units.said)
+    todo = units.to_receive(po, lines)
     if lines is None and not todo:
         raise Conflict(f"{number} has nothing outstanding", field="number")
     unit_cost = units.stock_cost(op, po)
-    stock.prefetch(op, [line.item for line, _, _ in todo], po.location)
+    stock.prefetch(op, [r.line.item for r in todo], po.location)
     specs = _specs(lines)
-    parts = lots.incoming(op, [_lot_line(line.item, qty, fld, specs.get(line.item.sku), lot,
-                                         expiry, change_expiry) for line, qty, fld in todo])
-    for (line, qty, fld), line_parts in zip(todo, parts, strict=True):
+    parts = lots.incoming(op, [_lot_line(r.line.item, r.quantity, r.field,
+                                         specs.get(r.line.item.sku), lot, expiry, change_expiry)
+                               for r in todo])
+    for (line, qty, in_unit, fld), line_parts in zip(todo, parts, strict=True):
         for part in line_parts:
             stock.post(op, Posting(line.item, po.location, part.quantity, "receipt",
                                    "purchase_order", po.number, unit_cost=unit_cost[line.id],
                                    batch_id=part.batch_id, field=part.field))
-        op.change("purchase_order", number, f"line {line.item.sku} received",
-                  units.said(line.received_quantity, line),
-                  units.said(line.received_quantity + qty, line))
+        units.count(op, number, line, "received", qty, in_unit)
         said_cost = units.cost_said(op, po, line, unit_cost[line.id])
         if said_cost is not None:
             op.change("purchase_order", number, f"line {line.item.sku} stock cost", None,
                       said_cost)
-        line.received_quantity += qty
         _arrival(op, po, line, fld)
     done = all(ln.received_quantity >= ln.quantity for ln in po.lines)
     _status(op, "purchase_order", po, PO.received if done else PO.partially_received)
@@ -314,6 +342,7 @@ def create_sales_order(op: Op, customer: str, location: str, lines: Sequence[Lin
                     due_date=due_date, notes=notes, created_at=op.now, currency=cus.currency)
     op.session.add(so)
     for i, (ln, item) in enumerate(zip(lines, items, strict=True)):
+        exact(ln.quantity, item, f"lines[{i}].quantity")
         price = item.sales_price if ln.unit_price is None else ln.unit_price
         so.lines.append(SalesOrderLine(item_id=item.id, item=item, position=i,
                                        quantity=ln.quantity, unit_price=price))
@@ -355,6 +384,7 @@ def modify_sales_order(op: Op, number: str, *, customer: str | None, location: s
         old = {ln.item.sku: f"{fmt(ln.quantity)} @ {fmt(ln.unit_price)}" for ln in so.lines}
         back = {ln.item_id: ln.returned_quantity for ln in so.lines}  # kept, as shipped is
         for i, (ln, item) in enumerate(zip(lines, items, strict=True)):
+            exact(ln.quantity, item, f"lines[{i}].quantity")
             if ln.quantity < shipped.get(item.id, ZERO):
                 raise ValidationFailed(f"{item.sku}: {fmt(shipped[item.id])} already shipped",
                                        field=f"lines[{i}].quantity")

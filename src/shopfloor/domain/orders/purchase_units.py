@@ -3,40 +3,58 @@ amounts in the supplier's currency, converted to stock units and the company cur
 when stock moves (11 boxes of 100 at 3.50 a box come in as 1,100 pcs at 0.035; 100 at
 2.00 USD with USD at 0.92 come in at 1.84).
 
-A line stores its quantities in stock units (what every reader of stock counts) and its
-price per its unit, in the order's currency (what the supplier invoices); `units_per_unit`
-is the pack size it was ordered at, kept with the line so a later change of the
-supplier's terms does not rewrite an order already placed.
+A line in a supplier's unit keeps what was ordered, received and returned in that unit,
+exactly as the supplier counts it (`unit_quantity`, `unit_received`, `unit_returned`),
+and the same in stock units (what every reader of stock counts), rounded once to the
+item's precision: 3.3 lb of 0.453592 kg is 1.497 kg, never 1.4968536 kg that no scale
+shows and no sum of receipts comes back to. Receipts and returns are given and compared
+in the line's unit; the stock they move is what brings the line's stock figure to its
+unit figure converted (so two receipts of 3.3 lb and 4.4 lb move 7.7 lb's kilograms,
+and returning all that came in leaves nothing of it on hand). The price is per the
+line's unit; a stock unit costs what the line costs over what it brings in, so the
+stock's value is the invoice's to the cent. `units_per_unit` is the pack size it was
+ordered at, kept with the line so a later change of the supplier's terms does not
+rewrite an order already placed.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from decimal import Decimal
-from typing import Any
+from decimal import Decimal, InvalidOperation
+from typing import Any, NamedTuple
 
 from shopfloor.domain.base.context import Op
-from shopfloor.domain.base.limits import storable
+from shopfloor.domain.base.limits import LIMIT, storable
 from shopfloor.domain.buying import currencies, supplier_items
+from shopfloor.domain.stock.items import exact, precision
+from shopfloor.kernel import units
 from shopfloor.kernel.errors import ValidationFailed
-from shopfloor.kernel.numbers import cost, fmt
-from shopfloor.kernel.text import unit_cost
+from shopfloor.kernel.numbers import ZERO, cost, fmt
+from shopfloor.kernel.text import unit_cost as cost_text
 from shopfloor.store.tables import Item, PurchaseOrder, PurchaseOrderLine, Supplier
 
 
-class Terms:
-    """A purchase line as it will be stored: stock quantity, price per unit, unit, pack."""
+class Terms(NamedTuple):
+    """A purchase line as it will be stored: stock quantity, price per unit, unit, pack,
+    and the quantity in that unit (None: a line in stock units)."""
 
-    __slots__ = ("per", "price", "quantity", "unit")
+    quantity: Decimal
+    price: Decimal
+    unit: str | None
+    per: Decimal | None
+    in_unit: Decimal | None = None
 
-    def __init__(self, quantity: Decimal, price: Decimal, unit: str | None,
-                 per: Decimal | None) -> None:
-        self.quantity, self.price, self.unit, self.per = quantity, price, unit, per
+
+def converted(quantity: Decimal, per: Decimal, item: Any) -> Decimal:
+    """A quantity in a purchase unit in stock units, rounded to the item's precision."""
+    return units.quantize(quantity * per, precision(item))
 
 
 def terms(op: Op, supplier: Supplier, item: Item, spec: Any, i: int) -> Terms:
-    """A requested line (quantity and price in `spec.unit`, if it names one) as stored."""
+    """A requested line (quantity and price in `spec.unit`, if it names one) as stored;
+    refused at once, naming the field, if any figure it makes is beyond what is stored."""
+    fld = f"lines[{i}].quantity"
     unit: str | None = spec.unit
     if unit is not None and unit == item.uom and not supplier_items.sells_by(
             op, item, supplier, unit):
@@ -44,12 +62,33 @@ def terms(op: Op, supplier: Supplier, item: Item, spec: Any, i: int) -> Terms:
     if unit is None:
         price = _item_price(op, supplier, item, i) if spec.unit_price is None \
             else spec.unit_price
-        return Terms(storable(spec.quantity, f"lines[{i}].quantity"), price, None, None)
+        _worth(spec.quantity, price, None, i)
+        return Terms(storable(exact(spec.quantity, item, fld), fld), price, None, None)
     row = supplier_items.for_line(op, item, supplier, unit, f"lines[{i}].unit")
     per = row.units_per_purchase_unit
     price = supplier_items.default_price(row, spec.quantity) if spec.unit_price is None \
         else spec.unit_price
-    return Terms(storable(spec.quantity * per, f"lines[{i}].quantity"), price, unit, per)
+    stock = storable(converted(spec.quantity, per, item), fld)
+    if stock == 0:
+        raise ValidationFailed(
+            f"{fmt(spec.quantity)} {unit} is {fmt(spec.quantity * per)} {item.uom}, less than "
+            f"the smallest {item.uom} of {item.sku} ({fmt(units.quantum(precision(item)))})",
+            field=fld)
+    _worth(spec.quantity, price, per, i)
+    return Terms(stock, price, unit, per, spec.quantity)
+
+
+def _worth(quantity: Decimal, price: Decimal, per: Decimal | None, i: int) -> None:
+    """The line's value, and its price per stock unit, are checked where they are given,
+    not at the receipt that would book them."""
+    value = quantity * price
+    if not -LIMIT < value < LIMIT:
+        raise ValidationFailed(
+            f"lines[{i}]: {fmt(quantity)} x {fmt(price)} is {value:.0f}, beyond what Shopfloor "
+            "stores (less than 10^12 in value)", field=f"lines[{i}].quantity",
+            details={"limit": "1000000000000"})
+    if per is not None:
+        storable(price / per, f"lines[{i}].unit_price")
 
 
 def _item_price(op: Op, supplier: Supplier, item: Item, i: int) -> Decimal:
@@ -61,50 +100,160 @@ def _item_price(op: Op, supplier: Supplier, item: Item, i: int) -> Decimal:
     return cost(item.purchase_price / rate)
 
 
-def shown(quantity: Decimal, line: PurchaseOrderLine) -> Decimal:
-    """A stock quantity of the line, in the line's own unit."""
-    per = line.units_per_unit
-    return quantity / per if per and quantity is not None else quantity
+def in_unit(quantity: Decimal, line: PurchaseOrderLine) -> Decimal:
+    """The line's ordered quantity in its own unit (stock units for a line in them)."""
+    return line.unit_quantity if line.unit and line.unit_quantity is not None else quantity
 
 
-def said(quantity: Decimal, line: PurchaseOrderLine) -> str:
+def shown(line: PurchaseOrderLine) -> tuple[Decimal, Decimal, Decimal]:
+    """Ordered, received and returned, in the line's own unit."""
+    if line.unit and line.unit_quantity is not None:
+        return line.unit_quantity, line.unit_received or ZERO, line.unit_returned or ZERO
+    return line.quantity, line.received_quantity, line.returned_quantity
+
+
+def said(quantity: Decimal, line: PurchaseOrderLine, unit_quantity: Decimal | None = None
+         ) -> str:
     """A stock quantity of the line as its order says it, with the stock figure beside it
     ("4 box (400 pcs)"): a receipt typed in boxes must not read back as pieces. A line in
-    stock units, and nothing at all, is the bare number."""
+    stock units, and nothing at all, is the bare number. `unit_quantity` is the figure in
+    the line's unit (else the stock one converted back, to six places)."""
     per = line.units_per_unit
-    if not per or not quantity:
+    if not per or not line.unit or not (quantity or unit_quantity):
         return fmt(quantity)
-    return f"{fmt(quantity / per)} {line.unit} ({fmt(quantity)} {line.item.uom})"
+    if unit_quantity is None:
+        unit_quantity = units.quantize(quantity / per, units.PURCHASE_PLACES)
+    return f"{fmt(unit_quantity)} {line.unit} ({fmt(quantity)} {line.item.uom})"
+
+
+def logged(text: str | None) -> Decimal:
+    """The figure in the line's unit a change row logged with `said` (its first word)."""
+    try:
+        return Decimal(text.split(" ", 1)[0]) if text else ZERO
+    except InvalidOperation:
+        return ZERO
 
 
 def text(quantity: Decimal, price: Decimal, unit: str | None) -> str:
     return f"{fmt(quantity)}{f' {unit}' if unit else ''} @ {fmt(price)}"
 
 
-def in_stock_units(po: PurchaseOrder, specs: Sequence[Any] | None) -> Sequence[Any] | None:
-    """A receipt's lines, given in each order line's unit, in stock units."""
+class Receipt(NamedTuple):
+    """One line of a receipt: the stock it moves, the same in the line's unit, where."""
+
+    line: PurchaseOrderLine
+    quantity: Decimal
+    in_unit: Decimal | None
+    field: str
+
+
+def _moved(line: PurchaseOrderLine, done: Decimal, stock_done: Decimal, whole: Decimal,
+           stock_whole: Decimal, more: Decimal) -> Decimal:
+    """The stock a movement of `more` (in the line's unit) makes: what brings the stock
+    figure to the unit figure converted (all of it when the unit figure reaches
+    `whole`)."""
+    after = done + more
+    target = stock_whole if after == whole else converted(after, line.units_per_unit or ZERO,
+                                                          line.item)
+    return target - stock_done
+
+
+def to_receive(po: PurchaseOrder, specs: Sequence[Any] | None) -> list[Receipt]:
+    """What a receipt moves: all that is outstanding, or the lines asked for (each in its
+    order line's unit), each within what is still outstanding on it, compared in that
+    unit."""
     if specs is None:
-        return None
-    per = {ln.item.sku: ln.units_per_unit for ln in po.lines if ln.units_per_unit}
-    return [s._replace(quantity=s.quantity * per[s.sku]) if s.sku in per else s
-            for s in specs]
+        out = []
+        for ln in po.lines:
+            ordered, got, _ = shown(ln)
+            if got < ordered and ln.received_quantity < ln.quantity:
+                out.append(Receipt(ln, ln.quantity - ln.received_quantity,
+                                   ordered - got if ln.unit else None, "lines"))
+        return out
+    by_sku = {ln.item.sku: ln for ln in po.lines}
+    todo: list[Receipt] = []
+    seen: set[str] = set()
+    for i, spec in enumerate(specs):
+        fld = f"lines[{i}].quantity"
+        line = by_sku.get(spec.sku)
+        if line is None:
+            raise ValidationFailed(f"{spec.sku} is not on {po.number}", field=f"lines[{i}].sku")
+        if spec.sku in seen:
+            raise ValidationFailed(f"{spec.sku} appears twice", field=f"lines[{i}].sku")
+        seen.add(spec.sku)
+        ordered, got, _ = shown(line)
+        boxed = line.unit is not None and line.unit_quantity is not None
+        stock = _moved(line, got, line.received_quantity, ordered, line.quantity,
+                       spec.quantity) if boxed else exact(spec.quantity, line.item, fld)
+        if spec.quantity > ordered - got:
+            raise ValidationFailed(
+                f"{spec.sku}: receiving {said(stock, line, spec.quantity)} but only "
+                f"{said(line.quantity - line.received_quantity, line, ordered - got)} "
+                "outstanding", field=fld)
+        if stock <= 0:
+            raise ValidationFailed(_too_little(spec.quantity, line), field=fld)
+        todo.append(Receipt(line, stock, spec.quantity if boxed else None, fld))
+    return todo
+
+
+def _too_little(quantity: Decimal, line: PurchaseOrderLine) -> str:
+    return (f"{fmt(quantity)} {line.unit} of {line.item.sku} is less than its smallest "
+            f"{line.item.uom} ({fmt(units.quantum(precision(line.item)))}): nothing would "
+            "move")
+
+
+def count(op: Op, number: str, line: PurchaseOrderLine, what: str, stock: Decimal,
+          in_unit_: Decimal | None) -> None:
+    """A line's received (or returned) figures moved by `stock` and, in its unit, by
+    `in_unit_` (None: the stock figure converted, to six places), logged in its unit."""
+    stock_attr, unit_attr = f"{what}_quantity", f"unit_{what}"
+    before, unit_before = getattr(line, stock_attr), getattr(line, unit_attr)
+    after = before + stock
+    unit_after = None
+    if line.unit and unit_before is not None:
+        per = line.units_per_unit or Decimal(1)
+        step = in_unit_ if in_unit_ is not None else units.quantize(
+            stock / per, units.PURCHASE_PLACES)
+        ceiling = (line.unit_received if what == "returned" else line.unit_quantity) or ZERO
+        stock_ceiling = line.received_quantity if what == "returned" else line.quantity
+        # all of it in stock units is all of it in the line's unit, however it was given
+        unit_after = ceiling if step > 0 and after == stock_ceiling else \
+            min(unit_before + step, ceiling) if step > 0 else max(unit_before + step, ZERO)
+        setattr(line, unit_attr, unit_after)
+    op.change("purchase_order", number, f"line {line.item.sku} {what}",
+              said(before, line, unit_before), said(after, line, unit_after))
+    setattr(line, stock_attr, after)
 
 
 def returned_in_stock_units(po: PurchaseOrder, specs: Sequence[Any]) -> list[Any]:
-    """A supplier return's lines in stock units. A line may name its `unit`: the order
-    line's own (its purchase unit: 11 box of 100 go back as 1,100 pcs) or the item's (the
-    default), so that a quantity read off the order (in boxes) is never taken as pieces.
-    Named lots' quantities stay in stock units, as on a receipt."""
+    """A supplier return's lines in stock units, each carrying its figure in the order
+    line's unit (`in_unit`). A line may name its `unit`: the order line's own (its
+    purchase unit: 11 box of 100 go back as 1,100 pcs), compared in it with what came in
+    and has not gone back, or the item's (the default), so that a quantity read off the
+    order (in boxes) is never taken as pieces. Named lots' quantities stay in stock
+    units, as on a receipt."""
     by_sku = {ln.item.sku: ln for ln in po.lines}
     out = []
     for i, spec in enumerate(specs):
         line = by_sku.get(spec.sku)
-        if spec.unit is None or line is None:
+        fld = f"lines[{i}].quantity"
+        if line is None:
             out.append(spec)
-        elif spec.unit == line.unit and line.units_per_unit:
-            out.append(replace(spec, quantity=spec.quantity * line.units_per_unit, unit=None))
-        elif spec.unit == line.item.uom:
-            out.append(replace(spec, unit=None))
+        elif spec.unit is not None and spec.unit == line.unit and line.units_per_unit \
+                and line.unit_received is not None:
+            _, got, back = shown(line)
+            stock = _moved(line, back, line.returned_quantity, got, line.received_quantity,
+                           spec.quantity)
+            if spec.quantity > got - back:
+                raise ValidationFailed(
+                    f"{spec.sku}: returning {said(stock, line, spec.quantity)} but only "
+                    f"{said(line.received_quantity - line.returned_quantity, line, got - back)}"
+                    " received and not yet returned", field=fld)
+            if stock <= 0:
+                raise ValidationFailed(_too_little(spec.quantity, line), field=fld)
+            out.append(replace(spec, quantity=stock, unit=None, in_unit=spec.quantity))
+        elif spec.unit is None or spec.unit == line.item.uom:
+            out.append(replace(spec, quantity=exact(spec.quantity, line.item, fld), unit=None))
         else:
             known = " or ".join(dict.fromkeys(u for u in (line.unit, line.item.uom) if u))
             raise ValidationFailed(f"{spec.sku} on {po.number} is returned in {known}, "
@@ -112,11 +261,33 @@ def returned_in_stock_units(po: PurchaseOrder, specs: Sequence[Any]) -> list[Any
     return out
 
 
+def unit_cost(line: PurchaseOrderLine, price: Decimal, rate: Decimal) -> Decimal:
+    """What one stock unit of the line costs in the company currency at `rate`: the line's
+    value over the stock it brings in (its stock quantity was rounded once)."""
+    if line.unit and line.unit_quantity is not None and line.quantity:
+        return cost(price * line.unit_quantity * rate / line.quantity)
+    return cost(price / (line.units_per_unit or 1) * rate)
+
+
 def stock_cost(op: Op, po: PurchaseOrder) -> dict[int, Decimal]:
     """What each line's stock unit costs, in the company currency, at the rate valid
     today: refused, naming `currency`, when none is (nothing is booked at a guess)."""
     rate = currencies.rate_on(op, po.currency, op.now.date())
-    return {ln.id: cost(ln.unit_price / (ln.units_per_unit or 1) * rate) for ln in po.lines}
+    return {ln.id: storable(unit_cost(ln, ln.unit_price, rate), "currency") for ln in po.lines}
+
+
+def undo(line: PurchaseOrderLine, what: str, changes: Sequence[dict[str, Any]],
+         number: str) -> None:
+    """A receipt's (or return's) figure in the line's unit taken back, as its log said it
+    (stock figures are the ledger's; the reverser sets those)."""
+    attr = f"unit_{what}"
+    if not line.unit or getattr(line, attr) is None:
+        return
+    for c in changes:
+        if (c["key"], c["field"]) == (number, f"line {line.item.sku} {what}"):
+            step = logged(c["after"]) - logged(c["before"])
+            setattr(line, attr, max(getattr(line, attr) - step, ZERO))
+            return
 
 
 def cost_said(op: Op, po: PurchaseOrder, line: PurchaseOrderLine, stock_cost: Decimal
@@ -130,5 +301,5 @@ def cost_said(op: Op, po: PurchaseOrder, line: PurchaseOrderLine, stock_cost: De
     if theirs == books:
         return None
     rate = currencies.rate_on(op, po.currency, op.now.date())
-    return (f"{unit_cost(line.unit_price, theirs)}/{line.unit or line.item.uom} = "
-            f"{unit_cost(stock_cost, books)}/{line.item.uom} at {fmt(rate)}")
+    return (f"{cost_text(line.unit_price, theirs)}/{line.unit or line.item.uom} = "
+            f"{cost_text(stock_cost, books)}/{line.item.uom} at {fmt(rate)}")

@@ -43,6 +43,7 @@ class ReturnSpec:
     lots: tuple[lots.LotIn, ...] = ()
     serials: tuple[str, ...] = ()
     unit: str | None = None  # a supplier return line's unit (None: the stock unit)
+    in_unit: Decimal | None = None  # its quantity in its order line's unit, where it has one
 
 
 def moved_cost(op: Op, document_type: str, number: str, item_id: int, reason: str) -> Decimal:
@@ -69,7 +70,7 @@ def _plain(quantity: Decimal, _line: Any) -> str:
 
 
 def _lines(specs: Sequence[ReturnSpec], order_lines: Sequence[Any], number: str, done: str,
-           verb: str, say: Callable[[Decimal, Any], str] = _plain
+           verb: str, say: Callable[[Decimal, Any], str] = _plain, in_stock: bool = False
            ) -> list[tuple[Any, ReturnSpec, str]]:
     by_sku = {ln.item.sku: ln for ln in order_lines}
     seen: set[str] = set()
@@ -83,7 +84,7 @@ def _lines(specs: Sequence[ReturnSpec], order_lines: Sequence[Any], number: str,
                                    field=f"lines[{i}].sku")
         seen.add(spec.sku)
         left = getattr(line, done) - line.returned_quantity
-        if spec.quantity > left:
+        if spec.quantity > left and not (in_stock and spec.in_unit is not None):
             raise ValidationFailed(
                 f"{spec.sku}: returning {say(spec.quantity, line)} but only "
                 f"{say(left, line)} {verb} and not yet returned", field=f"lines[{i}].quantity")
@@ -99,12 +100,13 @@ def _document(op: Op, kind: str, number: str, reason: str) -> StockReturn:
     return doc
 
 
-def _returned(op: Op, kind: str, number: str, line: Any, qty: Decimal) -> None:
-    before: Any = line.returned_quantity
-    after: Any = line.returned_quantity + qty
+def _returned(op: Op, kind: str, number: str, line: Any, qty: Decimal,
+              in_unit: Decimal | None = None) -> None:
     if kind == "purchase_order":  # in the line's unit, the stock figure beside it
-        before, after = purchase_units.said(before, line), purchase_units.said(after, line)
-    op.change(kind, number, f"line {line.item.sku} returned", before, after)
+        purchase_units.count(op, number, line, "returned", qty, in_unit)
+        return
+    op.change(kind, number, f"line {line.item.sku} returned", line.returned_quantity,
+              line.returned_quantity + qty)
     line.returned_quantity += qty
 
 
@@ -152,7 +154,7 @@ def supplier_return(op: Op, number: str, specs: Sequence[ReturnSpec], reason: st
     po = lookup.purchase_order(op, number, lock=True)
     specs = purchase_units.returned_in_stock_units(po, specs)
     todo = _lines(specs, po.lines, number, "received_quantity", "received",
-                  purchase_units.said)
+                  purchase_units.said, in_stock=True)
     stock.prefetch(op, [line.item for line, _, _ in todo], po.location)
     parts = return_lots.resolve(op, "supplier", "purchase_order", number, todo)
     doc = _document(op, "supplier", number, reason)
@@ -166,15 +168,17 @@ def supplier_return(op: Op, number: str, specs: Sequence[ReturnSpec], reason: st
                 item_id=line.item_id, item=line.item, position=len(doc.lines),
                 quantity=part.quantity, unit_cost=unit, disposition="return",
                 lot_number=lot, location_id=po.location_id, location=po.location))
-        _returned(op, "purchase_order", number, line, spec.quantity)
+        _returned(op, "purchase_order", number, line, spec.quantity, spec.in_unit)
     touch(po)
     op.session.flush()
     return doc
 
 
-def undo(op: Op, kind: str, return_number: str) -> tuple[list[str], StockReturn]:
-    """A return reverted: the order counts it as not returned. Its ledger rows are reversed
-    by the revert itself."""
+def undo(op: Op, kind: str, return_number: str,
+         logged: Sequence[dict[str, Any]] = ()) -> tuple[list[str], StockReturn]:
+    """A return reverted: the order counts it as not returned (in a purchase line's unit,
+    as the return's `logged` changes said it). Its ledger rows are reversed by the revert
+    itself."""
     doc = op.session.scalars(select(StockReturn).where(
         StockReturn.number == return_number)).one()
     if kind == "customer":
@@ -184,11 +188,22 @@ def undo(op: Op, kind: str, return_number: str) -> tuple[list[str], StockReturn]
         order, entity = lookup.purchase_order(op, doc.order_number, lock=True), "purchase_order"
     by_item = {ln.item_id: ln for ln in order.lines}
     blockers = []
+    undone: set[int] = set()
     for rl in doc.lines:
         line = by_item[rl.item_id]
         if line.returned_quantity < rl.quantity:
             blockers.append(f"{doc.order_number} line {line.item.sku} counts less returned "
                             "than this return")
+            continue
+        if kind != "customer":
+            before, unit_before = line.returned_quantity, line.unit_returned
+            if line.item_id not in undone:  # once per order line, however many lots
+                purchase_units.undo(line, "returned", logged, doc.order_number)
+                undone.add(line.item_id)
+            line.returned_quantity -= rl.quantity
+            op.change(entity, doc.order_number, f"line {line.item.sku} returned",
+                      purchase_units.said(before, line, unit_before),
+                      purchase_units.said(line.returned_quantity, line, line.unit_returned))
             continue
         _returned(op, entity, doc.order_number, line, -rl.quantity)
     touch(order)

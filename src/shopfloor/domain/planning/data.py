@@ -24,6 +24,7 @@ from sqlalchemy.engine import Connection
 from shopfloor.domain.buying.choice import Offer
 from shopfloor.domain.stock import usable, yields
 from shopfloor.domain.stock.yields import Yield
+from shopfloor.kernel import units
 from shopfloor.kernel.statuses import OPEN_MO, OPEN_PO, OPEN_SO
 from shopfloor.store.tables import (
     Balance,
@@ -61,6 +62,7 @@ class ItemData:
     level: int = 0
     offers: tuple[Offer, ...] = ()  # its supplier items: MRP chooses among them
     currency: str | None = None  # the default supplier's (None: the company's)
+    places: int = 6  # the decimal places its stock is counted to (a pcs item: whole)
 
 
 @dataclass(slots=True)
@@ -138,16 +140,17 @@ def read_items(conn: Connection, item_ids: Iterable[int] | None = None) -> dict[
     stmt = (select(it.c.id, it.c.sku, it.c.name, it.c.kind, it.c.lead_time_days,
                    d.col(it.c.reorder_point), d.col(it.c.reorder_quantity),
                    d.col(it.c.order_multiple), it.c.supply_period_days,
-                   d.col(it.c.purchase_price), sup.c.name, sup.c.currency)
+                   d.col(it.c.purchase_price), sup.c.name, sup.c.currency, it.c.uom,
+                   it.c.precision)
             .outerjoin(sup, sup.c.id == it.c.default_supplier_id)
             .where(it.c.archived.is_(False)))
     if item_ids is not None:
         stmt = stmt.where(it.c.id.in_(list(item_ids)))
     return {i: ItemData(i, sku, name, kind, lead or 0, d(point), d(minimum),
                         d(multiple) if multiple else None, period or 0, d(price), supplier,
-                        currency=currency)
+                        currency=currency, places=units.places(own, uom))
             for i, sku, name, kind, lead, point, minimum, multiple, period, price, supplier,
-            currency
+            currency, uom, own
             in _all(conn, stmt)}
 
 

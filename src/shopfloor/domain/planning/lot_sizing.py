@@ -14,6 +14,7 @@ from __future__ import annotations
 from decimal import ROUND_CEILING, Decimal
 
 from shopfloor.domain.planning.data import ItemData
+from shopfloor.kernel import units
 from shopfloor.kernel.numbers import fmt
 
 
@@ -40,7 +41,9 @@ def size(net: Decimal, rules: ItemData) -> Decimal:
         quantity = net + rules.minimum
     else:
         quantity = net if net >= rules.minimum else rules.minimum
-    return packs(quantity, rules.multiple) if rules.multiple else quantity
+    quantity = packs(quantity, rules.multiple) if rules.multiple else quantity
+    # as finely as the item is counted: 2.5 of an item counted in whole pieces is 3
+    return quantity.quantize(units.quantum(rules.places), rounding=ROUND_CEILING)
 
 
 def why(net: Decimal, quantity: Decimal, rules: ItemData) -> list[str]:

@@ -14,7 +14,7 @@ from shopfloor.domain.base import lookup
 from shopfloor.domain.base.context import Op
 from shopfloor.domain.stock import lookalikes, lots, usable, yields
 from shopfloor.domain.stock.yields import Yield
-from shopfloor.kernel import gs1
+from shopfloor.kernel import gs1, units
 from shopfloor.kernel.errors import Conflict, ValidationFailed
 from shopfloor.kernel.numbers import ZERO, fmt
 from shopfloor.kernel.statuses import OPEN_MO, OPEN_PO, OPEN_SO
@@ -35,7 +35,7 @@ from shopfloor.store.tables import (
 ITEM_FIELDS = ("name", "kind", "uom", "purchase_price", "sales_price", "reorder_point",
                "reorder_quantity", "lead_time_days", "batch_tracked", "serial_tracked",
                "lot_numbering", "shelf_life_days", "order_multiple", "supply_period_days", "gtin",
-               "weight")
+               "weight", "precision")
 
 
 def _unique(op: Op, model: type[Any], column: Any, value: str, fld: str, what: str) -> None:
@@ -69,6 +69,9 @@ def modify_item(op: Op, sku: str, fields: dict[str, Any], default_supplier: str 
     lots.may_stop_tracking(op, item, fields)
     if fields.get("gtin") not in (None, item.gtin):
         gtin_free(op, fields["gtin"], sku)
+    _stock_fits(op, item, units.places(fields.get("precision", item.precision),
+                                       fields.get("uom", item.uom)),
+                "precision" if "precision" in fields else "uom")
     for name, value in fields.items():
         before = getattr(item, name)
         if before != value:
@@ -83,6 +86,35 @@ def modify_item(op: Op, sku: str, fields: dict[str, Any], default_supplier: str 
     if not op.changes:
         op.warn("no_change", f"{sku} already has these values")
     return item
+
+
+def _stock_fits(op: Op, item: Item, places: int, fld: str) -> None:
+    """A coarser precision is refused while stock is counted finer than it: its figures
+    would no longer be quantities of the unit."""
+    if places >= precision(item):
+        return
+    finer = [q for q in op.session.scalars(select(Balance.on_hand).where(
+        Balance.item_id == item.id)) if not units.fits(q, places)]
+    if finer:
+        raise ValidationFailed(f"{item.sku} has {fmt(finer[0])} on hand somewhere, finer than "
+                               f"{units.said_precision(places)}: adjust it first", field=fld)
+
+
+def exact(quantity: Decimal, item: Any, fld: str) -> Decimal:
+    """A quantity given in the item's own unit, refused (naming `fld`) when finer than the
+    unit is counted: 2.5 pcs is not a number of pieces."""
+    places = precision(item)
+    if not units.fits(quantity, places):
+        raise ValidationFailed(
+            f"{item.sku} is counted in {item.uom} to {units.said_precision(places)}: "
+            f"{fmt(quantity)} {item.uom} is finer than that", field=fld,
+            details={"precision": places})
+    return quantity
+
+
+def precision(item: Any) -> int:
+    """The decimal places the item's stock is counted to: its own, else its unit's."""
+    return units.places(item.precision, item.uom)
 
 
 def gtin_free(op: Op, gtin: str | None, sku: str) -> None:
@@ -192,9 +224,11 @@ def update_recipe(op: Op, sku: str, components: Sequence[ComponentSpec]) -> Item
 def _check_yield(y: Yield | None, i: int) -> None:
     if y is None:
         return
-    if y.attrition_percent < 0:
-        raise ValidationFailed("attrition cannot be negative",
-                               field=f"components[{i}].attrition_percent")
+    if not 0 <= y.attrition_percent < 100:
+        raise ValidationFailed(
+            "attrition is the share of the component lost on the way, a percentage from 0 "
+            f"to below 100; not {fmt(y.attrition_percent)}",
+            field=f"components[{i}].attrition_percent")
     if y.setup_quantity < 0:
         raise ValidationFailed("a set-up quantity cannot be negative",
                                field=f"components[{i}].setup_quantity")

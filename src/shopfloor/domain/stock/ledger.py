@@ -33,7 +33,7 @@ from shopfloor.domain.base.resolve import keyed, values
 from shopfloor.domain.stock import costing
 from shopfloor.domain.stock.lot_ledger import LotBook, LotSlot, Picked, describe, tracked
 from shopfloor.kernel.errors import InsufficientStock, ValidationFailed
-from shopfloor.kernel.numbers import ZERO, cost, fmt
+from shopfloor.kernel.numbers import COST_QUANTUM, ZERO, cost, fmt
 from shopfloor.store.bulk import executemany
 from shopfloor.store.engine import RetryTransaction
 from shopfloor.store.tables import Balance, StockMovement, Variance, table
@@ -185,7 +185,11 @@ class Ledger:
         stock leaves at the current average. Taking stock below zero is refused unless the
         location allows it. A tracked item moves by lot: incoming names its lot, outgoing
         names one or is picked first-expiring-first-out (one ledger row per lot).
+        A quantity finer than the database keeps (0.333333 x 0.1) moves as it will be
+        stored: an empty balance in memory is an empty one on disk, and takes its value.
         """
+        if p.quantity != (kept := p.quantity.quantize(COST_QUANTUM)):
+            p = p._replace(quantity=kept)
         if p.pool or not tracked(p.item):
             return self._post(p, None)
         if p.batch_id is not None:

@@ -133,6 +133,7 @@ class Item(Versioned, Base):
     shelf_life_days: Mapped[int | None] = mapped_column(Integer)
     gtin: Mapped[str | None] = mapped_column(String(14), index=True)  # as given: zeros kept
     weight: Mapped[Decimal | None]  # kg per stock unit: what landed costs allocate by weight
+    precision: Mapped[int | None] = mapped_column(Integer)  # decimal places (None: the uom's)
     archived: Mapped[bool] = mapped_column(Boolean, default=False)
     sku_skeleton: Mapped[str | None] = skeleton_of("sku")
 
@@ -260,6 +261,10 @@ class PurchaseOrderLine(_OrderLine, Base):
     # the supplier's unit: quantities above are stock units, unit_price is per `unit`
     unit: Mapped[str | None] = mapped_column(String(32))
     units_per_unit: Mapped[Decimal | None]
+    # in `unit` exactly (None: in stock units); the stock figures are these rounded once
+    unit_quantity: Mapped[Decimal | None]
+    unit_received: Mapped[Decimal | None]
+    unit_returned: Mapped[Decimal | None]
     item: Mapped[Item] = relationship(lazy="joined")
 
 
