@@ -99,6 +99,11 @@ class Supplier(Versioned, Base):
     email: Mapped[str | None] = mapped_column(String(320))
     phone: Mapped[str | None] = mapped_column(String(64))
     currency: Mapped[str | None] = mapped_column(String(3))  # None: the company's
+    contact: Mapped[str | None] = mapped_column(String(200))
+    address: Mapped[str | None] = mapped_column(Text)  # lines joined by newlines
+    tax_id: Mapped[str | None] = mapped_column(String(64))
+    payment_terms_days: Mapped[int | None] = mapped_column(Integer)
+    lead_time_days: Mapped[int | None] = mapped_column(Integer)  # a default for its items
     name_skeleton: Mapped[str | None] = skeleton_of("name")
 
 
@@ -109,6 +114,11 @@ class Customer(Versioned, Base):
     email: Mapped[str | None] = mapped_column(String(320))
     phone: Mapped[str | None] = mapped_column(String(64))
     currency: Mapped[str | None] = mapped_column(String(3))  # None: the company's
+    contact: Mapped[str | None] = mapped_column(String(200))
+    address: Mapped[str | None] = mapped_column(Text)  # lines joined by newlines
+    tax_id: Mapped[str | None] = mapped_column(String(64))
+    payment_terms_days: Mapped[int | None] = mapped_column(Integer)
+    lead_time_days: Mapped[int | None] = mapped_column(Integer)  # a default for its items
     name_skeleton: Mapped[str | None] = skeleton_of("name")
 
 
@@ -241,6 +251,7 @@ class PurchaseOrder(Versioned, Base):
     status: Mapped[str] = mapped_column(String(24), index=True)
     expected_date: Mapped[date | None] = mapped_column(Date)
     notes: Mapped[str | None] = mapped_column(Text)
+    reference: Mapped[str | None] = mapped_column(String(100))  # the partner's own number
     currency: Mapped[str | None] = mapped_column(String(3))  # None: the company's
     created_at: Mapped[datetime]
 
@@ -272,6 +283,7 @@ class SalesOrder(Versioned, Base):
     status: Mapped[str] = mapped_column(String(24), index=True)
     due_date: Mapped[date | None] = mapped_column(Date)
     notes: Mapped[str | None] = mapped_column(Text)
+    reference: Mapped[str | None] = mapped_column(String(100))  # the partner's own number
     currency: Mapped[str | None] = mapped_column(String(3))  # None: the company's
     created_at: Mapped[datetime]
 
@@ -302,6 +314,8 @@ class ManufacturingOrder(Versioned, Base):
     status: Mapped[str] = mapped_column(String(24), index=True)
     due_date: Mapped[date | None] = mapped_column(Date)
     by_products: Mapped[list[Any] | None] = mapped_column(JSON)  # [[item_id, qty, share]]
+    notes: Mapped[str | None] = mapped_column(Text)
+    reference: Mapped[str | None] = mapped_column(String(100))  # e.g. the customer's job
     created_at: Mapped[datetime]
 
     item: Mapped[Item] = relationship(lazy="joined")
