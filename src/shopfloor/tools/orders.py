@@ -12,6 +12,7 @@ from sqlalchemy import select
 
 from shopfloor.domain.base import lookup
 from shopfloor.domain.base.context import Op
+from shopfloor.domain.base.remarks import remark
 from shopfloor.domain.buying import currencies
 from shopfloor.domain.corrections import landed_costs, reverts
 from shopfloor.domain.orders import documents as orders
@@ -31,6 +32,7 @@ from shopfloor.tools.fields import (
     Page,
     PartnerName,
     Quantity,
+    Reference,
     RowCursor,
     Text,
     Uom,
@@ -64,6 +66,8 @@ class OrderOut(Out):
     created_at: datetime
     total: Amount
     currency: str
+    notes: str | None = None
+    reference: str | None = Field(None, description="the partner's number for it")
     lines: list[LineOut]
 
 
@@ -84,7 +88,8 @@ def purchase_order_out(po: PurchaseOrder) -> OrderOut:
     return OrderOut(id=po.id, number=po.number, status=po.status, partner=po.supplier.name,
                     location=po.location.code, due_date=po.expected_date, created_at=po.created_at,
                     total=sum((ln.quantity * ln.unit_price for ln in lines), Decimal(0)),
-                    currency=currencies.of_document(po), lines=lines)
+                    currency=currencies.of_document(po), notes=po.notes,
+                    reference=po.reference, lines=lines)
 
 
 def sales_order_out(so: SalesOrder) -> OrderOut:
@@ -94,7 +99,8 @@ def sales_order_out(so: SalesOrder) -> OrderOut:
     return OrderOut(id=so.id, number=so.number, status=so.status, partner=so.customer.name,
                     location=so.location.code, due_date=so.due_date, created_at=so.created_at,
                     total=sum((ln.quantity * ln.unit_price for ln in so.lines), Decimal(0)),
-                    currency=currencies.of_document(so), lines=lines)
+                    currency=currencies.of_document(so), notes=so.notes,
+                    reference=so.reference, lines=lines)
 
 
 tools = Toolset("orders")
@@ -198,6 +204,7 @@ class CreatePurchaseOrder(WriteRequest):
     number: Key | None = Field(None, description="default: next PO-number")
     expected_date: date | None = None
     notes: Text | None = None
+    reference: Reference | None = None
     status: Literal["draft", "open"] = "open"
     lines: list[PurchaseLineIn] = Lines
 
@@ -210,6 +217,7 @@ def create_purchase_order(op: Op, req: CreatePurchaseOrder) -> Done[OrderOut]:
     po = orders.create_purchase_order(
         op, req.supplier, req.location, [ln.spec() for ln in req.lines], number=req.number,
         expected_date=req.expected_date, notes=req.notes, status=req.status)
+    remark(op, "purchase_order", po, reference=req.reference)
     doc = purchase_order_out(po)
     return Done(f"Create purchase order {po.number} from {req.supplier}: {_total(doc)}", doc)
 
@@ -219,6 +227,7 @@ class ModifyPurchaseOrder(NumberOrId, WriteRequest):
     location: Key | None = None
     expected_date: date | None = None
     notes: Text | None = None
+    reference: Reference | None = None
     status: Literal["open"] | None = Field(None, description="open a draft")
     lines: list[PurchaseLineIn] | None = Field(None, min_length=1, max_length=1000,
                                             description="replace the lines")
@@ -232,6 +241,7 @@ def modify_purchase_order(op: Op, req: ModifyPurchaseOrder) -> Done[OrderOut]:
         op, _po(op, req), supplier=req.supplier, location=req.location,
         expected_date=req.expected_date, notes=req.notes, status=req.status,
         lines=[ln.spec() for ln in req.lines] if req.lines else None)
+    remark(op, "purchase_order", po, reference=req.reference)
     return Done(f"Modify purchase order {po.number}", purchase_order_out(po))
 
 
@@ -307,6 +317,7 @@ class CreateSalesOrder(WriteRequest):
     number: Key | None = Field(None, description="default: next SO-number")
     due_date: date | None = None
     notes: Text | None = None
+    reference: Reference | None = None
     lines: list[OrderLineIn] = Lines
 
 
@@ -318,6 +329,7 @@ def create_sales_order(op: Op, req: CreateSalesOrder) -> Done[OrderOut]:
     so = orders.create_sales_order(op, req.customer, req.location,
                                    [ln.spec() for ln in req.lines], number=req.number,
                                    due_date=req.due_date, notes=req.notes)
+    remark(op, "sales_order", so, reference=req.reference)
     doc = sales_order_out(so)
     return Done(f"Create sales order {so.number} for {req.customer}: {_total(doc)}", doc)
 
@@ -327,6 +339,7 @@ class ModifySalesOrder(NumberOrId, WriteRequest):
     location: Key | None = None
     due_date: date | None = None
     notes: Text | None = None
+    reference: Reference | None = None
     lines: list[OrderLineIn] | None = Field(None, min_length=1, max_length=1000,
                                             description="replace the lines")
 
@@ -338,6 +351,7 @@ def modify_sales_order(op: Op, req: ModifySalesOrder) -> Done[OrderOut]:
     so = orders.modify_sales_order(op, _so(op, req), customer=req.customer,
                                    location=req.location, due_date=req.due_date, notes=req.notes,
                                    lines=[ln.spec() for ln in req.lines] if req.lines else None)
+    remark(op, "sales_order", so, reference=req.reference)
     return Done(f"Modify sales order {so.number}", sales_order_out(so))
 
 

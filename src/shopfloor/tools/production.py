@@ -11,6 +11,7 @@ from sqlalchemy import select
 
 from shopfloor.domain.base import lookup
 from shopfloor.domain.base.context import Op
+from shopfloor.domain.base.remarks import remark
 from shopfloor.domain.corrections import reverts
 from shopfloor.domain.production import completion
 from shopfloor.domain.production import manufacturing as production
@@ -27,7 +28,9 @@ from shopfloor.tools.fields import (
     NonNegative,
     Page,
     Quantity,
+    Reference,
     RowCursor,
+    Text,
     paged,
 )
 from shopfloor.tools.floor import order_floor
@@ -94,6 +97,8 @@ class CreateManufacturingOrder(WriteRequest):
     number: Key | None = Field(None, description="default: next MO-number")
     due_date: date | None = None
     start: Moment | None = Field(None, description="else backward from due_date")
+    notes: Text | None = None
+    reference: Reference | None = None
 
 
 @tools.write("create_manufacturing_order", title="Create manufacturing order",
@@ -105,6 +110,7 @@ def create_manufacturing_order(op: Op, req: CreateManufacturingOrder
                                ) -> Done[ManufacturingOrderOut]:
     mo = production.create(op, req.sku, req.quantity, req.location, number=req.number,
                            due_date=req.due_date, start=req.start)
+    remark(op, "manufacturing_order", mo, notes=req.notes, reference=req.reference)
     return Done(f"Plan {mo.number}: make {fmt(req.quantity)} {req.sku} at {req.location}",
                 manufacturing_order_out(mo))
 
@@ -157,3 +163,18 @@ def delete_manufacturing_order(op: Op, req: DeleteManufacturingOrder
                                ) -> Done[ManufacturingOrderOut]:
     mo = production.cancel(op, _mo(op, req))
     return Done(f"Cancel manufacturing order {mo.number}", manufacturing_order_out(mo))
+
+
+class ModifyManufacturingOrder(NumberOrId, WriteRequest):
+    notes: Text | None = Field(None, description="empty clears them")
+    reference: Reference | None = None
+
+
+@tools.write("modify_manufacturing_order", title="Modify manufacturing order",
+             response=ManufacturingOrderOut,
+             description="Change an open manufacturing order's notes or reference.",
+             destructive=True)  # the notes it replaces are gone
+def modify_manufacturing_order(op: Op, req: ModifyManufacturingOrder
+                               ) -> Done[ManufacturingOrderOut]:
+    mo = production.annotate(op, _mo(op, req), notes=req.notes, reference=req.reference)
+    return Done(f"Modify manufacturing order {mo.number}", manufacturing_order_out(mo))

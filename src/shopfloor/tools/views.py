@@ -117,6 +117,8 @@ class ManufacturingOrderOut(Out):
     scrapped_quantity: Amount
     due_date: date | None
     created_at: datetime
+    notes: str | None = None
+    reference: str | None = None  # e.g. the customer's job number
     components: list[ComponentOut]
 
 
@@ -285,7 +287,7 @@ def manufacturing_order_out(mo: ManufacturingOrder) -> ManufacturingOrderOut:
         location=mo.location.code, quantity=mo.quantity,
         completed_quantity=mo.completed_quantity, scrapped_quantity=mo.scrapped_quantity,
         due_date=mo.due_date,
-        created_at=mo.created_at,
+        created_at=mo.created_at, notes=mo.notes, reference=mo.reference,
         components=[ComponentOut(sku=c.item.sku, name=c.item.name, quantity=c.quantity_per_unit)
                     for c in mo.components],
     )
