@@ -39,7 +39,7 @@ def actions(kind: OrderKind, order: dict[str, Any]) -> list[tuple[str, str, str]
             out.append(("Receive", "receive_purchase_order", prefilled(
                 "receive_purchase_order", {"number": number, "lines": outstanding(order)})))
             out.append(("Edit", "modify_purchase_order",
-                        prefilled("modify_purchase_order", _editable(order))))
+                        prefilled("modify_purchase_order", {"number": number})))
             out.append(("Cancel order", "delete_purchase_order",
                         prefilled("delete_purchase_order", {"number": number})))
     elif kind.slug == "sales-orders":
@@ -47,7 +47,7 @@ def actions(kind: OrderKind, order: dict[str, Any]) -> list[tuple[str, str, str]
             out.append(("Ship", "fulfill_order", prefilled(
                 "fulfill_order", {"number": number, "lines": outstanding(order)})))
             out.append(("Edit", "modify_sales_order",
-                        prefilled("modify_sales_order", _editable(order))))
+                        prefilled("modify_sales_order", {"number": number})))
             out.append(("Cancel order", "delete_sales_order",
                         prefilled("delete_sales_order", {"number": number})))
     elif status in kind.open_statuses:
@@ -58,7 +58,7 @@ def actions(kind: OrderKind, order: dict[str, Any]) -> list[tuple[str, str, str]
                 "record_operation_time", {"number": number,
                                           "sequence": order["operations"][0]["sequence"]})))
         out.append(("Edit", "modify_manufacturing_order",
-                    prefilled("modify_manufacturing_order", _editable(order))))
+                    prefilled("modify_manufacturing_order", {"number": number})))
         out.append(("Cancel order", "delete_manufacturing_order",
                     prefilled("delete_manufacturing_order", {"number": number})))
     # Corrections and returns (issue 12's tools), offered where the order has moved goods.
@@ -87,13 +87,6 @@ def actions(kind: OrderKind, order: dict[str, Any]) -> list[tuple[str, str, str]
     out += [(text, tool, prefilled(tool, args))
             for text, tool, args, when in follow[kind.slug] if when]
     return out
-
-
-def _editable(order: dict[str, Any]) -> dict[str, Any]:
-    """The edit form starts from what the document says now: its notes and reference
-    (the other fields left empty keep their values)."""
-    return {"number": order.get("number"), "notes": order.get("notes"),
-            "reference": order.get("reference")}
 
 
 def returnable(order: dict[str, Any]) -> list[dict[str, Any]]:
