@@ -57,7 +57,7 @@ class SupplierItemOut(Out):
     preferred: bool
 
 
-def _out(op: Op, row: SupplierItem) -> SupplierItemOut:
+def supplier_item_out(op: Op, row: SupplierItem) -> SupplierItemOut:
     t = offers.terms_of(row)
     return SupplierItemOut(
         sku=row.item.sku, supplier=row.supplier.name, supplier_sku=t.supplier_sku,
@@ -92,7 +92,7 @@ def set_supplier_item(op: Op, req: SetSupplierItem) -> Done[SupplierItemOut]:
         req.minimum_order or Decimal(0), req.order_multiple, req.lead_time_days or 0,
         [(b.min_quantity, b.unit_price) for b in req.price_breaks], bool(req.preferred)))
     return Done(f"Set {req.supplier}'s terms for {req.sku}: {req.purchase_unit} of "
-                f"{fmt(req.units_per_purchase_unit)}", _out(op, row))
+                f"{fmt(req.units_per_purchase_unit)}", supplier_item_out(op, row))
 
 
 @tools.write("remove_supplier_item", title="Remove supplier item", response=SupplierItemOut,
@@ -100,7 +100,7 @@ def set_supplier_item(op: Op, req: SetSupplierItem) -> Done[SupplierItemOut]:
              destructive=True, undo=Undo.refused("set it again"))
 def remove_supplier_item(op: Op, req: SupplierItemRef) -> Done[SupplierItemOut]:
     row = offers.remove(op, req.sku, req.supplier)
-    out = _out(op, row)
+    out = supplier_item_out(op, row)
     return Done(f"Remove {req.supplier}'s entry for {req.sku}", out)
 
 
@@ -116,7 +116,7 @@ class SupplierItems(Out):
 @tools.read("list_supplier_items", title="List supplier items", response=SupplierItems,
             description="Suppliers' terms by item.")
 def list_supplier_items(op: Op, req: ListSupplierItems) -> SupplierItems:
-    return SupplierItems(supplier_items=[_out(op, r) for r in
+    return SupplierItems(supplier_items=[supplier_item_out(op, r) for r in
                                          offers.listed(op, req.sku, req.supplier)])
 
 

@@ -1,18 +1,25 @@
-"""Locations, suppliers and customers."""
+"""Locations, suppliers and customers: a partner's details, open orders and terms."""
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from datetime import date
+from decimal import Decimal
+from typing import Annotated, Any, TypeVar
 
-from pydantic import Field
+from pydantic import AfterValidator, Field, StringConstraints
 from sqlalchemy import Select, func, or_, select
 
 from shopfloor.domain.base.context import Op
 from shopfloor.domain.buying import currencies
+from shopfloor.domain.buying import partners as details
+from shopfloor.domain.buying import supplier_items as offers
 from shopfloor.domain.stock import items as catalog
+from shopfloor.kernel.roles import Role
 from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
-from shopfloor.store.tables import Customer, Location, Supplier
-from shopfloor.tools.fields import Key, Name, Out, PartnerName, SearchText
+from shopfloor.store.tables import Customer, Location, PurchaseOrder, SalesOrder, Supplier
+from shopfloor.tools.buying import SupplierItemOut, supplier_item_out
+from shopfloor.tools.fields import Amount, Id, Key, LeadDays, Name, Out, PartnerName, SearchText
+from shopfloor.tools.orders import purchase_order_out, sales_order_out
 from shopfloor.tools.views import LocationOut, PartnerOut
 
 tools = Toolset("partners")
@@ -84,19 +91,59 @@ def create_location(op: Op, req: CreateLocation) -> Done[LocationOut]:
     return Done(f"Create location {loc.code} ({loc.name})", LocationOut.model_validate(loc))
 
 
-class CreatePartner(WriteRequest):
+def _address(text: str) -> str:
+    """Lines as typed, each trimmed, blank ones dropped (a browser sends CR LF)."""
+    lines = [ln.strip() for ln in text.replace("\r\n", "\n").split("\n")]
+    kept = [ln for ln in lines if ln]
+    if len(kept) > 8:
+        raise ValueError("an address has at most 8 lines")
+    return "\n".join(kept)
+
+
+Email = Annotated[str, StringConstraints(strip_whitespace=True, max_length=320,
+                                         pattern=r"^[^@\s]+@[^@\s]+$")]
+Phone = Annotated[str, StringConstraints(strip_whitespace=True, max_length=64,
+                                         pattern=r"^[0-9+() .\-]+$")]
+Address = Annotated[str, StringConstraints(
+    max_length=1000, pattern=r"^[^\x00-\x09\x0b\x0c\x0e-\x1f\x7f]*$"), AfterValidator(_address)]
+TaxId = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=64,
+                                         pattern=r"^[A-Za-z0-9 .\-/]+$")]
+PaymentDays = Annotated[int, Field(ge=0, le=365)]
+Currency = Annotated[str, StringConstraints(strip_whitespace=True, min_length=3, max_length=3)]
+
+
+class PartnerFields(WriteRequest):
+    email: Email | None = None
+    phone: Phone | None = None
+    currency: Currency | None = Field(None, description="ISO 4217; none: the company's")
+    contact: Name | None = Field(None, description="the person to ask for")
+    address: Address | None = Field(None, description="one line per line")
+    tax_id: TaxId | None = Field(None, description="VAT or tax number")
+    payment_terms_days: PaymentDays | None = Field(None, description="days to pay")
+    lead_time_days: LeadDays | None = Field(None, description="days to deliver, by default")
+
+    def given(self) -> dict[str, Any]:
+        return {k: getattr(self, k) for k in details.DETAILS
+                if k != "name" and k in self.model_fields_set and getattr(self, k) is not None}
+
+
+class CreatePartner(PartnerFields):
     name: PartnerName
-    email: str | None = Field(None, max_length=320, pattern=r"^[^@\s]+@[^@\s]+$")
-    phone: str | None = Field(None, max_length=64, pattern=r"^[0-9+() .\-]+$")
-    currency: str | None = None  # ISO 4217; None: the company's
+
+
+def _create(op: Op, model: type[Supplier] | type[Customer], req: CreatePartner
+            ) -> Supplier | Customer:
+    row = catalog.create_partner(op, model, req.name, req.email, req.phone,
+                                 currencies.code(req.currency) if req.currency else None)
+    rest = {k: v for k, v in req.given().items() if k not in ("email", "phone", "currency")}
+    return details.change(op, row, rest) if rest else row
 
 
 @tools.write("create_supplier", title="Create supplier", response=PartnerOut,
              description="Create a supplier.",
              destructive=False)
 def create_supplier(op: Op, req: CreatePartner) -> Done[PartnerOut]:
-    row = catalog.create_partner(op, Supplier, req.name, req.email, req.phone,
-                                 currencies.code(req.currency) if req.currency else None)
+    row = _create(op, Supplier, req)
     return Done(f"Create supplier {row.name}", PartnerOut.model_validate(row))
 
 
@@ -104,6 +151,137 @@ def create_supplier(op: Op, req: CreatePartner) -> Done[PartnerOut]:
              description="Create a customer.",
              destructive=False)
 def create_customer(op: Op, req: CreatePartner) -> Done[PartnerOut]:
-    row = catalog.create_partner(op, Customer, req.name, req.email, req.phone,
-                                 currencies.code(req.currency) if req.currency else None)
+    row = _create(op, Customer, req)
     return Done(f"Create customer {row.name}", PartnerOut.model_validate(row))
+
+
+# -- one partner: its details, open orders and totals, and changing them ---------------
+class PartnerOrderOut(Out):
+    number: str
+    status: str
+    due_date: date | None = Field(description="expected (purchase) or due (sales) date")
+    reference: str | None
+    total: Amount
+    currency: str
+
+
+class PartnerTotalOut(Out):
+    currency: str
+    open_orders: int
+    open_value: Amount = Field(description="the open orders' totals, in this currency")
+
+
+class PartnerDetailOut(PartnerOut):
+    open_orders: list[PartnerOrderOut]
+    totals: list[PartnerTotalOut] = Field(description="one row per currency")
+
+
+class SupplierDetailOut(PartnerDetailOut):
+    supplier_items: list[SupplierItemOut]
+
+
+def _detail(op: Op, row: Supplier | Customer) -> dict[str, Any]:
+    out = [purchase_order_out(o) if isinstance(o, PurchaseOrder) else sales_order_out(o)
+           for o in details.open_orders(op, row) if isinstance(o, PurchaseOrder | SalesOrder)]
+    sums: dict[str, tuple[int, Decimal]] = {}
+    for o in out:
+        n, value = sums.get(o.currency, (0, Decimal(0)))
+        sums[o.currency] = (n + 1, value + o.total)
+    return {**PartnerOut.model_validate(row).model_dump(),
+            "open_orders": [PartnerOrderOut(number=o.number, status=o.status,
+                                            due_date=o.due_date, reference=o.reference,
+                                            total=o.total, currency=o.currency) for o in out],
+            "totals": [PartnerTotalOut(currency=c, open_orders=n, open_value=v)
+                       for c, (n, v) in sorted(sums.items())]}
+
+
+class SupplierRef(Request):
+    model_config = {"json_schema_extra": {"anyOf": [{"required": ["name"]},
+                                                    {"required": ["id"]}]}}
+    name: PartnerName | None = None
+    id: Id | None = None
+
+
+class CustomerRef(SupplierRef):
+    pass
+
+
+@tools.read("get_supplier", title="Get supplier", response=SupplierDetailOut,
+            description="One supplier by name or id: details, open orders with their "
+                        "totals, and the items it supplies on its terms.")
+def get_supplier(op: Op, req: SupplierRef) -> SupplierDetailOut:
+    row = details.find(op, Supplier, req.name, req.id)
+    return SupplierDetailOut(**_detail(op, row), supplier_items=[
+        supplier_item_out(op, r) for r in offers.listed(op, None, row.name)])
+
+
+@tools.read("get_customer", title="Get customer", response=PartnerDetailOut,
+            description="One customer by name or id: details, and open orders with their "
+                        "totals.")
+def get_customer(op: Op, req: CustomerRef) -> PartnerDetailOut:
+    return PartnerDetailOut(**_detail(op, details.find(op, Customer, req.name, req.id)))
+
+
+class ModifyPartner(PartnerFields):
+    id: Id | None = Field(None, description="which one, by id (or by its name)")
+    name: PartnerName | None = Field(None, description="a new name")
+    clear_email: bool = False
+    clear_phone: bool = False
+    clear_currency: bool = Field(False, description="bill in the company's currency")
+    clear_contact: bool = False
+    clear_address: bool = False
+    clear_tax_id: bool = False
+    clear_payment_terms_days: bool = False
+    clear_lead_time_days: bool = False
+
+    def changes(self) -> dict[str, Any]:
+        out = self.given()
+        if self.name is not None:
+            out["name"] = self.name
+        for k in details.DETAILS:
+            if getattr(self, f"clear_{k}", False):
+                out[k] = None
+        return out
+
+
+class ModifySupplier(ModifyPartner):
+    model_config = {"json_schema_extra": {"anyOf": [{"required": ["supplier"]},
+                                                    {"required": ["id"]}]}}
+    supplier: PartnerName | None = Field(None, description="which one, by name")
+
+
+class ModifyCustomer(ModifyPartner):
+    model_config = {"json_schema_extra": {"anyOf": [{"required": ["customer"]},
+                                                    {"required": ["id"]}]}}
+    customer: PartnerName | None = Field(None, description="which one, by name")
+
+
+def _modified(op: Op, row: Supplier | Customer, changes: dict[str, Any]) -> str:
+    was = row.name
+    details.change(op, row, changes)
+    said = ", ".join(k.replace("_", " ") for k in details.DETAILS if k in changes)
+    return f"Change {details.what(type(row))} {was}: {said or 'nothing'}"
+
+
+@tools.write("modify_supplier", title="Modify supplier", response=PartnerOut,
+             role=Role.admin,
+             description="Change a supplier's name, currency, contact, address, tax id, "
+                         "payment terms or default lead time. A currency change waits until "
+                         "no open order is in the old currency.",
+             destructive=True)  # the details it replaces are gone
+def modify_supplier(op: Op, req: ModifySupplier) -> Done[PartnerOut]:
+    row = details.find(op, Supplier, req.supplier, req.id)
+    summary = _modified(op, row, req.changes())
+    return Done(summary, PartnerOut.model_validate(row))
+
+
+@tools.write("modify_customer", title="Modify customer", response=PartnerOut,
+             role=Role.admin,
+             description="Change a customer's name, currency, contact, address, tax id, "
+                         "payment terms or default lead time. A currency change waits until "
+                         "no open order is in the old currency.",
+             destructive=True)  # the details it replaces are gone
+def modify_customer(op: Op, req: ModifyCustomer) -> Done[PartnerOut]:
+    row = details.find(op, Customer, req.customer, req.id)
+    summary = _modified(op, row, req.changes())
+    return Done(summary, PartnerOut.model_validate(row))

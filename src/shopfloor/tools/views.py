@@ -38,6 +38,11 @@ class PartnerOut(Out):
     email: str | None
     phone: str | None
     currency: str | None = None  # None: the company's
+    contact: str | None = None
+    address: str | None = Field(None, description="one line per line")
+    tax_id: str | None = None
+    payment_terms_days: int | None = None
+    lead_time_days: int | None = Field(None, description="default for their items")
 
 
 class ComponentOut(Out):

@@ -92,34 +92,26 @@ class Location(Versioned, Base):
     code_skeleton: Mapped[str | None] = skeleton_of("code")
 
 
-class Supplier(Versioned, Base):
+class _Partner(Versioned):  # a supplier's details and a customer's are the same
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(200), unique=True)
+    email: Mapped[str | None] = mapped_column(String(320))
+    phone: Mapped[str | None] = mapped_column(String(64))
+    currency: Mapped[str | None] = mapped_column(String(3))  # None: the company's
+    contact: Mapped[str | None] = mapped_column(String(200))
+    address: Mapped[str | None] = mapped_column(Text)  # lines joined by newlines
+    tax_id: Mapped[str | None] = mapped_column(String(64))
+    payment_terms_days: Mapped[int | None] = mapped_column(Integer)
+    lead_time_days: Mapped[int | None] = mapped_column(Integer)  # a default for its items
+    name_skeleton: Mapped[str | None] = skeleton_of("name")
+
+
+class Supplier(_Partner, Base):
     __tablename__ = "suppliers"
-    id: Mapped[int] = mapped_column(primary_key=True)
-    name: Mapped[str] = mapped_column(String(200), unique=True)
-    email: Mapped[str | None] = mapped_column(String(320))
-    phone: Mapped[str | None] = mapped_column(String(64))
-    currency: Mapped[str | None] = mapped_column(String(3))  # None: the company's
-    contact: Mapped[str | None] = mapped_column(String(200))
-    address: Mapped[str | None] = mapped_column(Text)  # lines joined by newlines
-    tax_id: Mapped[str | None] = mapped_column(String(64))
-    payment_terms_days: Mapped[int | None] = mapped_column(Integer)
-    lead_time_days: Mapped[int | None] = mapped_column(Integer)  # a default for its items
-    name_skeleton: Mapped[str | None] = skeleton_of("name")
 
 
-class Customer(Versioned, Base):
+class Customer(_Partner, Base):
     __tablename__ = "customers"
-    id: Mapped[int] = mapped_column(primary_key=True)
-    name: Mapped[str] = mapped_column(String(200), unique=True)
-    email: Mapped[str | None] = mapped_column(String(320))
-    phone: Mapped[str | None] = mapped_column(String(64))
-    currency: Mapped[str | None] = mapped_column(String(3))  # None: the company's
-    contact: Mapped[str | None] = mapped_column(String(200))
-    address: Mapped[str | None] = mapped_column(Text)  # lines joined by newlines
-    tax_id: Mapped[str | None] = mapped_column(String(64))
-    payment_terms_days: Mapped[int | None] = mapped_column(Integer)
-    lead_time_days: Mapped[int | None] = mapped_column(Integer)  # a default for its items
-    name_skeleton: Mapped[str | None] = skeleton_of("name")
 
 
 class Item(Versioned, Base):
@@ -242,7 +234,12 @@ class _OrderLine:
     unit_price: Mapped[Decimal] = mapped_column(default=ZERO)
 
 
-class PurchaseOrder(Versioned, Base):
+class Remarked:  # a document's notes, and the partner's own number for it (their PO, RMA)
+    notes: Mapped[str | None] = mapped_column(Text)
+    reference: Mapped[str | None] = mapped_column(String(100))
+
+
+class PurchaseOrder(Remarked, Versioned, Base):
     __tablename__ = "purchase_orders"
     id: Mapped[int] = mapped_column(primary_key=True)
     number: Mapped[str] = mapped_column(String(64), unique=True)
@@ -250,8 +247,6 @@ class PurchaseOrder(Versioned, Base):
     location_id: Mapped[int] = mapped_column(ForeignKey("locations.id"))
     status: Mapped[str] = mapped_column(String(24), index=True)
     expected_date: Mapped[date | None] = mapped_column(Date)
-    notes: Mapped[str | None] = mapped_column(Text)
-    reference: Mapped[str | None] = mapped_column(String(100))  # the partner's own number
     currency: Mapped[str | None] = mapped_column(String(3))  # None: the company's
     created_at: Mapped[datetime]
 
@@ -274,7 +269,7 @@ class PurchaseOrderLine(_OrderLine, Base):
     item: Mapped[Item] = relationship(lazy="joined")
 
 
-class SalesOrder(Versioned, Base):
+class SalesOrder(Remarked, Versioned, Base):
     __tablename__ = "sales_orders"
     id: Mapped[int] = mapped_column(primary_key=True)
     number: Mapped[str] = mapped_column(String(64), unique=True)
@@ -282,8 +277,6 @@ class SalesOrder(Versioned, Base):
     location_id: Mapped[int] = mapped_column(ForeignKey("locations.id"))
     status: Mapped[str] = mapped_column(String(24), index=True)
     due_date: Mapped[date | None] = mapped_column(Date)
-    notes: Mapped[str | None] = mapped_column(Text)
-    reference: Mapped[str | None] = mapped_column(String(100))  # the partner's own number
     currency: Mapped[str | None] = mapped_column(String(3))  # None: the company's
     created_at: Mapped[datetime]
 
@@ -302,7 +295,7 @@ class SalesOrderLine(_OrderLine, Base):
     item: Mapped[Item] = relationship(lazy="joined")
 
 
-class ManufacturingOrder(Versioned, Base):
+class ManufacturingOrder(Remarked, Versioned, Base):
     __tablename__ = "manufacturing_orders"
     id: Mapped[int] = mapped_column(primary_key=True)
     number: Mapped[str] = mapped_column(String(64), unique=True)
@@ -314,8 +307,6 @@ class ManufacturingOrder(Versioned, Base):
     status: Mapped[str] = mapped_column(String(24), index=True)
     due_date: Mapped[date | None] = mapped_column(Date)
     by_products: Mapped[list[Any] | None] = mapped_column(JSON)  # [[item_id, qty, share]]
-    notes: Mapped[str | None] = mapped_column(Text)
-    reference: Mapped[str | None] = mapped_column(String(100))  # e.g. the customer's job
     created_at: Mapped[datetime]
 
     item: Mapped[Item] = relationship(lazy="joined")

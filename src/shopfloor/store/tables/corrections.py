@@ -10,10 +10,10 @@ from __future__ import annotations
 from datetime import datetime
 from decimal import Decimal
 
-from sqlalchemy import ForeignKey, Integer, String, Text
+from sqlalchemy import ForeignKey, Integer, String
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from shopfloor.store.tables.core import ZERO, Base, Item, Location, Versioned
+from shopfloor.store.tables.core import ZERO, Base, Item, Location, Remarked, Versioned
 
 
 class Revert(Base):
@@ -28,7 +28,7 @@ class Revert(Base):
     created_at: Mapped[datetime]
 
 
-class StockReturn(Versioned, Base):
+class StockReturn(Remarked, Versioned, Base):
     """A customer return (against a sales order) or a supplier return (a purchase order)."""
 
     __tablename__ = "stock_returns"
@@ -37,8 +37,6 @@ class StockReturn(Versioned, Base):
     kind: Mapped[str] = mapped_column(String(16))
     order_number: Mapped[str] = mapped_column(String(64), index=True)
     reason: Mapped[str] = mapped_column(String(500))
-    notes: Mapped[str | None] = mapped_column(Text)
-    reference: Mapped[str | None] = mapped_column(String(100))  # the partner's RMA number
     created_at: Mapped[datetime]
 
     lines: Mapped[list[StockReturnLine]] = relationship(
