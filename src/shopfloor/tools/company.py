@@ -60,7 +60,9 @@ class SetCompanyProfile(WriteRequest):
     phone: Phone | None = None
     logo: str | None = Field(None, max_length=MAX_BASE64,
                              description="a PNG or SVG file of at most 200 KB, base64; "
-                                         "omit to keep the one there")
+                                         "omit to keep the one there",
+                             json_schema_extra={"contentEncoding": "base64",
+                                                "contentMediaType": "image/png, image/svg+xml"})
     clear_logo: bool = Field(False, description="print no logo")
 
 
