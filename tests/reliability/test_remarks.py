@@ -117,3 +117,28 @@ def test_the_page_shows_them_and_the_edit_form_starts_from_them(
                     if "modify_manufacturing_order" in h)
         form = unescape(client.get(edit).text)
         assert "Jig B" in form and 'value="JOB-4"' in form
+
+
+def test_an_edit_form_clears_them_by_their_flags(registry: Registry) -> None:
+    """A form sends an emptied field as its clear_ flag (forms.changed); the tools take
+    those flags for notes and reference."""
+    from shopfloor.surfaces.admin import forms
+
+    basic_setup(registry)
+    po = apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
+               notes=NOTE, reference="AC-7781", lines=[{"sku": "M1", "quantity": "3"}])
+    fields = forms.form_fields(registry.get("modify_purchase_order").input_schema)
+    record = registry.invoke("get_purchase_order", {"number": po["number"]}, ADMIN)
+    original = forms.from_record(fields, record, {"number": po["number"]})
+    typed = {**original, "reference": None, "notes": None, "clear_notes": False,
+             "clear_reference": False}
+    sent = forms.changed(fields, typed, original)
+    assert sent["clear_notes"] is True and sent["clear_reference"] is True, sent
+    apply(registry, "modify_purchase_order", **sent)
+    got = registry.invoke("get_purchase_order", {"number": po["number"]}, ADMIN)
+    assert (got["notes"], got["reference"]) == (None, None)
+    so = apply(registry, "create_sales_order", customer="Bob", location="MAIN",
+               notes="n", reference="r", lines=[{"sku": "P1", "quantity": "1"}])
+    apply(registry, "modify_sales_order", number=so["number"], clear_reference=True)
+    got = registry.invoke("get_sales_order", {"number": so["number"]}, ADMIN)
+    assert (got["notes"], got["reference"]) == ("n", None)

@@ -169,6 +169,12 @@ def _total(doc: OrderOut) -> str:
     return f"{len(doc.lines)} line{'s' * (len(doc.lines) != 1)}, total {fmt(doc.total)}"
 
 
+def _remarks(req: ModifyPurchaseOrder | ModifySalesOrder) -> dict[str, str | None]:
+    """Notes and reference as the edit gives them: a clear flag is an empty text."""
+    return {"notes": "" if req.clear_notes else req.notes,
+            "reference": "" if req.clear_reference else req.reference}
+
+
 # -- purchasing ------------------------------------------------------------------------
 class ListPurchaseOrders(Request):
     status: PoStatus | None = None
@@ -228,6 +234,8 @@ class ModifyPurchaseOrder(NumberOrId, WriteRequest):
     expected_date: date | None = None
     notes: Text | None = None
     reference: Reference | None = None
+    clear_notes: bool = Field(False, description="remove the notes")
+    clear_reference: bool = Field(False, description="remove the reference")
     status: Literal["open"] | None = Field(None, description="open a draft")
     lines: list[PurchaseLineIn] | None = Field(None, min_length=1, max_length=1000,
                                             description="replace the lines")
@@ -239,9 +247,9 @@ class ModifyPurchaseOrder(NumberOrId, WriteRequest):
 def modify_purchase_order(op: Op, req: ModifyPurchaseOrder) -> Done[OrderOut]:
     po = orders.modify_purchase_order(
         op, _po(op, req), supplier=req.supplier, location=req.location,
-        expected_date=req.expected_date, notes=req.notes, status=req.status,
+        expected_date=req.expected_date, notes=None, status=req.status,
         lines=[ln.spec() for ln in req.lines] if req.lines else None)
-    remark(op, "purchase_order", po, reference=req.reference)
+    remark(op, "purchase_order", po, **_remarks(req))
     return Done(f"Modify purchase order {po.number}", purchase_order_out(po))
 
 
@@ -340,6 +348,8 @@ class ModifySalesOrder(NumberOrId, WriteRequest):
     due_date: date | None = None
     notes: Text | None = None
     reference: Reference | None = None
+    clear_notes: bool = Field(False, description="remove the notes")
+    clear_reference: bool = Field(False, description="remove the reference")
     lines: list[OrderLineIn] | None = Field(None, min_length=1, max_length=1000,
                                             description="replace the lines")
 
@@ -349,9 +359,9 @@ class ModifySalesOrder(NumberOrId, WriteRequest):
              destructive=True)
 def modify_sales_order(op: Op, req: ModifySalesOrder) -> Done[OrderOut]:
     so = orders.modify_sales_order(op, _so(op, req), customer=req.customer,
-                                   location=req.location, due_date=req.due_date, notes=req.notes,
+                                   location=req.location, due_date=req.due_date, notes=None,
                                    lines=[ln.spec() for ln in req.lines] if req.lines else None)
-    remark(op, "sales_order", so, reference=req.reference)
+    remark(op, "sales_order", so, **_remarks(req))
     return Done(f"Modify sales order {so.number}", sales_order_out(so))
 
 

@@ -166,8 +166,10 @@ def delete_manufacturing_order(op: Op, req: DeleteManufacturingOrder
 
 
 class ModifyManufacturingOrder(NumberOrId, WriteRequest):
-    notes: Text | None = Field(None, description="empty clears them")
+    notes: Text | None = None
     reference: Reference | None = None
+    clear_notes: bool = Field(False, description="remove the notes")
+    clear_reference: bool = Field(False, description="remove the reference")
 
 
 @tools.write("modify_manufacturing_order", title="Modify manufacturing order",
@@ -176,5 +178,6 @@ class ModifyManufacturingOrder(NumberOrId, WriteRequest):
              destructive=True)  # the notes it replaces are gone
 def modify_manufacturing_order(op: Op, req: ModifyManufacturingOrder
                                ) -> Done[ManufacturingOrderOut]:
-    mo = production.annotate(op, _mo(op, req), notes=req.notes, reference=req.reference)
+    mo = production.annotate(op, _mo(op, req), notes="" if req.clear_notes else req.notes,
+                             reference="" if req.clear_reference else req.reference)
     return Done(f"Modify manufacturing order {mo.number}", manufacturing_order_out(mo))
