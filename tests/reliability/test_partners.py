@@ -115,3 +115,15 @@ def test_create_takes_the_details_too(registry: Registry) -> None:
                  payment_terms_days=14, address="2 Quay St\nBristol")
     assert (made["contact"], made["payment_terms_days"], made["address"]) == (
         "Cleo Park", 14, "2 Quay St\nBristol")
+
+
+def test_a_suppliers_lead_time_is_its_items_default(registry: Registry) -> None:
+    basic_setup(registry)
+    apply(registry, "modify_supplier", supplier="Acme", lead_time_days=21)
+    breaks = [{"min_quantity": "1", "unit_price": "2"}]
+    made = apply(registry, "set_supplier_item", sku="M1", supplier="Acme", purchase_unit="box",
+                 units_per_purchase_unit="10", price_breaks=breaks)
+    assert made["lead_time_days"] == 21
+    made = apply(registry, "set_supplier_item", sku="M2", supplier="Acme", purchase_unit="box",
+                 units_per_purchase_unit="10", price_breaks=breaks, lead_time_days=0)
+    assert made["lead_time_days"] == 0

@@ -9,7 +9,7 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from shopfloor.domain.base.context import Op
-from shopfloor.domain.buying import currencies
+from shopfloor.domain.buying import currencies, partners
 from shopfloor.domain.buying import supplier_items as offers
 from shopfloor.domain.corrections import landed_costs
 from shopfloor.kernel.numbers import fmt
@@ -78,7 +78,8 @@ class SetSupplierItem(SupplierItemRef):
     units_per_purchase_unit: Quantity
     minimum_order: NonNegative | None = None
     order_multiple: NonNegative | None = None
-    lead_time_days: Annotated[int, Field(ge=0)] | None = None
+    lead_time_days: Annotated[int, Field(ge=0)] | None = Field(
+        None, description="default: the supplier's lead time")
     price_breaks: list[PriceBreak] = Field(min_length=1)
     preferred: bool | None = None
 
@@ -89,7 +90,9 @@ class SetSupplierItem(SupplierItemRef):
 def set_supplier_item(op: Op, req: SetSupplierItem) -> Done[SupplierItemOut]:
     row = offers.put(op, req.sku, req.supplier, offers.Terms(
         req.supplier_sku, req.purchase_unit, req.units_per_purchase_unit,
-        req.minimum_order or Decimal(0), req.order_multiple, req.lead_time_days or 0,
+        req.minimum_order or Decimal(0), req.order_multiple,
+        partners.default_lead_time(op, req.supplier) if req.lead_time_days is None
+        else req.lead_time_days,
         [(b.min_quantity, b.unit_price) for b in req.price_breaks], bool(req.preferred)))
     return Done(f"Set {req.supplier}'s terms for {req.sku}: {req.purchase_unit} of "
                 f"{fmt(req.units_per_purchase_unit)}", supplier_item_out(op, row))

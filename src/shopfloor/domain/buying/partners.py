@@ -49,6 +49,12 @@ def find(op: Op, model: type[Partner], name: str | None, ident: int | None) -> P
         lookup.customer(op, name, fld="customer")
 
 
+def default_lead_time(op: Op, supplier: str) -> int:
+    """The days a supplier's item takes when its terms do not say: the supplier's own
+    default, else none."""
+    return lookup.supplier(op, supplier).lead_time_days or 0
+
+
 def open_orders(op: Op, row: Partner) -> Sequence[PurchaseOrder] | Sequence[SalesOrder]:
     """The partner's orders still open, oldest first."""
     if isinstance(row, Supplier):
