@@ -132,7 +132,7 @@ class Printer:
         return "purchase_order.html", {**ctx, "amounts": amounts,
                                        "total": sum(amounts, Decimal(0)),
                                        "their_skus": {o["sku"]: o["supplier_sku"]
-                                                      for o in offers}}
+                                                      for o in offers if o["supplier_sku"]}}
 
     def _packing_slip(self, actor: Actor, keys: list[str], fmt: Formats) -> Drawn:
         ctx = self._order(actor, "get_sales_order", keys[0], "Packing slip",
