@@ -46,7 +46,7 @@ def test_partners_and_letterhead_on_a_desk_and_on_a_phone(served: tuple[str, Reg
         await page.click("#partner-actions a:has-text('Edit')")
         await page.wait_for_selector("#tool-form")
         await page.fill("#f-currency", "CHF")
-        shown, done = await ah.preview_and_confirm(page)
+        shown, _ = await ah.preview_and_confirm(page)
         assert "CHF" in shown, shown
         violations.extend(await ah.axe(page, "modify_supplier"))
 

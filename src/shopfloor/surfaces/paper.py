@@ -128,7 +128,11 @@ class Printer:
         digits = fmt.digits(ctx["currency"])
         amounts = [paper.line_total(ln["quantity"], ln["unit_price"], digits)
                    for ln in ctx["order"]["lines"]]
-        offers = ctx["partner"].get("supplier_items") or []
+        try:  # the supplier's own SKUs, where the reader may see its terms
+            offers = self.read(actor, "list_supplier_items",
+                               {"supplier": ctx["order"]["partner"]})["supplier_items"]
+        except ShopfloorError:
+            offers = []
         return "purchase_order.html", {**ctx, "amounts": amounts,
                                        "total": sum(amounts, Decimal(0)),
                                        "their_skus": {o["sku"]: o["supplier_sku"]

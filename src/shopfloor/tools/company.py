@@ -46,24 +46,22 @@ class GetCompanyProfile(Request):
 
 
 @tools.read("get_company_profile", title="Get company profile", response=CompanyProfileOut,
-            description="The company's letterhead: name, address, tax id, email, phone and "
-                        "logo, as printed on every document.")
+            description="The letterhead every document prints.")
 def get_company_profile(op: Op, req: GetCompanyProfile) -> CompanyProfileOut:
     return profile_out(company.profile(op))
 
 
 class SetCompanyProfile(WriteRequest):
-    name: Name = Field(description="the company's name as printed")
+    name: Name
     address: Address | None = Field(None, description="one line per line")
-    tax_id: TaxId | None = Field(None, description="VAT or tax number")
+    tax_id: TaxId | None = None
     email: Email | None = None
     phone: Phone | None = None
     logo: str | None = Field(None, max_length=MAX_BASE64,
-                             description="a PNG or SVG file of at most 200 KB, base64; "
-                                         "omit to keep the one there",
+                             description="PNG or SVG, base64, at most 200 KB",
                              json_schema_extra={"contentEncoding": "base64",
                                                 "contentMediaType": "image/png, image/svg+xml"})
-    clear_logo: bool = Field(False, description="print no logo")
+    clear_logo: bool = False
 
 
 def _logo(text: str) -> tuple[str, str]:
@@ -77,10 +75,8 @@ def _logo(text: str) -> tuple[str, str]:
 
 @tools.write("set_company_profile", title="Set company profile",
              response=CompanyProfileOut, role=Role.admin,
-             description="Set the letterhead every printed document carries: name, address "
-                         "lines, tax id, email, phone and logo (PNG or SVG, up to 200 KB). "
-                         "A field left out is printed no more; the logo stays unless "
-                         "replaced or cleared.",
+             description="Set the letterhead every document prints; a field left out is "
+                         "cleared, the logo kept unless given or cleared.",
              destructive=True,  # the letterhead it replaces is gone
              undo=Undo.refused("set it again as it was"))
 def set_company_profile(op: Op, req: SetCompanyProfile) -> Done[CompanyProfileOut]:

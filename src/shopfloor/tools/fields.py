@@ -111,9 +111,7 @@ Text = Annotated[str, StringConstraints(max_length=2000, pattern=r"^[^\x00]*$")]
 Reference = Annotated[
     str,
     StringConstraints(strip_whitespace=True, max_length=100, pattern=r"^[^\x00-\x1f\x7f]*$"),
-    WithJsonSchema({"type": "string", "maxLength": 100,
-                    "description": "the partner's own number for it (their order or PO "
-                                   "number); empty clears it"}),
+    WithJsonSchema({"type": "string", "maxLength": 100}),  # their order, PO or RMA number
 ]
 LotRule = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=40)]
 LeadDays = Annotated[int, Field(ge=0, le=3650)]

@@ -234,8 +234,8 @@ class ModifyPurchaseOrder(NumberOrId, WriteRequest):
     expected_date: date | None = None
     notes: Text | None = None
     reference: Reference | None = None
-    clear_notes: bool = Field(False, description="remove the notes")
-    clear_reference: bool = Field(False, description="remove the reference")
+    clear_notes: bool = False
+    clear_reference: bool = False
     status: Literal["open"] | None = Field(None, description="open a draft")
     lines: list[PurchaseLineIn] | None = Field(None, min_length=1, max_length=1000,
                                             description="replace the lines")
@@ -348,8 +348,8 @@ class ModifySalesOrder(NumberOrId, WriteRequest):
     due_date: date | None = None
     notes: Text | None = None
     reference: Reference | None = None
-    clear_notes: bool = Field(False, description="remove the notes")
-    clear_reference: bool = Field(False, description="remove the reference")
+    clear_notes: bool = False
+    clear_reference: bool = False
     lines: list[OrderLineIn] | None = Field(None, min_length=1, max_length=1000,
                                             description="replace the lines")
 

@@ -12,15 +12,13 @@ from sqlalchemy import Select, func, or_, select
 from shopfloor.domain.base.context import Op
 from shopfloor.domain.buying import currencies
 from shopfloor.domain.buying import partners as details
-from shopfloor.domain.buying import supplier_items as offers
 from shopfloor.domain.stock import items as catalog
 from shopfloor.kernel.roles import Role
 from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
 from shopfloor.store.tables import Customer, Location, PurchaseOrder, SalesOrder, Supplier
-from shopfloor.tools.buying import SupplierItemOut, supplier_item_out
 from shopfloor.tools.fields import Amount, Id, Key, LeadDays, Name, Out, PartnerName, SearchText
 from shopfloor.tools.orders import purchase_order_out, sales_order_out
-from shopfloor.tools.views import LocationOut, PartnerOut
+from shopfloor.tools.views import LocationOut, PartnerDetailsOut, PartnerOut
 
 tools = Toolset("partners")
 M = TypeVar("M")
@@ -92,22 +90,30 @@ def create_location(op: Op, req: CreateLocation) -> Done[LocationOut]:
 
 
 def _address(text: str) -> str:
-    """Lines as typed, each trimmed, blank ones dropped (a browser sends CR LF)."""
+    """Lines as typed, each trimmed, blank ones dropped (a browser sends CR LF); no
+    other control character."""
     lines = [ln.strip() for ln in text.replace("\r\n", "\n").split("\n")]
+    if any(ord(c) < 32 or ord(c) == 127 for ln in lines for c in ln):
+        raise ValueError("an address is lines of text, without control characters")
     kept = [ln for ln in lines if ln]
     if len(kept) > 8:
         raise ValueError("an address has at most 8 lines")
     return "\n".join(kept)
 
 
+def _tax_id(text: str) -> str:
+    if not all(c.isascii() and (c.isalnum() or c in " .-/") for c in text):
+        raise ValueError("a tax id is letters, digits, spaces and . - /")
+    return text
+
+
 Email = Annotated[str, StringConstraints(strip_whitespace=True, max_length=320,
                                          pattern=r"^[^@\s]+@[^@\s]+$")]
 Phone = Annotated[str, StringConstraints(strip_whitespace=True, max_length=64,
                                          pattern=r"^[0-9+() .\-]+$")]
-Address = Annotated[str, StringConstraints(
-    max_length=1000, pattern=r"^[^\x00-\x09\x0b\x0c\x0e-\x1f\x7f]*$"), AfterValidator(_address)]
-TaxId = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=64,
-                                         pattern=r"^[A-Za-z0-9 .\-/]+$")]
+Address = Annotated[str, StringConstraints(max_length=1000), AfterValidator(_address)]
+TaxId = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=64),
+                  AfterValidator(_tax_id)]
 PaymentDays = Annotated[int, Field(ge=0, le=365)]
 Currency = Annotated[str, StringConstraints(strip_whitespace=True, min_length=3, max_length=3)]
 
@@ -116,11 +122,11 @@ class PartnerFields(WriteRequest):
     email: Email | None = None
     phone: Phone | None = None
     currency: Currency | None = Field(None, description="ISO 4217; none: the company's")
-    contact: Name | None = Field(None, description="the person to ask for")
+    contact: Name | None = None
     address: Address | None = Field(None, description="one line per line")
-    tax_id: TaxId | None = Field(None, description="VAT or tax number")
-    payment_terms_days: PaymentDays | None = Field(None, description="days to pay")
-    lead_time_days: LeadDays | None = Field(None, description="days to deliver, by default")
+    tax_id: TaxId | None = None
+    payment_terms_days: PaymentDays | None = None
+    lead_time_days: LeadDays | None = Field(None, description="its items' default")
 
     def given(self) -> dict[str, Any]:
         return {k: getattr(self, k) for k in details.DETAILS
@@ -139,20 +145,20 @@ def _create(op: Op, model: type[Supplier] | type[Customer], req: CreatePartner
     return details.change(op, row, rest) if rest else row
 
 
-@tools.write("create_supplier", title="Create supplier", response=PartnerOut,
+@tools.write("create_supplier", title="Create supplier", response=PartnerDetailsOut,
              description="Create a supplier.",
              destructive=False)
-def create_supplier(op: Op, req: CreatePartner) -> Done[PartnerOut]:
+def create_supplier(op: Op, req: CreatePartner) -> Done[PartnerDetailsOut]:
     row = _create(op, Supplier, req)
-    return Done(f"Create supplier {row.name}", PartnerOut.model_validate(row))
+    return Done(f"Create supplier {row.name}", PartnerDetailsOut.model_validate(row))
 
 
-@tools.write("create_customer", title="Create customer", response=PartnerOut,
+@tools.write("create_customer", title="Create customer", response=PartnerDetailsOut,
              description="Create a customer.",
              destructive=False)
-def create_customer(op: Op, req: CreatePartner) -> Done[PartnerOut]:
+def create_customer(op: Op, req: CreatePartner) -> Done[PartnerDetailsOut]:
     row = _create(op, Customer, req)
-    return Done(f"Create customer {row.name}", PartnerOut.model_validate(row))
+    return Done(f"Create customer {row.name}", PartnerDetailsOut.model_validate(row))
 
 
 # -- one partner: its details, open orders and totals, and changing them ---------------
@@ -171,13 +177,9 @@ class PartnerTotalOut(Out):
     open_value: Amount = Field(description="the open orders' totals, in this currency")
 
 
-class PartnerDetailOut(PartnerOut):
+class PartnerDetailOut(PartnerDetailsOut):
     open_orders: list[PartnerOrderOut]
     totals: list[PartnerTotalOut] = Field(description="one row per currency")
-
-
-class SupplierDetailOut(PartnerDetailOut):
-    supplier_items: list[SupplierItemOut]
 
 
 def _detail(op: Op, row: Supplier | Customer) -> dict[str, Any]:
@@ -187,7 +189,7 @@ def _detail(op: Op, row: Supplier | Customer) -> dict[str, Any]:
     for o in out:
         n, value = sums.get(o.currency, (0, Decimal(0)))
         sums[o.currency] = (n + 1, value + o.total)
-    return {**PartnerOut.model_validate(row).model_dump(),
+    return {**PartnerDetailsOut.model_validate(row).model_dump(),
             "open_orders": [PartnerOrderOut(number=o.number, status=o.status,
                                             due_date=o.due_date, reference=o.reference,
                                             total=o.total, currency=o.currency) for o in out],
@@ -206,28 +208,25 @@ class CustomerRef(SupplierRef):
     pass
 
 
-@tools.read("get_supplier", title="Get supplier", response=SupplierDetailOut,
-            description="One supplier by name or id: details, open orders with their "
-                        "totals, and the items it supplies on its terms.")
-def get_supplier(op: Op, req: SupplierRef) -> SupplierDetailOut:
-    row = details.find(op, Supplier, req.name, req.id)
-    return SupplierDetailOut(**_detail(op, row), supplier_items=[
-        supplier_item_out(op, r) for r in offers.listed(op, None, row.name)])
+@tools.read("get_supplier", title="Get supplier", response=PartnerDetailOut,
+            description="One supplier with its open orders and totals (its items: "
+                        "list_supplier_items).")
+def get_supplier(op: Op, req: SupplierRef) -> PartnerDetailOut:
+    return PartnerDetailOut(**_detail(op, details.find(op, Supplier, req.name, req.id)))
 
 
 @tools.read("get_customer", title="Get customer", response=PartnerDetailOut,
-            description="One customer by name or id: details, and open orders with their "
-                        "totals.")
+            description="One customer with its open orders and totals.")
 def get_customer(op: Op, req: CustomerRef) -> PartnerDetailOut:
     return PartnerDetailOut(**_detail(op, details.find(op, Customer, req.name, req.id)))
 
 
 class ModifyPartner(PartnerFields):
-    id: Id | None = Field(None, description="which one, by id (or by its name)")
+    id: Id | None = None
     name: PartnerName | None = Field(None, description="a new name")
     clear_email: bool = False
     clear_phone: bool = False
-    clear_currency: bool = Field(False, description="bill in the company's currency")
+    clear_currency: bool = False
     clear_contact: bool = False
     clear_address: bool = False
     clear_tax_id: bool = False
@@ -247,13 +246,13 @@ class ModifyPartner(PartnerFields):
 class ModifySupplier(ModifyPartner):
     model_config = {"json_schema_extra": {"anyOf": [{"required": ["supplier"]},
                                                     {"required": ["id"]}]}}
-    supplier: PartnerName | None = Field(None, description="which one, by name")
+    supplier: PartnerName | None = None
 
 
 class ModifyCustomer(ModifyPartner):
     model_config = {"json_schema_extra": {"anyOf": [{"required": ["customer"]},
                                                     {"required": ["id"]}]}}
-    customer: PartnerName | None = Field(None, description="which one, by name")
+    customer: PartnerName | None = None
 
 
 def _modified(op: Op, row: Supplier | Customer, changes: dict[str, Any]) -> str:
@@ -263,25 +262,23 @@ def _modified(op: Op, row: Supplier | Customer, changes: dict[str, Any]) -> str:
     return f"Change {details.what(type(row))} {was}: {said or 'nothing'}"
 
 
-@tools.write("modify_supplier", title="Modify supplier", response=PartnerOut,
+@tools.write("modify_supplier", title="Modify supplier", response=PartnerDetailsOut,
              role=Role.admin,
-             description="Change a supplier's name, currency, contact, address, tax id, "
-                         "payment terms or default lead time. A currency change waits until "
-                         "no open order is in the old currency.",
+             description="Change a supplier's details; a currency change waits for its "
+                         "open orders in the old one.",
              destructive=True)  # the details it replaces are gone
-def modify_supplier(op: Op, req: ModifySupplier) -> Done[PartnerOut]:
+def modify_supplier(op: Op, req: ModifySupplier) -> Done[PartnerDetailsOut]:
     row = details.find(op, Supplier, req.supplier, req.id)
     summary = _modified(op, row, req.changes())
-    return Done(summary, PartnerOut.model_validate(row))
+    return Done(summary, PartnerDetailsOut.model_validate(row))
 
 
-@tools.write("modify_customer", title="Modify customer", response=PartnerOut,
+@tools.write("modify_customer", title="Modify customer", response=PartnerDetailsOut,
              role=Role.admin,
-             description="Change a customer's name, currency, contact, address, tax id, "
-                         "payment terms or default lead time. A currency change waits until "
-                         "no open order is in the old currency.",
+             description="Change a customer's details; a currency change waits for its "
+                         "open orders in the old one.",
              destructive=True)  # the details it replaces are gone
-def modify_customer(op: Op, req: ModifyCustomer) -> Done[PartnerOut]:
+def modify_customer(op: Op, req: ModifyCustomer) -> Done[PartnerDetailsOut]:
     row = details.find(op, Customer, req.customer, req.id)
     summary = _modified(op, row, req.changes())
-    return Done(summary, PartnerOut.model_validate(row))
+    return Done(summary, PartnerDetailsOut.model_validate(row))

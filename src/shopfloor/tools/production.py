@@ -168,8 +168,8 @@ def delete_manufacturing_order(op: Op, req: DeleteManufacturingOrder
 class ModifyManufacturingOrder(NumberOrId, WriteRequest):
     notes: Text | None = None
     reference: Reference | None = None
-    clear_notes: bool = Field(False, description="remove the notes")
-    clear_reference: bool = Field(False, description="remove the reference")
+    clear_notes: bool = False
+    clear_reference: bool = False
 
 
 @tools.write("modify_manufacturing_order", title="Modify manufacturing order",

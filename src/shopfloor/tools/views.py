@@ -38,11 +38,16 @@ class PartnerOut(Out):
     email: str | None
     phone: str | None
     currency: str | None = None  # None: the company's
+
+
+class PartnerDetailsOut(PartnerOut):
+    """One partner as its page and paper show it (a list stays short)."""
+
     contact: str | None = None
-    address: str | None = Field(None, description="one line per line")
+    address: str | None = None  # one line per line
     tax_id: str | None = None
     payment_terms_days: int | None = None
-    lead_time_days: int | None = Field(None, description="default for their items")
+    lead_time_days: int | None = None  # its items' default
 
 
 class ComponentOut(Out):

@@ -56,7 +56,8 @@ async def partner(a: Admin, slug: str, request: Request, actor: Actor) -> Respon
     title, one, _, _, read, orders = KINDS[slug]
     found = await a.call(actor, read, {"name": request.path_params["name"]})
     acts = [act for act in actions(slug, found) if a.may(actor, act[1])]
+    offers = (await a.read(actor, "list_supplier_items", {"supplier": found["name"]})).get(
+        "supplier_items", []) if slug == "suppliers" else []
     return a.render(request, "partner.html", actor, slug=slug, title=title, one=one,
-                    partner=found, actions=acts, orders=orders,
-                    offers=found.get("supplier_items") or [],
+                    partner=found, actions=acts, orders=orders, offers=offers,
                     money=found.get("currency"))
