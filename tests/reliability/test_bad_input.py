@@ -12,6 +12,7 @@ from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.actor import Actor
 from shopfloor.registry.registry import Registry
 from tests.helpers import ADMIN, apply, basic_setup, snapshot
+from tests.reliability.bad_input_more import MORE
 
 HUGE = "1e40"
 
@@ -424,6 +425,9 @@ CASES: dict[str, tuple[dict[str, Any], list[tuple[dict[str, Any], str, str]]]] =
         ({"job_id": "{job}", "refs": "P1"}, "refs", "validation_error"),
     ]),
 }
+
+
+CASES.update(MORE)  # the partner, notes and letterhead tools' (issue 29)
 
 
 def _fill(value: Any, refs: dict[str, str]) -> Any:

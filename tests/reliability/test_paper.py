@@ -242,17 +242,6 @@ def test_a_lot_label_scans_back_to_its_lot(reg: Registry) -> None:
     assert reg.invoke("find_by_code", {"code": raw}, VIEWER)["matches"] == lot["matches"]
 
 
-def test_a_lot_label_without_a_gtin_says_so_instead_of_bars(reg: Registry) -> None:
-    company(reg)
-    apply(reg, "create_item", sku="YEAST", name="Yeast", batch_tracked=True)
-    po = apply(reg, "create_purchase_order", supplier="Acme Mills", location="MAIN",
-               lines=[{"sku": "YEAST", "quantity": "1", "unit_price": "1"}])
-    apply(reg, "receive_purchase_order", number=po["number"],
-          lines=[{"sku": "YEAST", "quantity": "1", "lots": [{"lot": "Y1"}]}])
-    pdf, text = printed(reg, "lot_label", "YEAST", "Y1")
-    assert "give the item a GTIN" in text and decoded(pdf) == []
-
-
 def test_http_prints_for_a_bearer_token_and_the_admin_cookie(reg: Registry,
                                                               sqlite_url: str) -> None:
     numbers = company(reg)

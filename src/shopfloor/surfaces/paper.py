@@ -69,7 +69,7 @@ class Printer:
         kind, keys = parse(path)
         fmt = fmt or self.formats()
         template, ctx = self._draw[kind](actor, keys, fmt)
-        return paper.html(template, fmt, **ctx)
+        return paper.html(template, fmt, letterhead=self._letterhead(actor), **ctx)
 
     def pdf(self, actor: Actor, path: str, fmt: Formats | None = None) -> bytes:
         if not actor.may(Role.viewer):
@@ -83,14 +83,26 @@ class Printer:
         found = self.read(actor, "search_items", {"skus": sorted(set(skus)), "limit": 500})
         return {i["sku"]: i for i in found["items"]}
 
-    def _partner(self, actor: Actor, tool: str, key: str, name: str) -> dict[str, Any]:
-        """A supplier's or customer's contact lines; none for a viewer who may not list
-        them (the name is on the order)."""
+    def _letterhead(self, actor: Actor) -> dict[str, Any]:
+        """The company's name, address, contacts and logo (as a data: URL, so the page
+        fetches nothing); none until it is set."""
         try:
-            rows = self.read(actor, tool, {"query": name}).get(key, [])
+            got = self.read(actor, "get_company_profile", {})
         except ShopfloorError:
             return {}
-        return next((r for r in rows if r["name"] == name), {})
+        contacts = [(n, got[k]) for n, k in (("Tax ID", "tax_id"), ("Email", "email"),
+                                             ("Phone", "phone")) if got.get(k)]
+        logo = f"data:{got['logo_type']};base64,{got['logo']}" if got.get("logo") else None
+        return {"name": got.get("name"), "logo_src": logo, "contacts": contacts,
+                "address_lines": [ln for ln in (got.get("address") or "").split("\n") if ln]}
+
+    def _partner(self, actor: Actor, tool: str, key: str, name: str) -> dict[str, Any]:
+        """A supplier's or customer's contact lines; none for a viewer who may not read
+        them (the name is on the order)."""
+        try:
+            return self.read(actor, tool, {key: name})
+        except ShopfloorError:
+            return {}
 
     def _location(self, actor: Actor, code: str) -> dict[str, Any]:
         rows = self.read(actor, "list_locations", {"query": code})["locations"]
@@ -112,16 +124,23 @@ class Printer:
 
     def _purchase_order(self, actor: Actor, keys: list[str], fmt: Formats) -> Drawn:
         ctx = self._order(actor, "get_purchase_order", keys[0], "Purchase order",
-                          ("list_suppliers", "suppliers"))
+                          ("get_supplier", "name"))
         digits = fmt.digits(ctx["currency"])
         amounts = [paper.line_total(ln["quantity"], ln["unit_price"], digits)
                    for ln in ctx["order"]["lines"]]
+        try:  # the supplier's own SKUs, where the reader may see its terms
+            offers = self.read(actor, "list_supplier_items",
+                               {"supplier": ctx["order"]["partner"]})["supplier_items"]
+        except ShopfloorError:
+            offers = []
         return "purchase_order.html", {**ctx, "amounts": amounts,
-                                       "total": sum(amounts, Decimal(0))}
+                                       "total": sum(amounts, Decimal(0)),
+                                       "their_skus": {o["sku"]: o["supplier_sku"]
+                                                      for o in offers if o["supplier_sku"]}}
 
     def _packing_slip(self, actor: Actor, keys: list[str], fmt: Formats) -> Drawn:
         ctx = self._order(actor, "get_sales_order", keys[0], "Packing slip",
-                          ("list_customers", "customers"))
+                          ("get_customer", "name"))
         remaining = [max(Decimal(ln["quantity"]) - Decimal(ln["done_quantity"]), Decimal(0))
                      for ln in ctx["order"]["lines"]]
         return "packing_slip.html", {**ctx, "remaining": remaining}
@@ -149,8 +168,7 @@ class Printer:
         item = self.read(actor, "get_item", {"sku": keys[0]})
         return "label.html", {"title": item["name"], "key": item["sku"],
                               "facts": [("GTIN", item.get("gtin")), ("Unit", item["uom"])],
-                              "code": barcodes.code128(item["sku"]),
-                              "no_code": "This SKU has characters Code 128 cannot carry."}
+                              "code": barcodes.code128(item["sku"])}
 
     def _lot_label(self, actor: Actor, keys: list[str], fmt: Formats) -> Drawn:
         sku, lot = keys
@@ -162,22 +180,19 @@ class Printer:
             raise NotFound(f"{item['sku']} has no lot {lot!r}", field="lot")
         gtin = item.get("gtin")
         expiry = date.fromisoformat(match["expiry"][:10]) if match["expiry"] else None
-        code = None
-        if gtin:
-            code = barcodes.gs1_128(barcodes.gs1_fields(
-                gtin, lot, expiry, serial=match["kind"] == "serial"))
+        serial = match["kind"] == "serial"
+        fields = barcodes.gs1_fields(gtin, lot, expiry, serial=serial) if gtin else \
+            barcodes.own_fields(item["sku"], lot, serial)
         return "label.html", {
-            "title": item["name"], "key": lot, "code": code,
+            "title": item["name"], "key": lot,
+            "code": barcodes.gs1_128(fields) if fields else None,
             "facts": [("SKU", item["sku"]), ("Expiry", fmt.date(expiry) if expiry else None),
-                      ("GTIN", gtin)],
-            "no_code": "No GS1 barcode: give the item a GTIN "
-                       "(and a lot number in printable ASCII)."}
+                      ("GTIN", gtin)]}
 
     def _location_label(self, actor: Actor, keys: list[str], fmt: Formats) -> Drawn:
         loc = self._location(actor, keys[0])
         return "label.html", {"title": loc["name"], "key": loc["code"], "facts": [],
-                              "code": barcodes.code128(loc["code"], height_mm=18),
-                              "no_code": "This code has characters Code 128 cannot carry."}
+                              "code": barcodes.code128(loc["code"], height_mm=18)}
 
 
 # -- the surfaces ----------------------------------------------------------------------

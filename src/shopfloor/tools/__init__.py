@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 
 MODULES = ("items", "partners", "stock", "orders", "production", "audit", "jobs", "bulk",
            "lots", "corrections", "returns", "planning", "valuation", "proposals",
-           "paper", "events", "accounts", "floor", "buying", "discovery")
+           "paper", "events", "accounts", "floor", "buying", "discovery", "company")
 
 ABOUT = {
     "items": "Look items up, create and change them, and their recipes.",
@@ -39,6 +39,7 @@ ABOUT = {
     "accounts": "Users and their roles.",
     "floor": "Shop floor: work centres, routings, operation times, load and scheduling.",
     "discovery": "Find tools and list more of them.",
+    "company": "The company's letterhead on every printed document.",
 }
 """Each toolset's one line, said once: what `list_toolsets` shows and `find_tools` also
 ranks by."""

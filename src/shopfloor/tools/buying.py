@@ -9,7 +9,7 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from shopfloor.domain.base.context import Op
-from shopfloor.domain.buying import currencies
+from shopfloor.domain.buying import currencies, partners
 from shopfloor.domain.buying import supplier_items as offers
 from shopfloor.domain.corrections import landed_costs
 from shopfloor.kernel.numbers import fmt
@@ -58,7 +58,7 @@ class SupplierItemOut(Out):
     currency: str  # the supplier's: its price breaks are in it
 
 
-def _out(op: Op, row: SupplierItem) -> SupplierItemOut:
+def supplier_item_out(op: Op, row: SupplierItem) -> SupplierItemOut:
     t = offers.terms_of(row)
     return SupplierItemOut(
         sku=row.item.sku, supplier=row.supplier.name, supplier_sku=t.supplier_sku,
@@ -80,7 +80,8 @@ class SetSupplierItem(SupplierItemRef):
     units_per_purchase_unit: Quantity
     minimum_order: NonNegative | None = None
     order_multiple: NonNegative | None = None
-    lead_time_days: Annotated[int, Field(ge=0)] | None = None
+    lead_time_days: Annotated[int, Field(ge=0)] | None = Field(
+        None, description="default: the supplier's lead time")
     price_breaks: list[PriceBreak] = Field(min_length=1)
     preferred: bool | None = None
 
@@ -91,10 +92,12 @@ class SetSupplierItem(SupplierItemRef):
 def set_supplier_item(op: Op, req: SetSupplierItem) -> Done[SupplierItemOut]:
     row = offers.put(op, req.sku, req.supplier, offers.Terms(
         req.supplier_sku, req.purchase_unit, req.units_per_purchase_unit,
-        req.minimum_order or Decimal(0), req.order_multiple, req.lead_time_days or 0,
+        req.minimum_order or Decimal(0), req.order_multiple,
+        partners.default_lead_time(op, req.supplier) if req.lead_time_days is None
+        else req.lead_time_days,
         [(b.min_quantity, b.unit_price) for b in req.price_breaks], bool(req.preferred)))
     return Done(f"Set {req.supplier}'s terms for {req.sku}: {req.purchase_unit} of "
-                f"{fmt(req.units_per_purchase_unit)}", _out(op, row))
+                f"{fmt(req.units_per_purchase_unit)}", supplier_item_out(op, row))
 
 
 @tools.write("remove_supplier_item", title="Remove supplier item", response=SupplierItemOut,
@@ -102,7 +105,7 @@ def set_supplier_item(op: Op, req: SetSupplierItem) -> Done[SupplierItemOut]:
              destructive=True, undo=Undo.refused("set it again"))
 def remove_supplier_item(op: Op, req: SupplierItemRef) -> Done[SupplierItemOut]:
     row = offers.remove(op, req.sku, req.supplier)
-    out = _out(op, row)
+    out = supplier_item_out(op, row)
     return Done(f"Remove {req.supplier}'s entry for {req.sku}", out)
 
 
@@ -118,7 +121,7 @@ class SupplierItems(Out):
 @tools.read("list_supplier_items", title="List supplier items", response=SupplierItems,
             description="Suppliers' terms by item.")
 def list_supplier_items(op: Op, req: ListSupplierItems) -> SupplierItems:
-    return SupplierItems(supplier_items=[_out(op, r) for r in
+    return SupplierItems(supplier_items=[supplier_item_out(op, r) for r in
                                          offers.listed(op, req.sku, req.supplier)])
 
 

@@ -100,7 +100,7 @@ Gtin = Annotated[
     str,
     StringConstraints(strip_whitespace=True, min_length=8, max_length=14),
     AfterValidator(_gtin),
-    WithJsonSchema({"type": "string", "description": "GTIN-8/12/13/14, check digit verified"}),
+    WithJsonSchema({"type": "string", "description": "GTIN-8/12/13/14"}),
 ]
 def _unit(text: str) -> str:
     return units.normal(text)
@@ -116,6 +116,11 @@ Uom = Annotated[
 in fullwidth letters is `box`; invisible and direction characters refused)."""
 Precision = Annotated[int, Field(ge=0, le=units.MOST_PLACES)]
 Text = Annotated[str, StringConstraints(max_length=2000, pattern=r"^[^\x00]*$")]
+Reference = Annotated[
+    str,
+    StringConstraints(strip_whitespace=True, max_length=100, pattern=r"^[^\x00-\x1f\x7f]*$"),
+    WithJsonSchema({"type": "string", "maxLength": 100}),  # their order, PO or RMA number
+]
 LotRule = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=40)]
 LeadDays = Annotated[int, Field(ge=0, le=3650)]
 SupplyDays = Annotated[int, Field(ge=0, le=365)]

@@ -123,7 +123,7 @@ def get_item(op: Op, req: ItemAsOf) -> ItemDetailOut:
 class ItemFields(WriteRequest):
     name: Name | None = None
     kind: Kind | None = None
-    uom: Uom | None = Field(None, description="unit of measure, e.g. pcs, kg, m")
+    uom: Uom | None = Field(None, description="unit: pcs, kg, m ...")
     purchase_price: Money | None = None
     sales_price: Money | None = None
     reorder_point: NonNegative | None = None
@@ -131,18 +131,17 @@ class ItemFields(WriteRequest):
     order_multiple: Quantity | None = Field(None, description="pack size")
     supply_period_days: SupplyDays | None = None
     lead_time_days: LeadDays | None = None
-    default_supplier: PartnerName | None = Field(None, description="supplier name")
+    default_supplier: PartnerName | None = None
     batch_tracked: bool | None = None
     serial_tracked: bool | None = None
     lot_numbering: LotRule | None = Field(
-        None, description="e.g. FL-{date}-{seq}: lots made without a number")
+        None, description="unnamed lots as e.g. FL-{date}-{seq}")
     gtin: Gtin | None = None
     weight: NonNegative | None = Field(None, description="kg per unit")
     precision: Precision | None = Field(
-        None, description="decimal places its stock is counted to (default: its unit's: "
-        "pcs 0; kg, m, l 3; others 6)")
+        None, description="decimal places")
     shelf_life_days: ShelfLifeDays | None = Field(None,
-                                                  description="expiry of new lots, from their day")
+                                                  description="days a new lot keeps")
 
     def values(self) -> dict[str, object]:
         return {f: getattr(self, f) for f in catalog.ITEM_FIELDS if getattr(self, f) is not None}

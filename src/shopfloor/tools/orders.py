@@ -12,6 +12,7 @@ from sqlalchemy import select
 
 from shopfloor.domain.base import lookup
 from shopfloor.domain.base.context import Op
+from shopfloor.domain.base.remarks import remark
 from shopfloor.domain.buying import currencies
 from shopfloor.domain.corrections import landed_costs, reverts
 from shopfloor.domain.orders import documents as orders
@@ -31,6 +32,7 @@ from shopfloor.tools.fields import (
     Page,
     PartnerName,
     Quantity,
+    Reference,
     RowCursor,
     Text,
     Uom,
@@ -64,6 +66,8 @@ class OrderOut(Out):
     created_at: datetime
     total: Amount
     currency: str
+    notes: str | None = None
+    reference: str | None = Field(None, description="the partner's number for it")
     lines: list[LineOut]
 
 
@@ -81,7 +85,8 @@ def purchase_order_out(po: PurchaseOrder) -> OrderOut:
     return OrderOut(id=po.id, number=po.number, status=po.status, partner=po.supplier.name,
                     location=po.location.code, due_date=po.expected_date, created_at=po.created_at,
                     total=sum((ln.quantity * ln.unit_price for ln in lines), Decimal(0)),
-                    currency=currencies.of_document(po), lines=lines)
+                    currency=currencies.of_document(po), notes=po.notes,
+                    reference=po.reference, lines=lines)
 
 
 def sales_order_out(so: SalesOrder) -> OrderOut:
@@ -91,7 +96,8 @@ def sales_order_out(so: SalesOrder) -> OrderOut:
     return OrderOut(id=so.id, number=so.number, status=so.status, partner=so.customer.name,
                     location=so.location.code, due_date=so.due_date, created_at=so.created_at,
                     total=sum((ln.quantity * ln.unit_price for ln in so.lines), Decimal(0)),
-                    currency=currencies.of_document(so), lines=lines)
+                    currency=currencies.of_document(so), notes=so.notes,
+                    reference=so.reference, lines=lines)
 
 
 tools = Toolset("purchasing")
@@ -161,6 +167,12 @@ def _total(doc: OrderOut) -> str:
     return f"{lines}, total {money(doc.total, doc.currency)}"
 
 
+def _remarks(req: ModifyPurchaseOrder | ModifySalesOrder) -> dict[str, str | None]:
+    """Notes and reference as the edit gives them: a clear flag is an empty text."""
+    return {"notes": "" if req.clear_notes else req.notes,
+            "reference": "" if req.clear_reference else req.reference}
+
+
 # -- purchasing ------------------------------------------------------------------------
 class ListPurchaseOrders(Request):
     status: PoStatus | None = None
@@ -197,6 +209,7 @@ class CreatePurchaseOrder(WriteRequest):
     number: Key | None = Field(None, description="default: next PO-number")
     expected_date: date | None = None
     notes: Text | None = None
+    reference: Reference | None = None
     status: Literal["draft", "open"] = "open"
     lines: list[PurchaseLineIn] = Lines
 
@@ -210,6 +223,7 @@ def create_purchase_order(op: Op, req: CreatePurchaseOrder) -> Done[OrderOut]:
     po = orders.create_purchase_order(
         op, req.supplier, req.location, [ln.spec() for ln in req.lines], number=req.number,
         expected_date=req.expected_date, notes=req.notes, status=req.status)
+    remark(op, "purchase_order", po, reference=req.reference)
     doc = purchase_order_out(po)
     return Done(f"Create purchase order {po.number} from {req.supplier}: {_total(doc)}", doc)
 
@@ -219,6 +233,9 @@ class ModifyPurchaseOrder(NumberOrId, WriteRequest):
     location: Key | None = None
     expected_date: date | None = None
     notes: Text | None = None
+    reference: Reference | None = None
+    clear_notes: bool = False
+    clear_reference: bool = False
     status: Literal["open"] | None = Field(None, description="open a draft")
     lines: list[PurchaseLineIn] | None = Field(None, min_length=1, max_length=1000,
                                             description="replace the lines")
@@ -230,8 +247,9 @@ class ModifyPurchaseOrder(NumberOrId, WriteRequest):
 def modify_purchase_order(op: Op, req: ModifyPurchaseOrder) -> Done[OrderOut]:
     po = orders.modify_purchase_order(
         op, _po(op, req), supplier=req.supplier, location=req.location,
-        expected_date=req.expected_date, notes=req.notes, status=req.status,
+        expected_date=req.expected_date, notes=None, status=req.status,
         lines=[ln.spec() for ln in req.lines] if req.lines else None)
+    remark(op, "purchase_order", po, **_remarks(req))
     return Done(f"Modify purchase order {po.number}", purchase_order_out(po))
 
 
@@ -310,6 +328,7 @@ class CreateSalesOrder(WriteRequest):
     number: Key | None = Field(None, description="default: next SO-number")
     due_date: date | None = None
     notes: Text | None = None
+    reference: Reference | None = None
     lines: list[OrderLineIn] = Lines
 
 
@@ -322,6 +341,7 @@ def create_sales_order(op: Op, req: CreateSalesOrder) -> Done[OrderOut]:
     so = orders.create_sales_order(op, req.customer, req.location,
                                    [ln.spec() for ln in req.lines], number=req.number,
                                    due_date=req.due_date, notes=req.notes)
+    remark(op, "sales_order", so, reference=req.reference)
     doc = sales_order_out(so)
     return Done(f"Create sales order {so.number} for {req.customer}: {_total(doc)}", doc)
 
@@ -331,6 +351,9 @@ class ModifySalesOrder(NumberOrId, WriteRequest):
     location: Key | None = None
     due_date: date | None = None
     notes: Text | None = None
+    reference: Reference | None = None
+    clear_notes: bool = False
+    clear_reference: bool = False
     lines: list[OrderLineIn] | None = Field(None, min_length=1, max_length=1000,
                                             description="replace the lines")
 
@@ -340,8 +363,9 @@ class ModifySalesOrder(NumberOrId, WriteRequest):
              destructive=True)
 def modify_sales_order(op: Op, req: ModifySalesOrder) -> Done[OrderOut]:
     so = orders.modify_sales_order(op, _so(op, req), customer=req.customer,
-                                   location=req.location, due_date=req.due_date, notes=req.notes,
+                                   location=req.location, due_date=req.due_date, notes=None,
                                    lines=[ln.spec() for ln in req.lines] if req.lines else None)
+    remark(op, "sales_order", so, **_remarks(req))
     return Done(f"Modify sales order {so.number}", sales_order_out(so))
 
 

@@ -11,6 +11,7 @@ from sqlalchemy import select
 
 from shopfloor.domain.base import lookup
 from shopfloor.domain.base.context import Op
+from shopfloor.domain.base.remarks import remark
 from shopfloor.domain.corrections import reverts
 from shopfloor.domain.production import completion
 from shopfloor.domain.production import manufacturing as production
@@ -27,7 +28,9 @@ from shopfloor.tools.fields import (
     NonNegative,
     Page,
     Quantity,
+    Reference,
     RowCursor,
+    Text,
     paged,
 )
 from shopfloor.tools.floor import order_floor
@@ -95,6 +98,8 @@ class CreateManufacturingOrder(WriteRequest):
     due_date: date | None = None
     start: Moment | None = Field(
         None, description="when work starts; empty: planned backward from the due date")
+    notes: Text | None = None
+    reference: Reference | None = None
 
 
 @tools.write("create_manufacturing_order", everyday=True, title="Create manufacturing order",
@@ -106,6 +111,7 @@ def create_manufacturing_order(op: Op, req: CreateManufacturingOrder
                                ) -> Done[ManufacturingOrderOut]:
     mo = production.create(op, req.sku, req.quantity, req.location, number=req.number,
                            due_date=req.due_date, start=req.start)
+    remark(op, "manufacturing_order", mo, notes=req.notes, reference=req.reference)
     return Done(f"Plan {mo.number}: make {fmt(req.quantity)} {req.sku} at {req.location}",
                 manufacturing_order_out(mo))
 
@@ -128,8 +134,7 @@ class CompleteManufacturingOrder(NumberOrId, ExpiryChange, WriteRequest):
     expiry: date | None = None
     serials: list[Key] | None = Field(None, max_length=10000)
     skipped: list[Annotated[int, Field(ge=0, le=100000)]] | None = Field(
-        None, max_length=100, description="operations (by sequence) not done; the others "
-        "are finished with the order, at their planned minutes where none were logged")
+        None, max_length=100, description="sequences of operations skipped")
 
 
 @tools.write("complete_manufacturing_order", everyday=True, title="Complete manufacturing order",
@@ -162,3 +167,21 @@ def delete_manufacturing_order(op: Op, req: DeleteManufacturingOrder
                                ) -> Done[ManufacturingOrderOut]:
     mo = production.cancel(op, _mo(op, req))
     return Done(f"Cancel manufacturing order {mo.number}", manufacturing_order_out(mo))
+
+
+class ModifyManufacturingOrder(NumberOrId, WriteRequest):
+    notes: Text | None = None
+    reference: Reference | None = None
+    clear_notes: bool = False
+    clear_reference: bool = False
+
+
+@tools.write("modify_manufacturing_order", title="Modify manufacturing order",
+             response=ManufacturingOrderOut,
+             description="Change an open manufacturing order's notes or reference.",
+             destructive=True)  # the notes it replaces are gone
+def modify_manufacturing_order(op: Op, req: ModifyManufacturingOrder
+                               ) -> Done[ManufacturingOrderOut]:
+    mo = production.annotate(op, _mo(op, req), notes="" if req.clear_notes else req.notes,
+                             reference="" if req.clear_reference else req.reference)
+    return Done(f"Modify manufacturing order {mo.number}", manufacturing_order_out(mo))

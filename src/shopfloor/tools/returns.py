@@ -10,6 +10,7 @@ from typing import Literal
 from pydantic import Field
 
 from shopfloor.domain.base.context import Op
+from shopfloor.domain.base.remarks import remark
 from shopfloor.domain.corrections import reverts
 from shopfloor.domain.orders import returns
 from shopfloor.kernel.numbers import fmt
@@ -17,7 +18,7 @@ from shopfloor.registry.facts import Undo
 from shopfloor.registry.tool import Done, Toolset, WriteRequest
 from shopfloor.store.tables import PurchaseOrder, SalesOrder
 from shopfloor.store.tables.corrections import StockReturn
-from shopfloor.tools.fields import Amount, Key, Out, Quantity, Uom
+from shopfloor.tools.fields import Amount, Key, Out, Quantity, Reference, Text, Uom
 from shopfloor.tools.lot_fields import Lots
 from shopfloor.tools.refs import NumberOrId, number_of
 
@@ -43,6 +44,8 @@ class ReturnOut(Out):
     kind: str
     order_number: str
     reason: str
+    notes: str | None = None
+    reference: str | None = Field(None, description="the partner's number for it (RMA)")
     created_at: datetime
     value: Amount
     lines: list[ReturnLineOut]
@@ -51,7 +54,8 @@ class ReturnOut(Out):
 def return_out(doc: StockReturn) -> ReturnOut:
     return ReturnOut(
         id=doc.id, number=doc.number, kind=doc.kind, order_number=doc.order_number,
-        reason=doc.reason, created_at=doc.created_at,
+        reason=doc.reason, notes=doc.notes, reference=doc.reference,
+        created_at=doc.created_at,
         value=sum((ln.quantity * ln.unit_cost for ln in doc.lines), Decimal(0)),
         lines=[ReturnLineOut(sku=ln.item.sku, quantity=ln.quantity, unit=ln.item.uom,
                              unit_cost=ln.unit_cost,
@@ -74,7 +78,12 @@ class CustomerReturnLine(ReturnLine):
     disposition: Literal["restock", "quarantine", "scrap"] = "restock"
 
 
-class CreateCustomerReturn(NumberOrId, WriteRequest):
+class Remarks(WriteRequest):
+    notes: Text | None = None
+    reference: Reference | None = None
+
+
+class CreateCustomerReturn(NumberOrId, Remarks):
     reason: str = Reason
     lines: list[CustomerReturnLine] = Field(min_length=1, max_length=1000)
     quarantine_location: Key | None = Field(None, description="where quarantined lines go")
@@ -96,6 +105,7 @@ def create_customer_return(op: Op, req: CreateCustomerReturn) -> Done[ReturnOut]
     doc = returns.customer_return(
         op, number, [ln.spec(ln.disposition) for ln in req.lines], req.reason,
         req.quarantine_location)
+    remark(op, "return", doc, notes=req.notes, reference=req.reference)
     return Done(_summary(doc, number), return_out(doc))
 
 
@@ -106,7 +116,7 @@ class SupplierReturnLine(ReturnLine):
         return replace(super().spec(disposition), unit=self.unit)
 
 
-class CreateSupplierReturn(NumberOrId, WriteRequest):
+class CreateSupplierReturn(NumberOrId, Remarks):
     reason: str = Reason
     lines: list[SupplierReturnLine] = Field(min_length=1, max_length=1000)
 
@@ -120,4 +130,5 @@ def create_supplier_return(op: Op, req: CreateSupplierReturn) -> Done[ReturnOut]
     number = number_of(op, PurchaseOrder, req, "purchase order")
     doc = returns.supplier_return(
         op, number, [ln.spec("return") for ln in req.lines], req.reason)
+    remark(op, "return", doc, notes=req.notes, reference=req.reference)
     return Done(_summary(doc, number), return_out(doc))

@@ -41,6 +41,16 @@ class PartnerOut(Out):
     currency: str | None = None  # None: the company's
 
 
+class PartnerDetailsOut(PartnerOut):
+    """One partner as its page and paper show it (a list stays short)."""
+
+    contact: str | None = None
+    address: str | None = None  # one line per line
+    tax_id: str | None = None
+    payment_terms_days: int | None = None
+    lead_time_days: int | None = None  # its items' default
+
+
 class ComponentOut(Out):
     sku: str
     name: str
@@ -119,6 +129,8 @@ class ManufacturingOrderOut(Out):
     scrapped_quantity: Amount
     due_date: date | None
     created_at: datetime
+    notes: str | None = None
+    reference: str | None = None  # e.g. the customer's job number
     components: list[ComponentOut]
 
 
@@ -289,7 +301,7 @@ def manufacturing_order_out(mo: ManufacturingOrder) -> ManufacturingOrderOut:
         location=mo.location.code, quantity=mo.quantity,
         completed_quantity=mo.completed_quantity, scrapped_quantity=mo.scrapped_quantity,
         due_date=mo.due_date,
-        created_at=mo.created_at,
+        created_at=mo.created_at, notes=mo.notes, reference=mo.reference,
         components=[ComponentOut(sku=c.item.sku, name=c.item.name, quantity=c.quantity_per_unit)
                     for c in mo.components],
     )

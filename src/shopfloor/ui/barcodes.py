@@ -4,13 +4,18 @@ Code 128 throughout: a record's own key as plain Code 128, a lot as GS1-128 (FNC
 first position makes it GS1; FNC1 again ends a variable-length field that is not the
 last). Bars are vectors in the PDF, so a label prints sharp at any printer's resolution.
 A key Code 128 cannot carry (a character outside ASCII) gets no bars: the label prints
-it in words, and a scanner never reads something else.
+the key itself, and a scanner never reads something else.
+
+A lot of an item with no GTIN is a GS1-128 of the item's SKU as (240), the additional
+product identification, and the lot as (10) or the serial as (21): the scan names both,
+so a lot number two items share still resolves to one lot.
 """
 
 from __future__ import annotations
 
 import base64
 import io
+import re
 from dataclasses import dataclass
 from datetime import date
 
@@ -61,6 +66,19 @@ def gs1_fields(gtin: str, lot: str | None = None, expiry: date | None = None,
     if lot is not None:
         fields.append(("21" if serial else "10", lot))
     return fields
+
+
+# GS1's character set 82 (General Specifications 7.11), less the parentheses: a value with
+# them could not be read back from the text printed under the bars.
+_CSET82 = re.compile(r"^[!\"%&'*+,\-./0-9:;<=>?A-Z_a-z]+$")
+
+
+def own_fields(sku: str, lot: str, serial: bool = False) -> list[tuple[str, str]] | None:
+    """(240) SKU then (10) lot or (21) serial, or None if either cannot be said in GS1
+    (too long, or a character outside its set)."""
+    if len(sku) > 30 or len(lot) > 20 or not (_CSET82.match(sku) and _CSET82.match(lot)):
+        return None
+    return [("240", sku), ("21" if serial else "10", lot)]
 
 
 def gs1_128(fields: list[tuple[str, str]], *, module_mm: float = MODULE_MM,

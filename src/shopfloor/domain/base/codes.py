@@ -77,12 +77,16 @@ def _item(i: Item) -> Match:
 
 
 def _scanned(op: Op, elements: list[tuple[str, str]]) -> list[Match]:
-    """A GS1 reading: its GTIN's item, or the lot or serial of that item it names."""
+    """A GS1 reading: its GTIN's item (or its SKU's, as (240)), or the lot or serial of
+    that item it names."""
     fields = dict(elements)
     gtin = fields.get("01") or fields.get("02")
-    if gtin is None:
+    if gtin is not None:
+        items = _items(op, Item.gtin.in_(gs1.gtin_forms(gtin)))
+    elif "240" in fields:  # our own lot labels: the SKU where no GTIN is
+        items = _items(op, Item.sku == fields["240"])
+    else:
         return []
-    items = _items(op, Item.gtin.in_(gs1.gtin_forms(gtin)))
     number = fields.get("21") or fields.get("10")
     if number is None or not items:
         return [_item(i) for i in items]

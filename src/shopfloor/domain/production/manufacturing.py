@@ -15,6 +15,7 @@ from decimal import Decimal
 from shopfloor.domain.base import books, lookup
 from shopfloor.domain.base.context import Op
 from shopfloor.domain.base.limits import storable
+from shopfloor.domain.base.remarks import remark
 from shopfloor.domain.base.sequences import claim_number
 from shopfloor.domain.floor import load, scheduling
 from shopfloor.domain.production import by_products, completion, planned
@@ -121,4 +122,13 @@ def cancel(op: Op, number: str) -> ManufacturingOrder:
     commit(op, mo, -completion.outstanding(mo))
     op.change("manufacturing_order", number, "status", mo.status, MO.cancelled)
     mo.status = MO.cancelled
+    return mo
+
+
+def annotate(op: Op, number: str, *, notes: str | None,
+             reference: str | None) -> ManufacturingOrder:
+    """An open order's notes and reference: what the floor is told besides the recipe."""
+    mo = lookup.manufacturing_order(op, number, lock=True)
+    _open(mo)
+    remark(op, "manufacturing_order", mo, notes=notes, reference=reference)
     return mo

@@ -92,24 +92,26 @@ class Location(Versioned, Base):
     code_skeleton: Mapped[str | None] = skeleton_of("code")
 
 
-class Supplier(Versioned, Base):
+class _Partner(Versioned):  # a supplier's details and a customer's are the same
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(200), unique=True)
+    email: Mapped[str | None] = mapped_column(String(320))
+    phone: Mapped[str | None] = mapped_column(String(64))
+    currency: Mapped[str | None] = mapped_column(String(3))  # None: the company's
+    contact: Mapped[str | None] = mapped_column(String(200))
+    address: Mapped[str | None] = mapped_column(Text)  # lines joined by newlines
+    tax_id: Mapped[str | None] = mapped_column(String(64))
+    payment_terms_days: Mapped[int | None] = mapped_column(Integer)
+    lead_time_days: Mapped[int | None] = mapped_column(Integer)  # a default for its items
+    name_skeleton: Mapped[str | None] = skeleton_of("name")
+
+
+class Supplier(_Partner, Base):
     __tablename__ = "suppliers"
-    id: Mapped[int] = mapped_column(primary_key=True)
-    name: Mapped[str] = mapped_column(String(200), unique=True)
-    email: Mapped[str | None] = mapped_column(String(320))
-    phone: Mapped[str | None] = mapped_column(String(64))
-    currency: Mapped[str | None] = mapped_column(String(3))  # None: the company's
-    name_skeleton: Mapped[str | None] = skeleton_of("name")
 
 
-class Customer(Versioned, Base):
+class Customer(_Partner, Base):
     __tablename__ = "customers"
-    id: Mapped[int] = mapped_column(primary_key=True)
-    name: Mapped[str] = mapped_column(String(200), unique=True)
-    email: Mapped[str | None] = mapped_column(String(320))
-    phone: Mapped[str | None] = mapped_column(String(64))
-    currency: Mapped[str | None] = mapped_column(String(3))  # None: the company's
-    name_skeleton: Mapped[str | None] = skeleton_of("name")
 
 
 class Item(Versioned, Base):
@@ -233,7 +235,12 @@ class _OrderLine:
     unit_price: Mapped[Decimal] = mapped_column(default=ZERO)
 
 
-class PurchaseOrder(Versioned, Base):
+class Remarked:  # a document's notes, and the partner's own number for it (their PO, RMA)
+    notes: Mapped[str | None] = mapped_column(Text)
+    reference: Mapped[str | None] = mapped_column(String(100))
+
+
+class PurchaseOrder(Remarked, Versioned, Base):
     __tablename__ = "purchase_orders"
     id: Mapped[int] = mapped_column(primary_key=True)
     number: Mapped[str] = mapped_column(String(64), unique=True)
@@ -241,7 +248,6 @@ class PurchaseOrder(Versioned, Base):
     location_id: Mapped[int] = mapped_column(ForeignKey("locations.id"))
     status: Mapped[str] = mapped_column(String(24), index=True)
     expected_date: Mapped[date | None] = mapped_column(Date)
-    notes: Mapped[str | None] = mapped_column(Text)
     currency: Mapped[str | None] = mapped_column(String(3))  # None: the company's
     created_at: Mapped[datetime]
 
@@ -268,7 +274,7 @@ class PurchaseOrderLine(_OrderLine, Base):
     item: Mapped[Item] = relationship(lazy="joined")
 
 
-class SalesOrder(Versioned, Base):
+class SalesOrder(Remarked, Versioned, Base):
     __tablename__ = "sales_orders"
     id: Mapped[int] = mapped_column(primary_key=True)
     number: Mapped[str] = mapped_column(String(64), unique=True)
@@ -276,7 +282,6 @@ class SalesOrder(Versioned, Base):
     location_id: Mapped[int] = mapped_column(ForeignKey("locations.id"))
     status: Mapped[str] = mapped_column(String(24), index=True)
     due_date: Mapped[date | None] = mapped_column(Date)
-    notes: Mapped[str | None] = mapped_column(Text)
     currency: Mapped[str | None] = mapped_column(String(3))  # None: the company's
     created_at: Mapped[datetime]
 
@@ -295,7 +300,7 @@ class SalesOrderLine(_OrderLine, Base):
     item: Mapped[Item] = relationship(lazy="joined")
 
 
-class ManufacturingOrder(Versioned, Base):
+class ManufacturingOrder(Remarked, Versioned, Base):
     __tablename__ = "manufacturing_orders"
     id: Mapped[int] = mapped_column(primary_key=True)
     number: Mapped[str] = mapped_column(String(64), unique=True)
@@ -382,63 +387,6 @@ class StockTransferLine(Base):
     quantity: Mapped[Decimal]
     unit_cost: Mapped[Decimal] = mapped_column(default=ZERO)
     item: Mapped[Item] = relationship(lazy="joined")
-
-
-class OperationLog(Base):
-    __tablename__ = "operation_log"
-    __table_args__ = (Index("ix_oplog_tool_created", "tool", "created_at"),)
-    id: Mapped[int] = mapped_column(primary_key=True)
-    operation_id: Mapped[str] = mapped_column(String(36), unique=True)
-    tool: Mapped[str] = mapped_column(String(64))
-    actor: Mapped[str] = mapped_column(String(200), index=True)
-    arguments: Mapped[dict[str, Any]]
-    result: Mapped[dict[str, Any]]
-    idempotency_key: Mapped[str | None] = mapped_column(String(200))
-    created_at: Mapped[datetime]
-
-
-class IdempotencyKey(Base):
-    """Unique key -> first result. The unique index is what makes racing repeats safe."""
-
-    __tablename__ = "idempotency_keys"
-    key: Mapped[str] = mapped_column(String(200), primary_key=True)
-    actor: Mapped[str] = mapped_column(String(200))
-    tool: Mapped[str] = mapped_column(String(64))
-    request_hash: Mapped[str] = mapped_column(String(64))
-    result: Mapped[dict[str, Any] | None]
-    created_at: Mapped[datetime]
-
-
-class SpentPreviewToken(Base):
-    """A preview token is signed, so only its spent-state needs to live in the database."""
-
-    __tablename__ = "spent_preview_tokens"
-    nonce: Mapped[str] = mapped_column(String(64), primary_key=True)
-    spent_at: Mapped[datetime]
-
-
-class Job(Base):
-    """A unit of background work. Not version-tracked: workers update it constantly, and a
-    preview of a job's cancel must not go stale because the job made progress."""
-
-    __tablename__ = "jobs"
-    __table_args__ = (Index("ix_jobs_status_created", "status", "created_at"),)
-    id: Mapped[str] = mapped_column(String(36), primary_key=True)
-    kind: Mapped[str] = mapped_column(String(64))
-    arguments: Mapped[dict[str, Any]]
-    status: Mapped[str] = mapped_column(String(16), index=True)
-    progress: Mapped[Decimal] = mapped_column(default=ZERO)
-    message: Mapped[str] = mapped_column(Text, default="")
-    result: Mapped[dict[str, Any] | None]
-    actor: Mapped[str] = mapped_column(String(200))
-    worker: Mapped[str | None] = mapped_column(String(200))
-    attempts: Mapped[int] = mapped_column(Integer, default=0)
-    cancel_requested: Mapped[bool] = mapped_column(Boolean, default=False)
-    heartbeat_at: Mapped[datetime | None]
-    created_at: Mapped[datetime]
-    started_at: Mapped[datetime | None]
-    finished_at: Mapped[datetime | None]
-    applied_operation: Mapped[str | None] = mapped_column(String(36))
 
 
 def table(model: type[Base]) -> Table:

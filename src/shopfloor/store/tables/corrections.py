@@ -13,7 +13,7 @@ from decimal import Decimal
 from sqlalchemy import ForeignKey, Integer, String
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from shopfloor.store.tables.core import ZERO, Base, Item, Location, Versioned
+from shopfloor.store.tables.core import ZERO, Base, Item, Location, Remarked, Versioned
 
 
 class Revert(Base):
@@ -28,7 +28,7 @@ class Revert(Base):
     created_at: Mapped[datetime]
 
 
-class StockReturn(Versioned, Base):
+class StockReturn(Remarked, Versioned, Base):
     """A customer return (against a sales order) or a supplier return (a purchase order)."""
 
     __tablename__ = "stock_returns"

@@ -43,7 +43,7 @@ class Field:
     name: str
     label: str
     kind: str  # text, decimal, integer, date, datetime, enum, bool, lines, list, json,
-    #            textarea, password
+    #            textarea, password, file (its bytes as base64, read by the browser)
     required: bool = False
     description: str = ""
     options: list[str] = field(default_factory=list)
@@ -86,7 +86,11 @@ def make_field(name: str, node: Mapping[str, Any], required: bool,
     f = Field(name=name, label=label(name), kind="text", required=required,
               description=str(node.get("description", "")), default=node.get("default"),
               pick=PICKS.get(name))
-    if "enum" in node:
+    if node.get("contentEncoding") == "base64":  # a file's bytes: picked, not typed
+        f.kind = "file"
+        f.options = [t.strip() for t in str(node.get("contentMediaType", "")).split(",")
+                     if t.strip()]
+    elif "enum" in node:
         f.kind, f.options = "enum", [str(v) for v in node["enum"] if v is not None]
     elif types == ["boolean"]:
         f.kind = "bool"

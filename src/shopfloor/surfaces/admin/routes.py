@@ -9,6 +9,7 @@ from shopfloor.app.settings import Settings
 from shopfloor.registry.registry import Registry
 from shopfloor.surfaces.admin.core import Admin
 from shopfloor.surfaces.admin.pages import (
+    company,
     day,
     floor,
     home,
@@ -16,6 +17,7 @@ from shopfloor.surfaces.admin.pages import (
     jobs,
     log,
     orders,
+    partners,
     picks,
     planning,
     proposals,
@@ -43,6 +45,8 @@ def admin_routes(registry: Registry, settings: Settings, auth: Authenticator) ->
         *proposals.routes(admin),
         *log.routes(admin),
         *orders.routes(admin),
+        *partners.routes(admin),
+        *company.routes(admin),
         *users.routes(admin),
         *valuation.routes(admin),
         *webhooks.routes(admin),

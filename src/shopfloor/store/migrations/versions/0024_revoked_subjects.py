@@ -2,7 +2,7 @@
 issued up to that moment, and withdraws its pending proposals
 
 Revision ID: 0024
-Revises: 0021
+Revises: 0022
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from alembic import op
 from shopfloor.store.types import UtcDateTime
 
 revision = "0024"
-down_revision = "0021"
+down_revision = "0022"
 branch_labels = None
 depends_on = None
 

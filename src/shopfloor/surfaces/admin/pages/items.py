@@ -67,8 +67,13 @@ async def item(a: Admin, request: Request, actor: Actor) -> Response:
     chart = projected_stock(projected, found.get("reorder_point"), a.formats(request),
                             weeks=WEEKS) if projected.get("today") else None
     routing = await a.read(actor, "get_routing", {"sku": sku})
+    offers = (await a.read(actor, "list_supplier_items", {"sku": sku})).get(
+        "supplier_items", [])
+    money = {p["name"]: p.get("currency") for p in (await a.read(
+        actor, "list_suppliers", {})).get("suppliers", [])} if offers else {}
     return a.render(request, "item.html", actor, item=found, moves=moves, actions=acts,
-                    routing=routing.get("operations") or [],
+                    routing=routing.get("operations") or [], offers=offers,
+                    offer_money=money,
                     lots=lots, chart=chart, projected=projected,
                     prints=prints(found),
                     **pages(request, moves.get("next_cursor")))

@@ -59,6 +59,8 @@ def actions(kind: OrderKind, order: dict[str, Any]) -> list[tuple[str, str, str]
                                                      "sequence": o["sequence"]}))
                 for o in order.get("operations") or []
                 if o.get("status") in BY_KIND["operation"].open]
+        out.append(("Edit", "modify_manufacturing_order",
+                    prefilled("modify_manufacturing_order", {"number": number})))
         out.append(("Cancel order", "delete_manufacturing_order",
                     prefilled("delete_manufacturing_order", {"number": number})))
     # Corrections and returns (issue 12's tools), offered where the order has moved goods.

@@ -59,6 +59,16 @@
   document.addEventListener("change", (e) => {
     const form = e.target.closest && e.target.closest("#tool-form");
     if (form && !e.target.closest("#outcome")) invalidate(form);
+    // A file field sends the file's bytes as base64 in the hidden input beside it.
+    const name = e.target.dataset && e.target.dataset.base64;
+    const file = name && e.target.files && e.target.files[0];
+    if (!file) return;
+    const reader = new FileReader();
+    reader.onload = () => {
+      const hidden = e.target.parentNode.querySelector(`input[type=hidden][name="${name}"]`);
+      if (hidden) hidden.value = String(reader.result).split(",", 2)[1] || "";
+    };
+    reader.readAsDataURL(file);
   });
 
   // Line tables: add a row from the template (renumbered), remove a row.

@@ -1,0 +1,43 @@
+"""Bad-input cases for the partner, document-notes and letterhead tools (issue 29), kept
+beside test_bad_input.py's table, which takes them in; the references in braces are its
+world's documents."""
+
+from __future__ import annotations
+
+from typing import Any
+
+PNG = ("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGNgYGD4DwABBAEAfbLI3wAAAABJ"
+       "RU5ErkJggg==")
+
+MORE: dict[str, tuple[dict[str, Any], list[tuple[dict[str, Any], str, str]]]] = {
+    "modify_supplier": ({"supplier": "Acme", "contact": "Ana", "payment_terms_days": 30}, [
+        ({"contact": "Ana"}, "supplier", "validation_error"),
+        ({"supplier": "Nobody", "contact": "Ana"}, "supplier", "not_found"),
+        ({"id": 99999, "contact": "Ana"}, "id", "not_found"),
+        ({"supplier": "Acme", "email": "no"}, "email", "validation_error"),
+        ({"supplier": "Acme", "payment_terms_days": -1}, "payment_terms_days",
+         "validation_error"),
+        ({"supplier": "Acme", "currency": "usd"}, "currency", "validation_error"),
+        # Acme has open orders in euros: its currency stays until they are done
+        ({"supplier": "Acme", "currency": "USD"}, "currency", "conflict"),
+    ]),
+    "modify_customer": ({"customer": "Bob", "tax_id": "DE 123456789"}, [
+        ({"customer": "Bob", "name": "Acme Buyer", "tax_id": "x\x00"}, "tax_id",
+         "validation_error"),
+        ({"customer": "Bob", "address": "\x07bell"}, "address", "validation_error"),
+        ({"customer": "Bob", "lead_time_days": 99999}, "lead_time_days", "validation_error"),
+        ({"customer": "Bob", "currency": "GBP"}, "currency", "conflict"),
+    ]),
+    "modify_manufacturing_order": ({"number": "{mo}", "notes": "use jig B"}, [
+        ({"notes": "x"}, "number", "validation_error"),
+        ({"number": "{mo2}", "notes": "x"}, "number", "conflict"),
+        ({"number": "{mo}", "reference": "a\nb"}, "reference", "validation_error"),
+    ]),
+    "set_company_profile": ({"name": "Brightwood Ltd", "address": "1 Mill Lane\nLeeds"}, [
+        ({"address": "x"}, "name", "validation_error"),
+        ({"name": "B", "email": "nope"}, "email", "validation_error"),
+        ({"name": "B", "logo": "bm90IGFuIGltYWdl"}, "logo", "validation_error"),
+        ({"name": "B", "logo": "%%%"}, "logo", "validation_error"),
+        ({"name": "B", "logo": PNG[:40]}, "logo", "validation_error"),
+    ]),
+}
