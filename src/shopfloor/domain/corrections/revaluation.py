@@ -88,6 +88,15 @@ def _returned_orders(op: Op, rows: list[StockMovement]) -> dict[str, str]:
                                    .where(StockReturn.number.in_(numbers))).all())
 
 
+def _own_goods(m: StockMovement, orders: dict[str, str]) -> bool:
+    """Another purchase order's goods leaving at that order's own cost (returned to its
+    supplier, or its received quantity corrected down): none of them is the re-priced
+    document's, so they take none of its difference (what stays keeps all of it)."""
+    if m.reason == "supplier_return":
+        return str(m.document_number) in orders
+    return m.reason == "correction" and m.document_type == "purchase_order"
+
+
 def walk(op: Op, item: Any, document_type: str, number: str, unit_diff: Decimal,
          operation_id: str | None = None) -> _Walk:
     """`operation_id`: only the goods that operation brought in on the document (one
@@ -120,6 +129,8 @@ def walk(op: Op, item: Any, document_type: str, number: str, unit_diff: Decimal,
         elif m.quantity < 0 and m.reason == "supplier_return" \
                 and orders.get(str(m.document_number)) == number:
             w.take_own(m, unit_diff)
+        elif m.quantity < 0 and _own_goods(m, orders):
+            pass  # another receipt's goods, leaving at that receipt's own cost
         elif m.quantity < 0:
             w.take(m, held[loc])
         elif m.quantity > 0 and m.reason == "transfer_in":
