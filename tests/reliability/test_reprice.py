@@ -96,9 +96,9 @@ def test_a_landed_cost_of_receipt_a_expenses_nothing_against_b(registry: Registr
     assert not ledger_matches_balances(registry)
 
 
-def _in_boxes_and_dollars(reg: Registry) -> None:
-    """M1 bought from Wires in boxes of 12 at 30 USD a box, received ten days ago with USD
-    at 0.8; 0.9 from five days ago."""
+def _in_boxes_and_dollars(reg: Registry, boxes: str = "5") -> None:
+    """M1 bought from Wires in boxes of 12 at 30 USD a box, `boxes` of 5 received ten days
+    ago with USD at 0.8; 0.9 from five days ago."""
     basic_setup(reg)
     now = reg.clock
     apply(reg, "create_supplier", name="Wires", currency="USD")
@@ -110,12 +110,13 @@ def _in_boxes_and_dollars(reg: Registry) -> None:
           lines=[{"sku": "M1", "quantity": "5", "unit": "box", "unit_price": "30"}])
     reg.clock = lambda: now() - timedelta(days=10)
     try:
-        apply(reg, "receive_purchase_order", number="PO-00001")
+        apply(reg, "receive_purchase_order", number="PO-00001",
+              lines=[{"sku": "M1", "quantity": boxes}])
     finally:
         reg.clock = now
     apply(reg, "set_exchange_rate", currency="USD", rate="0.9",
           valid_from=(now() - timedelta(days=5)).date().isoformat())
-    assert stock(reg, "M1") == (D(60), D(0), D(2))  # 30 / 12 x 0.8
+    assert stock(reg, "M1") == (D(boxes) * 12, D(0), D(2))  # 30 / 12 x 0.8
 
 
 def test_a_line_in_boxes_and_dollars_is_corrected_at_the_receipts_rate(
@@ -136,3 +137,31 @@ def test_a_line_in_boxes_and_dollars_is_corrected_at_the_receipts_rate(
     apply(registry, "revert_operation", operation_id=done["operation_id"])
     assert money(registry) == before
 
+
+
+def test_two_receipts_in_dollars_each_at_its_own_days_rate(registry: Registry) -> None:
+    _in_boxes_and_dollars(registry, boxes="2")  # 24 pcs at 2.00
+    apply(registry, "receive_purchase_order", number="PO-00001")  # 36 pcs at 2.25 (0.9)
+    assert stock(registry, "M1") == (D(60), D(0), D("2.15"))
+    apply(registry, "correct_purchase_receipt", number="PO-00001", sku="M1",
+          unit_price="36")
+    # 24 x 0.40 + 36 x 0.45 = 25.80 more: 129 + 25.80 over 60
+    assert stock(registry, "M1") == (D(60), D(0), D("2.58"))
+    done = apply(registry, "create_supplier_return", number="PO-00001", reason="bad",
+                 lines=[{"sku": "M1", "quantity": "1", "unit": "box"}])
+    assert [(r["quantity"], r["unit_cost"]) for r in done["lines"]] == [("12", "2.58")]
+    assert stock(registry, "M1") == (D(48), D(0), D("2.58"))
+    assert _variances(registry) == {}
+    assert not ledger_matches_balances(registry)
+
+
+def test_a_quantity_in_boxes_is_corrected_in_boxes(registry: Registry) -> None:
+    _in_boxes_and_dollars(registry)  # 60 pcs at 2.00, received when USD was 0.8
+    done = apply(registry, "correct_purchase_receipt", number="PO-00001", sku="M1",
+                 quantity="4")
+    assert done["lines"][0]["done_quantity"] == "4"
+    assert stock(registry, "M1") == (D(48), D(0), D(2))  # left at what it came in at
+    done = apply(registry, "correct_purchase_receipt", number="PO-00001", sku="M1",
+                 quantity="4.5")
+    assert stock(registry, "M1") == (D(54), D(0), D("2.027778"))  # 6 more at 2.25 today
+    assert not ledger_matches_balances(registry)
