@@ -14,8 +14,8 @@ from sqlalchemy import select
 from shopfloor.registry.registry import Registry
 from shopfloor.store.tables import Variance
 from tests.helpers import ADMIN, apply, basic_setup, ledger_matches_balances
+from tests.reliability.machines import money
 from tests.reliability.test_revert import stock
-from tests.reliability.test_revert_values import money
 
 
 def _variances(reg: Registry) -> dict[tuple[str, str | None], D]:

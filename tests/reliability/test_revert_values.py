@@ -5,49 +5,12 @@ every table of money back as it read before them, on SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
-from collections import defaultdict
-from decimal import Decimal as D
-from typing import Any
-
 import pytest
-from sqlalchemy import select
 
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
-from shopfloor.store.tables import Balance, PurchaseOrderLine, StockMovement, Variance
-from shopfloor.store.tables.corrections import CostAdjustment
 from tests.helpers import ADMIN, apply, basic_setup, ledger_matches_balances
-
-
-def money(reg: Registry) -> dict[str, Any]:
-    """Every table of money as a reader sees it: balances, the ledger's sums, the net
-    variances and cost adjustments per document, purchase prices (zero nets left out: a
-    row and its answer are nothing)."""
-    def nets(rows: Any) -> dict[Any, D]:
-        out: dict[Any, D] = defaultdict(lambda: D(0))
-        for *k, v in rows:
-            out[tuple(k)] += v
-        return {k: v for k, v in out.items() if v != 0}
-
-    with reg.store.reading() as s:
-        balances = {(b.item_id, b.location_id): (b.on_hand, b.stock_value)
-                    for b in s.scalars(select(Balance)).unique()
-                    if (b.on_hand, b.stock_value) != (0, 0)}
-        return {
-            "balances": balances,
-            "ledger": nets(s.execute(select(StockMovement.item_id, StockMovement.location_id,
-                                            StockMovement.value))),
-            "quantities": nets(s.execute(select(
-                StockMovement.item_id, StockMovement.location_id, StockMovement.quantity))),
-            "variances": nets(s.execute(select(
-                Variance.item_id, Variance.location_id, Variance.kind, Variance.document_type,
-                Variance.document_number, Variance.amount))),
-            "adjustments": nets(s.execute(select(
-                CostAdjustment.item_id, CostAdjustment.document_number,
-                CostAdjustment.amount))),
-            "prices": dict(s.execute(select(PurchaseOrderLine.id,
-                                            PurchaseOrderLine.unit_price)).all()),
-        }
+from tests.reliability.machines import money
 
 
 def _refused(reg: Registry, operation_id: str) -> str:
