@@ -95,6 +95,7 @@ class Landed(Unwinding):
     @initialize(p=price, q=price)
     def stocked(self, p: Decimal, q: Decimal) -> None:
         self.order(Decimal(10), p, Decimal(10), q, False, True)
+        self.mark()
 
     @rule(q1=qty, p1=price, q2=qty, p2=price, dollars=st.booleans(), whole=st.booleans())
     def order(self, q1: Decimal, p1: Decimal, q2: Decimal, p2: Decimal, dollars: bool,
@@ -197,7 +198,10 @@ class Landed(Unwinding):
                     assert Decimal(ln["capitalised"]) >= 0 and Decimal(ln["expensed"]) >= 0
 
     def teardown(self) -> None:
-        self.reg.store.dispose()
+        try:
+            self.unwind()
+        finally:
+            self.reg.store.dispose()
 
 
 def _run(make: Callable[[], Registry], examples: int, steps: int) -> None:
@@ -205,7 +209,7 @@ def _run(make: Callable[[], Registry], examples: int, steps: int) -> None:
 
 
 def test_no_value_is_lost_or_made_up(fresh: Callable[[], Registry]) -> None:  # noqa: F811
-    _run(fresh, examples=10, steps=20)
+    _run(fresh, examples=8, steps=16)
 
 
 @pytest.mark.long
