@@ -32,6 +32,11 @@ class CloseOrder(NumberOrId, WriteRequest):
     reason: Text | None = None
 
 
+def _why(reason: str | None) -> str:
+    """A correction's reason, in its summary: what the operation log shows."""
+    return f" (reason: {reason})" if reason else ""
+
+
 def _dropped(op: Op) -> int:
     return sum(1 for c in op.changes if c.field.endswith((" on order", " outstanding")))
 
@@ -94,6 +99,8 @@ class RevertOut(Out):
 
 class RevertOperation(WriteRequest):
     operation_id: Key = Field(description="the operation, as the operation log names it")
+    reason: Text | None = Field(None, description="why it is reverted; shown in the "
+                                                  "operation log")
 
 
 @tools.write("revert_operation", title="Revert operation", response=RevertOut, role=Role.admin,
@@ -107,7 +114,7 @@ def revert_operation(op: Op, req: RevertOperation) -> Done[RevertOut]:
     o = reverts.revert(op, req.operation_id, undo_of().get)
     n = len(o.rows)
     return Done(f"Revert: {_named(title_of().get(o.tool, o.tool), o.result, o.arguments)}: "
-                f"{n} ledger row{'s' * (n != 1)} reversed",
+                f"{n} ledger row{'s' * (n != 1)} reversed" + _why(req.reason),
                 RevertOut(reverted_operation_id=o.operation_id, reverted_tool=o.tool,
                           reverted_summary=str(o.result.get("summary", "")),
                           rows=[LedgerRowOut(**r) for r in o.rows]))
@@ -126,9 +133,12 @@ def _named(title: str, result: dict[str, Any], arguments: dict[str, Any]) -> str
 class CorrectReceipt(NumberOrId, WriteRequest):
     sku: Key
     quantity: NonNegative | None = Field(None, description="the right received quantity")
-    unit_price: Money | None = Field(None, description="the right unit price")
+    unit_price: Money | None = Field(
+        None, description="the right unit price, per the line's unit and in the order's "
+                          "currency (a supplier's, if the line is in one)")
     lot: Key | None = None
-
+    reason: Text | None = Field(None, description="why it is corrected; shown in the "
+                                                 "operation log")
 
 
 @tools.write("correct_purchase_receipt", title="Correct purchase receipt", response=OrderOut,
@@ -143,14 +153,15 @@ def correct_purchase_receipt(op: Op, req: CorrectReceipt) -> Done[OrderOut]:
                                               req.unit_price, req.lot)
     line = next(ln for ln in po.lines if ln.item.sku == req.sku)
     return Done(f"Correct receipt of {req.sku} on {number}: {fmt(line.received_quantity)} @ "
-                f"{fmt(line.unit_price)}", purchase_order_out(po))
+                f"{fmt(line.unit_price)}{_why(req.reason)}", purchase_order_out(po))
 
 
 class CorrectShipment(NumberOrId, WriteRequest):
     sku: Key
     quantity: NonNegative | None = Field(None, description="the right shipped quantity")
     lot: Key | None = None
-
+    reason: Text | None = Field(None, description="why it is corrected; shown in the "
+                                                 "operation log")
 
 
 @tools.write("correct_shipment", title="Correct shipment", response=OrderOut,
@@ -164,7 +175,8 @@ def correct_shipment(op: Op, req: CorrectShipment) -> Done[OrderOut]:
     so = corrections.correct_shipment(op, number, req.sku, req.quantity, req.lot)
     line = next(ln for ln in so.lines if ln.item.sku == req.sku)
     return Done(f"Correct shipment of {req.sku} on {number}: {fmt(line.fulfilled_quantity)} "
-                "shipped" + (f" from lot {req.lot}" if req.lot else ""), sales_order_out(so))
+                "shipped" + (f" from lot {req.lot}" if req.lot else "") + _why(req.reason),
+                sales_order_out(so))
 
 
 class UsedIn(Request):
@@ -176,7 +188,8 @@ class UsedIn(Request):
 class CorrectManufacturing(NumberOrId, WriteRequest):
     completed_quantity: NonNegative | None = Field(None, description="the right quantity made")
     consumed: list[UsedIn] | None = Field(None, min_length=1, max_length=200)
-
+    reason: Text | None = Field(None, description="why it is corrected; shown in the "
+                                                 "operation log")
 
 
 @tools.write("correct_manufacturing_order", title="Correct manufacturing order",
@@ -190,5 +203,6 @@ def correct_manufacturing_order(op: Op, req: CorrectManufacturing
     number = number_of(op, ManufacturingOrder, req, "manufacturing order")
     mo = mo_corrections.correct(op, number, req.completed_quantity, [
         mo_corrections.Used(u.sku, u.quantity, u.lot) for u in req.consumed or ()])
-    return Done(f"Correct {number}: {fmt(mo.completed_quantity)} of {fmt(mo.quantity)} made",
+    return Done(f"Correct {number}: {fmt(mo.completed_quantity)} of {fmt(mo.quantity)} made"
+                + _why(req.reason),
                 manufacturing_order_out(mo))

@@ -33,7 +33,7 @@ from shopfloor.store.tables import (
     StockMovement,
     table,
 )
-from shopfloor.store.tables.corrections import CostAdjustment
+from shopfloor.store.tables.corrections import CostAdjustment, StockReturn
 
 _ADJUST = insert(table(CostAdjustment))
 _LINES = table(StockAdjustmentLine)
@@ -92,7 +92,37 @@ def _corrected(op: Op, o: Original, restore_document: Callable[[Op, Original, st
         answer_adjustments(op, o)
 
 
+def _moved_on(op: Op, o: Original, number: str) -> list[str]:
+    """Blockers for undoing a receipt's price: goods of the order that came in, were
+    corrected or went back to the supplier since did so at the corrected price, which
+    putting the old price back would not give back. They are reverted first."""
+    skus = [c["field"][5:-6] for c in o.changes("purchase_order")
+            if c["key"] == number and c["field"].startswith("line ")
+            and c["field"].endswith(" price")]
+    if not skus:
+        return []
+    log_id = select(OperationLog.id).where(
+        OperationLog.operation_id == o.operation_id).scalar_subquery()
+    since = select(OperationLog.operation_id).where(OperationLog.id > log_id)
+    returns = select(StockReturn.number).where(StockReturn.order_number == number,
+                                               StockReturn.kind == "supplier")
+    rows = op.session.scalars(select(StockMovement).join(Item).where(
+        Item.sku.in_(skus), StockMovement.quantity != 0, unreverted(),
+        StockMovement.operation_id.in_(since),
+        ((StockMovement.document_type == "purchase_order")
+         & (StockMovement.document_number == number))
+        | ((StockMovement.document_type == "stock_return")
+           & StockMovement.document_number.in_(returns))).order_by(StockMovement.id)).all()
+    if not rows:
+        return []
+    what = ", ".join(f"{m.reason} {fmt(m.quantity)} of {m.item.sku} on {m.document_type} "
+                     f"{m.document_number}" for m in rows)
+    return [f"{number} moved goods at the corrected price since ({what}); revert those "
+            "first"]
+
+
 def _receipt_fields(op: Op, o: Original, number: str) -> None:
+    o.blockers.extend(_moved_on(op, o, number))
     po = lookup.purchase_order(op, number, lock=True)
     fields: dict[str, Any] = {"status": (po, "status")}
     for ln in po.lines:

@@ -29,7 +29,6 @@ from shopfloor.domain.buying import landed_costs as allocation
 from shopfloor.domain.corrections import revaluation
 from shopfloor.domain.corrections.ledger import (
     Original,
-    answer_variances,
     moved_since,
     reverse_moves,
 )
@@ -153,10 +152,7 @@ def revert(op: Op, o: Original) -> None:
     """A landed cost undone: its revaluation rows negated and its variances answered, if
     no re-priced stock has left since (it took a share that negating would not give back)."""
     o.blockers.extend(moved_since(o, "revert those first"))
-    if o.moves:
-        reverse_moves(op, o)  # answers the variances too
-    elif not o.blockers:  # all of it was expensed: only variances to answer
-        answer_variances(op, o)
+    reverse_moves(op, o)  # its variances are answered by every revert
     if not o.blockers:
         op.change("landed_cost", str(o.result.get("number")), "reverted", None, "yes")
 

@@ -154,7 +154,6 @@ def reverse_moves(op: Op, o: Original) -> None:
                        "document_number": m.document_number, "reverses_movement": m.id})
     o.blockers.extend(f"{what}: the stock it moved has been valued since; correct it "
                       "instead" for what in book.unbalanced[seen:])
-    answer_variances(op, o)
 
 
 def _shares_taken(o: Original) -> list[str]:
@@ -185,7 +184,9 @@ def _shares_taken(o: Original) -> list[str]:
 
 
 def answer_variances(op: Op, o: Original) -> None:
-    """The variances the reverted operation recorded, answered by opposite ones."""
+    """The variances the reverted operation recorded, answered by opposite ones: every
+    revert's, whether or not its operation wrote a ledger row (a re-pricing of goods that
+    had all left writes only variances)."""
     rows = op.session.scalars(select(Variance).where(
         Variance.operation_id == o.operation_id).order_by(Variance.id)).all()
     book = stock.ledger(op)

@@ -18,23 +18,30 @@ cost and puts the components back at the cost they were consumed at.
 
 from __future__ import annotations
 
+from datetime import date
 from decimal import Decimal
 from typing import Any
 
+from sqlalchemy import select
+
 from shopfloor.domain.base import lookup
 from shopfloor.domain.base.context import Op
+from shopfloor.domain.base.limits import storable
 from shopfloor.domain.buying import currencies
-from shopfloor.domain.corrections.costs import document_lots, lot_names, only_lot, recost
+from shopfloor.domain.corrections import revaluation
+from shopfloor.domain.corrections.costs import document_lots, lot_names, only_lot
 from shopfloor.domain.corrections.ledger import later, named
+from shopfloor.domain.orders import purchase_units as units
 from shopfloor.domain.orders.returns import moved_cost
 from shopfloor.domain.stock import ledger as stock
 from shopfloor.domain.stock import lots
 from shopfloor.domain.stock.items import touch
 from shopfloor.domain.stock.ledger import Posting
+from shopfloor.domain.stock.standing import unreverted
 from shopfloor.kernel.errors import Conflict, ValidationFailed
-from shopfloor.kernel.numbers import fmt
+from shopfloor.kernel.numbers import ZERO, cost, fmt
 from shopfloor.kernel.statuses import PO, SO, said
-from shopfloor.store.tables import PurchaseOrder, SalesOrder
+from shopfloor.store.tables import PurchaseOrder, SalesOrder, StockMovement
 
 
 def _line(lines: Any, sku: str, number: str) -> Any:
@@ -117,25 +124,51 @@ def _target(op: Op, item: Any, held: dict[int | None, Decimal], lot: str | None,
     return only_lot(op, held, item.sku, number), False
 
 
+def _stock_price(op: Op, po: PurchaseOrder, line: Any, price: Decimal, day: date) -> Decimal:
+    """A line's price (per its unit, in the order's currency) as the cost of a stock unit
+    in the company's currency, as a receipt on `day` booked it (that day's rate)."""
+    rate = currencies.rate_on(op, po.currency, day, "unit_price")
+    return cost(price / (line.units_per_unit or 1) * rate)
+
+
+def _reprice(op: Op, po: PurchaseOrder, line: Any, old: Decimal, new: Decimal) -> None:
+    """The line's goods re-priced from `old` to `new`: each of the order's rows of it by
+    the difference at its own day's rate (a receipt in dollars three weeks ago at that
+    day's rate, not today's); goods going back to the supplier take their average."""
+    rows = op.session.execute(select(StockMovement.created_at, StockMovement.quantity).where(
+        StockMovement.document_type == "purchase_order", StockMovement.document_number ==
+        po.number, StockMovement.item_id == line.item_id, unreverted())).all()
+    days = {at.date() for at, _ in rows} | {op.now.date()}
+    diffs = {day: _stock_price(op, po, line, new, day) - _stock_price(op, po, line, old, day)
+             for day in days}
+    qty = sum((q for _, q in rows), ZERO)
+    average = cost(sum((q * diffs[at.date()] for at, q in rows), ZERO) / qty) if qty > 0 \
+        else diffs[op.now.date()]
+    total = revaluation.revalue(op, line.item, "purchase_order", po.number, average,
+                                "unit_price", diff_of=lambda m: diffs[m.created_at.date()]
+                                ).total
+    op.change("purchase_order", po.number, f"{line.item.sku} re-priced by", None, fmt(total))
+
+
 def correct_purchase_receipt(op: Op, number: str, sku: str, quantity: Decimal | None,
                              unit_price: Decimal | None, lot: str | None = None
                              ) -> PurchaseOrder:
+    """`quantity` and `unit_price` in the line's own unit and the order's currency (the
+    supplier's, where the line is in one), as the order reads."""
     po = lookup.purchase_order(op, number, lock=True)
     line = _line(po.lines, sku, number)
     if line.received_quantity == 0:
         raise Conflict(f"{sku} on {number} has not been received; modify the order instead",
                        field="sku")
-    if line.unit or po.currency not in (None, currencies.company(op)):
-        raise Conflict(f"{sku} on {number} is bought in the supplier's unit or currency; "
-                       "revert the receipt and receive it again", field="sku")
-    new_qty = line.received_quantity if quantity is None else quantity
+    new_qty = line.received_quantity if quantity is None else storable(
+        quantity * (line.units_per_unit or 1), "quantity")
     new_price = line.unit_price if unit_price is None else unit_price
     if new_qty > line.quantity:
-        raise ValidationFailed(f"{sku}: {fmt(new_qty)} is more than the {fmt(line.quantity)} "
-                               "ordered", field="quantity")
+        raise ValidationFailed(f"{sku}: {units.said(new_qty, line)} is more than the "
+                               f"{units.said(line.quantity, line)} ordered", field="quantity")
     if new_qty < line.returned_quantity:
-        raise ValidationFailed(f"{sku}: {fmt(line.returned_quantity)} already went back to "
-                               "the supplier", field="quantity")
+        raise ValidationFailed(f"{sku}: {units.said(line.returned_quantity, line)} already "
+                               "went back to the supplier", field="quantity")
     if lots.tracked(line.item) or lot is not None:
         _no_serials(line.item, lot)
     stock.prefetch(op, [line.item], po.location)
@@ -151,20 +184,22 @@ def correct_purchase_receipt(op: Op, number: str, sku: str, quantity: Decimal | 
     if relot and batch is not None:
         _relot(op, line.item, po.location, "purchase_order", number, held, batch, True)
     if new_price != line.unit_price:
-        recost(op, line.item, po.location, "purchase_order", number,
-               line.received_quantity, line.unit_price, new_price, "unit_price")
+        _reprice(op, po, line, line.unit_price, new_price)
         op.change("purchase_order", number, f"line {sku} price", line.unit_price, new_price)
         line.unit_price = new_price
+    unit_cost = _stock_price(op, po, line, new_price, op.now.date())
     if delta > 0:
         stock.post(op, Posting(line.item, po.location, delta, "correction", "purchase_order",
-                               number, unit_cost=new_price, batch_id=batch, field="quantity"))
+                               number, unit_cost=unit_cost, batch_id=batch, field="quantity"))
     elif delta < 0:
+        if po.currency not in (None, currencies.company(op)):  # back at what they came in at
+            unit_cost = moved_cost(op, "purchase_order", number, line.item_id, "receipt")
         stock.post(op, Posting(line.item, po.location, delta, "correction", "purchase_order",
-                               number, exit_cost=new_price, batch_id=batch, field="quantity",
+                               number, exit_cost=unit_cost, batch_id=batch, field="quantity",
                                pool=batch is None))
     if delta:
-        op.change("purchase_order", number, f"line {sku} received", line.received_quantity,
-                  new_qty)
+        op.change("purchase_order", number, f"line {sku} received",
+                  units.said(line.received_quantity, line), units.said(new_qty, line))
         line.received_quantity = new_qty
     if po.status not in (PO.closed, PO.cancelled):
         done = all(ln.received_quantity >= ln.quantity for ln in po.lines)

@@ -14,6 +14,7 @@ correction's value, exactly.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from decimal import Decimal
 from typing import Any, NamedTuple
 
@@ -88,10 +89,26 @@ def _returned_orders(op: Op, rows: list[StockMovement]) -> dict[str, str]:
                                    .where(StockReturn.number.in_(numbers))).all())
 
 
+def _own_goods(m: StockMovement, orders: dict[str, str]) -> bool:
+    """Another purchase order's goods leaving at that order's own cost (returned to its
+    supplier, or its received quantity corrected down): none of them is the re-priced
+    document's, so they take none of its difference (what stays keeps all of it)."""
+    if m.reason == "supplier_return":
+        return str(m.document_number) in orders
+    return m.reason == "correction" and m.document_type == "purchase_order"
+
+
+Diff = Callable[[StockMovement], Decimal]
+"""The difference per unit of one of the document's own rows (a receipt in a supplier's
+currency is re-priced at its own day's rate)."""
+
+
 def walk(op: Op, item: Any, document_type: str, number: str, unit_diff: Decimal,
-         operation_id: str | None = None) -> _Walk:
+         operation_id: str | None = None, diff_of: Diff | None = None) -> _Walk:
     """`operation_id`: only the goods that operation brought in on the document (one
-    receipt of several); the document's other rows are then stock like any other."""
+    receipt of several); the document's other rows are then stock like any other.
+    `diff_of`: each of the document's rows' own difference (`unit_diff` is then what a
+    unit of the document's goods going back to the supplier takes: their average)."""
     w = _Walk()
     mine = true() if operation_id is None else StockMovement.operation_id == operation_id
     first = op.session.execute(select(StockMovement.id).where(
@@ -115,11 +132,14 @@ def walk(op: Op, item: Any, document_type: str, number: str, unit_diff: Decimal,
         if m.document_type == document_type and m.document_number == number and (
                 operation_id is None or m.operation_id == operation_id):
             w.home = w.home or loc
-            w.extra[loc] += m.quantity * unit_diff
-            w.total += m.quantity * unit_diff
+            own = unit_diff if diff_of is None else diff_of(m)
+            w.extra[loc] += m.quantity * own
+            w.total += m.quantity * own
         elif m.quantity < 0 and m.reason == "supplier_return" \
                 and orders.get(str(m.document_number)) == number:
             w.take_own(m, unit_diff)
+        elif m.quantity < 0 and _own_goods(m, orders):
+            pass  # another receipt's goods, leaving at that receipt's own cost
         elif m.quantity < 0:
             w.take(m, held[loc])
         elif m.quantity > 0 and m.reason == "transfer_in":
@@ -157,12 +177,12 @@ SHARES = ("price_correction", "landed_cost")
 
 def revalue(op: Op, item: Any, document_type: str, number: str, unit_diff: Decimal,
             fld: str, why: Why = PRICE, operation_id: str | None = None,
-            per_unit: Decimal | None = None) -> Revalued:
+            per_unit: Decimal | None = None, diff_of: Diff | None = None) -> Revalued:
     """Post the correction: revaluation rows where its goods are, variances for the shares
     that left. `operation_id` narrows the goods to what it brought in; `per_unit` is the
     change per unit of the whole document's goods the rows record, when that differs from
     `unit_diff` (what a supplier return later takes back per unit)."""
-    w = walk(op, item, document_type, number, unit_diff, operation_id)
+    w = walk(op, item, document_type, number, unit_diff, operation_id, diff_of)
     total = cost(w.total)
     places = {loc: cost(v) for loc, v in w.extra.items() if cost(v) != 0}
     on_hand = dict(op.session.execute(select(Balance.location_id, Balance.on_hand).where(

@@ -28,7 +28,12 @@ from sqlalchemy.exc import IntegrityError
 
 from shopfloor.domain.base import lookup
 from shopfloor.domain.base.context import Op
-from shopfloor.domain.corrections.ledger import Original, Reverser, reverse_moves
+from shopfloor.domain.corrections.ledger import (
+    Original,
+    Reverser,
+    answer_variances,
+    reverse_moves,
+)
 from shopfloor.domain.floor import operations as floor_time
 from shopfloor.domain.orders import closing, purchase_units, returns
 from shopfloor.domain.orders import documents as orders
@@ -269,6 +274,8 @@ def revert(op: Op, operation_id: str, undo_of: Callable[[str], Found]) -> Origin
         raise Conflict(f"{o.tool} cannot be reverted: {hint}", field="operation_id")
     claim(op, o)
     reverser(op, o)
+    if not o.blockers:
+        answer_variances(op, o)
     if o.blockers:
         raise Conflict(f"cannot revert {o.tool} {operation_id}: " + "; ".join(o.blockers),
                        field="operation_id", details={"blockers": o.blockers})

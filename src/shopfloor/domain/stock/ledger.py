@@ -117,6 +117,9 @@ class Posting(NamedTuple):
     value: Decimal | None = None
     """The exact signed value this row moves (a revert negating a row, a transfer's value
     arriving, a product made of what its components took), instead of one costed here."""
+    undo: bool = False
+    """A revert's negation of a row: `value` exactly, even onto a negative balance (which
+    other incoming stock re-prices), so that reverting puts the balance back as it was."""
 
 
 class Ledger:
@@ -265,7 +268,10 @@ class Ledger:
                          "on_hand": fmt(before_qty), "requested": fmt(-p.quantity)},
             ))
         before_value = bal.value
-        if p.quantity > 0:
+        if p.undo and p.value is not None:
+            c = costing.Costed(p.value, (p.unit_cost or ZERO) if p.quantity == 0
+                               else storable(cost(p.value / p.quantity), p.field))
+        elif p.quantity > 0:
             c = costing.incoming(before_qty, before_value, before_avg, p.quantity,
                                  p.unit_cost, p.value)
         elif p.value is not None:
