@@ -165,3 +165,17 @@ def test_a_quantity_in_boxes_is_corrected_in_boxes(registry: Registry) -> None:
                  quantity="4.5")
     assert stock(registry, "M1") == (D(54), D(0), D("2.027778"))  # 6 more at 2.25 today
     assert not ledger_matches_balances(registry)
+
+
+def test_a_correction_in_boxes_reverts_to_the_boxes_received(registry: Registry) -> None:
+    """The log says a boxed line's figures as "4 box (48 pcs)": its revert reads the stock
+    figure back from it, and the figure in boxes too (it once refused, "changed since")."""
+    _in_boxes_and_dollars(registry)
+    done = apply(registry, "correct_purchase_receipt", number="PO-00001", sku="M1",
+                 quantity="4")
+    assert stock(registry, "M1") == (D(48), D(0), D(2))
+    apply(registry, "revert_operation", operation_id=done["operation_id"])
+    assert stock(registry, "M1") == (D(60), D(0), D(2))
+    line = registry.invoke("get_purchase_order", {"number": "PO-00001"}, ADMIN)["lines"][0]
+    assert (line["done_quantity"], line["unit"]) == ("5", "box")
+    assert not ledger_matches_balances(registry)

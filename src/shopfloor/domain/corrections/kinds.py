@@ -21,6 +21,7 @@ from sqlalchemy import delete, insert, select
 from shopfloor.domain.base import lookup
 from shopfloor.domain.base.context import Op
 from shopfloor.domain.corrections.ledger import Original, moved_since, reverse_moves
+from shopfloor.domain.orders import purchase_units
 from shopfloor.domain.stock import ledger as stock
 from shopfloor.domain.stock.items import touch
 from shopfloor.domain.stock.standing import unreverted
@@ -40,7 +41,14 @@ _LINES = table(StockAdjustmentLine)
 
 
 def _num(text: str | None) -> Decimal:
-    return Decimal(text) if text is not None else ZERO
+    return Decimal(_stock_figure(text)) if text is not None else ZERO
+
+
+def _stock_figure(text: str) -> str:
+    """The stock figure of a logged quantity: a line in boxes logs "4 box (400 pcs)"."""
+    if "(" in text and text.endswith(")"):
+        return text[text.index("(") + 1:].split(" ", 1)[0]
+    return text
 
 
 def restore(op: Op, o: Original, kind: str, number: str, doc: Any,
@@ -53,7 +61,7 @@ def restore(op: Op, o: Original, kind: str, number: str, doc: Any,
         target, attr = fields[c["field"]]
         now = getattr(target, attr)
         shown = fmt(now) if isinstance(now, Decimal) else str(now)
-        if shown != c["after"]:
+        if shown != (c["after"] if attr == "status" else _stock_figure(str(c["after"]))):
             o.blockers.append(f"{kind.replace('_', ' ')} {number} {c['field']} is {shown} now, "
                               f"not {c['after']}: it changed since")
             continue
@@ -129,6 +137,9 @@ def _receipt_fields(op: Op, o: Original, number: str) -> None:
         fields[f"line {ln.item.sku} price"] = (ln, "unit_price")
         fields[f"line {ln.item.sku} received"] = (ln, "received_quantity")
     restore(op, o, "purchase_order", number, po, fields)
+    if not o.blockers:
+        for ln in po.lines:  # the figure in the line's own unit, as the log said it
+            purchase_units.undo(ln, "received", o.changes("purchase_order"), number)
 
 
 def _shipment_fields(op: Op, o: Original, number: str) -> None:

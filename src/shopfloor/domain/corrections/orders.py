@@ -128,7 +128,7 @@ def _stock_price(op: Op, po: PurchaseOrder, line: Any, price: Decimal, day: date
     """A line's price (per its unit, in the order's currency) as the cost of a stock unit
     in the company's currency, as a receipt on `day` booked it (that day's rate)."""
     rate = currencies.rate_on(op, po.currency, day, "unit_price")
-    return cost(price / (line.units_per_unit or 1) * rate)
+    return units.unit_cost(line, price, rate)
 
 
 def _reprice(op: Op, po: PurchaseOrder, line: Any, old: Decimal, new: Decimal) -> None:
@@ -160,8 +160,17 @@ def correct_purchase_receipt(op: Op, number: str, sku: str, quantity: Decimal | 
     if line.received_quantity == 0:
         raise Conflict(f"{sku} on {number} has not been received; modify the order instead",
                        field="sku")
-    new_qty = line.received_quantity if quantity is None else storable(
-        quantity * (line.units_per_unit or 1), "quantity")
+    boxed = line.unit is not None and line.unit_quantity is not None
+    in_unit: Decimal | None = None
+    if quantity is None:
+        new_qty = line.received_quantity
+    elif boxed:  # compared in the line's unit, as a receipt is: all of it is all of it
+        ordered, got, _ = units.shown(line)
+        new_qty = line.quantity if quantity == ordered else units.converted(
+            quantity, line.units_per_unit or ZERO, line.item)
+        in_unit = quantity - got
+    else:
+        new_qty = storable(quantity * (line.units_per_unit or 1), "quantity")
     new_price = line.unit_price if unit_price is None else unit_price
     if new_qty > line.quantity:
         raise ValidationFailed(f"{sku}: {units.said(new_qty, line)} is more than the "
@@ -198,9 +207,7 @@ def correct_purchase_receipt(op: Op, number: str, sku: str, quantity: Decimal | 
                                number, exit_cost=unit_cost, batch_id=batch, field="quantity",
                                pool=batch is None))
     if delta:
-        op.change("purchase_order", number, f"line {sku} received",
-                  units.said(line.received_quantity, line), units.said(new_qty, line))
-        line.received_quantity = new_qty
+        units.count(op, number, line, "received", delta, in_unit)
     if po.status not in (PO.closed, PO.cancelled):
         done = all(ln.received_quantity >= ln.quantity for ln in po.lines)
         status = PO.received if done else PO.partially_received
