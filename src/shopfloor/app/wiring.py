@@ -216,6 +216,7 @@ def describe_catalogue_in_child() -> Callable[[], list[dict[str, Any]]]:
 def open_registry(settings: Settings, *, store: Store | None = None) -> Registry:
     from datetime import timedelta
 
+    from shopfloor.domain.accounting import journal
     from shopfloor.registry.registry import Registry
     from shopfloor.store.engine import Store
     from shopfloor.store.migrate import upgrade
@@ -232,9 +233,23 @@ def open_registry(settings: Settings, *, store: Store | None = None) -> Registry
         require_preview_token=settings.require_preview_token,
         options={"webhook_allow_private": settings.webhook_allow_private,
                  "company_currency": books},
+        finishers=(journal.post,),
     )
     registry.add(tools)
+    post_history(store, registry.clock)
     return registry
+
+
+def post_history(store: Store, clock: Callable[[], Any]) -> None:
+    """A database with movements and no journal gets its history's entries, once (two
+    one-row reads on every other open)."""
+    from shopfloor.domain.accounting import journal
+    from shopfloor.domain.base.context import Op
+
+    with store.writing() as session:
+        if journal.needs_history(session):
+            journal.post_history(Op(session, "history", clock(), dialect=store.dialect))
+            session.commit()
 
 
 def worker_for(registry: Registry, settings: Settings | None = None, **options: Any) -> Worker:

@@ -10,7 +10,7 @@ from shopfloor.registry.tool import Toolset
 
 MODULES = ("items", "partners", "stock", "orders", "production", "audit", "jobs", "bulk",
            "lots", "corrections", "returns", "planning", "valuation", "proposals",
-           "paper", "events", "accounts", "floor", "buying")
+           "paper", "events", "accounts", "floor", "buying", "accounting")
 
 
 def catalogue() -> list[Toolset]:

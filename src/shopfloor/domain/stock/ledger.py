@@ -126,6 +126,9 @@ class Ledger:
         self.slots: dict[tuple[int, int], Slot] = {}
         self.moves: list[dict[str, Any]] = []
         self.variances: list[dict[str, Any]] = []
+        self.written_moves: list[dict[str, Any]] = []
+        self.written_variances: list[dict[str, Any]] = []
+        """What was flushed and not yet posted to the journal (an `Op` finisher takes it)."""
         self.shown: dict[tuple[str, str], Decimal] = {}
         self.unbalanced: list[str] = []
         """Exact postings that left a balance valued below zero or with value and nothing
@@ -357,6 +360,8 @@ class Ledger:
             self.lots.flush()
             for s in dirty:
                 s.dirty = False
+            self.written_moves += self.moves
+            self.written_variances += self.variances
             self.moves, self.variances = [], []
         finally:
             self.flushing = False
