@@ -125,3 +125,7 @@ def migrate_to(registry: Registry, action: str, target: str) -> None:
     with registry.store.engine.begin() as conn:
         cfg.attributes["connection"] = conn
         getattr(command, action)(cfg, target)
+    if action == "upgrade" and target == "head":
+        from shopfloor.app.wiring import post_history
+
+        post_history(registry.store, registry.clock)  # as every open of the database does

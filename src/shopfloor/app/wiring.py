@@ -246,8 +246,11 @@ def post_history(store: Store, clock: Callable[[], Any]) -> None:
     from shopfloor.domain.accounting import journal
     from shopfloor.domain.base.context import Op
 
+    with store.reading() as session:
+        if not journal.needs_history(session):
+            return
     with store.writing() as session:
-        if journal.needs_history(session):
+        if journal.needs_history(session):  # another process may have posted it meanwhile
             journal.post_history(Op(session, "history", clock(), dialect=store.dialect))
             session.commit()
 

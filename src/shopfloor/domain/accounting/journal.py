@@ -91,6 +91,8 @@ def post(op: Op) -> None:
     book.written_moves, book.written_variances = [], []
     if op.preview or op.operation_id is None:
         return
+    known = {i: k for i, k in book.kinds.items() if k is not None}
+    op.cache.setdefault(_kinds, {}).update(known)
     drafts = _drafts(op, moves, variances)
     _write(op, [d for d in drafts if any(d.lines.values())])
 
@@ -98,8 +100,10 @@ def post(op: Op) -> None:
 def _drafts(op: Op, moves: list[dict[str, Any]],
             variances: list[dict[str, Any]]) -> list[Draft]:
     c = chart(op)
+    reverting = any(m["reason"] == "revert" for m in moves) or any(
+        str(v["reason"]).startswith("revert of") for v in variances)
     reverted = op.session.scalars(select(Revert.reverted_operation_id).where(
-        Revert.operation_id == op.operation_id)).all()
+        Revert.operation_id == op.operation_id)).all() if reverting else []
     drafts: list[Draft] = []
     if reverted:
         when = moves[0]["created_at"] if moves else op.now
@@ -108,8 +112,9 @@ def _drafts(op: Op, moves: list[dict[str, Any]],
             drafts.extend(negated)
             moves = [m for m in moves if m["reason"] != "revert"]
             variances = [v for v in variances if not str(v["reason"]).startswith("revert of")]
+    repriced = any(m["reason"] == "revaluation" for m in moves)
     landed = op.session.scalar(select(func.count()).select_from(LandedCost).where(
-        LandedCost.operation_id == op.operation_id)) if moves or variances else 0
+        LandedCost.operation_id == op.operation_id)) if repriced else 0
     kinds = _kinds(op, {m["item_id"] for m in moves})
     by_doc: dict[tuple[Any, ...], Draft] = {}
 
