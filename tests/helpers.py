@@ -67,6 +67,36 @@ def ledger_matches_balances(registry: Registry) -> list[str]:
             if b.average_cost < 0:
                 bad.append(f"{where}: average {b.average_cost}")
         bad += [f"ledger without balance: {k}" for k, (q, v) in sums.items() if q or v]
+        bad += journal_mismatches(s)
+    return bad
+
+
+def journal_mismatches(s: Any) -> list[str]:
+    """Issue 31's books: every journal entry balances, and the stock accounts hold exactly
+    the ledger's value, per account (each ledger row's value went to its one account)."""
+    from shopfloor.domain.accounting.chart import Account, Chart, kind_of
+    from shopfloor.store.tables import AccountRule, Item, JournalLine
+
+    bad = [f"entry {e} debits {d} != credits {c}" for e, d, c in s.execute(
+        select(JournalLine.entry_id, func.sum(JournalLine.debit), func.sum(JournalLine.credit))
+        .group_by(JournalLine.entry_id)
+        .having(func.sum(JournalLine.debit) != func.sum(JournalLine.credit)))]
+    chart = Chart({(r.role, r.location_id, r.item_kind): Account(r.code, r.name,
+                                                                 kind_of(r.role))
+                   for r in s.scalars(select(AccountRule))})
+    expected: dict[str, Decimal] = {}
+    for loc, kind, value in s.execute(
+            select(StockMovement.location_id, Item.kind, func.sum(StockMovement.value))
+            .join(Item, Item.id == StockMovement.item_id)
+            .group_by(StockMovement.location_id, Item.kind)):
+        code = chart.account("inventory", loc, kind).code
+        expected[code] = expected.get(code, Decimal(0)) + Decimal(value or 0)
+    held = {code: Decimal(d or 0) - Decimal(c or 0) for code, d, c in s.execute(
+        select(JournalLine.account, func.sum(JournalLine.debit), func.sum(JournalLine.credit))
+        .where(JournalLine.account.in_(list(expected) or [""]))
+        .group_by(JournalLine.account))}
+    bad += [f"stock account {code} holds {held.get(code, 0)}, the ledger {v}"
+            for code, v in expected.items() if held.get(code, Decimal(0)) != v]
     return bad
 
 
@@ -95,3 +125,7 @@ def migrate_to(registry: Registry, action: str, target: str) -> None:
     with registry.store.engine.begin() as conn:
         cfg.attributes["connection"] = conn
         getattr(command, action)(cfg, target)
+    if action == "upgrade" and target == "head":
+        from shopfloor.app.wiring import post_history
+
+        post_history(registry.store, registry.clock)  # as every open of the database does

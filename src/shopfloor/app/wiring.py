@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from shopfloor.app.delivery import Deliverer
     from shopfloor.app.settings import Settings
     from shopfloor.app.worker import Worker
+    from shopfloor.domain.base.context import Op
     from shopfloor.registry.actor import Actor
     from shopfloor.registry.registry import Registry
     from shopfloor.registry.tool import Tool
@@ -251,6 +252,7 @@ def open_registry(settings: Settings, *, store: Store | None = None,
         require_preview_token=settings.require_preview_token,
         options={"webhook_allow_private": settings.webhook_allow_private,
                  "company_currency": books},
+        finishers=(post_journal,),
     )
     if lazy:
         from shopfloor.tools import every_tool, tools_beside
@@ -258,7 +260,32 @@ def open_registry(settings: Settings, *, store: Store | None = None,
         registry.add_lazily(tools_beside, every_tool)
     else:
         registry.add(tools)
+    post_history(store, registry.clock)
     return registry
+
+
+def post_journal(op: Op) -> None:
+    """Every write's journal entries (imported on the first write: a read pays nothing)."""
+    from shopfloor.domain.accounting import journal
+
+    journal.post(op)
+
+
+def post_history(store: Store, clock: Callable[[], Any]) -> None:
+    """A database with movements and no journal gets its history's entries, once (two
+    one-row reads on every other open)."""
+    from shopfloor.domain.accounting import history
+
+    with store.reading() as session:
+        if not history.needed(session):
+            return
+    from shopfloor.domain.accounting import journal
+    from shopfloor.domain.base.context import Op
+
+    with store.writing() as session:
+        if history.needed(session):  # another process may have posted it meanwhile
+            journal.post_history(Op(session, "history", clock(), dialect=store.dialect))
+            session.commit()
 
 
 def worker_for(registry: Registry, settings: Settings | None = None, **options: Any) -> Worker:

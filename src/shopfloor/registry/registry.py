@@ -11,7 +11,7 @@ import hashlib
 import hmac
 import logging
 import uuid
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -76,8 +76,11 @@ class Registry:
         require_preview_token: bool = False,
         clock: Callable[[], datetime] = utcnow,
         options: Mapping[str, Any] | None = None,
+        finishers: Sequence[Callable[[Op], None]] = (),
     ) -> None:
         self.store = store
+        self.finishers = tuple(finishers)
+        """Posted after every write's flush (the journal): handed in by the wiring."""
         self.options: Mapping[str, Any] = dict(options or {})
         self._secret = secret
         self._preview_key = self.key("preview")
@@ -176,7 +179,8 @@ class Registry:
             operation_id: str | None = None) -> Op:
         return Op(session, actor.subject, self.clock(), dialect=self.store.dialect,
                   preview=preview, locks_rows=self.store.locks_rows and not preview,
-                  operation_id=operation_id, roles=actor.roles, options=self.options)
+                  operation_id=operation_id, roles=actor.roles, options=self.options,
+                  finishers=self.finishers)
 
     def _read(self, tool: Tool, req: BaseModel, actor: Actor) -> dict[str, Any]:
         """A read locks nothing (its session may not even hold a transaction)."""
@@ -399,7 +403,7 @@ class Registry:
                 reads = start_tracking(session)
                 op = Op(session, ctx.actor, self.clock(), dialect=self.store.dialect,
                         locks_rows=self.store.locks_rows, operation_id=ctx.job_id,
-                        checkpoint=ctx.progress)
+                        checkpoint=ctx.progress, finishers=self.finishers)
                 try:
                     done = tool.handler(op, req)
                     op.flush()

@@ -14,7 +14,8 @@ if TYPE_CHECKING:
 
 MODULES = ("items", "partners", "stock", "orders", "production", "audit", "jobs", "bulk",
            "lots", "corrections", "returns", "planning", "valuation", "proposals",
-           "paper", "events", "accounts", "floor", "buying", "discovery", "company")
+           "paper", "events", "accounts", "floor", "buying", "discovery", "company",
+           "accounting")
 
 ABOUT = {
     "items": "Look items up, create and change them, and their recipes.",
@@ -40,6 +41,8 @@ ABOUT = {
     "floor": "Shop floor: work centres, routings, operation times, load and scheduling.",
     "discovery": "Find tools and list more of them.",
     "company": "The company's letterhead on every printed document.",
+    "accounting": "The journal stock movements post, the trial balance, the stock "
+                  "accounts, exports for an accounting system.",
 }
 """Each toolset's one line, said once: what `list_toolsets` shows and `find_tools` also
 ranks by."""

@@ -7,7 +7,7 @@ back by the registry.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
@@ -104,6 +104,10 @@ class Op:
     cache: dict[Any, Any] = field(default_factory=dict)
     checkpoint: Callable[[float, str], None] | None = None
     flushers: list[Callable[[], None]] = field(default_factory=list)
+    finishers: Sequence[Callable[[Op], None]] = ()
+    """Run after every flush, once the rows are written: what is derived from all of an
+    operation's rows (the journal) is posted here, handed down by the registry so that
+    this row of the domain needs to know nothing above it."""
     roles: frozenset[Role] = frozenset()
     options: Mapping[str, Any] = field(default_factory=dict)
     """Deployment settings a rule consults (`webhook_allow_private`), handed down by the
@@ -121,6 +125,8 @@ class Op:
         for write in self.flushers:
             write()
         self.session.flush()
+        for finish in self.finishers:
+            finish(self)
 
     def lock(self, stmt: S) -> S:
         """FOR UPDATE OF the selected table on PostgreSQL (not its eagerly joined

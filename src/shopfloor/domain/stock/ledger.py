@@ -130,6 +130,11 @@ class Ledger:
         self.slots: dict[tuple[int, int], Slot] = {}
         self.moves: list[dict[str, Any]] = []
         self.variances: list[dict[str, Any]] = []
+        self.written_moves: list[dict[str, Any]] = []
+        self.written_variances: list[dict[str, Any]] = []
+        """What was flushed and not yet posted to the journal (an `Op` finisher takes it)."""
+        self.kinds: dict[int, str | None] = {}
+        """Each posted item's kind (which Inventory account holds it), read for free."""
         self.shown: dict[tuple[str, str], Decimal] = {}
         self.unbalanced: list[str] = []
         """Exact postings that left a balance valued below zero or with value and nothing
@@ -308,6 +313,7 @@ class Ledger:
             self.lots.picked.append(Picked(
                 p.item.sku, p.location.code, lot.lot_number if lot else None,
                 lot.expiry if lot else None, p.quantity, p.field, p.batch_id, c.value))
+        self.kinds[p.item.id] = getattr(p.item, "kind", None)
         self.moves.append({
             "item_id": p.item.id, "location_id": p.location.id, "batch_id": p.batch_id,
             "quantity": p.quantity, "unit_cost": move_cost, "value": c.value,
@@ -369,6 +375,8 @@ class Ledger:
             self.lots.flush()
             for s in dirty:
                 s.dirty = False
+            self.written_moves += self.moves
+            self.written_variances += self.variances
             self.moves, self.variances = [], []
         finally:
             self.flushing = False

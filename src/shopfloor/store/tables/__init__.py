@@ -1,6 +1,7 @@
 """The schema, one module per concept; importing the package registers every table on
 `Base.metadata` (Alembic, the tests' truncation and the violation reader need them all)."""
 
+from shopfloor.store.tables.accounting import *  # noqa: F403
 from shopfloor.store.tables.accounts import *  # noqa: F403
 from shopfloor.store.tables.buying import *  # noqa: F403
 from shopfloor.store.tables.company import *  # noqa: F403

@@ -1,0 +1,208 @@
+"""The journal as files an accounting system takes: CSV, and a beancount ledger whose own
+checker (`bean-check`) proves it balances and that its Inventory accounts equal the stock
+valuation at every month end.
+
+Both stream: the journal is read a page of entries at a time and written line by line, so
+a million lines cost the memory of one page.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from collections import defaultdict
+from collections.abc import Iterator
+from datetime import UTC, date, datetime, time
+from decimal import Decimal
+from typing import Any
+
+from sqlalchemy import func, select
+
+from shopfloor.domain.accounting.chart import STOCK_ROLE, Account, Chart, chart
+from shopfloor.domain.base.context import Op
+from shopfloor.kernel.numbers import ZERO
+from shopfloor.store.tables import (
+    Customer,
+    Item,
+    JournalEntry,
+    JournalLine,
+    PurchaseOrder,
+    SalesOrder,
+    StockMovement,
+    Supplier,
+)
+
+PAGE = 2000
+COLUMNS = ("date", "entry", "account", "account_name", "debit", "credit", "currency",
+           "document_type", "document", "partner", "memo")
+TOP = {"asset": "Assets", "liability": "Liabilities", "equity": "Equity",
+       "expense": "Expenses"}
+
+
+def _lines(op: Op, start: datetime | None, end: datetime | None
+           ) -> Iterator[tuple[JournalEntry, list[tuple[str, Decimal, Decimal]], str]]:
+    """Entries oldest first, each with its lines summed per account and its partner."""
+    after = 0
+    while True:
+        stmt = select(JournalEntry).where(JournalEntry.id > after) \
+            .order_by(JournalEntry.id).limit(PAGE)
+        if start is not None:
+            stmt = stmt.where(JournalEntry.posted_at >= start)
+        if end is not None:
+            stmt = stmt.where(JournalEntry.posted_at < end)
+        page = list(op.session.scalars(stmt))
+        if not page:
+            return
+        ids = [e.id for e in page]
+        sums: dict[int, dict[str, list[Decimal]]] = defaultdict(
+            lambda: defaultdict(lambda: [ZERO, ZERO]))
+        for entry_id, account, debit, credit in op.session.execute(
+                select(JournalLine.entry_id, JournalLine.account, JournalLine.debit,
+                       JournalLine.credit).where(JournalLine.entry_id.in_(ids))
+                .order_by(JournalLine.id)):
+            pair = sums[entry_id][account]
+            pair[0] += debit
+            pair[1] += credit
+        partners = _partners(op, page)
+        for e in page:
+            lines = [(acc, d, c) for acc, (d, c) in sums[e.id].items()]
+            yield e, lines, partners.get((e.document_type, e.document_number), "")
+        after = ids[-1]
+        op.session.expunge_all()
+
+
+def _partners(op: Op, page: list[JournalEntry]) -> dict[tuple[str | None, str | None], str]:
+    pos = {e.document_number for e in page if e.document_type == "purchase_order"}
+    sos = {e.document_number for e in page if e.document_type == "sales_order"}
+    out: dict[tuple[str | None, str | None], str] = {}
+    if pos:
+        out.update((("purchase_order", n), name) for n, name in op.session.execute(
+            select(PurchaseOrder.number, Supplier.name).join(
+                Supplier, Supplier.id == PurchaseOrder.supplier_id)
+            .where(PurchaseOrder.number.in_(pos))))
+    if sos:
+        out.update((("sales_order", n), name) for n, name in op.session.execute(
+            select(SalesOrder.number, Customer.name).join(
+                Customer, Customer.id == SalesOrder.customer_id)
+            .where(SalesOrder.number.in_(sos))))
+    return out
+
+
+def plain(amount: Decimal) -> str:
+    """An exact decimal as a plain number (never 1E+3 or 0E-6)."""
+    text = format(amount.normalize(), "f")
+    return "0" if text in ("-0", "") else text
+
+
+def csv_lines(op: Op, currency: str, start: datetime | None = None,
+              end: datetime | None = None) -> Iterator[str]:
+    """A header, then one row per account of each entry."""
+    names = chart(op).names()
+    buf = io.StringIO()
+    out = csv.writer(buf, lineterminator="\n")
+
+    def row(values: tuple[Any, ...]) -> str:
+        buf.seek(0)
+        buf.truncate()
+        out.writerow(values)
+        return buf.getvalue()
+
+    yield row(COLUMNS)
+    for e, lines, partner in _lines(op, start, end):
+        for account, debit, credit in lines:
+            known = names.get(account)
+            yield row((e.posted_at.date().isoformat(), e.id, account,
+                       known.name if known else "", plain(debit), plain(credit), currency,
+                       e.document_type or "", e.document_number or "", partner, e.memo))
+
+
+def beancount_name(account: str, known: Account | None) -> str:
+    """`Assets:1310-Inventory-Raw-Materials`: beancount's components start with a capital
+    or a digit and hold letters, digits and dashes only."""
+    words = re.findall(r"[A-Za-z0-9]+", known.name if known else "")
+    top = TOP[known.kind] if known else "Expenses"
+    code = re.sub(r"[^A-Za-z0-9]", "", account) or "X"
+    return f"{top}:{'-'.join([code, *(w.capitalize() for w in words)])}"
+
+
+def _quoted(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _link(number: str | None) -> str:
+    link = re.sub(r"[^A-Za-z0-9\-_/.]", "-", number or "")
+    return f" ^{link}" if link else ""
+
+
+def _month_ends(first: date, last: date) -> list[date]:
+    """The first day of each month after `first`'s, up to the month after `last`'s: a
+    balance assertion on that day checks the month before it."""
+    out, y, m = [], first.year, first.month
+    while True:
+        y, m = (y + 1, 1) if m == 12 else (y, m + 1)
+        out.append(date(y, m, 1))
+        if (y, m) > (last.year, last.month):
+            return out
+
+
+def stock_value_by_account(op: Op, c: Chart, moment: datetime) -> dict[str, Decimal]:
+    """The stock's value at `moment` from the ledger itself (not the journal), summed per
+    Inventory account: what the balance assertions hold the journal to."""
+    rows = op.session.execute(
+        select(StockMovement.location_id, Item.kind, func.sum(StockMovement.value))
+        .join(Item, Item.id == StockMovement.item_id)
+        .where(StockMovement.created_at < moment)
+        .group_by(StockMovement.location_id, Item.kind))
+    out: dict[str, Decimal] = defaultdict(lambda: ZERO)
+    for loc, kind, value in rows:
+        out[c.account(STOCK_ROLE, loc, kind).code] += Decimal(value or ZERO)
+    return out
+
+
+def beancount_lines(op: Op, currency: str, start: datetime | None = None,
+                    end: datetime | None = None) -> Iterator[str]:
+    """Open directives, one transaction per entry (its document as a link), and a balance
+    assertion on each Inventory account at each month end."""
+    c = chart(op)
+    names = c.names()
+    bounds = op.session.execute(select(func.min(JournalEntry.posted_at),
+                                       func.max(JournalEntry.posted_at))).one()
+    first = (start or bounds[0] or op.now).date()
+    last = (end or bounds[1] or op.now).date()
+    codes = {r for (r,) in op.session.execute(select(JournalLine.account).distinct())}
+    stock_codes = {a.code for a in names.values() if a.kind == "asset"} - {
+        c.account("wip").code}
+    yield f'option "title" "Stock journal"\noption "operating_currency" "{currency}"\n\n'
+    for code in sorted(codes | stock_codes):
+        yield f"{first.isoformat()} open {beancount_name(code, names.get(code))} {currency}\n"
+    yield "\n"
+    assertions = iter(_month_ends(first, last))
+    due = next(assertions)
+
+    def balances(day: date) -> Iterator[str]:
+        moment = datetime.combine(day, time(), tzinfo=UTC)
+        values = stock_value_by_account(op, c, moment)
+        for code in sorted(stock_codes | set(values)):
+            name = beancount_name(code, names.get(code))
+            yield f"{day.isoformat()} balance {name} {plain(values.get(code, ZERO))} {currency}\n"
+
+    for e, lines, partner in _lines(op, start, end):
+        day = e.posted_at.date()
+        while day >= due:
+            yield from balances(due)
+            due = next(assertions)
+        yield (f"{day.isoformat()} * {_quoted(partner)} {_quoted(e.memo)}"
+               f"{_link(e.document_number)}\n")
+        for account, debit, credit in lines:
+            amount = debit - credit
+            if amount:
+                yield f"  {beancount_name(account, names.get(account))}  {plain(amount)} " \
+                      f"{currency}\n"
+        yield "\n"
+    while True:
+        yield from balances(due)
+        try:
+            due = next(assertions)
+        except StopIteration:
+            return

@@ -1,0 +1,271 @@
+"""Every value the stock books move, posted as balanced journal entries in the same
+transaction.
+
+The entries are derived from what the operation wrote (its ledger rows and variances),
+in one place, rather than written by each rule that moves stock: a rule added later posts
+without knowing the journal exists, and the Inventory accounts equal the valuation by
+construction (every ledger row's value goes to exactly one stock account, a variance never
+does). A revert posts the exact negation of the entries of the operation it reverts.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+from decimal import Decimal
+from typing import Any
+
+from sqlalchemy import func, insert, select
+
+from shopfloor.domain.accounting.chart import Chart, chart
+from shopfloor.domain.base.context import Op
+from shopfloor.domain.stock.ledger import Ledger
+from shopfloor.kernel.numbers import ZERO
+from shopfloor.store.tables import (
+    Item,
+    JournalEntry,
+    JournalLine,
+    LandedCost,
+    Revert,
+    StockMovement,
+    Variance,
+)
+
+PO, SO, MO, ADJ = "purchase_order", "sales_order", "manufacturing_order", "stock_adjustment"
+
+# a ledger row's reason -> the role on the other side of its stock account
+ROW_COUNTER = {
+    "receipt": "grni", "supplier_return": "grni",
+    "shipment": "cogs", "customer_return": "cogs",
+    "consumption": "wip", "production": "wip",
+    "adjustment": "adjustments",
+}
+# a document -> the role a correction (or a revert of history before the journal) posts to
+DOCUMENT_COUNTER = {PO: "grni", SO: "cogs", MO: "wip", ADJ: "adjustments"}
+# a variance's kind -> the role it is an expense (positive) or a gain (negative) of
+VARIANCE_ROLE = {"price_correction": "price_variance", "landed_cost": "price_variance",
+                 "price": "price_variance", "negative_stock": "adjustments",
+                 "opening": "opening", "rounding": "rounding", "exchange": "exchange"}
+# a re-pricing's variance is owed to (or by) the supplier, or to the carrier of a landed cost
+REPRICING_COUNTER = {"price_correction": "grni", "landed_cost": "landed_costs"}
+TRANSFERS = ("transfer_in", "transfer_out")
+
+MEMO = {"receipt": "Goods received", "supplier_return": "Returned to supplier",
+        "shipment": "Goods shipped", "customer_return": "Returned by customer",
+        "consumption": "Materials used in production", "production": "Goods made",
+        "adjustment": "Stock adjusted", "transfer_in": "Stock transferred",
+        "transfer_out": "Stock transferred", "revaluation": "Stock re-priced",
+        "correction": "Correction", "revert": "Revert"}
+
+
+@dataclass
+class Draft:
+    """One entry being built: its lines summed per (account, item, location)."""
+
+    posted_at: datetime
+    document_type: str | None
+    document_number: str | None
+    memo: str
+    reverses: str | None = None
+    lines: dict[tuple[str, int | None, int | None], Decimal] = field(
+        default_factory=lambda: defaultdict(lambda: ZERO))
+
+    def add(self, account: str, amount: Decimal, item_id: int | None = None,
+            location_id: int | None = None) -> None:
+        """`amount` signed: positive a debit, negative a credit."""
+        if amount:
+            self.lines[(account, item_id, location_id)] += amount
+
+
+def post(op: Op) -> None:
+    """Write the entries for what `op` has moved since its last flush. Previews post
+    nothing (they are rolled back, and a preview's operation has no id to name)."""
+    book = op.session.info.get("ledger")
+    if not isinstance(book, Ledger) or book.op is not op:
+        return
+    moves, variances = book.written_moves, book.written_variances
+    if not moves and not variances:
+        return
+    book.written_moves, book.written_variances = [], []
+    if op.preview or op.operation_id is None:
+        return
+    known = {i: k for i, k in book.kinds.items() if k is not None}
+    op.cache.setdefault(_kinds, {}).update(known)
+    drafts = _drafts(op, moves, variances)
+    _write(op, [d for d in drafts if any(d.lines.values())])
+
+
+def _drafts(op: Op, moves: list[dict[str, Any]],
+            variances: list[dict[str, Any]]) -> list[Draft]:
+    c = chart(op)
+    reverting = any(m["reason"] == "revert" for m in moves) or any(
+        str(v["reason"]).startswith("revert of") for v in variances)
+    reverted = op.session.scalars(select(Revert.reverted_operation_id).where(
+        Revert.operation_id == op.operation_id)).all() if reverting else []
+    drafts: list[Draft] = []
+    if reverted:
+        when = moves[0]["created_at"] if moves else op.now
+        negated = _negations(op, list(reverted), when)
+        if negated:
+            drafts.extend(negated)
+            moves = [m for m in moves if m["reason"] != "revert"]
+            variances = [v for v in variances if not str(v["reason"]).startswith("revert of")]
+    repriced = any(m["reason"] == "revaluation" for m in moves)
+    landed = op.session.scalar(select(func.count()).select_from(LandedCost).where(
+        LandedCost.operation_id == op.operation_id)) if repriced else 0
+    kinds = _kinds(op, {m["item_id"] for m in moves})
+    by_doc: dict[tuple[Any, ...], Draft] = {}
+
+    def draft(row: dict[str, Any]) -> Draft:
+        key = (row["created_at"], row["document_type"], row["document_number"])
+        found = by_doc.get(key)
+        if found is None:
+            memo = MEMO.get(row.get("reason", ""), "Variance")
+            found = by_doc[key] = Draft(row["created_at"], row["document_type"],
+                                        row["document_number"], memo)
+        return found
+
+    for m in moves:
+        d = draft(m)
+        loc, item = m["location_id"], m["item_id"]
+        value: Decimal = m["value"]
+        stock = c.account("inventory", loc, kinds.get(item)).code
+        d.add(stock, value, item, loc)
+        reason = m["reason"]
+        if reason in TRANSFERS:
+            continue  # both sides are stock accounts: the pair balances in the entry
+        if reason == "revaluation":
+            role = "landed_costs" if landed else DOCUMENT_COUNTER.get(
+                m["document_type"], "adjustments")
+        elif reason in ROW_COUNTER:
+            role = ROW_COUNTER[reason]
+        else:
+            role = DOCUMENT_COUNTER.get(m["document_type"], "adjustments")
+        if role == "wip" and value > 0:
+            _made(op, d, c, value, m)
+        else:
+            d.add(c.account(role, loc, kinds.get(item)).code, -value, None, None)
+    purchase = next((d for d in by_doc.values() if d.document_type == PO), None)
+    for v in variances:
+        amount: Decimal = v["amount"]
+        kind = v["kind"]
+        counter = REPRICING_COUNTER.get(kind) or DOCUMENT_COUNTER.get(v["document_type"],
+                                                                      "adjustments")
+        # a re-pricing's share of goods gone names the document that took them; it is
+        # posted with the purchase it re-prices, when this operation has one
+        d = purchase if kind in REPRICING_COUNTER and purchase is not None else draft(v)
+        expense = VARIANCE_ROLE.get(kind, "adjustments")
+        d.add(c.account(expense, v["location_id"]).code, amount, v["item_id"],
+              v["location_id"])
+        d.add(c.account(counter, v["location_id"]).code, -amount)
+    drafts.extend(by_doc.values())
+    return drafts
+
+
+def _made(op: Op, d: Draft, c: Chart, value: Decimal, m: dict[str, Any]) -> None:
+    """Goods made come out of work in progress as far as it holds this order's materials;
+    the rest of their value is the labour and overhead the order absorbed."""
+    wip = c.account("wip").code
+    held = op.session.scalar(select(func.coalesce(func.sum(JournalLine.debit - JournalLine.credit),
+                                                  ZERO))
+                             .join(JournalEntry, JournalEntry.id == JournalLine.entry_id)
+                             .where(JournalLine.account == wip,
+                                    JournalEntry.document_type == m["document_type"],
+                                    JournalEntry.document_number == m["document_number"]))
+    held = Decimal(held or ZERO) + sum((a for (acc, _, _), a in d.lines.items() if acc == wip),
+                                       ZERO)
+    from_wip = min(value, max(held, ZERO))
+    d.add(wip, -from_wip)
+    d.add(c.account("labour_absorbed").code, -(value - from_wip))
+
+
+def _negations(op: Op, operations: list[str], when: datetime) -> list[Draft]:
+    rows = op.session.execute(
+        select(JournalEntry.id, JournalEntry.operation_id, JournalEntry.document_type,
+               JournalEntry.document_number, JournalEntry.memo, JournalLine.account,
+               JournalLine.debit, JournalLine.credit, JournalLine.item_id,
+               JournalLine.location_id)
+        .join(JournalLine, JournalLine.entry_id == JournalEntry.id)
+        .where(JournalEntry.operation_id.in_(operations))
+        .order_by(JournalEntry.id, JournalLine.id)).all()
+    out: dict[int, Draft] = {}
+    for r in rows:
+        d = out.get(r.id)
+        if d is None:
+            d = out[r.id] = Draft(when, r.document_type, r.document_number,
+                                  f"Revert: {r.memo}", reverses=r.operation_id)
+        d.add(r.account, r.credit - r.debit, r.item_id, r.location_id)
+    return list(out.values())
+
+
+def _kinds(op: Op, ids: Iterable[int]) -> dict[int, str]:
+    known: dict[int, str] = op.cache.setdefault(_kinds, {})
+    wanted = [i for i in ids if i not in known]
+    if wanted:
+        known.update(op.session.execute(
+            select(Item.id, Item.kind).where(Item.id.in_(wanted))).all())
+    return known
+
+
+def _write(op: Op, drafts: list[Draft]) -> None:
+    if not drafts:
+        return
+    conn = op.session.connection()
+    made = conn.execute(
+        insert(JournalEntry).returning(JournalEntry.id, sort_by_parameter_order=True),
+        [{"posted_at": d.posted_at, "operation_id": op.operation_id,
+          "document_type": d.document_type, "document_number": d.document_number,
+          "memo": d.memo, "reverses": d.reverses, "created_at": op.now} for d in drafts],
+    ).scalars().all()
+    lines = []
+    for entry_id, d in zip(made, drafts, strict=True):
+        for (account, item_id, location_id), amount in d.lines.items():
+            if amount:
+                lines.append({"entry_id": entry_id, "account": account,
+                              "debit": amount if amount > 0 else ZERO,
+                              "credit": -amount if amount < 0 else ZERO,
+                              "item_id": item_id, "location_id": location_id,
+                              "posted_at": d.posted_at})
+    conn.execute(insert(JournalLine), lines)
+
+
+MOVE_COLUMNS = ("item_id", "location_id", "batch_id", "quantity", "unit_cost", "value",
+                "reason", "document_type", "document_number", "operation_id", "created_at")
+VARIANCE_COLUMNS = ("item_id", "location_id", "batch_id", "amount", "kind", "document_type",
+                    "document_number", "operation_id", "reason", "created_at")
+
+
+def post_history(op: Op) -> int:
+    """The entries of every operation in the ledger so far, in the order they were made,
+    by the same rules as a live posting (a revert finds the entries it negates because
+    they were posted first). Returns the number of entries."""
+    firsts = op.session.execute(
+        select(StockMovement.operation_id, func.min(StockMovement.id).label("first"))
+        .group_by(StockMovement.operation_id).order_by("first")).all()
+    lonely = op.session.execute(
+        select(Variance.operation_id, func.min(Variance.id).label("first"))
+        .where(Variance.operation_id.not_in([f[0] for f in firsts if f[0] is not None]
+                                            or [""]))
+        .group_by(Variance.operation_id)).all()
+    order = [f[0] for f in firsts] + [f[0] for f in lonely if f[0] not in
+                                      {x[0] for x in firsts}]
+    written = 0
+    for operation_id in order:
+        where_m = (StockMovement.operation_id == operation_id if operation_id is not None
+                   else StockMovement.operation_id.is_(None))
+        where_v = (Variance.operation_id == operation_id if operation_id is not None
+                   else Variance.operation_id.is_(None))
+        moves = [dict(zip(MOVE_COLUMNS, r, strict=True)) for r in op.session.execute(
+            select(*(getattr(StockMovement, c) for c in MOVE_COLUMNS)).where(where_m)
+            .order_by(StockMovement.id))]
+        variances = [dict(zip(VARIANCE_COLUMNS, r, strict=True)) for r in op.session.execute(
+            select(*(getattr(Variance, c) for c in VARIANCE_COLUMNS)).where(where_v)
+            .order_by(Variance.id))]
+        op.operation_id = operation_id
+        drafts = [d for d in _drafts(op, moves, variances) if any(d.lines.values())]
+        _write(op, drafts)
+        written += len(drafts)
+    op.operation_id = None
+    return written

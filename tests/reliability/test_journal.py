@@ -1,0 +1,177 @@
+"""Issue 31: every valued movement posts a balanced journal entry in its own transaction,
+with the accounts an accountant expects; a revert posts the exact negation; the Inventory
+accounts hold what the valuation says, on both databases."""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+import subprocess
+import sys
+from decimal import Decimal as D
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import delete
+
+from shopfloor.app import demo
+from shopfloor.app.wiring import post_history
+from shopfloor.kernel.errors import ShopfloorError
+from shopfloor.registry.registry import Registry
+from shopfloor.store.tables import JournalEntry, JournalLine
+from tests.helpers import ADMIN, apply, basic_setup
+from tests.reliability.test_revert import revert
+
+INVENTORY, GRNI, COGS, ADJUSTMENTS = "1310", "2110", "5000", "5100"
+FINISHED, WIP, LABOUR, PPV = "1330", "1320", "5300", "5200"
+
+
+def entries(reg: Registry, document: str | None = None) -> list[dict[str, Any]]:
+    args = {"document": document} if document else {}
+    out: list[dict[str, Any]] = reg.invoke("list_journal_entries", args, ADMIN)["entries"]
+    return out
+
+
+def lines(entry: dict[str, Any]) -> dict[str, D]:
+    """Account -> signed amount (debit positive), summed over items and locations."""
+    out: dict[str, D] = {}
+    for ln in entry["lines"]:
+        out[ln["account"]] = out.get(ln["account"], D(0)) + D(ln["debit"]) - D(ln["credit"])
+    return {k: v for k, v in out.items() if v}
+
+
+def trial(reg: Registry) -> dict[str, D]:
+    tb = reg.invoke("get_trial_balance", {}, ADMIN)
+    assert D(tb["debit"]) == D(tb["credit"])
+    return {r["account"]: D(r["closing"]) for r in tb["rows"] if D(r["closing"])}
+
+
+def inventory_equals_valuation(reg: Registry) -> None:
+    closing = trial(reg)
+    stock = sum((v for k, v in closing.items() if k in ("1310", "1325", "1330")), D(0))
+    value = D(reg.invoke("get_stock_valuation", {}, ADMIN)["total"]["value"])
+    assert stock == value
+
+
+def test_a_receipt_a_shipment_and_an_adjustment_post_what_an_accountant_expects(
+        registry: Registry) -> None:
+    basic_setup(registry)
+    po = apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
+               lines=[{"sku": "M1", "quantity": "10", "unit_price": "5"}])
+    apply(registry, "receive_purchase_order", number=po["number"])
+    (receipt,) = entries(registry, po["number"])
+    assert lines(receipt) == {INVENTORY: D(50), GRNI: D(-50)}
+    assert receipt["document_type"] == "purchase_order"
+
+    so = apply(registry, "create_sales_order", customer="Bob", location="MAIN",
+               lines=[{"sku": "M1", "quantity": "4", "unit_price": "20"}])
+    apply(registry, "fulfill_order", number=so["number"])
+    (shipment,) = entries(registry, so["number"])
+    assert lines(shipment) == {COGS: D(20), INVENTORY: D(-20)}
+
+    adj = apply(registry, "create_stock_adjustment", location="MAIN", reason="broken",
+                lines=[{"sku": "M1", "quantity_delta": "-1"}])
+    (written_off,) = entries(registry, adj["number"])
+    assert lines(written_off) == {ADJUSTMENTS: D(5), INVENTORY: D(-5)}
+    assert trial(registry) == {INVENTORY: D(25), GRNI: D(-50), COGS: D(20), ADJUSTMENTS: D(5)}
+    inventory_equals_valuation(registry)
+
+
+def test_a_revert_posts_the_exact_negation_dated_now(registry: Registry) -> None:
+    basic_setup(registry)
+    po = apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
+               lines=[{"sku": "M1", "quantity": "3", "unit_price": "2.5"}])
+    received = apply(registry, "receive_purchase_order", number=po["number"])
+    revert(registry, received)
+    first, second = entries(registry, po["number"])
+    assert lines(second) == {k: -v for k, v in lines(first).items()}
+    assert second["reverses"] == received["operation_id"]
+    assert second["posted_at"] >= first["posted_at"]
+    assert trial(registry) == {}
+    inventory_equals_valuation(registry)
+
+
+def test_a_price_correction_capitalises_what_is_on_hand_and_expenses_the_rest(
+        registry: Registry) -> None:
+    basic_setup(registry)
+    po = apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
+               lines=[{"sku": "M1", "quantity": "10", "unit_price": "4"}])
+    apply(registry, "receive_purchase_order", number=po["number"])
+    so = apply(registry, "create_sales_order", customer="Bob", location="MAIN",
+               lines=[{"sku": "M1", "quantity": "6", "unit_price": "9"}])
+    apply(registry, "fulfill_order", number=so["number"])
+    apply(registry, "correct_purchase_receipt", number=po["number"], sku="M1",
+          unit_price="5")
+    correction = entries(registry, po["number"])[-1]
+    # 10 more a unit: 4 on hand are re-priced (4.00), 6 gone are a price variance (6.00)
+    assert lines(correction) == {INVENTORY: D(4), PPV: D(6), GRNI: D(-10)}
+    inventory_equals_valuation(registry)
+
+
+def test_making_moves_materials_through_work_in_progress(registry: Registry) -> None:
+    basic_setup(registry)
+    apply(registry, "create_stock_adjustment", location="MAIN", reason="opening",
+          lines=[{"sku": "M1", "quantity_delta": "10", "unit_cost": "3"}])
+    apply(registry, "update_recipe", sku="P1",
+          components=[{"sku": "M1", "quantity": "2"}])
+    mo = apply(registry, "create_manufacturing_order", sku="P1", quantity="2",
+               location="MAIN")
+    apply(registry, "complete_manufacturing_order", number=mo["number"])
+    made = lines(entries(registry, mo["number"])[-1])
+    assert made[FINISHED] == D(12)
+    assert made[INVENTORY] == D(-12)
+    assert made.get(WIP, D(0)) == D(0)  # in and out of work in progress in one entry
+    inventory_equals_valuation(registry)
+
+
+def test_every_entry_balances_and_the_beancount_export_checks(registry: Registry) -> None:
+    test_a_receipt_a_shipment_and_an_adjustment_post_what_an_accountant_expects(registry)
+    for e in entries(registry):
+        assert sum(lines(e).values(), D(0)) == 0
+    csv_text = registry.invoke("export_journal", {"format": "csv"}, ADMIN)["text"]
+    assert csv_text.splitlines()[0].startswith("date,entry,account,account_name,debit")
+    ledger = registry.invoke("export_journal", {"format": "beancount"}, ADMIN)["text"]
+    assert " balance Assets:1310-Inventory-Raw-Materials 25 EUR" in ledger
+
+
+def bean_check(registry: Registry, tmp_path: Path) -> str:
+    """beancount's own checker on the exported ledger: it balances every transaction and
+    holds each Inventory account to the valuation at every month end."""
+    ledger = registry.invoke("export_journal", {"format": "beancount"}, ADMIN)["text"]
+    path = tmp_path / "books.beancount"
+    path.write_text(ledger)
+    exe = shutil.which("bean-check", path=str(Path(sys.executable).parent))
+    assert exe is not None, "beancount is a dev dependency: pip install -e '.[dev]'"
+    run = subprocess.run([exe, str(path)], capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    return str(ledger)
+
+
+def test_the_demo_companys_month_passes_bean_check(registry: Registry, tmp_path: Path) -> None:
+    demo.load(registry, ADMIN)
+    so = registry.invoke("list_sales_orders", {}, ADMIN)["orders"]
+    for order in so[:2]:
+        with contextlib.suppress(ShopfloorError):  # one short of stock: the others ship
+            apply(registry, "fulfill_order", number=order["number"])
+    for e in entries(registry):
+        assert sum(lines(e).values(), D(0)) == 0, e
+    inventory_equals_valuation(registry)
+    ledger = bean_check(registry, tmp_path)
+    assert ledger.count(" balance Assets:") >= 3
+
+
+def test_a_database_from_before_the_journal_gets_the_same_entries_on_open(
+        registry: Registry) -> None:
+    test_a_price_correction_capitalises_what_is_on_hand_and_expenses_the_rest(registry)
+    received = apply(registry, "create_stock_adjustment", location="MAIN", reason="found",
+                     lines=[{"sku": "M2", "quantity_delta": "2", "unit_cost": "7"}])
+    revert(registry, received)
+    live = [(lines(e), e["document_number"], e["reverses"]) for e in entries(registry)]
+    before = trial(registry)
+    with registry.store.writing() as s:
+        s.execute(delete(JournalLine))
+        s.execute(delete(JournalEntry))
+        s.commit()
+    post_history(registry.store, registry.clock)
+    assert [(lines(e), e["document_number"], e["reverses"]) for e in entries(registry)] == live
+    assert trial(registry) == before
