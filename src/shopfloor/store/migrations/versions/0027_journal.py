@@ -6,7 +6,7 @@ time the journal is read on a database that has movements and no entries (an ope
 journal, built by the same rules), so this migration needs no domain code.
 
 Revision ID: 0027
-Revises: 0020
+Revises: 0024
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from alembic import op
 from shopfloor.store.types import Dec, UtcDateTime
 
 revision = "0027"
-down_revision = "0020"
+down_revision = "0024"
 branch_labels = None
 depends_on = None
 
