@@ -79,8 +79,7 @@ class Registry:
         finishers: Sequence[Callable[[Op], None]] = (),
     ) -> None:
         self.store = store
-        self.finishers = tuple(finishers)
-        """Posted after every write's flush (the journal): handed in by the wiring."""
+        self.finishers = tuple(finishers)  # after every write's flush: the journal
         self.options: Mapping[str, Any] = dict(options or {})
         self._secret = secret
         self._preview_key = self.key("preview")

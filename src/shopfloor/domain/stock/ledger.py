@@ -18,12 +18,10 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterable
-from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, NamedTuple, Protocol
 
-from sqlalchemy import Select, bindparam, event, insert, select, update
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy import Select, bindparam, event, insert, select
 from sqlalchemy.orm import ORMExecuteState, Session, SessionTransaction
 
 from shopfloor.domain.base import books
@@ -31,24 +29,17 @@ from shopfloor.domain.base.context import Op
 from shopfloor.domain.base.limits import storable
 from shopfloor.domain.base.resolve import keyed, values
 from shopfloor.domain.stock import costing
+from shopfloor.domain.stock.balance_rows import BALANCES, Slot, insert_balances, update_balances
 from shopfloor.domain.stock.lot_ledger import LotBook, LotSlot, Picked, describe, tracked
 from shopfloor.kernel.errors import InsufficientStock, ValidationFailed
 from shopfloor.kernel.numbers import COST_QUANTUM, ZERO, cost, fmt
 from shopfloor.store.bulk import executemany
-from shopfloor.store.engine import RetryTransaction
-from shopfloor.store.tables import Balance, StockMovement, Variance, table
+from shopfloor.store.tables import StockMovement, Variance, table
 from shopfloor.store.tracking import reads_of, remember
 
-BALANCES = table(Balance)
 MOVEMENTS = table(StockMovement)
 
 # Built once: constructing a statement costs more than running it on SQLite.
-_UPDATE = (update(BALANCES)
-           .where(BALANCES.c.id == bindparam("b_id"), BALANCES.c.version == bindparam("b_version"))
-           .values(on_hand=bindparam("b_on_hand"), committed=bindparam("b_committed"),
-                   average_cost=bindparam("b_average_cost"),
-                   stock_value=bindparam("b_stock_value"), version=bindparam("b_next")))
-_INSERT = insert(BALANCES).returning(BALANCES.c.id, BALANCES.c.item_id, BALANCES.c.location_id)
 _MOVE = insert(MOVEMENTS)
 _VARIANCE = insert(table(Variance))
 
@@ -78,22 +69,6 @@ class Place(Protocol):
     def code(self) -> str: ...
     @property
     def allow_negative(self) -> bool: ...
-
-
-@dataclass(slots=True)
-class Slot:
-    """One balance as this operation sees it: read once, moved in memory, written once."""
-
-    id: int | None
-    item_id: int
-    location_id: int
-    key: str
-    on_hand: Decimal
-    committed: Decimal
-    average_cost: Decimal
-    version: int
-    value: Decimal = ZERO
-    dirty: bool = False
 
 
 class Posting(NamedTuple):
@@ -365,9 +340,9 @@ class Ledger:
             new = [s for s in dirty if s.id is None]
             old = [s for s in dirty if s.id is not None]
             if old:
-                _update_balances(session, old)
+                update_balances(session, old)
             if new:
-                _insert_balances(session, new)
+                insert_balances(session, new)
             if self.moves:
                 executemany(session.connection(), _MOVE, self.moves)
             if self.variances:
@@ -380,32 +355,6 @@ class Ledger:
             self.moves, self.variances = [], []
         finally:
             self.flushing = False
-
-
-def _update_balances(session: Session, slots: list[Slot]) -> None:
-    """Absolute values, each row only if it still has the version this operation read
-    (on PostgreSQL the rows are locked besides; on SQLite the write lock is held)."""
-    params = [{"b_id": s.id, "b_version": s.version, "b_on_hand": s.on_hand,
-               "b_committed": s.committed, "b_average_cost": s.average_cost,
-               "b_stock_value": s.value, "b_next": s.version + 1} for s in slots]
-    if executemany(session.connection(), _UPDATE, params) not in (-1, len(params)):
-        raise RetryTransaction  # a balance moved under us: run the whole operation again
-    for s in slots:
-        s.version += 1
-
-
-def _insert_balances(session: Session, slots: list[Slot]) -> None:
-    rows = [{"item_id": s.item_id, "location_id": s.location_id, "on_hand": s.on_hand,
-             "committed": s.committed, "average_cost": s.average_cost,
-             "stock_value": s.value, "version": 1}
-            for s in slots]
-    try:
-        created = session.connection().execute(_INSERT, rows).all()
-    except IntegrityError:
-        raise RetryTransaction from None  # another writer created it first: start over
-    ids = {(r.item_id, r.location_id): r.id for r in created}
-    for s in slots:
-        s.id = ids[(s.item_id, s.location_id)]
 
 
 @event.listens_for(Session, "do_orm_execute")
