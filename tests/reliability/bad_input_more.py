@@ -40,4 +40,22 @@ MORE: dict[str, tuple[dict[str, Any], list[tuple[dict[str, Any], str, str]]]] = 
         ({"name": "B", "logo": "%%%"}, "logo", "validation_error"),
         ({"name": "B", "logo": PNG[:40]}, "logo", "validation_error"),
     ]),
+    "set_stock_accounts": ({"accounts": [{"role": "cogs", "code": "6000",
+                                          "name": "Cost of sales"}]}, [
+        ({"accounts": []}, "accounts", "validation_error"),
+        ({"accounts": [{"role": "nope", "code": "1", "name": "x"}]}, "accounts[0].role",
+         "validation_error"),
+        # 1310 is an asset (raw materials): cost of goods sold posts to an expense
+        ({"accounts": [{"role": "cogs", "code": "1310", "name": "x"}]}, "accounts[0].code",
+         "validation_error"),
+        ({"accounts": [{"role": "grni", "code": "2110", "name": "x", "location": "NOPE"}]},
+         "accounts[0].location", "not_found"),
+    ]),
 }
+
+# the journal's reads (issue 31)
+READ_MORE: list[tuple[str, dict[str, Any], str]] = [
+    ("list_journal_entries", {"cursor": "x"}, "cursor"),
+    ("get_trial_balance", {"start": "2026-02-01", "end": "2026-01-01"}, "end"),
+    ("export_journal", {"format": "xls"}, "format"),
+]

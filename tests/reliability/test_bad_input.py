@@ -12,7 +12,7 @@ from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.actor import Actor
 from shopfloor.registry.registry import Registry
 from tests.helpers import ADMIN, apply, basic_setup, snapshot
-from tests.reliability.bad_input_more import MORE
+from tests.reliability.bad_input_more import MORE, READ_MORE
 
 HUGE = "1e40"
 
@@ -496,6 +496,7 @@ READ_CASES: list[tuple[str, dict[str, Any], str]] = [
     ("find_tools", {"question": "stock\x00"}, "question"),
     ("enable_toolset", {"toolsets": ["nope"]}, "toolsets"),
     ("enable_toolset", {"toolsets": []}, "toolsets"),
+    *READ_MORE,
 ]
 
 
