@@ -4,7 +4,8 @@ Three figures, each on SQLite and PostgreSQL, each with its baseline from the sa
 - a one-line adjustment: the registry's apply (preview=false, no token) against a
   hand-written transaction writing the same rows (resolve location and item, lock the
   balance, number the document, insert the document, its line and the ledger row with its
-  value, update the balance and its stock value, write the operation log and its event);
+  value, update the balance and its stock value, write the operation log and its event,
+  and the journal entry with its lines);
 - a 100-line adjustment: the same, the hand-written one with executemany;
 - a 200-line purchase receipt: statements per line (target at most 2), and its time.
 Statement counts are printed beside the times: they are what the batched path is about.
@@ -111,6 +112,12 @@ class HandWritten:
         self.log = text("INSERT INTO operation_log (operation_id, tool, actor, arguments, "
                         "result, created_at) VALUES (:o, 'create_stock_adjustment', "
                         "'bench', :args, :res, :at)")
+        self.entry = text("INSERT INTO journal_entries (posted_at, operation_id, document_type, "
+                          "document_number, memo, created_at) VALUES (:at, :o, "
+                          "'stock_adjustment', :n, 'Stock adjusted', :at) RETURNING id")
+        self.journal = text("INSERT INTO journal_lines (entry_id, account, debit, credit, "
+                            "item_id, location_id, posted_at) VALUES (:e, :acc, :d, :cr, :i, "
+                            ":loc, :at)")
         tx = "txid_current()" if self.pg else "0"
         self.event = text("INSERT INTO events (id, type, at, tx, data) VALUES "
                           f"(:id, 'operation.applied', :at, {tx}, :data)")
@@ -156,6 +163,15 @@ class HandWritten:
             result = {"number": number, "location": "MAIN", "reason": "bench",
                       "lines": [{"sku": sku, "quantity_delta": str(delta)} for sku in skus]}
             operation = str(uuid.uuid4())
+            # the journal entry ours posts: each line's value to inventory, the total against
+            # adjustments (the accounts known, as hand-written code would know them)
+            entry = c.execute(self.entry, {"at": stamp, "o": operation, "n": number}).scalar_one()
+            zero, total = self._dec(Decimal(0)), delta * unit_cost * len(skus)
+            journal = [{"e": entry, "acc": "1310", "d": m["val"], "cr": zero, "i": m["i"],
+                        "loc": loc, "at": stamp} for m in moves]
+            journal.append({"e": entry, "acc": "5100", "d": zero, "cr": self._dec(total),
+                            "i": None, "loc": None, "at": stamp})
+            c.execute(self.journal, journal)
             c.execute(self.log, {"o": operation, "args": json.dumps(args),
                                  "res": json.dumps(result), "at": stamp})
             c.execute(self.event, {"id": f"evt_{uuid.uuid4().hex}", "at": stamp,
