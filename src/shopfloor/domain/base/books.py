@@ -14,8 +14,10 @@ KEY = "company_currency"
 
 
 def currency(op: Op) -> str:
-    """The books' currency, read once per operation."""
-    found = op.cache.get(KEY)
+    """The books' currency: the one the registry read at its open (it never changes under
+    a ledger's rows), else read once per operation. Never read in the middle of a batch:
+    a query there would flush the ledger's pending rows early and split its statements."""
+    found = op.cache.get(KEY) or op.options.get(KEY)
     if found is None:
         row = op.session.get(Meta, KEY)
         found = op.cache[KEY] = row.value if row is not None else DEFAULT

@@ -297,7 +297,7 @@ def cost_said(op: Op, po: PurchaseOrder, line: PurchaseOrderLine, stock_cost: De
     invoice, the invoice's alone not the stock value. None for a price in the books'
     currency."""
     books = currencies.company(op)
-    theirs = currencies.of_document(po)
+    theirs = currencies.of(op, po.currency)  # read once per operation, not once a line
     if theirs == books:
         return None
     rate = currencies.rate_on(op, po.currency, op.now.date())
