@@ -24,6 +24,7 @@ from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
 from shopfloor.store.tables import PurchaseOrder, SalesOrder
 from shopfloor.tools.fields import (
     Amount,
+    Day,
     Key,
     Limit,
     Money,
@@ -114,7 +115,7 @@ class OrderLineIn(Request):
 
 
 class PurchaseLineIn(OrderLineIn):
-    expected_date: date | None = Field(None, description="default: the order's")
+    expected_date: Day | None = Field(None, description="default: the order's")
     unit: Uom | None = None
 
     def spec(self) -> orders.LineSpec:
@@ -196,7 +197,7 @@ class CreatePurchaseOrder(WriteRequest):
     supplier: PartnerName
     location: Key = Field(description="where it will be received")
     number: Key | None = Field(None, description="default: next PO-number")
-    expected_date: date | None = None
+    expected_date: Day | None = None
     notes: Text | None = None
     status: Literal["draft", "open"] = "open"
     lines: list[PurchaseLineIn] = Lines
@@ -217,7 +218,7 @@ def create_purchase_order(op: Op, req: CreatePurchaseOrder) -> Done[OrderOut]:
 class ModifyPurchaseOrder(NumberOrId, WriteRequest):
     supplier: PartnerName | None = None
     location: Key | None = None
-    expected_date: date | None = None
+    expected_date: Day | None = None
     notes: Text | None = None
     status: Literal["open"] | None = Field(None, description="open a draft")
     lines: list[PurchaseLineIn] | None = Field(None, min_length=1, max_length=1000,
@@ -254,7 +255,7 @@ class ReceivePurchaseOrder(NumberOrId, ExpiryChange, WriteRequest):
                                            description="omit to receive all outstanding")
     batch: Key | None = Field(None, description="one lot for every lot-tracked line "
                               "naming none")
-    expiry: date | None = Field(None, description="expiry of lots this creates")
+    expiry: Day | None = Field(None, description="expiry of lots this creates")
 
 
 @tools.write("receive_purchase_order", title="Receive purchase order", response=OrderOut,
@@ -305,7 +306,7 @@ class CreateSalesOrder(WriteRequest):
     customer: PartnerName
     location: Key = Field(description="ships from here")
     number: Key | None = Field(None, description="default: next SO-number")
-    due_date: date | None = None
+    due_date: Day | None = None
     notes: Text | None = None
     lines: list[OrderLineIn] = Lines
 
@@ -325,7 +326,7 @@ def create_sales_order(op: Op, req: CreateSalesOrder) -> Done[OrderOut]:
 class ModifySalesOrder(NumberOrId, WriteRequest):
     customer: PartnerName | None = None
     location: Key | None = None
-    due_date: date | None = None
+    due_date: Day | None = None
     notes: Text | None = None
     lines: list[OrderLineIn] | None = Field(None, min_length=1, max_length=1000,
                                             description="replace the lines")

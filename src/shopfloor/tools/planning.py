@@ -25,9 +25,9 @@ def pegs_out(op: Op, *, po: int | None = None, mo: int | None = None) -> list[Pe
 
 class ProjectedQuery(SkuOrId, Request):
     location: Key | None = None
-    until: date | None = None
+    until: Day | None = None
     include_planned: bool = Field(False, description="the last unapplied MRP plan's orders")
-    today: date | None = None
+    today: Day | None = None
 
 
 class ProjectedRow(Out):
@@ -37,7 +37,7 @@ class ProjectedRow(Out):
     incoming: Amount
     outgoing: Amount
     balance: Amount
-    document_date: Day | None = Field(None, description="its own date, if past")
+    document_date: date | None = Field(None, description="its own date, if past")
     for_sku: str | None = None
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import date
 from decimal import Decimal
 from typing import Literal
 
@@ -21,6 +20,7 @@ from shopfloor.registry.facts import Undo
 from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
 from shopfloor.store.tables import ManufacturingOrder
 from shopfloor.tools.fields import (
+    Day,
     Key,
     Limit,
     Moment,
@@ -92,7 +92,7 @@ class CreateManufacturingOrder(WriteRequest):
     quantity: Quantity
     location: Key
     number: Key | None = Field(None, description="default: next MO-number")
-    due_date: date | None = None
+    due_date: Day | None = None
     start: Moment | None = Field(None, description="else backward from due_date")
 
 
@@ -124,7 +124,7 @@ class CompleteManufacturingOrder(NumberOrId, ExpiryChange, WriteRequest):
     consumed: list[ConsumedIn] | None = Field(None, max_length=1000,
                                               description="actual use; default: recipe")
     lot: Key | None = Field(None, description="output lot")
-    expiry: date | None = None
+    expiry: Day | None = None
     serials: list[Key] | None = Field(None, max_length=10000)
 
 

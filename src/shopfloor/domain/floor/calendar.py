@@ -190,9 +190,23 @@ def _empty(_: Calendar) -> Conflict:
     return Conflict("calendar: no working time within ten years", field="calendar")
 
 
+def fits(cal: Calendar, minutes: Decimal) -> bool:
+    """Whether `minutes` of work could fit in the span a search looks through at all
+    (ten years and the closed dates, every minute of each day working): more never
+    finishes, and past about 2.7 million years it is no longer a `timedelta`."""
+    return minutes <= (HORIZON_DAYS + len(cal.closed)) * 24 * 60
+
+
+def _too_long(minutes: Decimal) -> ValidationFailed:
+    return ValidationFailed(f"{minutes:.0f} minutes of work do not fit in ten years of any "
+                            "calendar", field="calendar", details={"minutes": str(minutes)})
+
+
 def forward(cal: Calendar, start: datetime, minutes: Decimal) -> Interval:
     """Work `minutes` from `start` on: (when the work really starts, when it finishes).
     Work pauses outside shifts and on closed dates; it may end exactly at a shift's end."""
+    if not fits(cal, minutes):
+        raise _too_long(minutes)
     need = duration(minutes)
     cursor = start.astimezone(UTC)
     if need <= timedelta(0):
@@ -216,6 +230,8 @@ def forward(cal: Calendar, start: datetime, minutes: Decimal) -> Interval:
 
 def backward(cal: Calendar, end: datetime, minutes: Decimal) -> Interval:
     """Work `minutes` ending by `end`: (when it must start, when it really ends)."""
+    if not fits(cal, minutes):
+        raise _too_long(minutes)
     need = duration(minutes)
     cursor = end.astimezone(UTC)
     if need <= timedelta(0):
