@@ -190,6 +190,7 @@ def _check(world: tuple[Registry, dict[str, str]], examples: int, derandomize: b
     found, calls = run_edges(reg, refs, examples, derandomize)
     assert not found, "\n".join(f"{k}: {v[0]} ({len(v)} such)" for k, v in found.items())
     assert calls >= len(_tool_names()) * min(examples, 2), calls
+    print(f"edges: {len(_tool_names())} tools, {calls} calls")
     assert not ledger_matches_balances(reg)
 
 

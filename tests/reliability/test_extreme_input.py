@@ -160,3 +160,31 @@ def test_a_need_past_a_millionth_s_precision_stays_whole_for_the_limit_to_refuse
     assert huge > LIMIT
     assert yields.gross(Decimal(3), Decimal(80), yields.Yield(Decimal(5), Decimal(15),
                                                               Decimal(50))) == 300
+
+
+def test_the_cli_and_the_http_api_answer_the_same_refusal(registry: Registry,
+                                                          db_url: str) -> None:
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from shopfloor.surfaces.auth import Authenticator
+
+    _made(registry)
+    out = subprocess.run([sys.executable, "-m", "shopfloor.surfaces.cli", "--fmt", "json",
+                          "call", "get_stock_valuation", "--arg", "date=9999-12-31"],
+                         capture_output=True, text=True, timeout=60,
+                         env={**os.environ, "SHOPFLOOR_DATABASE_URL": db_url})
+    assert out.returncode == 2 and "Traceback" not in out.stderr, out.stderr
+    error = json.loads(out.stdout)["error"]
+    assert (error["code"], error["field"]) == ("validation_error", "date")
+    conf = Settings(database_url=db_url)
+    token = Authenticator(registry, conf).mint("edge", ["admin"], 600)
+    with serving(build_app(registry, conf, run_worker=False)) as url:
+        r = httpx.post(f"{url}/api/v1/tools/get_work_centre_load",
+                       json={"start": "9999-12-25", "end": "9999-12-31"},
+                       headers={"Authorization": f"Bearer {token}"}, timeout=30)
+    assert r.status_code == 422, r.text
+    assert (r.json()["error"]["code"], r.json()["error"]["field"]) == ("validation_error",
+                                                                       "start")
