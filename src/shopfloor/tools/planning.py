@@ -10,7 +10,7 @@ from pydantic import Field
 from shopfloor.domain.base.context import Op
 from shopfloor.domain.planning import pegging, projection
 from shopfloor.registry.tool import Request, Toolset
-from shopfloor.tools.fields import Amount, Day, Key, Out
+from shopfloor.tools.fields import Amount, Day, Key, Out, ResultDay
 from shopfloor.tools.refs import SkuOrId, sku_of
 from shopfloor.tools.views import PegOut
 
@@ -37,7 +37,7 @@ class ProjectedRow(Out):
     incoming: Amount
     outgoing: Amount
     balance: Amount
-    document_date: date | None = Field(None, description="its own date, if past")
+    document_date: ResultDay | None = Field(None, description="its own date, if past")
     for_sku: str | None = None
 
 

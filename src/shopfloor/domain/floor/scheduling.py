@@ -20,9 +20,9 @@ from typing import cast
 from sqlalchemy import Table, bindparam, select, update
 
 from shopfloor.domain.base.context import Op
+from shopfloor.domain.base.limits import LIMIT
 from shopfloor.domain.floor import calendar as cal
 from shopfloor.domain.floor import routings, work_centres
-from shopfloor.domain.base.limits import LIMIT
 from shopfloor.kernel.errors import NotFound, ValidationFailed
 from shopfloor.kernel.numbers import cost, fmt
 from shopfloor.kernel.statuses import OPEN_MO, Step
