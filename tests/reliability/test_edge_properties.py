@@ -56,7 +56,10 @@ def _words(refs: dict[str, str]) -> list[str]:
 
 NAMED = {"sku": ["M1", "P1", "T1", "M2"], "location": ["MAIN", "SHOP"],
          "from_location": ["MAIN", "SHOP"], "to_location": ["SHOP", "MAIN"],
-         "supplier": ["Acme"], "customer": ["Bob"], "work_centre": ["WC"], "lot": ["L1"]}
+         "supplier": ["Acme"], "customer": ["Bob"], "work_centre": ["WC"], "lot": ["L1"],
+         "csv": [f"sku,name,kind,routing,on_hand:MAIN,unit_cost\nE{i},Edge,product,"
+                 f"10:Make:WC:{v}:{v},{v},{v}\n" for i, v in enumerate(
+                     ["1e30", "999999999999", "0.0000001", "999999999.999999", "0"])]}
 """Keys by the argument's name: the world's own, so a call gets past its lookups."""
 
 

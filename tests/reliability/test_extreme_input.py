@@ -188,3 +188,17 @@ def test_the_cli_and_the_http_api_answer_the_same_refusal(registry: Registry,
     assert r.status_code == 422, r.text
     assert (r.json()["error"]["code"], r.json()["error"]["field"]) == ("validation_error",
                                                                        "start")
+
+
+@pytest.mark.parametrize("minutes", ["1e30", "999999999999", "1000000000", "0.0000001"])
+def test_an_imported_routing_keeps_the_bounds_of_typed_minutes(registry: Registry,
+                                                               minutes: str) -> None:
+    """Minutes in an import's routing cell were unbounded: 1e30 broke the preview, 10^12
+    was stored and then every read of that routing failed, 10^-7 was kept as 0."""
+    _made(registry)
+    csv = f"sku,name,kind,routing\nP9,Nine,product,10:Make:WC:0:{minutes}\n"
+    preview = registry.invoke("import_items", {"csv": csv}, ADMIN)
+    assert [(w["field"], w["blocking"]) for w in preview["warnings"]] == [("csv", True)]
+    error = _refused(registry, "import_items", {"csv": csv, "preview": False}, "csv")
+    assert "minutes are less than 10^9, to a millionth" in error.message
+    apply(registry, "import_items", csv=csv.replace(minutes, "999999999.999999"))

@@ -26,6 +26,8 @@ DEFAULT_SHIFTS: tuple[dict[str, Any], ...] = (
 HORIZON_DAYS = 3660
 """How far a search for working time goes before it calls the calendar empty."""
 MICRO = Decimal(60_000_000)
+MAX_MINUTES = Decimal(10) ** 9
+"""Minutes typed as text (an import's routing) keep the bound the tools' arguments have."""
 
 Interval = tuple[datetime, datetime]
 
@@ -295,6 +297,9 @@ def parse_minutes(value: Any, fld: str) -> Decimal:
         raise ValidationFailed(f"{value!r} is not a number of minutes", field=fld) from None
     if not m.is_finite() or m < 0:
         raise ValidationFailed(f"{value!r}: minutes must be zero or more", field=fld)
+    if m >= MAX_MINUTES or m != m.quantize(Decimal("0.000001")):
+        raise ValidationFailed(f"{value!r}: minutes are less than 10^9, to a millionth",
+                               field=fld)
     return m
 
 
