@@ -2,7 +2,9 @@
 
 Every operation gets a fixed example budget so `make test` stays bounded (derandomized,
 so it is the same run each time); `-m long` (`make test-long`) runs a randomized
-SHOPFLOOR_FUZZ_LONG_EXAMPLES (150) per operation.
+SHOPFLOOR_FUZZ_LONG_EXAMPLES (150) per operation. Then every date and moment argument
+is sent the edges explicitly (issue 30): years 0001 and 9999, just outside and at the
+ends of 1900-2999, offsets of 23:59; each answered with a 4xx or a success, never a 5xx.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import os
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 import schemathesis
@@ -35,6 +38,15 @@ LONG_EXAMPLES = int(os.environ.get("SHOPFLOOR_FUZZ_LONG_EXAMPLES", "150"))
 # a coded 4xx is the right answer there, so "positive data acceptance" is not asked for.
 CHECKS = [not_a_server_error, response_schema_conformance, status_code_conformance,
           content_type_conformance, negative_data_rejection]
+EDGE_DAYS = ["9999-12-31", "0001-01-01", "1899-12-31", "3000-01-01", "1900-01-01",
+             "2999-12-31"]
+EDGE_MOMENTS = ["9999-12-31T23:59:59-23:59", "0001-01-01T00:00:00+23:59",
+                "0001-01-01T00:00:00+14:00", "9999-12-31T23:00:00Z",
+                "2999-12-31T23:59:59-23:59", "2999-12-31T23:00:00Z", "1900-01-01T00:00:00Z"]
+SAMPLE: dict[str, Any] = {"sku": "M1", "location": "MAIN", "supplier": "Acme",
+                          "customer": "Bob", "quantity": "1", "reason": "edge",
+                          "lines": [{"sku": "M1", "quantity": "1"}]}
+"""Required arguments of an edge case, so the date reaches the tool's own work."""
 
 
 def test_api_never_errors_and_keeps_to_its_schema(tmp_path: Path, sqlite_template: Path) -> None:
@@ -58,7 +70,7 @@ def _fuzz_api(tmp_path: Path, sqlite_template: Path, examples: int) -> None:
     headers = {"Authorization": f"Bearer {token}"}
     with serving(build_app(reg, conf)) as url:
         schema = schemathesis.openapi.from_url(f"{url}/openapi.json")
-        checked = 0
+        checked = cases = edges = 0
         for result in schema.get_all_operations():
             operation = result.ok()
 
@@ -66,8 +78,35 @@ def _fuzz_api(tmp_path: Path, sqlite_template: Path, examples: int) -> None:
             @settings(max_examples=examples, deadline=None, derandomize=examples == EXAMPLES,
                       suppress_health_check=list(HealthCheck), database=None)
             def fuzz(case: schemathesis.Case) -> None:
+                nonlocal cases
+                cases += 1
                 case.call_and_validate(base_url=url, headers=headers, checks=CHECKS)
 
             fuzz()
             checked += 1
+            for body in _edge_bodies(reg.get(operation.path.rsplit("/", 1)[-1]).input_schema):
+                operation.Case(body=body, media_type="application/json").call_and_validate(
+                    base_url=url, headers=headers, checks=CHECKS)
+                edges += 1
         assert checked == len(reg.tools())
+        assert edges >= 100, edges
+        print(f"schemathesis: {cases} generated cases, {edges} edge cases, {checked} operations")
+
+
+def _edge_bodies(schema: dict[str, Any]) -> list[dict[str, Any]]:
+    """A body per edge value of each top-level date or moment argument, the required
+    arguments filled from SAMPLE (a tool needing others is left to the generated cases)."""
+    props, required = schema.get("properties", {}), schema.get("required", [])
+    if any(k not in SAMPLE for k in required):
+        return []
+    base = {k: SAMPLE[k] for k in required}
+    if "anyOf" in schema and "sku" in props:
+        base["sku"] = SAMPLE["sku"]
+    out = []
+    for name, node in props.items():
+        shown = node.get("items", node)  # a list of dates: one of them at the edge
+        values = {"date": EDGE_DAYS, "date-time": EDGE_MOMENTS}.get(
+            shown.get("format", ""), EDGE_DAYS + EDGE_MOMENTS if name == "since" else [])
+        for value in values:
+            out.append({**base, name: [value] if shown is not node else value})
+    return out

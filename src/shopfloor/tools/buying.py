@@ -19,6 +19,7 @@ from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
 from shopfloor.store.tables import LandedCost, PurchaseOrder, SupplierItem
 from shopfloor.tools.fields import (
     Amount,
+    Day,
     Key,
     Money,
     Name,
@@ -128,7 +129,7 @@ def list_supplier_items(op: Op, req: ListSupplierItems) -> SupplierItems:
 class SetExchangeRate(WriteRequest):
     currency: str = Currency
     rate: Quantity = Field(description="in company currency")
-    valid_from: date | None = None
+    valid_from: Day | None = None
 
 
 class RateOut(Out):

@@ -28,7 +28,7 @@ from pydantic import (
     WithJsonSchema,
 )
 
-from shopfloor.kernel import gs1, keys, units
+from shopfloor.kernel import dates, gs1, keys, units
 from shopfloor.kernel.errors import ValidationFailed
 from shopfloor.kernel.numbers import fmt
 
@@ -143,13 +143,37 @@ JobId = Annotated[str, StringConstraints(min_length=1, max_length=36,
 
 
 def _as_utc(value: datetime) -> datetime:
-    return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+    """A moment without a zone is UTC; any moment is refused outside the business years
+    (kernel.dates), where a later step could no longer reckon with it."""
+    value = value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+    problem = dates.moment_problem(value)
+    if problem is not None:
+        raise ValueError(problem)
+    return value
 
+
+def _business_day(value: date) -> date:
+    problem = dates.day_problem(value)
+    if problem is not None:
+        raise ValueError(problem)
+    return value
+
+
+Day = Annotated[
+    date,
+    AfterValidator(_business_day),
+    WithJsonSchema({"type": "string", "format": "date", "pattern": dates.YEAR_PATTERN}),
+]
+"""A business date given as an argument: an ISO date in the years 1900-2999 (the
+pattern says the span). Results say dates as plain `date` (`ResultDay` where the field is
+itself called `date`)."""
+ResultDay = date
 
 Since = Annotated[
     datetime,
     AfterValidator(_as_utc),
-    WithJsonSchema({"type": "string", "description": "ISO date or time (UTC if no zone)"}),
+    WithJsonSchema({"type": "string", "pattern": dates.YEAR_PATTERN,
+                    "description": "ISO date or time (UTC if no zone)"}),
 ]
 """A point in time a person types: a date or a time without a zone is read as UTC."""
 
@@ -170,12 +194,11 @@ Moment = Annotated[
     datetime,
     BeforeValidator(_written_date_time),
     AfterValidator(_as_utc),
-    WithJsonSchema({"type": "string", "format": "date-time"}),
+    WithJsonSchema({"type": "string", "format": "date-time", "pattern": dates.YEAR_PATTERN}),
 ]
 """A moment stock is booked as of: an ISO 8601 date and time (UTC if no zone), never a
-number of seconds or a bare date."""
+number of seconds or a bare date, in the years 1900-2999 (in UTC too)."""
 Kind = Literal["product", "material", "intermediate"]
-Day = date
 
 Amount = Annotated[Decimal, PlainSerializer(fmt, return_type=str, when_used="json"),
                    WithJsonSchema({"type": "string"})]

@@ -32,6 +32,7 @@ from shopfloor.store.tables import (
 )
 from shopfloor.tools.fields import (
     Amount,
+    Day,
     Key,
     Moment,
     Money,
@@ -62,7 +63,7 @@ class CentreFields(WriteRequest):
     capacity: Annotated[int, Field(ge=1, le=10000)] | None = None
     efficiency_percent: Quantity | None = None
     calendar: list[Shift] | None = Field(None, max_length=50)
-    closed_dates: list[date] | None = Field(None, max_length=1000)
+    closed_dates: list[Day] | None = Field(None, max_length=1000)
     time_zone: Annotated[str, StringConstraints(max_length=64)] | None = Field(
         None, description="IANA, default UTC")
 
@@ -243,8 +244,8 @@ def record_operation_time(op: Op, req: RecordOperationTime) -> Done[OperationOut
 
 class GetWorkCentreLoad(Request):
     work_centre: Key | None = None
-    start: date | None = None
-    end: date | None = None
+    start: Day | None = None
+    end: Day | None = None
     bucket: Literal["day", "week"] = "day"
 
 

@@ -32,7 +32,7 @@ from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
 from shopfloor.store import queue
 from shopfloor.store.tables import Job, Location
 from shopfloor.tools.audit import JobOut, JobRef, job_out
-from shopfloor.tools.fields import JobId, Key, Out
+from shopfloor.tools.fields import Day, JobId, Key, Out
 
 tools = Toolset("jobs")
 CANCEL_ROLE = Role.operator
@@ -48,7 +48,7 @@ class Started(Out):
 
 class RunMrp(Request):
     location: Key | None = Field(None, description="where planned orders go (default: first)")
-    today: date | None = Field(None, description="plan as of this date (default: today)")
+    today: Day | None = Field(None, description="plan as of this date (default: today)")
 
 
 def plan_in_background(ctx: JobContext) -> dict[str, Any]:

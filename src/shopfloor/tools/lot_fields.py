@@ -10,13 +10,13 @@ from pydantic import Field, model_validator
 
 from shopfloor.domain.stock.lots import LotIn
 from shopfloor.registry.tool import Request
-from shopfloor.tools.fields import Key, Quantity
+from shopfloor.tools.fields import Day, Key, Quantity
 
 
 class LotQtyIn(Request):
     lot: Key
     quantity: Quantity | None = Field(None, description="default: all")
-    expiry: date | None = None
+    expiry: Day | None = None
 
     def spec(self) -> LotIn:
         return LotIn(self.lot, self.quantity, self.expiry)

@@ -25,6 +25,7 @@ from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
 from shopfloor.store.tables import PurchaseOrder, SalesOrder
 from shopfloor.tools.fields import (
     Amount,
+    Day,
     Key,
     Limit,
     Money,
@@ -117,7 +118,7 @@ class OrderLineIn(Request):
 
 
 class PurchaseLineIn(OrderLineIn):
-    expected_date: date | None = Field(None, description="default: the order's")
+    expected_date: Day | None = Field(None, description="default: the order's")
     unit: Uom | None = None
 
     def spec(self) -> orders.LineSpec:
@@ -207,7 +208,7 @@ class CreatePurchaseOrder(WriteRequest):
     supplier: PartnerName
     location: Key = Field(description="where it will be received")
     number: Key | None = Field(None, description="default: next PO-number")
-    expected_date: date | None = None
+    expected_date: Day | None = None
     notes: Text | None = None
     reference: Reference | None = None
     status: Literal["draft", "open"] = "open"
@@ -231,7 +232,7 @@ def create_purchase_order(op: Op, req: CreatePurchaseOrder) -> Done[OrderOut]:
 class ModifyPurchaseOrder(NumberOrId, WriteRequest):
     supplier: PartnerName | None = None
     location: Key | None = None
-    expected_date: date | None = None
+    expected_date: Day | None = None
     notes: Text | None = None
     reference: Reference | None = None
     clear_notes: bool = False
@@ -272,7 +273,7 @@ class ReceivePurchaseOrder(NumberOrId, ExpiryChange, WriteRequest):
                                            description="omit to receive all outstanding")
     batch: Key | None = Field(None, description="one lot for every lot-tracked line "
                               "naming none")
-    expiry: date | None = Field(None, description="expiry of lots this creates")
+    expiry: Day | None = Field(None, description="expiry of lots this creates")
 
 
 @tools.write("receive_purchase_order", everyday=True,
@@ -326,7 +327,7 @@ class CreateSalesOrder(WriteRequest):
     customer: PartnerName
     location: Key = Field(description="ships from here")
     number: Key | None = Field(None, description="default: next SO-number")
-    due_date: date | None = None
+    due_date: Day | None = None
     notes: Text | None = None
     reference: Reference | None = None
     lines: list[OrderLineIn] = Lines
@@ -349,7 +350,7 @@ def create_sales_order(op: Op, req: CreateSalesOrder) -> Done[OrderOut]:
 class ModifySalesOrder(NumberOrId, WriteRequest):
     customer: PartnerName | None = None
     location: Key | None = None
-    due_date: date | None = None
+    due_date: Day | None = None
     notes: Text | None = None
     reference: Reference | None = None
     clear_notes: bool = False

@@ -10,7 +10,7 @@ from pydantic import Field
 from shopfloor.domain.base.context import Op
 from shopfloor.domain.planning import pegging, projection
 from shopfloor.registry.tool import Request, Toolset
-from shopfloor.tools.fields import Amount, Day, Key, Out
+from shopfloor.tools.fields import Amount, Day, Key, Out, ResultDay
 from shopfloor.tools.refs import SkuOrId, sku_of
 from shopfloor.tools.views import PegOut
 
@@ -25,9 +25,9 @@ def pegs_out(op: Op, *, po: int | None = None, mo: int | None = None) -> list[Pe
 
 class ProjectedQuery(SkuOrId, Request):
     location: Key | None = None
-    until: date | None = None
+    until: Day | None = None
     include_planned: bool = Field(False, description="the last unapplied MRP plan's orders")
-    today: date | None = None
+    today: Day | None = None
 
 
 class ProjectedRow(Out):
@@ -37,7 +37,7 @@ class ProjectedRow(Out):
     incoming: Amount
     outgoing: Amount
     balance: Amount
-    document_date: Day | None = Field(None, description="its own date, if past")
+    document_date: ResultDay | None = Field(None, description="its own date, if past")
     for_sku: str | None = None
 
 

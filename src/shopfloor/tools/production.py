@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import date
 from decimal import Decimal
 from typing import Annotated, Literal
 
@@ -22,6 +21,7 @@ from shopfloor.registry.facts import Undo
 from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
 from shopfloor.store.tables import ManufacturingOrder
 from shopfloor.tools.fields import (
+    Day,
     Key,
     Limit,
     Moment,
@@ -95,7 +95,7 @@ class CreateManufacturingOrder(WriteRequest):
     quantity: Quantity
     location: Key
     number: Key | None = Field(None, description="default: next MO-number")
-    due_date: date | None = None
+    due_date: Day | None = None
     start: Moment | None = Field(
         None, description="when work starts; empty: planned backward from the due date")
     notes: Text | None = None
@@ -131,7 +131,7 @@ class CompleteManufacturingOrder(NumberOrId, ExpiryChange, WriteRequest):
     consumed: list[ConsumedIn] | None = Field(None, max_length=1000,
                                               description="actual use; default: recipe")
     lot: Key | None = Field(None, description="output lot")
-    expiry: date | None = None
+    expiry: Day | None = None
     serials: list[Key] | None = Field(None, max_length=10000)
     skipped: list[Annotated[int, Field(ge=0, le=100000)]] | None = Field(
         None, max_length=100, description="sequences of operations skipped")

@@ -30,6 +30,7 @@ from shopfloor.tools.fields import (
     Out,
     Page,
     Quantity,
+    ResultDay,
     RowCursor,
     SignedQuantity,
     Since,
@@ -192,8 +193,8 @@ class ShortageOut(Out):
     required: Amount
     available: Amount
     short: Amount
-    date: Day | None = None
-    earliest: Day | None = None
+    date: ResultDay | None = None
+    earliest: ResultDay | None = None
 
 
 class AvailabilityOut(Out):
@@ -206,7 +207,7 @@ class AvailabilityOut(Out):
     can_ship: bool
     can_build: bool | None = Field(description="null when the item has no recipe")
     shortages: list[ShortageOut]
-    earliest_date: Day | None = None
+    earliest_date: ResultDay | None = None
 
 
 @tools.read("check_availability", everyday=True,

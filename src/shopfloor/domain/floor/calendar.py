@@ -26,6 +26,8 @@ DEFAULT_SHIFTS: tuple[dict[str, Any], ...] = (
 HORIZON_DAYS = 3660
 """How far a search for working time goes before it calls the calendar empty."""
 MICRO = Decimal(60_000_000)
+MAX_MINUTES = Decimal(10) ** 9
+"""Minutes typed as text (an import's routing) keep the bound the tools' arguments have."""
 
 Interval = tuple[datetime, datetime]
 
@@ -190,9 +192,23 @@ def _empty(_: Calendar) -> Conflict:
     return Conflict("calendar: no working time within ten years", field="calendar")
 
 
+def fits(cal: Calendar, minutes: Decimal) -> bool:
+    """Whether `minutes` of work could fit in the span a search looks through at all
+    (ten years and the closed dates, every minute of each day working): more never
+    finishes, and past about 2.7 million years it is no longer a `timedelta`."""
+    return minutes <= (HORIZON_DAYS + len(cal.closed)) * 24 * 60
+
+
+def _too_long(minutes: Decimal) -> ValidationFailed:
+    return ValidationFailed(f"{minutes:.0f} minutes of work do not fit in ten years of any "
+                            "calendar", field="calendar", details={"minutes": str(minutes)})
+
+
 def forward(cal: Calendar, start: datetime, minutes: Decimal) -> Interval:
     """Work `minutes` from `start` on: (when the work really starts, when it finishes).
     Work pauses outside shifts and on closed dates; it may end exactly at a shift's end."""
+    if not fits(cal, minutes):
+        raise _too_long(minutes)
     need = duration(minutes)
     cursor = start.astimezone(UTC)
     if need <= timedelta(0):
@@ -216,6 +232,8 @@ def forward(cal: Calendar, start: datetime, minutes: Decimal) -> Interval:
 
 def backward(cal: Calendar, end: datetime, minutes: Decimal) -> Interval:
     """Work `minutes` ending by `end`: (when it must start, when it really ends)."""
+    if not fits(cal, minutes):
+        raise _too_long(minutes)
     need = duration(minutes)
     cursor = end.astimezone(UTC)
     if need <= timedelta(0):
@@ -279,6 +297,9 @@ def parse_minutes(value: Any, fld: str) -> Decimal:
         raise ValidationFailed(f"{value!r} is not a number of minutes", field=fld) from None
     if not m.is_finite() or m < 0:
         raise ValidationFailed(f"{value!r}: minutes must be zero or more", field=fld)
+    if m >= MAX_MINUTES or m != m.quantize(Decimal("0.000001")):
+        raise ValidationFailed(f"{value!r}: minutes are less than 10^9, to a millionth",
+                               field=fld)
     return m
 
 

@@ -20,10 +20,11 @@ from typing import cast
 from sqlalchemy import Table, bindparam, select, update
 
 from shopfloor.domain.base.context import Op
+from shopfloor.domain.base.limits import LIMIT
 from shopfloor.domain.floor import calendar as cal
 from shopfloor.domain.floor import routings, work_centres
-from shopfloor.kernel.errors import NotFound
-from shopfloor.kernel.numbers import cost
+from shopfloor.kernel.errors import NotFound, ValidationFailed
+from shopfloor.kernel.numbers import cost, fmt
 from shopfloor.kernel.statuses import OPEN_MO, OPEN_STEP, Step
 from shopfloor.store.tables import (
     ManufacturingOrder,
@@ -79,6 +80,11 @@ def route(op: Op, mo: ManufacturingOrder, start: datetime | None) -> list[OrderO
                                                  r.work_centre.efficiency_percent),
         logged_minutes=Decimal(0), logged_quantity=Decimal(0), status=Step.planned)
         for r in rows]
+    for o in ops:
+        if not cal.fits(work_centres.calendar_of(op, o.work_centre), o.planned_minutes):
+            raise ValidationFailed(
+                f"operation {o.sequence} ({o.name}) takes {fmt(o.planned_minutes)} minutes for "
+                f"{fmt(mo.quantity)}: more than ten years of working time", field="quantity")
     for o, (s, f) in zip(ops, dated(op, ops, start, mo.due_date), strict=True):
         o.planned_start, o.planned_finish = s, f
         op.change("operation", f"{mo.number}/{o.sequence}", "planned",
@@ -140,6 +146,9 @@ class _Unit:
     def fit(self, ready: datetime, minutes: Decimal) -> tuple[datetime, datetime, int]:
         """The earliest place from `ready` in one of the unit's gaps: (start, finish, the
         gap it is in). The last gap never ends, so there always is one."""
+        if not cal.fits(self.calendar, minutes):
+            raise ValidationFailed(f"an operation of {fmt(minutes)} minutes does not fit in "
+                                   "ten years of working time", field="orders")
         need = cal.duration(minutes)
         i = bisect_right(self.ends, ready)
         while True:
@@ -313,6 +322,12 @@ def finite(op: Op, start: datetime, numbers: Sequence[str] | None) -> Outcome:
 
 # -- planning ----------------------------------------------------------------------------
 
+def _worked(minutes: Decimal) -> Decimal:
+    """Minutes as an operation keeps them (to a millionth); a figure too big for that is
+    left whole, for the calendar to refuse as more than it can hold."""
+    return cost(minutes) if minutes < LIMIT else minutes
+
+
 class Dater:
     """Every routing, read once, dating planned orders through the calendars with infinite
     capacity (as MRP does; finite scheduling is a separate step). An item without a
@@ -349,7 +364,7 @@ class Dater:
         runs = self._routes[item_id]
         cursor = runs[-1][0].end_of(due)
         for calendar, setup, rate in reversed(runs):
-            cursor = cal.backward(calendar, cursor, cost(setup + rate * quantity))[0]
+            cursor = cal.backward(calendar, cursor, _worked(setup + rate * quantity))[0]
         return runs[0][0].local_date(cursor)
 
     def finish(self, item_id: int, quantity: Decimal, start: date) -> date:
@@ -357,5 +372,5 @@ class Dater:
         runs = self._routes[item_id]
         cursor = datetime.combine(start, time(0), runs[0][0].zone)
         for calendar, setup, rate in runs:
-            cursor = cal.forward(calendar, cursor, cost(setup + rate * quantity))[1]
+            cursor = cal.forward(calendar, cursor, _worked(setup + rate * quantity))[1]
         return runs[-1][0].local_date(cursor)

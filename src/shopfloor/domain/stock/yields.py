@@ -41,7 +41,9 @@ def gross(per: Decimal, units: Decimal, y: Yield = PLAIN) -> Decimal:
     if y.rounding_multiple:
         q = (q / y.rounding_multiple).to_integral_value(rounding=ROUND_CEILING) \
             * y.rounding_multiple
-    return q.quantize(_STEP, rounding=ROUND_CEILING)
+    # past 10^21 a millionth is beyond Decimal's 28 digits: the figure stays whole, and
+    # what stores it refuses it as too large (base.limits), naming its field
+    return q.quantize(_STEP, rounding=ROUND_CEILING) if q.adjusted() < 21 else q
 
 
 def between(per: Decimal, done: Decimal, more: Decimal, y: Yield = PLAIN) -> Decimal:

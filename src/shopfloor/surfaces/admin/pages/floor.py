@@ -13,6 +13,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
+from shopfloor.kernel import dates
+from shopfloor.kernel.errors import ValidationFailed
 from shopfloor.registry.actor import Actor
 from shopfloor.surfaces.admin.core import Admin
 from shopfloor.surfaces.admin.forms import prefilled
@@ -66,6 +68,9 @@ async def centre(a: Admin, request: Request, actor: Actor) -> Response:
         start = date.fromisoformat(request.query_params.get("start", ""))
     except ValueError:
         start = a.today()
+    problem = dates.day_problem(start)  # the page reckons a fortnight either side of it
+    if problem is not None:
+        raise ValidationFailed(f"start: {problem}", field="start")
     end = start + timedelta(days=13)
     load = await a.read(actor, "get_work_centre_load",
                         {"work_centre": code, "start": start.isoformat(),
