@@ -72,33 +72,27 @@ def ledger_matches_balances(registry: Registry) -> list[str]:
 
 
 def journal_mismatches(s: Any) -> list[str]:
-    """Issue 31's books: every journal entry balances, and the stock accounts hold exactly
-    the ledger's value, per account (each ledger row's value went to its one account)."""
-    from shopfloor.domain.accounting.chart import Account, Chart, kind_of
-    from shopfloor.store.tables import AccountRule, Item, JournalLine
+    """Issue 31's books: every journal entry balances, and the stock's lines hold exactly
+    the ledger's value per item and location (each ledger row's value went to stock),
+    whichever accounts the company's rules named then."""
+    from shopfloor.store.tables import JournalLine
 
     bad = [f"entry {e} debits {d} != credits {c}" for e, d, c in s.execute(
         select(JournalLine.entry_id, func.sum(JournalLine.debit), func.sum(JournalLine.credit))
         .group_by(JournalLine.entry_id)
         .having(func.sum(JournalLine.debit) != func.sum(JournalLine.credit)))]
-    chart = Chart({(r.role, r.location_id, r.item_kind): Account(r.code, r.name,
-                                                                 kind_of(r.role))
-                   for r in s.scalars(select(AccountRule))})
-    expected: dict[str, Decimal] = {}
-    for loc, kind, value in s.execute(
-            select(StockMovement.location_id, Item.kind, func.sum(StockMovement.value))
-            .join(Item, Item.id == StockMovement.item_id)
-            .group_by(StockMovement.location_id, Item.kind)):
-        code = chart.account("inventory", loc, kind).code
-        expected[code] = expected.get(code, Decimal(0)) + Decimal(value or 0)
-    held = {code: Decimal(d or 0) - Decimal(c or 0) for code, d, c in s.execute(
-        select(JournalLine.account, func.sum(JournalLine.debit), func.sum(JournalLine.credit))
-        .where(JournalLine.account.in_(list(expected) or [""]))
-        .group_by(JournalLine.account))}
-    bad += [f"stock account {code} holds {held.get(code, 0)}, the ledger {v}"
-            for code, v in expected.items() if held.get(code, Decimal(0)) != v]
+    ledger = {(i, loc): Decimal(v or 0) for i, loc, v in s.execute(
+        select(StockMovement.item_id, StockMovement.location_id, func.sum(StockMovement.value))
+        .group_by(StockMovement.item_id, StockMovement.location_id))}
+    held = {(i, loc): Decimal(d or 0) - Decimal(c or 0) for i, loc, d, c in s.execute(
+        select(JournalLine.item_id, JournalLine.location_id, func.sum(JournalLine.debit),
+               func.sum(JournalLine.credit)).where(JournalLine.role == "inventory")
+        .group_by(JournalLine.item_id, JournalLine.location_id))}
+    bad += [f"stock lines of item {k[0]} at {k[1]} hold {held.get(k, 0)}, the ledger {v}"
+            for k, v in ledger.items() if held.get(k, Decimal(0)) != v]
+    bad += [f"stock lines of item {k[0]} at {k[1]} hold {v} with no ledger rows"
+            for k, v in held.items() if k not in ledger and v]
     return bad
-
 
 def on_hand(registry: Registry, sku: str, location: str = "MAIN") -> Decimal:
     rows = registry.invoke("get_stock", {"sku": sku, "location": location}, ADMIN)["balances"]

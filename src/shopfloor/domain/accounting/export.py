@@ -19,12 +19,11 @@ from typing import Any
 
 from sqlalchemy import func, select
 
-from shopfloor.domain.accounting.chart import STOCK_ROLE, Account, Chart, chart
+from shopfloor.domain.accounting.chart import KIND_DEFAULTS, STOCK_ROLE, Account, Chart, chart
 from shopfloor.domain.base.context import Op
 from shopfloor.kernel.numbers import ZERO
 from shopfloor.store.tables import (
     Customer,
-    Item,
     JournalEntry,
     JournalLine,
     PurchaseOrder,
@@ -117,11 +116,17 @@ def csv_lines(op: Op, currency: str, start: datetime | None = None,
                        e.document_type or "", e.document_number or "", partner, e.memo))
 
 
-def beancount_name(account: str, known: Account | None) -> str:
-    """`Assets:1310-Inventory-Raw-Materials`: beancount's components start with a capital
-    or a digit and hold letters, digits and dashes only."""
+INVENTORY = "Assets:Inventory"
+"""The parent of every stock account: its balance assertion is the whole valuation, which
+holds whichever accounts a company's rules named for each movement."""
+
+
+def beancount_name(account: str, known: Account | None, stock: bool = False) -> str:
+    """`Assets:Inventory:1310-Inventory-Raw-Materials`, `Liabilities:2110-Goods-...`:
+    beancount's components start with a capital or a digit and hold letters, digits and
+    dashes only."""
     words = re.findall(r"[A-Za-z0-9]+", known.name if known else "")
-    top = TOP[known.kind] if known else "Expenses"
+    top = INVENTORY if stock else TOP[known.kind] if known else "Expenses"
     code = re.sub(r"[^A-Za-z0-9]", "", account) or "X"
     return f"{top}:{'-'.join([code, *(w.capitalize() for w in words)])}"
 
@@ -146,62 +151,65 @@ def _month_ends(first: date, last: date) -> list[date]:
             return out
 
 
-def stock_value_by_account(op: Op, c: Chart, moment: datetime) -> dict[str, Decimal]:
-    """The stock's value at `moment` from the ledger itself (not the journal), summed per
-    Inventory account: what the balance assertions hold the journal to."""
-    rows = op.session.execute(
-        select(StockMovement.location_id, Item.kind, func.sum(StockMovement.value))
-        .join(Item, Item.id == StockMovement.item_id)
-        .where(StockMovement.created_at < moment)
-        .group_by(StockMovement.location_id, Item.kind))
-    out: dict[str, Decimal] = defaultdict(lambda: ZERO)
-    for loc, kind, value in rows:
-        out[c.account(STOCK_ROLE, loc, kind).code] += Decimal(value or ZERO)
+def stock_value(op: Op, moment: datetime) -> Decimal:
+    """The stock's value at `moment` from the ledger itself (not the journal): what the
+    balance assertions hold the journal to."""
+    found = op.session.scalar(select(func.coalesce(func.sum(StockMovement.value), ZERO))
+                              .where(StockMovement.created_at < moment))
+    return Decimal(found or ZERO)
+
+
+def _stock_codes(c: Chart) -> set[str]:
+    """The stock accounts the rules name now (for all, per kind and per location)."""
+    out = {c.account(STOCK_ROLE).code}
+    out |= {a.code for (role, _), a in KIND_DEFAULTS.items() if role == STOCK_ROLE}
+    out |= {a.code for (role, _, _), a in c.rules.items() if role == STOCK_ROLE}
     return out
 
 
 def beancount_lines(op: Op, currency: str, start: datetime | None = None,
                     end: datetime | None = None) -> Iterator[str]:
-    """Open directives, one transaction per entry (its document as a link), and a balance
-    assertion on each Inventory account at each month end."""
+    """Open directives, one transaction per entry (its document as a link), and at each
+    month end a balance assertion on the Inventory accounts together."""
     c = chart(op)
     names = c.names()
     bounds = op.session.execute(select(func.min(JournalEntry.posted_at),
                                        func.max(JournalEntry.posted_at))).one()
     first = (start or bounds[0] or op.now).date()
     last = (end or bounds[1] or op.now).date()
-    codes = {r for (r,) in op.session.execute(select(JournalLine.account).distinct())}
-    stock_codes = {a.code for a in names.values() if a.kind == "asset"} - {
-        c.account("wip").code}
+    used = op.session.execute(select(JournalLine.account, JournalLine.role).distinct()).all()
+    stock = {code for code, role in used if role == STOCK_ROLE} | _stock_codes(c)
+    codes = {code for code, _ in used} | stock
+
+    def name(code: str) -> str:
+        return beancount_name(code, names.get(code), code in stock)
+
     yield f'option "title" "Stock journal"\noption "operating_currency" "{currency}"\n\n'
-    for code in sorted(codes | stock_codes):
-        yield f"{first.isoformat()} open {beancount_name(code, names.get(code))} {currency}\n"
+    yield f"{first.isoformat()} open {INVENTORY} {currency}\n"
+    for code in sorted(codes):
+        yield f"{first.isoformat()} open {name(code)} {currency}\n"
     yield "\n"
     assertions = iter(_month_ends(first, last))
     due = next(assertions)
 
-    def balances(day: date) -> Iterator[str]:
-        moment = datetime.combine(day, time(), tzinfo=UTC)
-        values = stock_value_by_account(op, c, moment)
-        for code in sorted(stock_codes | set(values)):
-            name = beancount_name(code, names.get(code))
-            yield f"{day.isoformat()} balance {name} {plain(values.get(code, ZERO))} {currency}\n"
+    def balance(day: date) -> str:
+        value = stock_value(op, datetime.combine(day, time(), tzinfo=UTC))
+        return f"{day.isoformat()} balance {INVENTORY} {plain(value)} {currency}\n"
 
     for e, lines, partner in _lines(op, start, end):
         day = e.posted_at.date()
         while day >= due:
-            yield from balances(due)
+            yield balance(due)
             due = next(assertions)
         yield (f"{day.isoformat()} * {_quoted(partner)} {_quoted(e.memo)}"
                f"{_link(e.document_number)}\n")
         for account, debit, credit in lines:
             amount = debit - credit
             if amount:
-                yield f"  {beancount_name(account, names.get(account))}  {plain(amount)} " \
-                      f"{currency}\n"
+                yield f"  {name(account)}  {plain(amount)} {currency}\n"
         yield "\n"
     while True:
-        yield from balances(due)
+        yield balance(due)
         try:
             due = next(assertions)
         except StopIteration:

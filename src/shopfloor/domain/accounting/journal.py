@@ -69,14 +69,14 @@ class Draft:
     document_number: str | None
     memo: str
     reverses: str | None = None
-    lines: dict[tuple[str, int | None, int | None], Decimal] = field(
+    lines: dict[tuple[str, str, int | None, int | None], Decimal] = field(
         default_factory=lambda: defaultdict(lambda: ZERO))
 
-    def add(self, account: str, amount: Decimal, item_id: int | None = None,
+    def add(self, role: str, account: str, amount: Decimal, item_id: int | None = None,
             location_id: int | None = None) -> None:
         """`amount` signed: positive a debit, negative a credit."""
         if amount:
-            self.lines[(account, item_id, location_id)] += amount
+            self.lines[(role, account, item_id, location_id)] += amount
 
 
 def post(op: Op) -> None:
@@ -132,7 +132,7 @@ def _drafts(op: Op, moves: list[dict[str, Any]],
         loc, item = m["location_id"], m["item_id"]
         value: Decimal = m["value"]
         stock = c.account("inventory", loc, kinds.get(item)).code
-        d.add(stock, value, item, loc)
+        d.add("inventory", stock, value, item, loc)
         reason = m["reason"]
         if reason in TRANSFERS:
             continue  # both sides are stock accounts: the pair balances in the entry
@@ -146,7 +146,7 @@ def _drafts(op: Op, moves: list[dict[str, Any]],
         if role == "wip" and value > 0:
             _made(op, d, c, value, m)
         else:
-            d.add(c.account(role, loc, kinds.get(item)).code, -value, None, None)
+            d.add(role, c.account(role, loc, kinds.get(item)).code, -value, None, None)
     purchase = next((d for d in by_doc.values() if d.document_type == PO), None)
     for v in variances:
         amount: Decimal = v["amount"]
@@ -157,9 +157,9 @@ def _drafts(op: Op, moves: list[dict[str, Any]],
         # posted with the purchase it re-prices, when this operation has one
         d = purchase if kind in REPRICING_COUNTER and purchase is not None else draft(v)
         expense = VARIANCE_ROLE.get(kind, "adjustments")
-        d.add(c.account(expense, v["location_id"]).code, amount, v["item_id"],
+        d.add(expense, c.account(expense, v["location_id"]).code, amount, v["item_id"],
               v["location_id"])
-        d.add(c.account(counter, v["location_id"]).code, -amount)
+        d.add(counter, c.account(counter, v["location_id"]).code, -amount)
     drafts.extend(by_doc.values())
     return drafts
 
@@ -174,18 +174,18 @@ def _made(op: Op, d: Draft, c: Chart, value: Decimal, m: dict[str, Any]) -> None
                              .where(JournalLine.account == wip,
                                     JournalEntry.document_type == m["document_type"],
                                     JournalEntry.document_number == m["document_number"]))
-    held = Decimal(held or ZERO) + sum((a for (acc, _, _), a in d.lines.items() if acc == wip),
-                                       ZERO)
+    held = Decimal(held or ZERO) + sum((a for (_, acc, _, _), a in d.lines.items()
+                                        if acc == wip), ZERO)
     from_wip = min(value, max(held, ZERO))
-    d.add(wip, -from_wip)
-    d.add(c.account("labour_absorbed").code, -(value - from_wip))
+    d.add("wip", wip, -from_wip)
+    d.add("labour_absorbed", c.account("labour_absorbed").code, -(value - from_wip))
 
 
 def _negations(op: Op, operations: list[str], when: datetime) -> list[Draft]:
     rows = op.session.execute(
         select(JournalEntry.id, JournalEntry.operation_id, JournalEntry.document_type,
-               JournalEntry.document_number, JournalEntry.memo, JournalLine.account,
-               JournalLine.debit, JournalLine.credit, JournalLine.item_id,
+               JournalEntry.document_number, JournalEntry.memo, JournalLine.role,
+               JournalLine.account, JournalLine.debit, JournalLine.credit, JournalLine.item_id,
                JournalLine.location_id)
         .join(JournalLine, JournalLine.entry_id == JournalEntry.id)
         .where(JournalEntry.operation_id.in_(operations))
@@ -196,7 +196,7 @@ def _negations(op: Op, operations: list[str], when: datetime) -> list[Draft]:
         if d is None:
             d = out[r.id] = Draft(when, r.document_type, r.document_number,
                                   f"Revert: {r.memo}", reverses=r.operation_id)
-        d.add(r.account, r.credit - r.debit, r.item_id, r.location_id)
+        d.add(r.role, r.account, r.credit - r.debit, r.item_id, r.location_id)
     return list(out.values())
 
 
@@ -221,9 +221,9 @@ def _write(op: Op, drafts: list[Draft]) -> None:
     ).scalars().all()
     lines = []
     for entry_id, d in zip(made, drafts, strict=True):
-        for (account, item_id, location_id), amount in d.lines.items():
+        for (role, account, item_id, location_id), amount in d.lines.items():
             if amount:
-                lines.append({"entry_id": entry_id, "account": account,
+                lines.append({"entry_id": entry_id, "account": account, "role": role,
                               "debit": amount if amount > 0 else ZERO,
                               "credit": -amount if amount < 0 else ZERO,
                               "item_id": item_id, "location_id": location_id,

@@ -64,6 +64,9 @@ class JournalLine(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     entry_id: Mapped[int] = mapped_column(ForeignKey("journal_entries.id"))
     account: Mapped[str] = mapped_column(String(32))
+    role: Mapped[str] = mapped_column(String(32))
+    """What the amount is (inventory, GRNI ...), kept beside the account a company's rules
+    chose then: the stock accounts' lines are found by it, whatever the rules say later."""
     debit: Mapped[Decimal]
     credit: Mapped[Decimal]
     item_id: Mapped[int | None] = mapped_column(ForeignKey("items.id"))

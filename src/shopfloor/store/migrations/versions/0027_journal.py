@@ -59,6 +59,7 @@ def upgrade() -> None:
         sa.Column("id", sa.Integer(), nullable=False),
         sa.Column("entry_id", sa.Integer(), nullable=False),
         sa.Column("account", sa.String(length=32), nullable=False),
+        sa.Column("role", sa.String(length=32), nullable=False),
         sa.Column("debit", Dec(), nullable=False),
         sa.Column("credit", Dec(), nullable=False),
         sa.Column("item_id", sa.Integer(), nullable=True),
