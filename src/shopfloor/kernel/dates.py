@@ -15,8 +15,6 @@ from datetime import UTC, date, datetime
 FIRST_YEAR = 1900
 LAST_YEAR = 2999
 SPAN = f"{FIRST_YEAR}-{LAST_YEAR}"
-YEAR_PATTERN = r"^(19|2\d)\d\d-"
-"""The span as JSON Schema can say it of an ISO date or date-time (its first four digits)."""
 
 
 def day_problem(day: date) -> str | None:

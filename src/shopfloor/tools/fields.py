@@ -115,7 +115,10 @@ Uom = Annotated[
 """A unit of measure's name: a key people type, so normalised like one (`box` typed
 in fullwidth letters is `box`; invisible and direction characters refused)."""
 Precision = Annotated[int, Field(ge=0, le=units.MOST_PLACES)]
-Text = Annotated[str, StringConstraints(max_length=2000, pattern=r"^[^\x00]*$")]
+Text = Annotated[str, StringConstraints(max_length=2000, pattern=r"^[^\x00]*$"),
+                 WithJsonSchema({"type": "string", "maxLength": 2000})]
+"""Free text (a note, a reason). NUL is refused, naming the field, without saying so in
+every schema that carries a note (the default tools/list pays for each pattern)."""
 Reference = Annotated[
     str,
     StringConstraints(strip_whitespace=True, max_length=100, pattern=r"^[^\x00-\x1f\x7f]*$"),
@@ -162,18 +165,18 @@ def _business_day(value: date) -> date:
 Day = Annotated[
     date,
     AfterValidator(_business_day),
-    WithJsonSchema({"type": "string", "format": "date", "pattern": dates.YEAR_PATTERN}),
+    WithJsonSchema({"type": "string", "format": "date"}),
 ]
-"""A business date given as an argument: an ISO date in the years 1900-2999 (the
-pattern says the span). Results say dates as plain `date` (`ResultDay` where the field is
-itself called `date`)."""
+"""A business date given as an argument: an ISO date in the years 1900-2999. The schema
+does not spell the span as a pattern: 30 bytes on every date field of every tools/list,
+for a refusal that names the field and the years anyway. Results say dates as plain
+`date` (`ResultDay` where the field is itself called `date`)."""
 ResultDay = date
 
 Since = Annotated[
     datetime,
     AfterValidator(_as_utc),
-    WithJsonSchema({"type": "string", "pattern": dates.YEAR_PATTERN,
-                    "description": "ISO date or time (UTC if no zone)"}),
+    WithJsonSchema({"type": "string", "description": "ISO date or time (UTC if no zone)"}),
 ]
 """A point in time a person types: a date or a time without a zone is read as UTC."""
 
@@ -194,7 +197,7 @@ Moment = Annotated[
     datetime,
     BeforeValidator(_written_date_time),
     AfterValidator(_as_utc),
-    WithJsonSchema({"type": "string", "format": "date-time", "pattern": dates.YEAR_PATTERN}),
+    WithJsonSchema({"type": "string", "format": "date-time"}),
 ]
 """A moment stock is booked as of: an ISO 8601 date and time (UTC if no zone), never a
 number of seconds or a bare date, in the years 1900-2999 (in UTC too)."""

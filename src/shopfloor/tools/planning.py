@@ -55,7 +55,7 @@ class ProjectedOut(Out):
     plan_job: str | None = None
 
 
-@tools.read("get_projected_stock", everyday=True, title="Projected stock",
+@tools.read("get_projected_stock", title="Projected stock",
             description="An item's time-phased record: on hand, then each open order's "
                         "dated supply and demand, with the balance after each.",
             response=ProjectedOut)
