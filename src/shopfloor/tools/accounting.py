@@ -73,8 +73,10 @@ def set_stock_accounts(op: Op, req: SetStockAccounts) -> Done[AccountsOut]:
     done = books.set_rules(op, [books.RuleSpec(a.role, a.code, a.name, a.location,
                                                a.item_kind) for a in req.accounts])
     words = ", ".join(f"{d['role']} to {d['code']} {d['name']}" for d in done)
-    return Done(f"Post {words}", AccountsOut(accounts=[AccountOut(**a)
-                                                         for a in books.listed(op)]))
+    # the rules as set, not read back: a read would load the new rows, whose ids differ
+    # between a preview and its apply on PostgreSQL (and so would stale every apply)
+    return Done(f"Post {words}", AccountsOut(accounts=[
+        AccountOut(**d, kind=books.kind_of(d["role"])) for d in done]))
 
 
 def _moment(day: Day | None) -> datetime | None:

@@ -69,6 +69,8 @@ class Draft:
     document_number: str | None
     memo: str
     reverses: str | None = None
+    counter: str = "adjustments"
+    """The role that balances the entry's variances."""
     lines: dict[tuple[str, str, int | None, int | None], Decimal] = field(
         default_factory=lambda: defaultdict(lambda: ZERO))
 
@@ -159,7 +161,14 @@ def _drafts(op: Op, moves: list[dict[str, Any]],
         expense = VARIANCE_ROLE.get(kind, "adjustments")
         d.add(expense, c.account(expense, v["location_id"]).code, amount, v["item_id"],
               v["location_id"])
-        d.add(counter, c.account(counter, v["location_id"]).code, -amount)
+        d.counter = counter
+    for d in by_doc.values():
+        # What the lines leave over is the variances' other side: the document's own
+        # account (a price difference is owed to the supplier) or nothing at all (a
+        # transfer onto negative stock: its two stock rows differ by its variance)
+        rest = -sum(d.lines.values(), ZERO)
+        if rest:
+            d.add(d.counter, c.account(d.counter).code, rest)
     drafts.extend(by_doc.values())
     return drafts
 
