@@ -271,7 +271,8 @@ def http_world(sqlite_url: str) -> Iterator[tuple[str, dict[str, str]]]:
     token = Authenticator(reg, conf).mint("abuser", ["admin"], 600)
     headers = {"Authorization": f"Bearer {token}",
                "Accept": "application/json, text/event-stream",
-               "Content-Type": "application/json"}
+               "Content-Type": "application/json",
+               "X-Shopfloor-Toolsets": "all"}  # every tool listed, as the checks count them
     with serving(build_app(reg, conf)) as url:
         yield url, headers
     reg.store.dispose()

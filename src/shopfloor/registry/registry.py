@@ -402,7 +402,7 @@ class Registry:
                 reads = start_tracking(session)
                 op = Op(session, ctx.actor, self.clock(), dialect=self.store.dialect,
                         locks_rows=self.store.locks_rows, operation_id=ctx.job_id,
-                        checkpoint=ctx.progress, finishers=self.finishers)
+                        checkpoint=ctx.progress, finishers=self.finishers, options=self.options)
                 try:
                     done = tool.handler(op, req)
                     op.flush()
