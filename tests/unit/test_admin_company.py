@@ -22,7 +22,8 @@ from tests.reliability.test_company_profile import png
 @pytest.fixture
 def app(registry: Registry, db_url: str) -> Iterator[TestClient]:
     made = create_app(registry, Settings(database_url=db_url, currency="EUR"))
-    with TestClient(made, headers={"Accept-Language": "en-GB"}) as c:
+    with TestClient(made, headers={"Accept-Language": "en-GB",
+                                   "Origin": "http://testserver"}) as c:  # a page of its own
         c.cookies.set("shopfloor_session", made.state.auth.mint("ada", ["admin"], 600))
         yield c
 

@@ -28,7 +28,8 @@ def client(registry: Registry, db_url: str) -> Iterator[TestClient]:
           price_breaks=[{"min_quantity": "1", "unit_price": "3.5"},
                         {"min_quantity": "20", "unit_price": "3.25"}], preferred=True)
     app = create_app(registry, Settings(database_url=db_url, currency="EUR"))
-    with TestClient(app, headers={"Accept-Language": "en-GB"}) as c:
+    with TestClient(app, headers={"Accept-Language": "en-GB",
+                                  "Origin": "http://testserver"}) as c:  # a page of its own
         c.cookies.set("shopfloor_session", app.state.auth.mint("ada", ["admin"], 600))
         yield c
 
