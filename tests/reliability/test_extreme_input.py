@@ -5,7 +5,6 @@ never an internal error; the years 1900-2999 are taken, and the schema says so."
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from typing import Any
 
