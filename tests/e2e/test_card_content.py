@@ -60,6 +60,7 @@ def test_card_fields_and_stale_then_confirm(served: tuple[str, str, Registry]) -
             await harness.prove_recorder(page, rec)
 
             # A purchase order: the document's fields, lines with names, money in EUR.
+            apply(reg, "modify_item", sku="M1", precision=1)  # 2.5 of it is a quantity
             po = {"supplier": "Acme", "location": "MAIN", "expected_date": "2026-12-04",
                   "lines": [{"sku": "OAK-40", "quantity": "30"},
                             {"sku": "M1", "quantity": "2.5", "unit_price": "4"}]}
