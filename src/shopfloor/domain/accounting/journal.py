@@ -108,15 +108,13 @@ def _drafts(op: Op, moves: list[dict[str, Any]],
         Revert.operation_id == op.operation_id)).all() if reverting else []
     drafts: list[Draft] = []
     if reverted:
-        when = moves[0]["created_at"] if moves else op.now
-        negated = _negations(op, list(reverted), when)
-        if negated:
-            drafts.extend(negated)
-            moves = [m for m in moves if m["reason"] != "revert"]
-            variances = [v for v in variances if not str(v["reason"]).startswith("revert of")]
+        # A revert's rows are posted by the rules of the rows they reverse (each row's
+        # value to stock, its counter by the original's reason), so the stock's lines
+        # equal the ledger whatever the revert moved, and the entry mirrors the original
+        moves = _as_reversed(op, list(reverted), moves)
     repriced = any(m["reason"] == "revaluation" for m in moves)
     landed = op.session.scalar(select(func.count()).select_from(LandedCost).where(
-        LandedCost.operation_id == op.operation_id)) if repriced else 0
+        LandedCost.operation_id.in_([op.operation_id, *reverted]))) if repriced else 0
     kinds = _kinds(op, {m["item_id"] for m in moves})
     by_doc: dict[tuple[Any, ...], Draft] = {}
 
@@ -126,7 +124,9 @@ def _drafts(op: Op, moves: list[dict[str, Any]],
         if found is None:
             memo = MEMO.get(row.get("reason", ""), "Variance")
             found = by_doc[key] = Draft(row["created_at"], row["document_type"],
-                                        row["document_number"], memo)
+                                        row["document_number"],
+                                        f"Revert: {memo}" if reverted else memo,
+                                        reverses=reverted[0] if reverted else None)
         return found
 
     for m in moves:
@@ -190,23 +190,23 @@ def _made(op: Op, d: Draft, c: Chart, value: Decimal, m: dict[str, Any]) -> None
     d.add("labour_absorbed", c.account("labour_absorbed").code, -(value - from_wip))
 
 
-def _negations(op: Op, operations: list[str], when: datetime) -> list[Draft]:
-    rows = op.session.execute(
-        select(JournalEntry.id, JournalEntry.operation_id, JournalEntry.document_type,
-               JournalEntry.document_number, JournalEntry.memo, JournalLine.role,
-               JournalLine.account, JournalLine.debit, JournalLine.credit, JournalLine.item_id,
-               JournalLine.location_id)
-        .join(JournalLine, JournalLine.entry_id == JournalEntry.id)
-        .where(JournalEntry.operation_id.in_(operations))
-        .order_by(JournalEntry.id, JournalLine.id)).all()
-    out: dict[int, Draft] = {}
-    for r in rows:
-        d = out.get(r.id)
-        if d is None:
-            d = out[r.id] = Draft(when, r.document_type, r.document_number,
-                                  f"Revert: {r.memo}", reverses=r.operation_id)
-        d.add(r.role, r.account, r.credit - r.debit, r.item_id, r.location_id)
-    return list(out.values())
+def _as_reversed(op: Op, operations: list[str],
+                 moves: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each revert row with the reason of the row it reverses (same item, place, lot,
+    opposite value); a row with none found keeps its own."""
+    origin: dict[tuple[Any, ...], list[str]] = defaultdict(list)
+    for item, loc, batch, value, reason in op.session.execute(
+            select(StockMovement.item_id, StockMovement.location_id, StockMovement.batch_id,
+                   StockMovement.value, StockMovement.reason)
+            .where(StockMovement.operation_id.in_(operations)).order_by(StockMovement.id)):
+        origin[(item, loc, batch, Decimal(value))].append(reason)
+    out = []
+    for m in moves:
+        found = origin.get((m["item_id"], m["location_id"], m["batch_id"], -m["value"]))
+        if m["reason"] == "revert" and found:
+            m = {**m, "reason": found.pop(0)}
+        out.append(m)
+    return out
 
 
 def _kinds(op: Op, ids: Iterable[int]) -> dict[int, str]:
