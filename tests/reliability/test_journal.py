@@ -19,7 +19,7 @@ from shopfloor.app.wiring import post_history
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
 from shopfloor.store.tables import JournalEntry, JournalLine
-from tests.helpers import ADMIN, apply, basic_setup
+from tests.helpers import ADMIN, apply, basic_setup, journal_mismatches
 from tests.reliability.test_revert import revert
 
 INVENTORY, GRNI, COGS, ADJUSTMENTS = "1310", "2110", "5000", "5100"
@@ -47,6 +47,8 @@ def trial(reg: Registry) -> dict[str, D]:
 
 
 def inventory_equals_valuation(reg: Registry) -> None:
+    with reg.store.reading() as s:
+        assert journal_mismatches(s) == []
     closing = trial(reg)
     stock = sum((v for k, v in closing.items() if k in ("1310", "1325", "1330")), D(0))
     value = D(reg.invoke("get_stock_valuation", {}, ADMIN)["total"]["value"])
