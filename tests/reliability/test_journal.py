@@ -178,3 +178,14 @@ def test_a_database_from_before_the_journal_gets_the_same_entries_on_open(
     post_history(registry.store, registry.clock)
     assert [(lines(e), e["document_number"], e["reverses"]) for e in entries(registry)] == live
     assert trial(registry) == before
+
+
+def test_the_stock_accounts_read_back_as_set(registry: Registry) -> None:
+    before = {(a["role"], a["item_kind"]): a["code"]
+              for a in registry.invoke("get_stock_accounts", {}, ADMIN)["accounts"]}
+    assert before[("cogs", None)] == COGS and before[("inventory", "product")] == FINISHED
+    apply(registry, "set_stock_accounts",
+          accounts=[{"role": "cogs", "code": "6000", "name": "Cost of sales"}])
+    after = {(a["role"], a["item_kind"]): (a["code"], a["name"])
+             for a in registry.invoke("get_stock_accounts", {}, ADMIN)["accounts"]}
+    assert after[("cogs", None)] == ("6000", "Cost of sales")

@@ -222,9 +222,9 @@ def _security(host: str) -> TransportSecuritySettings | None:
 
 
 def build_app(registry: Registry, settings: Settings, *, run_worker: bool = True) -> Starlette:
-    from shopfloor.domain.accounts.people import dummy_hash
+    from shopfloor.app.accounts import warm_sign_in
 
-    dummy_hash()  # (hashed now, so that no first sign-in takes longer than the rest)
+    warm_sign_in()
     server = build_server(registry, request_actor, output_schemas=settings.mcp_output_schemas,
                           progress_wait=settings.mcp_progress_wait_seconds,
                           confirm_writes=policy(settings.confirm_writes),
