@@ -99,6 +99,30 @@ def test_no_module_outgrows_one_concept() -> None:
     assert big == []
 
 
+# Underscore names other libraries make public (namedtuples, rows, os).
+FOREIGN_PUBLIC = {"_exit", "_replace", "_make", "_fields", "_asdict", "_mapping",
+                  "_key_to_index"}
+
+
+def test_no_module_reaches_another_modules_private_names() -> None:
+    """A seam one module needs from another is a public name: a private one reached into
+    (the proposals' path once called the registry's `_parse` and `_apply_once`) breaks
+    silently when its owner changes it."""
+    reached = []
+    for p in sorted(SRC.rglob("*.py")):
+        for node in ast.walk(ast.parse(p.read_text())):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("shopfloor"):
+                reached += [f"{p.relative_to(SRC)}:{node.lineno} imports {a.name}"
+                            for a in node.names
+                            if a.name.startswith("_") and not a.name.startswith("__")]
+            elif (isinstance(node, ast.Attribute) and node.attr.startswith("_")
+                  and not node.attr.startswith("__") and node.attr not in FOREIGN_PUBLIC
+                  and not (isinstance(node.value, ast.Name)
+                           and node.value.id in ("self", "cls"))):
+                reached.append(f"{p.relative_to(SRC)}:{node.lineno} reaches .{node.attr}")
+    assert reached == []
+
+
 def test_imports_point_down_the_stack_and_never_circle() -> None:
     exe = shutil.which("lint-imports", path=str(Path(sys.executable).parent))
     assert exe is not None, "import-linter is a dev dependency: pip install -e '.[dev]'"

@@ -39,14 +39,14 @@ class _Registry(Protocol):
     store: Store
     clock: Callable[[], datetime]
     preview_ttl: timedelta
-    _preview_key: bytes
+    preview_key: bytes
 
     def get(self, name: str) -> Tool: ...
-    def _parse(self, tool: Tool, args: Mapping[str, Any] | None) -> BaseModel: ...
+    def parse(self, tool: Tool, args: Mapping[str, Any] | None) -> BaseModel: ...
     def preview(self, tool: Tool, req: WriteRequest, actor: Actor, args: dict[str, Any],
                 digest: str) -> dict[str, Any]: ...
-    def _apply_once(self, tool: Tool, req: WriteRequest, actor: Actor, args: dict[str, Any],
-                    digest: str, claims: tokens.Claims | None,
+    def apply_once(self, tool: Tool, req: WriteRequest, actor: Actor, args: dict[str, Any],
+                   digest: str, claims: tokens.Claims | None,
                     also: Also | None = None) -> dict[str, Any]: ...
 
 
@@ -161,7 +161,7 @@ def propose(reg: _Registry, tool: Tool, req: WriteRequest, actor: Actor,
     shown = reg.preview(tool, req, actor, args, digest)
     if shown["preview_token"] is None:
         return shown
-    reads = tokens.read(reg._preview_key, shown["preview_token"]).reads
+    reads = tokens.read(reg.preview_key, shown["preview_token"]).reads
 
     def run() -> dict[str, Any]:
         with reg.store.writing() as session:
@@ -205,7 +205,7 @@ def approve(reg: _Registry, tool: Tool, req: WriteRequest, actor: Actor) -> dict
                         f"{target.name} needs", field="proposal_id")
     as_proposer = proposer(row)
     control = {"preview": req.preview, "idempotency_key": req.idempotency_key}
-    treq = reg._parse(target, {**row.arguments, **control})
+    treq = reg.parse(target, {**row.arguments, **control})
     assert isinstance(treq, WriteRequest)
     args = treq.model_dump(mode="json", exclude=set(CONTROL_FIELDS))
     digest = tokens.args_hash(args)
@@ -215,7 +215,7 @@ def approve(reg: _Registry, tool: Tool, req: WriteRequest, actor: Actor) -> dict
         if not shown["apply"]:
             return {**shown, "proposal_id": pid}
         exp = reg.clock() + reg.preview_ttl
-        token = tokens.issue(reg._preview_key, tool=tool.name, actor=actor.subject,
+        token = tokens.issue(reg.preview_key, tool=tool.name, actor=actor.subject,
                              args=approving, reads=row.reads, exp=exp.timestamp())
         return {**shown, "tool": tool.name, "preview_token": token,
                 "expires_at": exp.isoformat(), "proposal_id": pid,
@@ -223,7 +223,7 @@ def approve(reg: _Registry, tool: Tool, req: WriteRequest, actor: Actor) -> dict
                     "proposal_id": pid, "preview": False, "preview_token": token,
                     "idempotency_key": str(uuid.uuid4())}}}
     if req.preview_token:
-        mine = tokens.read(reg._preview_key, req.preview_token)
+        mine = tokens.read(reg.preview_key, req.preview_token)
         if (mine.tool, mine.actor, mine.args) != (tool.name, actor.subject, approving) \
                 or mine.exp < reg.clock().timestamp():
             raise StalePreview("this preview_token is not a current preview of approving "
@@ -237,7 +237,7 @@ def approve(reg: _Registry, tool: Tool, req: WriteRequest, actor: Actor) -> dict
                operation_id=result.get("operation_id"))
 
     try:
-        result = reg.store.retrying(lambda: reg._apply_once(
+        result = reg.store.retrying(lambda: reg.apply_once(
             target, treq, as_proposer, args, digest, claims, also=mark))
     except StalePreview:
         _mark_stale(reg, row, actor)

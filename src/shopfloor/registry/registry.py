@@ -82,7 +82,7 @@ class Registry:
         self.finishers = tuple(finishers)  # after every write's flush: the journal
         self.options: Mapping[str, Any] = dict(options or {})
         self._secret = secret
-        self._preview_key = self.key("preview")
+        self.preview_key = self.key("preview")
         self.preview_ttl = preview_ttl
         self.require_preview_token = require_preview_token
         self.clock = clock
@@ -137,7 +137,7 @@ class Registry:
                 raise Forbidden(f"{actor.subject}'s own writes are held for approval, so "
                                 "it cannot approve or reject proposals",
                                 field="proposal_id")
-            req = self._parse(tool, args)
+            req = self.parse(tool, args)
             if tool.facts.approves:
                 assert isinstance(req, WriteRequest)
                 return proposals.approve(self, tool, req, actor)
@@ -164,7 +164,7 @@ class Registry:
             log.exception("unexpected error in %s", name)
             raise Internal(f"internal error in {name}; nothing was written") from exc
 
-    def _parse(self, tool: Tool, args: Mapping[str, Any] | None) -> BaseModel:
+    def parse(self, tool: Tool, args: Mapping[str, Any] | None) -> BaseModel:
         if args is None:
             args = {}
         if not isinstance(args, Mapping):
@@ -214,14 +214,14 @@ class Registry:
             return proposals.propose(self, tool, req, actor, args, digest)
         claims = None
         if req.preview_token:
-            claims = tokens.read(self._preview_key, req.preview_token)
+            claims = tokens.read(self.preview_key, req.preview_token)
         elif tool.facts.destructive and self.require_preview_token:
             raise ValidationFailed(
                 f"{tool.name} is destructive and this deployment requires a preview_token: "
                 "preview first, then apply with its token",
                 field="preview_token",
             )
-        return self.store.retrying(lambda: self._apply_once(tool, req, actor, args, digest, claims))
+        return self.store.retrying(lambda: self.apply_once(tool, req, actor, args, digest, claims))
 
     def _dry_run(self, session: Any, tool: Tool, req: WriteRequest, actor: Actor) -> None:
         """A write job applied without a preview refuses what it cheaply can now, with its
@@ -256,7 +256,7 @@ class Registry:
         token = expires = apply = None
         if not op.blocked:
             exp = op.now + self.preview_ttl
-            token = tokens.issue(self._preview_key, tool=tool.name, actor=actor.subject,
+            token = tokens.issue(self.preview_key, tool=tool.name, actor=actor.subject,
                                  args=digest, reads=reads, exp=exp.timestamp())
             expires = exp.isoformat()
             apply = {
@@ -303,9 +303,9 @@ class Registry:
             return "the preview_token has expired"
         return None
 
-    def _apply_once(self, tool: Tool, req: WriteRequest, actor: Actor, args: dict[str, Any],
-                    digest: str, claims: tokens.Claims | None,
-                    also: Also | None = None) -> dict[str, Any]:
+    def apply_once(self, tool: Tool, req: WriteRequest, actor: Actor, args: dict[str, Any],
+                   digest: str, claims: tokens.Claims | None,
+                   also: Also | None = None) -> dict[str, Any]:
         """One transaction. The idempotency key is looked at first: a retry gets the first
         result even when its token has since expired or been spent by that first apply
         (told to preview again, it could apply twice). The key's row is written once, at
