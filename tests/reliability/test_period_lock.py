@@ -74,6 +74,9 @@ def test_the_lock_is_previewed_applied_read_back_lowered_and_reverted(
         ("2026-10-31", "2026-11-30", "November closed"),
         ("2026-11-30", None, "November closed")]
 
+    undo = registry.invoke("revert_operation", {"operation_id": again["operation_id"]},
+                           ADMIN)
+    assert [w["code"] for w in undo["warnings"]] == []  # raising the lock back reopens nothing
     revert(registry, again)  # the lowering undone: November is closed again
     assert registry.invoke("get_lock_date", {}, ADMIN)["lock_date"] == "2026-11-30"
     with pytest.raises(ShopfloorError) as twice:
@@ -84,6 +87,13 @@ def test_the_lock_is_previewed_applied_read_back_lowered_and_reverted(
     lifted = apply(registry, "set_lock_date", lift=True, reason="audit over")
     assert (lifted["lock_date"], lifted["previous"]) == (None, "2026-11-30")
     assert registry.invoke("get_lock_date", {}, ADMIN)["lock_date"] is None
+    raised = lock(registry, "2026-11-15")
+    undo = registry.invoke("revert_operation", {"operation_id": raised["operation_id"]},
+                           ADMIN)
+    assert [w["code"] for w in undo["warnings"]] == ["reopens"]  # back to no lock at all
+    revert(registry, raised)
+    assert registry.invoke("get_lock_date", {}, ADMIN)["lock_date"] is None
+    assert len(registry.invoke("get_lock_date", {}, ADMIN)["history"]) == 6
 
 
 def test_only_an_admin_sets_the_lock_and_only_on_a_day_already_over(

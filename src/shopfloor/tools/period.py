@@ -21,7 +21,7 @@ tools = Toolset("accounting")
 
 class SetLockDate(WriteRequest):
     lock_date: Day | None = Field(None, description="the last closed day (UTC)")
-    lift: bool = Field(False, description="lift the lock instead (no lock_date)")
+    lift: bool = Field(False, description="lift the lock instead (give no date)")
     reason: Text = Field(min_length=1, description="why, for the audit trail")
 
 

@@ -73,7 +73,11 @@ def unset(op: Op, o: Any) -> None:
     if newest is None or newest["operation_id"] != o.operation_id:
         o.blockers.append("the lock date was set again since; set it with its own tool")
         return
-    _write(op, newest["previous"], newest["lock_date"], f"revert of {o.operation_id}")
+    back, now = newest["previous"], newest["lock_date"]
+    if now is not None and (back is None or back < now):
+        op.warn("reopens", f"this reopens the books from {_said(back)} to {now.isoformat()}: "
+                f"writes dated then are accepted again", fld="operation_id")
+    _write(op, back, now, f"revert of {o.operation_id}")
 
 
 def read(op: Op, limit: int = 20) -> dict[str, Any]:
@@ -94,12 +98,12 @@ def check(op: Op) -> None:
     """Before an operation's journal entries are posted (and in its preview, which posts
     none): no ledger row dated in the closed period, and a correction of a document the
     closed period holds says that its effect posts now."""
-    day = period_lock.lock_date(op)
     book = op.session.info.get("ledger")
-    if day is None or not isinstance(book, Ledger) or book.op is not op:
+    if not isinstance(book, Ledger) or book.op is not op:
         return
     rows = [*book.written_moves, *book.written_variances]
-    if not rows:
+    day = period_lock.lock_date(op) if rows else None  # a write that moved nothing asks nothing
+    if day is None:
         return
     first = min(r["created_at"] for r in rows)
     if period_lock.is_locked(op, first):
