@@ -98,3 +98,24 @@ def test_a_viewer_has_no_accounting_page(registry: Registry, db_url: str) -> Non
         refused = c.get("/accounting")
         assert refused.status_code == 403
         assert c.get("/accounting/journal.csv").status_code == 403
+
+
+def test_the_journal_pages_by_its_cursor_and_keeps_its_filters(registry: Registry,
+                                                               db_url: str) -> None:
+    books(registry)
+    for _ in range(99):  # 101 entries: a page of 100, then one
+        apply(registry, "create_stock_adjustment", location="MAIN", reason="found",
+              lines=[{"sku": "M2", "quantity_delta": "1", "unit_cost": "2"}])
+    with serving_registry(registry, db_url, ("ada", PASSWORD, "admin")) as url, \
+            httpx.Client(base_url=url, timeout=30, headers={"Origin": url}) as c:
+        c.post("/sign-in", data={"username": "ada", "password": PASSWORD, "next": "/"})
+        first = c.get("/accounting", params={"start": "2026-11-01"}).text
+        assert len(set(re.findall(r'data-entry="(\d+)"', first))) == 100
+        found = re.search(r'href="([^"]+)" id="next-page"', first)
+        assert found
+        nxt = found.group(1).replace("&amp;", "&")
+        assert "start=2026-11-01" in nxt and "cursor=" in nxt
+        second = c.get(nxt).text
+        assert len(set(re.findall(r'data-entry="(\d+)"', second))) == 1
+        assert 'id="prev-page"' in second and 'id="next-page"' not in second
+        assert c.get("/accounting", params={"cursor": "x"}).status_code == 400
