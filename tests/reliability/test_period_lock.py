@@ -199,3 +199,25 @@ def test_no_write_posts_into_the_closed_period_even_with_a_clock_behind_it(
     assert refused.value.details["lock_date"] == "2026-11-30"
     assert len(entries(registry)) == 1
     inventory_equals_valuation(registry)
+
+
+def test_changing_a_locked_adjustment_posts_now_and_says_so(registry: Registry) -> None:
+    at(registry, NOVEMBER)
+    basic_setup(registry)
+    adj = apply(registry, "create_stock_adjustment", location="MAIN", reason="found",
+                lines=[{"sku": "M1", "quantity_delta": "4", "unit_cost": "2.5"}])
+    at(registry, DECEMBER)
+    lock(registry)
+    args = {"number": adj["number"], "lines": [{"sku": "M1", "quantity_delta": "3",
+                                                "unit_cost": "2.5"}]}
+    shown = registry.invoke("update_stock_adjustment", args, ADMIN)
+    (said,) = [w for w in shown["warnings"] if w["code"] == "period_locked"]
+    assert f"{adj['number']}'s first entry is dated 2026-11-10" in said["message"]
+    apply(registry, "update_stock_adjustment", **args)
+    first, second = entries(registry, adj["number"])
+    # 4 found at 2.50 in November (10.00); December: 4 out and 3 back in, net -2.50
+    assert lines(first) == {INVENTORY: D(10), ADJUSTMENTS: D(-10)}
+    assert lines(second) == {INVENTORY: D("-2.5"), ADJUSTMENTS: D("2.5")}
+    assert second["posted_at"].startswith("2026-12-05")
+    assert november(registry) == {INVENTORY: D(10), ADJUSTMENTS: D(-10)}
+    inventory_equals_valuation(registry)
