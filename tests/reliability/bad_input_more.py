@@ -51,6 +51,16 @@ MORE: dict[str, tuple[dict[str, Any], list[tuple[dict[str, Any], str, str]]]] = 
         ({"accounts": [{"role": "grni", "code": "2110", "name": "x", "location": "NOPE"}]},
          "accounts[0].location", "not_found"),
     ]),
+    # the period lock (issue 31): a day already over, and one of a date or lift
+    "set_lock_date": ({"lock_date": "2026-01-31", "reason": "January closed"}, [
+        ({"reason": "closing"}, "lock_date", "validation_error"),
+        ({"lock_date": "2026-01-31", "lift": True, "reason": "x"}, "lock_date",
+         "validation_error"),
+        ({"lock_date": "2999-12-31", "reason": "x"}, "lock_date", "validation_error"),
+        ({"lock_date": "2026-02-30", "reason": "x"}, "lock_date", "validation_error"),
+        ({"lock_date": "2026-01-31", "reason": ""}, "reason", "validation_error"),
+        ({"lock_date": "2026-01-31", "reason": "a\x00b"}, "reason", "validation_error"),
+    ]),
 }
 
 # the journal's reads (issue 31)

@@ -59,8 +59,8 @@ def test_statements_do_not_grow_with_lines(registry: Registry) -> None:
         counts[lines] = seen
     # BEGIN (SQLite) + location, items, sequence, document, balances, lines, ledger rows,
     # balance updates, operation log, its event (the outbox), and the journal: the
-    # accounts' rules, its entry and the entry's lines
-    assert len(counts[1]) <= 14, counts[1]
+    # accounts' rules, the period lock, its entry and the entry's lines
+    assert len(counts[1]) <= 15, counts[1]
     assert len(counts[100]) == len(counts[1]), (counts[1], counts[100])
 
     preview = registry.invoke("create_stock_adjustment", _adjust(100), ADMIN)

@@ -265,9 +265,11 @@ def open_registry(settings: Settings, *, store: Store | None = None,
 
 
 def post_journal(op: Op) -> None:
-    """Every write's journal entries (imported on the first write: a read pays nothing)."""
-    from shopfloor.domain.accounting import journal
+    """Every write's journal entries (imported on the first write: a read pays nothing),
+    once the period lock has checked what they would post."""
+    from shopfloor.domain.accounting import journal, lock
 
+    lock.check(op)
     journal.post(op)
 
 

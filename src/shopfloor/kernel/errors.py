@@ -63,6 +63,13 @@ class Unauthenticated(ShopfloorError):
     code = "unauthenticated"
 
 
+class PeriodLocked(ShopfloorError):
+    """A write dated on or before the books' lock date: the closed period is the
+    accountant's, and only lowering the lock reopens it."""
+
+    code = "period_locked"
+
+
 class Internal(ShopfloorError):
     code = "internal"
 
@@ -76,6 +83,7 @@ ERROR_CODES: tuple[str, ...] = (
     "forbidden",
     "unauthenticated",
     "internal",
+    "period_locked",
 )
 
 

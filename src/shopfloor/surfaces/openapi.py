@@ -26,7 +26,8 @@ ERROR_SCHEMA = {
     }},
 }
 STATUS = {"validation_error": 422, "not_found": 404, "conflict": 409, "insufficient_stock": 409,
-          "stale_preview": 409, "forbidden": 403, "unauthenticated": 401, "internal": 500}
+          "stale_preview": 409, "forbidden": 403, "unauthenticated": 401, "internal": 500,
+          "period_locked": 409}
 
 
 def _hoist(schema: dict[str, Any], prefix: str, components: dict[str, Any]) -> dict[str, Any]:

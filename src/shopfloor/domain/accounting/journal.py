@@ -20,6 +20,7 @@ from typing import Any
 from sqlalchemy import func, insert, select
 
 from shopfloor.domain.accounting.chart import Chart, chart
+from shopfloor.domain.base import period_lock
 from shopfloor.domain.base.context import Op
 from shopfloor.domain.stock.ledger import Ledger
 from shopfloor.kernel.numbers import ZERO
@@ -218,9 +219,12 @@ def _kinds(op: Op, ids: Iterable[int]) -> dict[int, str]:
     return known
 
 
-def _write(op: Op, drafts: list[Draft]) -> None:
+def _write(op: Op, drafts: list[Draft], *, history: bool = False) -> None:
+    """`history`: a database's past, posted as it happened, whatever is locked now."""
     if not drafts:
         return
+    if not history:
+        period_lock.guard(op, (d.posted_at for d in drafts))
     conn = op.session.connection()
     made = conn.execute(
         insert(JournalEntry).returning(JournalEntry.id, sort_by_parameter_order=True),
@@ -274,7 +278,7 @@ def post_history(op: Op) -> int:
             .order_by(Variance.id))]
         op.operation_id = operation_id
         drafts = [d for d in _drafts(op, moves, variances) if any(d.lines.values())]
-        _write(op, drafts)
+        _write(op, drafts, history=True)
         written += len(drafts)
     op.operation_id = None
     return written

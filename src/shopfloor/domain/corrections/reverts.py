@@ -26,7 +26,7 @@ from typing import Any
 from sqlalchemy import insert, select
 from sqlalchemy.exc import IntegrityError
 
-from shopfloor.domain.base import lookup
+from shopfloor.domain.base import lookup, period_lock
 from shopfloor.domain.base.context import Op
 from shopfloor.domain.corrections.ledger import (
     Original,
@@ -268,6 +268,7 @@ def claim(op: Op, o: Original) -> None:
 def revert(op: Op, operation_id: str, undo_of: Callable[[str], Found]) -> Original:
     """`undo_of` answers, for the logged operation's tool, how to undo it."""
     o = load(op, operation_id)
+    period_lock.note_reverting(op, operation_id, f"{o.tool} {operation_id}")
     reverser = undo_of(o.tool)
     if reverser is None or isinstance(reverser, str):
         hint = reverser or "no tool of that name is in the catalogue now"

@@ -18,6 +18,7 @@ from typing import Any
 
 from sqlalchemy import Select, bindparam, func, select
 
+from shopfloor.domain.base import period_lock
 from shopfloor.domain.base.context import Op
 from shopfloor.domain.base.resolve import keyed, values
 from shopfloor.kernel.errors import ValidationFailed
@@ -80,6 +81,7 @@ def moved_since(op: Op, location_id: int,
             raise ValidationFailed(f"counted_at {at.isoformat()} is in the future (more than "
                                    f"{SKEW_SAID} ahead of {op.now.isoformat()})",
                                    field=f"lines[{position}].counted_at")
+        period_lock.refuse_dated(op, at, f"lines[{position}].counted_at")
         if at < op.now:
             by_moment[at].append((position, item_id))
     _not_before_records(op, by_moment)

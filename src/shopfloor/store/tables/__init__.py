@@ -11,6 +11,7 @@ from shopfloor.store.tables.events import *  # noqa: F403
 from shopfloor.store.tables.floor import *  # noqa: F403
 from shopfloor.store.tables.lots import *  # noqa: F403
 from shopfloor.store.tables.operations import *  # noqa: F403
+from shopfloor.store.tables.period import *  # noqa: F403
 from shopfloor.store.tables.planning import *  # noqa: F403
 from shopfloor.store.tables.proposals import *  # noqa: F403
 from shopfloor.store.tables.valuation import *  # noqa: F403

@@ -9,6 +9,7 @@ from shopfloor.app.settings import Settings
 from shopfloor.registry.registry import Registry
 from shopfloor.surfaces.admin.core import Admin
 from shopfloor.surfaces.admin.pages import (
+    accounting,
     company,
     day,
     floor,
@@ -47,6 +48,7 @@ def admin_routes(registry: Registry, settings: Settings, auth: Authenticator) ->
         *orders.routes(admin),
         *partners.routes(admin),
         *company.routes(admin),
+        *accounting.routes(admin),
         *users.routes(admin),
         *valuation.routes(admin),
         *webhooks.routes(admin),

@@ -24,6 +24,7 @@ EXIT_CODES = {
     "stale_preview": 6,
     "forbidden": 7,
     "unauthenticated": 8,
+    "period_locked": 9,
 }
 GLOBAL = ("--db", "--fmt", "--config")
 
