@@ -91,12 +91,17 @@ def snapped(whole: Decimal, rest: Decimal, per: Decimal) -> Decimal:
 def snap(figure: Decimal, per: Decimal, places: int) -> Decimal:
     """A figure in packs moved by stock units (a return counted in pieces) made the one its
     pieces stand for: 1/3 + 1/3 of a box is 0.666667, as 2 pcs of a box of 3 say, not
-    0.666666 (which no later figure would add up to)."""
+    0.666666 (which no later figure would add up to). Only a figure a rounding or two away
+    moves: one typed in packs (0.5 box) is the supplier's and stays."""
     if figure <= 0 or per <= 0:
         return figure
     whole = Decimal(int(figure))
     rest = quantize((figure - whole) * per, places)
-    return snapped(whole, rest, per) if 0 < rest < per else figure
+    near = snapped(whole, rest, per) if 0 < rest < per else figure
+    return near if abs(near - figure) <= _ROUNDINGS else figure
+
+
+_ROUNDINGS = Decimal(1).scaleb(-PURCHASE_PLACES) * 2
 
 
 PACKS = re.compile(r"^(?:(\S+) (\S+) \+ )?(\S+) (\S+) of a (\S+) of (\S+)$")

@@ -11,9 +11,10 @@ from pydantic import Field
 
 from shopfloor.domain.base.context import Op
 from shopfloor.domain.base.remarks import remark
+from shopfloor.domain.buying import currencies
 from shopfloor.domain.corrections import reverts
 from shopfloor.domain.orders import returns
-from shopfloor.kernel.numbers import fmt
+from shopfloor.kernel.text import money
 from shopfloor.registry.facts import Undo
 from shopfloor.registry.tool import Done, Toolset, WriteRequest
 from shopfloor.store.tables import PurchaseOrder, SalesOrder
@@ -89,10 +90,12 @@ class CreateCustomerReturn(NumberOrId, Remarks):
     quarantine_location: Key | None = Field(None, description="where quarantined lines go")
 
 
-def _summary(doc: StockReturn, order: str) -> str:
+def _summary(op: Op, doc: StockReturn, order: str) -> str:
+    """The value is the stock's, at the cost the goods are booked at: the books' money."""
     n = len(doc.lines)
     total = sum((ln.quantity * ln.unit_cost for ln in doc.lines), Decimal(0))
-    return f"Return {doc.number} against {order}: {n} line{'s' * (n != 1)}, value {fmt(total)}"
+    return (f"Return {doc.number} against {order}: {n} line{'s' * (n != 1)}, value "
+            f"{money(total, currencies.company(op))}")
 
 
 @tools.write("create_customer_return", title="Customer return", response=ReturnOut,
@@ -106,7 +109,7 @@ def create_customer_return(op: Op, req: CreateCustomerReturn) -> Done[ReturnOut]
         op, number, [ln.spec(ln.disposition) for ln in req.lines], req.reason,
         req.quarantine_location)
     remark(op, "return", doc, notes=req.notes, reference=req.reference)
-    return Done(_summary(doc, number), return_out(doc))
+    return Done(_summary(op, doc, number), return_out(doc))
 
 
 class SupplierReturnLine(ReturnLine):
@@ -131,4 +134,4 @@ def create_supplier_return(op: Op, req: CreateSupplierReturn) -> Done[ReturnOut]
     doc = returns.supplier_return(
         op, number, [ln.spec("return") for ln in req.lines], req.reason)
     remark(op, "return", doc, notes=req.notes, reference=req.reference)
-    return Done(_summary(doc, number), return_out(doc))
+    return Done(_summary(op, doc, number), return_out(doc))

@@ -313,7 +313,9 @@ def undo(line: PurchaseOrderLine, what: str, changes: Sequence[dict[str, Any]],
     for c in changes:
         if (c["key"], c["field"]) == (number, f"line {line.item.sku} {what}"):
             step = logged(c["after"]) - logged(c["before"])
-            setattr(line, attr, max(getattr(line, attr) - step, ZERO))
+            left = max(getattr(line, attr) - step, ZERO)
+            setattr(line, attr, units.snap(left, line.units_per_unit or ZERO,
+                                           precision(line.item)))
             return
 
 
