@@ -150,11 +150,17 @@ def test_a_small_manufacturers_day_through_the_admin(
         await page.fill("[name='reason']", "one hinge bent")
         await page.fill("[name='lines.0.quantity']", "1")
         await page.fill("[name='lines.0.unit']", "pcs")
+        await page.fill("[name='notes']", "Photo of the bent hinge sent to Dana")
+        await page.fill("[name='reference']", "RMA-5531")
         shown, _ = await ah.preview_and_confirm(page)
         assert "1 pc of a box of 3" in shown and "0.333333" not in shown, shown
+        assert "value €1.61" in shown, shown  # the stock's value, in the books' euros
         await page.goto(f"{url}/purchase-orders/{po}")
         main = await page.inner_text("main")
         assert "1 pc of a box of 3" in main and "0.333333" not in main, main
+        returns = await page.inner_text("#returns")  # the return's notes, on its order
+        assert "Photo of the bent hinge sent to Dana" in returns and "RMA-5531" in returns
+        assert "€1.61" in returns, returns
         await readable(page, "po page after return", bad)
 
         # -- a manufacturing order on a routing: its cost to the cent, its times in words

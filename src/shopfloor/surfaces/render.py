@@ -94,8 +94,8 @@ def _columnar(value: Any) -> bool:
 def _table(rows: list[dict[str, Any]], md: bool, currency: str | None = None) -> str:
     rows = [_in_currency(r, _currency(r, currency)) for r in rows]
     cols: list[str] = []
-    for row in rows:
-        cols += [k for k in row if k not in cols and _columnar(row[k])]
+    for row in rows:  # (a column no row fills, such as a sales line's pack, is left out)
+        cols += [k for k in row if k not in cols and _columnar(row[k]) and row[k] is not None]
     names = [_cell(c, md) for c in cols]
     cells = [[_cell(r.get(c), md) for c in cols] for r in rows]
     if md:

@@ -157,8 +157,11 @@ async def order(a: Admin, request: Request, actor: Actor) -> Response:
     number = found.get("number")
     history = [e for e in log.get("entries", [])
                if number and number in (e.get("summary") or "")]
+    back = await a.read(actor, "list_returns", {"order": number, "limit": 50}) \
+        if number and kind.slug != "manufacturing-orders" and a.may(actor, "list_returns") \
+        else {}
     return a.render(request, "order.html", actor, money_in=found.get("currency"),
-                    kind=kind, order=in_packs(found),
+                    kind=kind, order=in_packs(found), returns=back.get("returns") or [],
                     actions=acts, history=history, prints=prints(kind, found),
                     stock=await availability(a, actor, found, kind))
 
