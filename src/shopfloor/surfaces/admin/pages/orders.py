@@ -111,7 +111,7 @@ def returnable(order: dict[str, Any]) -> list[dict[str, Any]]:
 def in_packs(order: dict[str, Any]) -> dict[str, Any]:
     """The order as its page says it: a line's figure that is part of a supplier's pack
     (a piece of a box returned) in packs and pieces, "1 pc of a box of 3", never
-    "0.333333 box"; the pack beside the unit ("box of 3 pcs")."""
+    "0.333333 box"; the pack where a line has one ("3 pcs": what a box holds)."""
     if not order.get("lines"):
         return order
     lines = []
@@ -127,7 +127,6 @@ def in_packs(order: dict[str, Any]) -> dict[str, Any]:
                                   units.default_precision(uom))
             if said:
                 shown[key] = said
-        shown["unit"] = f"{line['unit']} of {shown.pop('pack')}"
         lines.append(shown)
     return {**order, "lines": lines}
 
