@@ -243,6 +243,17 @@ def test_a_small_manufacturers_day_through_the_admin(
         line = order["lines"][0]
         assert (line["done_quantity"], line["returned_quantity"]) == ("0", "0"), line
 
+        # the day's pages on a phone: nothing wider than the screen
+        await page.set_viewport_size(PHONE)
+        for path in (f"/purchase-orders/{po}", f"/manufacturing-orders/{made['number']}",
+                     "/suppliers/" + SUPPLIER.replace(" ", "%20"), "/items/HINGE-35"):
+            await page.goto(url + path)
+            try:
+                await ah.no_overflow(page)
+            except AssertionError as exc:
+                bad.append(str(exc))
+        await ah.shot(page, "day-item-phone")
+
     assert _browse_as_olga_then_omar(url, steps) == []
     assert bad == [], bad
 
