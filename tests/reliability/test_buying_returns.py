@@ -7,6 +7,9 @@ from __future__ import annotations
 from decimal import Decimal as D
 from typing import Any
 
+import pytest
+
+from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
 from tests.helpers import ADMIN, apply
 from tests.reliability.test_buying import alpha_and_beta, refused, stock_of, world
@@ -113,3 +116,24 @@ def test_a_piece_of_a_box_reads_in_pieces_of_the_box_and_reverts_exactly(
     line = registry.invoke("get_purchase_order", {"number": number}, ADMIN)["lines"][0]
     assert (line["done_quantity"], line["returned_quantity"]) == ("2", "2")
     assert stock_of(registry, "HINGE")[0] == D(0)
+
+
+def test_a_returns_notes_and_reference_read_back_by_number_and_by_order(
+        registry: Registry) -> None:
+    """Issue 29: a return took notes and the partner's reference, and nothing read them
+    back."""
+    number = _boxes(registry)
+    apply(registry, "receive_purchase_order", number=number,
+          lines=[{"sku": "RESA", "quantity": "2"}])
+    made = apply(registry, "create_supplier_return", number=number, reason="crushed",
+                 notes="Photos sent to Alpha", reference="RMA-77",
+                 lines=[{"sku": "RESA", "quantity": "1", "unit": "box"}])
+    got = registry.invoke("get_return", {"number": made["number"]}, ADMIN)
+    assert (got["notes"], got["reference"], got["order_number"]) == (
+        "Photos sent to Alpha", "RMA-77", number)
+    listed = registry.invoke("list_returns", {"order": number}, ADMIN)["returns"]
+    assert [r["number"] for r in listed] == [made["number"]]
+    assert registry.invoke("list_returns", {"order": "PO-99999"}, ADMIN)["returns"] == []
+    with pytest.raises(ShopfloorError) as info:
+        registry.invoke("get_return", {"number": "RET-99999"}, ADMIN)
+    assert (info.value.code, info.value.field) == ("not_found", "number")
