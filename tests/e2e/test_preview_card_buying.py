@@ -52,7 +52,8 @@ def test_an_order_in_boxes_and_dollars_reads_so(registry: Registry,
 
     fields, lines = asyncio.run(run())
     assert "$22.00" in fields and "€" not in fields
-    assert "11 box" in lines and "pcs" not in lines
+    # the quantity in boxes, never read as pieces; the pack beside it says what a box holds
+    assert "11 box" in lines and "11 pcs" not in lines and "100 pcs" in lines, lines
     assert "$2.00" in lines and "$22.00" in lines and "€" not in lines
     assert not rec.outside()
 

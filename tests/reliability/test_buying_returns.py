@@ -7,6 +7,9 @@ from __future__ import annotations
 from decimal import Decimal as D
 from typing import Any
 
+import pytest
+
+from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
 from tests.helpers import ADMIN, apply
 from tests.reliability.test_buying import alpha_and_beta, refused, stock_of, world
@@ -73,3 +76,64 @@ def test_a_return_on_a_line_in_boxes_takes_boxes_or_pieces(registry: Registry) -
         "number": number, "reason": "x", "lines": [{"sku": "RESA", "quantity": "1",
                                                     "unit": "bag"}]})
     assert (err.code, err.field) == ("validation_error", "lines[0].unit")
+
+
+def test_a_piece_of_a_box_reads_in_pieces_of_the_box_and_reverts_exactly(
+        registry: Registry) -> None:
+    """Issue 29: a hinge of a box of 3 returned read "0.333333 box (1 pcs)"; two of them
+    made 0.666666 box, which no later figure adds up to. A piece of a box is said as the
+    buyer counts it, "1 pc of a box of 3", in the preview, the log and the order; the
+    line's figure is the one the pieces stand for; reverting one return takes exactly its
+    piece back, and the rest can still go back in whole boxes."""
+    world(registry)
+    apply(registry, "create_item", sku="HINGE", name="Hinge", kind="material")
+    apply(registry, "set_supplier_item", sku="HINGE", supplier="Alpha", purchase_unit="box",
+          units_per_purchase_unit="3", price_breaks=[{"min_quantity": "1", "unit_price": "6"}])
+    po = apply(registry, "create_purchase_order", supplier="Alpha", location="MAIN",
+               lines=[{"sku": "HINGE", "unit": "box", "quantity": "4"}])
+    number = po["number"]
+    apply(registry, "receive_purchase_order", number=number,
+          lines=[{"sku": "HINGE", "quantity": "2"}])
+    one = {"number": number, "reason": "bent", "lines": [{"sku": "HINGE", "quantity": "1"}]}
+    preview = registry.invoke("create_supplier_return", one, ADMIN)
+    assert _changes(preview)["line HINGE returned"] == ("0", "1 pc of a box of 3")
+    first = apply(registry, "create_supplier_return", **one)
+    second = apply(registry, "create_supplier_return", **one)
+    assert _changes(second)["line HINGE returned"] == ("1 pc of a box of 3",
+                                                      "2 pcs of a box of 3")
+    line = registry.invoke("get_purchase_order", {"number": number}, ADMIN)["lines"][0]
+    assert (line["returned_quantity"], line["unit"], line["pack"]) == ("0.666667", "box",
+                                                                       "3 pcs")
+    third = apply(registry, "create_supplier_return", **one)
+    assert _changes(third)["line HINGE returned"] == ("2 pcs of a box of 3", "1 box (3 pcs)")
+    for done in (third, first):
+        apply(registry, "revert_operation", operation_id=done["operation_id"])
+    line = registry.invoke("get_purchase_order", {"number": number}, ADMIN)["lines"][0]
+    assert line["returned_quantity"] == "0.333333" and stock_of(registry, "HINGE")[0] == D(5)
+    # what is left goes back as 1 box and 2 pcs: the figures add up to what came in
+    apply(registry, "create_supplier_return", number=number, reason="all of it",
+          lines=[{"sku": "HINGE", "quantity": "5"}])
+    line = registry.invoke("get_purchase_order", {"number": number}, ADMIN)["lines"][0]
+    assert (line["done_quantity"], line["returned_quantity"]) == ("2", "2")
+    assert stock_of(registry, "HINGE")[0] == D(0)
+
+
+def test_a_returns_notes_and_reference_read_back_by_number_and_by_order(
+        registry: Registry) -> None:
+    """Issue 29: a return took notes and the partner's reference, and nothing read them
+    back."""
+    number = _boxes(registry)
+    apply(registry, "receive_purchase_order", number=number,
+          lines=[{"sku": "RESA", "quantity": "2"}])
+    made = apply(registry, "create_supplier_return", number=number, reason="crushed",
+                 notes="Photos sent to Alpha", reference="RMA-77",
+                 lines=[{"sku": "RESA", "quantity": "1", "unit": "box"}])
+    got = registry.invoke("get_return", {"number": made["number"]}, ADMIN)
+    assert (got["notes"], got["reference"], got["order_number"]) == (
+        "Photos sent to Alpha", "RMA-77", number)
+    listed = registry.invoke("list_returns", {"order": number}, ADMIN)["returns"]
+    assert [r["number"] for r in listed] == [made["number"]]
+    assert registry.invoke("list_returns", {"order": "PO-99999"}, ADMIN)["returns"] == []
+    with pytest.raises(ShopfloorError) as info:
+        registry.invoke("get_return", {"number": "RET-99999"}, ADMIN)
+    assert (info.value.code, info.value.field) == ("not_found", "number")

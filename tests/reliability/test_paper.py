@@ -132,7 +132,8 @@ def test_a_purchase_order_in_the_suppliers_unit_prints_that_unit(reg: Registry) 
     po = apply(reg, "create_purchase_order", supplier="Alpha", location="MAIN", lines=[
         {"sku": "RESA", "quantity": "11", "unit": "box", "unit_price": "3.50"}])
     _, text = printed(reg, "purchase_order", po["number"])
-    assert re.search(r"11\s+box\s+€3.50\s+€38.50", text), text
+    # the pack beside the unit: the supplier's box, as the buyer's screen says it
+    assert re.search(r"11\s+box of 100 pcs\s+€3.50\s+€38.50", text), text
     assert not re.search(r"11\s+pcs", text)
 
 

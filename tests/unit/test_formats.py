@@ -58,3 +58,23 @@ def test_accept_language_picks_the_most_wanted_known_locale() -> None:
     assert negotiate("") == negotiate(None) == "en"
     assert negotiate("*;q=1, bogus") == "en"
     assert formats_for("en-GB", "USD").money("1") == "US$1.00"
+
+
+def test_part_of_a_pack_is_said_in_the_packs_and_pieces_a_buyer_counts() -> None:
+    """Issue 29: never "0.333333 box"; a short decimal of a pack reads as it is."""
+    from decimal import Decimal as D
+
+    from shopfloor.kernel import units
+
+    said = units.in_packs
+    assert said(D("0.333333"), "box", D(3), "pcs", 0) == "1 pc of a box of 3"
+    assert said(D("0.666667"), "box", D(3), "pcs", 0) == "2 pcs of a box of 3"
+    assert said(D("2.333333"), "box", D(3), "pcs", 0) == "2 box + 1 pc of a box of 3"
+    assert said(D("0.1"), "drum", D("25"), "kg", 3) is None  # 0.1 drum reads well
+    assert said(D("2"), "box", D(3), "pcs", 0) is None
+    assert said(D("0.3333"), "box", D(3), "pcs", 0) is None  # not what 1 pc stands for
+    assert said(D("0.333333"), "box", D(3), "pcs", 0, stock=D(2)) is None
+    assert units.read_packs("2 box + 1 pc of a box of 3") == (D("2.333333"), D(7))
+    assert units.read_packs("4 box (12 pcs)") is None
+    assert units.snap(D("0.666666"), D(3), 0) == D("0.666667")
+    assert units.snap(D("0.5"), D(3), 0) == D("0.5")  # typed in boxes: the supplier's

@@ -72,6 +72,29 @@ def test_the_cli_text_says_an_amount_with_its_currency() -> None:
              "total": "1020", "currency": "USD", "landed_costs": "9.2",
              "lines": [{"sku": "M1", "unit_price": "0.85"}]}
     text = render(order, "text")
-    assert "total: 1020 USD" in text.splitlines()
+    assert "total: US$1,020.00" in text.splitlines()
     assert "landed_costs: 9.2" in text.splitlines()  # the books' money, not the order's
     assert json.loads(render(order, "json")) == order  # the figures themselves untouched
+
+
+def test_the_cli_text_says_nested_rows_amounts_in_the_currency_above_them() -> None:
+    """An order's lines, a supplier item's breaks and a preview's money rows read in their
+    currency, formatted as the admin draws them; a row naming its own currency keeps it."""
+    from shopfloor.surfaces.render import render
+
+    order = {"number": "PO-00001", "total": "1020.004", "currency": "USD",
+             "lines": [{"sku": "M1", "quantity": "1200", "unit_price": "0.850000"},
+                       {"sku": "M2", "quantity": "3", "unit_price": "332.027971"}],
+             "suppliers": [{"supplier": "Tokyo Tools", "currency": "JPY",
+                            "breaks": [{"min_quantity": "10", "unit_price": "1200"}]}]}
+    for fmt in ("text", "md"):
+        text = render(order, fmt)
+        assert "US$1,020.00" in text and "US$0.85" in text and "US$332.028" in text, text
+        assert "JP¥1,200" in text and "332.027971" not in text, text
+    preview = {"preview": True, "summary": "Receive", "changes": [
+        {"entity": "item", "key": "M1", "field": "average cost", "before": "1.8",
+         "after": "1.662345", "currency": "EUR"},
+        {"entity": "item", "key": "M1", "field": "on hand", "before": "1", "after": "2"}]}
+    rows = render(preview, "text").splitlines()
+    assert any("€1.80" in r and "€1.6623" in r for r in rows), rows
+    assert any(r.split()[-2:] == ["1", "2"] for r in rows), rows  # not money: as it is

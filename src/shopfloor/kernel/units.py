@@ -14,6 +14,7 @@ stored in the same form as one (see keys.py).
 
 from __future__ import annotations
 
+import re
 from decimal import ROUND_HALF_EVEN, Decimal
 
 from shopfloor.kernel import keys
@@ -59,3 +60,66 @@ def normal(text: str) -> str:
     """A unit's name as stored: NFKC, invisible and direction characters refused (a
     ValueError saying which), like a key."""
     return str(keys.normal(text, NAME_LIMIT))
+
+
+def in_packs(figure: Decimal, unit: str, per: Decimal, uom: str, places: int,
+             stock: Decimal | None = None) -> str | None:
+    """A figure in a supplier's pack unit that is part of a pack, as a buyer counts it:
+    "1 pc of a box of 3", "2 box + 1 pc of a box of 3" (never "0.333333 box"). None where
+    the figure reads well as it is (whole packs, or a short decimal such as 0.5 box), or
+    where the pieces would not say it exactly: what they say, `snapped`, must be the
+    figure, and their stock figure `stock` when it is given."""
+    if figure <= 0 or per <= 0 or fits(figure, 3) or " " in unit or " " in uom:
+        return None
+    whole = int(figure)
+    rest = quantize((figure - whole) * per, places)
+    if not 0 < rest < per or snapped(Decimal(whole), rest, per) != figure:
+        return None
+    if stock is not None and whole * per + rest != stock:
+        return None
+    piece = "pc" if uom == "pcs" and rest == 1 else uom
+    packs = f"{whole} {unit} + " if whole else ""
+    return f"{packs}{_plain(rest)} {piece} of a {unit} of {_plain(per)}"
+
+
+def snapped(whole: Decimal, rest: Decimal, per: Decimal) -> Decimal:
+    """Whole packs and `rest` stock units of a pack of `per`, in packs, to the places a
+    purchase unit keeps: the one figure the pieces stand for."""
+    return whole + quantize(rest / per, PURCHASE_PLACES)
+
+
+def snap(figure: Decimal, per: Decimal, places: int) -> Decimal:
+    """A figure in packs moved by stock units (a return counted in pieces) made the one its
+    pieces stand for: 1/3 + 1/3 of a box is 0.666667, as 2 pcs of a box of 3 say, not
+    0.666666 (which no later figure would add up to). Only a figure a rounding or two away
+    moves: one typed in packs (0.5 box) is the supplier's and stays."""
+    if figure <= 0 or per <= 0:
+        return figure
+    whole = Decimal(int(figure))
+    rest = quantize((figure - whole) * per, places)
+    near = snapped(whole, rest, per) if 0 < rest < per else figure
+    return near if abs(near - figure) <= _ROUNDINGS else figure
+
+
+_ROUNDINGS = Decimal(1).scaleb(-PURCHASE_PLACES) * 2
+
+
+PACKS = re.compile(r"^(?:(\S+) (\S+) \+ )?(\S+) (\S+) of a (\S+) of (\S+)$")
+
+
+def read_packs(text: str) -> tuple[Decimal, Decimal] | None:
+    """What `in_packs` said, read back: (the figure in packs, the stock figure); None for
+    any other text."""
+    found = PACKS.match(text)
+    if found is None:
+        return None
+    try:
+        whole = Decimal(found.group(1) or 0)
+        rest, per = Decimal(found.group(3)), Decimal(found.group(6))
+    except ArithmeticError:
+        return None
+    return snapped(whole, rest, per), whole * per + rest
+
+
+def _plain(value: Decimal) -> str:
+    return "0" if value == 0 else format(value.normalize(), "f")

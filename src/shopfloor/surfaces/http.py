@@ -43,7 +43,7 @@ class ToolsAPI:
     def __init__(self, registry: Registry, auth: Authenticator) -> None:
         self.registry = registry
         self.auth = auth
-        self._openapi = document(registry.tools())
+        self._openapi: dict[str, Any] | None = None  # built when first asked for
 
     def actor(self, request: Request) -> Actor:
         return self.auth.actor(request.headers.get("authorization"))
@@ -101,6 +101,8 @@ class ToolsAPI:
         return body
 
     async def openapi(self, request: Request) -> Response:
+        if self._openapi is None:  # (every tool's schemas: not on every server's start)
+            self._openapi = await run_in_threadpool(document, self.registry.tools())
         return JSONResponse(self._openapi)
 
     async def token(self, request: Request) -> Response:

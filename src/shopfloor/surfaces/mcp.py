@@ -227,10 +227,19 @@ def build_server(registry: Registry, actor_for: Callable[[], Actor], *,
                  inline_reads: bool = False,
                  confirm_writes: ConfirmWrites = ConfirmWrites.destructive,
                  selection: Selection | None = None) -> Server[Any]:
-    from shopfloor.app.wiring import describe
+    def described() -> list[dict[str, Any]]:
+        """The tools as listed, on the first tools/list rather than at start-up (their
+        schemas took half a second of every server's start): the catalogue's cached
+        description when it names this registry's tools, else each described here."""
+        from shopfloor.app.described import cached_only, describe
 
-    described = [describe(t) for t in registry.tools()]
-    return server_for(lambda: described, RegistrySource(registry), actor_for,
+        tools = registry.tools()
+        cached = cached_only()
+        if cached is not None and [d["name"] for d in cached] == [t.name for t in tools]:
+            return cached
+        return [describe(t) for t in tools]
+
+    return server_for(described, RegistrySource(registry), actor_for,
                       output_schemas=output_schemas, progress_wait=progress_wait,
                       inline_reads=inline_reads, confirm_writes=confirm_writes,
                       selection=selection)

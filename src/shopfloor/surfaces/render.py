@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import re
+from decimal import Decimal, InvalidOperation
 from typing import Any
 
 FORMATS = ("text", "json", "yaml", "md")
@@ -90,10 +91,11 @@ def _columnar(value: Any) -> bool:
     return _scalar(value) or (isinstance(value, list) and all(_scalar(v) for v in value))
 
 
-def _table(rows: list[dict[str, Any]], md: bool) -> str:
+def _table(rows: list[dict[str, Any]], md: bool, currency: str | None = None) -> str:
+    rows = [_in_currency(r, _currency(r, currency)) for r in rows]
     cols: list[str] = []
-    for row in rows:
-        cols += [k for k in row if k not in cols and _columnar(row[k])]
+    for row in rows:  # (a column no row fills, such as a sales line's pack, is left out)
+        cols += [k for k in row if k not in cols and _columnar(row[k]) and row[k] is not None]
     names = [_cell(c, md) for c in cols]
     cells = [[_cell(r.get(c), md) for c in cols] for r in rows]
     if md:
@@ -120,24 +122,47 @@ def _title(row: dict[str, Any]) -> str:
     return ", ".join(parts) or "(row)"
 
 
-# Amounts a `currency` beside them is the currency of: the text says them with it
-# ("total: 1020 USD"), the figure itself exact, as the JSON has it.
-AMOUNTS = frozenset({"unit_price", "unit_cost", "purchase_price", "sales_price", "total",
-                     "cost", "average_cost", "value", "amount", "price", "total_cost",
-                     "line_total", "stock_value"})  # not landed_costs: the books'
+# Amounts a `currency` beside them (or on the row above: an order's lines, a supplier
+# item's breaks) is the currency of: the text says them in it, in its minor units or, per
+# unit, to four decimals at most, as the admin does ("total: US$1,020.00", "US$0.85").
+# The JSON keeps the exact figures.
+PER_UNIT = frozenset({"unit_price", "unit_cost", "purchase_price", "sales_price",
+                      "average_cost", "price"})
+AMOUNTS = PER_UNIT | {"total", "cost", "value", "amount", "total_cost", "line_total",
+                      "stock_value"}  # not landed_costs: the books'
+CHANGED = AMOUNTS | {"before", "after"}
 
 
-def _in_currency(payload: dict[str, Any]) -> dict[str, Any]:
+def _currency(payload: dict[str, Any], above: str | None) -> str | None:
+    """The currency of a row's amounts: its own `currency`, else the row above's."""
     code = payload.get("currency")
-    if not isinstance(code, str) or not (len(code) == 3 and code.isupper()):
+    if isinstance(code, str) and len(code) == 3 and code.isupper():
+        return code
+    return above
+
+
+def _in_currency(payload: dict[str, Any], code: str | None) -> dict[str, Any]:
+    # a preview's change row in money says its own currency: its before and after are in it
+    said = CHANGED if "field" in payload and "currency" in payload else AMOUNTS
+    if code is None or not any(k in said for k in payload):
         return payload
-    return {k: f"{v} {code}" if k in AMOUNTS and isinstance(v, str) and v else v
-            for k, v in payload.items()}
+    from shopfloor.kernel.text import money, unit_cost
+
+    out = dict(payload)
+    for k, v in payload.items():
+        if k in said and isinstance(v, str) and v:
+            try:
+                amount = Decimal(v)
+            except InvalidOperation:
+                continue
+            if amount.is_finite():
+                out[k] = (money if k in AMOUNTS - PER_UNIT else unit_cost)(amount, code)
+    return out
 
 
-def _scalars(payload: dict[str, Any], md: bool, skip: tuple[str, ...] = ()) -> str:
-    if "currency" in payload:
-        payload = _in_currency(payload)
+def _scalars(payload: dict[str, Any], md: bool, skip: tuple[str, ...] = (),
+             currency: str | None = None) -> str:
+    payload = _in_currency(payload, _currency(payload, currency))
     if md:
         scalars = {k: v for k, v in payload.items() if _scalar(v) and k not in skip}
         return _table([scalars], md) if scalars else ""
@@ -168,20 +193,25 @@ def _grouped(rows: list[dict[str, Any]]) -> bool:
     return any(_rows(v) for row in rows for v in row.values())
 
 
-def _group(row: dict[str, Any], md: bool, path: list[str], out: list[str]) -> None:
-    title = _cell(_title(row), md)
+def _group(row: dict[str, Any], md: bool, path: list[str], out: list[str],
+           currency: str | None) -> None:
+    currency = _currency(row, currency)
+    title = _cell(_title(_in_currency(row, currency)), md)
     out.append(f"\n{'#' * min(3 + len(path), 6)} {title}" if md else f"\n* {title}")
     for key, value in row.items():
         if _rows(value) and not _grouped(value):
             label = f"{_cell(key, md)} ({len(value)})"
             out.append(f"\n**{label}**\n" if md else f"{label}:")
-            out.append(_table(value, md))
+            out.append(_table(value, md, currency))
         elif not _columnar(value):
-            _nested({key: value}, md, [*path, _title(row)], out)
+            _nested({key: value}, md, [*path, _title(row)], out, currency)
 
 
-def _nested(payload: dict[str, Any], md: bool, path: list[str], out: list[str]) -> None:
-    """Every list and object inside `payload`, each under a heading naming where it is."""
+def _nested(payload: dict[str, Any], md: bool, path: list[str], out: list[str],
+            currency: str | None = None) -> None:
+    """Every list and object inside `payload`, each under a heading naming where it is;
+    `currency`: the one the rows above are in (their amounts' unless they name another)."""
+    currency = _currency(payload, currency)
     for key, value in payload.items():
         if not isinstance(value, _CONTAINERS) or (not path and key in _SKIP):
             continue  # (a scalar: shown by `_scalars`)
@@ -190,17 +220,17 @@ def _nested(payload: dict[str, Any], md: bool, path: list[str], out: list[str]) 
             if not value:
                 continue
             out.append(_heading(here, md))
-            text = _scalars(value, md)
+            text = _scalars(value, md, currency=currency)
             if text:
                 out.append(text)
-            _nested(value, md, here, out)
+            _nested(value, md, here, out, currency)
         elif _rows(value):
             out.append(_heading(here, md, len(value)))
             if _grouped(value):
                 for row in value:
-                    _group(row, md, here, out)
+                    _group(row, md, here, out, currency)
             else:
-                out.append(_table(value, md))
+                out.append(_table(value, md, currency))
         elif isinstance(value, list) and value:
             out.append(f"{_cell(key, md)}: " + ", ".join(_cell(v, md) for v in value))
 

@@ -222,9 +222,12 @@ def _security(host: str) -> TransportSecuritySettings | None:
 
 
 def build_app(registry: Registry, settings: Settings, *, run_worker: bool = True) -> Starlette:
+    import threading
+
     from shopfloor.app.accounts import warm_sign_in
 
-    warm_sign_in()
+    # beside the rest of start-up (argon2 leaves the GIL): done long before a first sign-in
+    threading.Thread(target=warm_sign_in, name="warm-sign-in", daemon=True).start()
     server = build_server(registry, request_actor, output_schemas=settings.mcp_output_schemas,
                           progress_wait=settings.mcp_progress_wait_seconds,
                           confirm_writes=policy(settings.confirm_writes),

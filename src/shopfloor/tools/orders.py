@@ -19,7 +19,7 @@ from shopfloor.domain.orders import documents as orders
 from shopfloor.domain.orders import purchase_units as units
 from shopfloor.kernel.roles import Role
 from shopfloor.kernel.statuses import said
-from shopfloor.kernel.text import money
+from shopfloor.kernel.text import fmt, money
 from shopfloor.registry.facts import Undo
 from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
 from shopfloor.store.tables import PurchaseOrder, SalesOrder
@@ -55,6 +55,7 @@ class LineOut(Out):
     expected_date: date | None = None  # a purchase line's own date, else its order's
     returned_quantity: Amount
     unit: str  # a purchase line's supplier unit, else the item's
+    pack: str | None = Field(None, description="stock units in one unit, e.g. 3 pcs")
 
 
 class OrderOut(Out):
@@ -81,7 +82,9 @@ def purchase_order_out(po: PurchaseOrder) -> OrderOut:
     """Quantities and prices in each line's unit (the supplier's, where it has one)."""
     lines = [LineOut(sku=ln.item.sku, quantity=ordered, unit_price=ln.unit_price,
                      done_quantity=got, expected_date=ln.expected_date or po.expected_date,
-                     returned_quantity=back, unit=ln.unit or ln.item.uom)
+                     returned_quantity=back, unit=ln.unit or ln.item.uom,
+                     pack=f"{fmt(ln.units_per_unit)} {ln.item.uom}"
+                     if ln.unit and ln.units_per_unit else None)
              for ln in po.lines for ordered, got, back in [units.shown(ln)]]
     return OrderOut(id=po.id, number=po.number, status=po.status, partner=po.supplier.name,
                     location=po.location.code, due_date=po.expected_date, created_at=po.created_at,

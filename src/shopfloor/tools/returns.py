@@ -8,17 +8,32 @@ from decimal import Decimal
 from typing import Literal
 
 from pydantic import Field
+from sqlalchemy import select
 
 from shopfloor.domain.base.context import Op
 from shopfloor.domain.base.remarks import remark
+from shopfloor.domain.buying import currencies
 from shopfloor.domain.corrections import reverts
 from shopfloor.domain.orders import returns
-from shopfloor.kernel.numbers import fmt
+from shopfloor.kernel.errors import NotFound
+from shopfloor.kernel.text import money
 from shopfloor.registry.facts import Undo
-from shopfloor.registry.tool import Done, Toolset, WriteRequest
+from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
 from shopfloor.store.tables import PurchaseOrder, SalesOrder
 from shopfloor.store.tables.corrections import StockReturn
-from shopfloor.tools.fields import Amount, Key, Out, Quantity, Reference, Text, Uom
+from shopfloor.tools.fields import (
+    Amount,
+    Key,
+    Limit,
+    Out,
+    Page,
+    Quantity,
+    Reference,
+    RowCursor,
+    Text,
+    Uom,
+    paged,
+)
 from shopfloor.tools.lot_fields import Lots
 from shopfloor.tools.refs import NumberOrId, number_of
 
@@ -89,10 +104,12 @@ class CreateCustomerReturn(NumberOrId, Remarks):
     quarantine_location: Key | None = Field(None, description="where quarantined lines go")
 
 
-def _summary(doc: StockReturn, order: str) -> str:
+def _summary(op: Op, doc: StockReturn, order: str) -> str:
+    """The value is the stock's, at the cost the goods are booked at: the books' money."""
     n = len(doc.lines)
     total = sum((ln.quantity * ln.unit_cost for ln in doc.lines), Decimal(0))
-    return f"Return {doc.number} against {order}: {n} line{'s' * (n != 1)}, value {fmt(total)}"
+    return (f"Return {doc.number} against {order}: {n} line{'s' * (n != 1)}, value "
+            f"{money(total, currencies.company(op))}")
 
 
 @tools.write("create_customer_return", title="Customer return", response=ReturnOut,
@@ -106,7 +123,7 @@ def create_customer_return(op: Op, req: CreateCustomerReturn) -> Done[ReturnOut]
         op, number, [ln.spec(ln.disposition) for ln in req.lines], req.reason,
         req.quarantine_location)
     remark(op, "return", doc, notes=req.notes, reference=req.reference)
-    return Done(_summary(doc, number), return_out(doc))
+    return Done(_summary(op, doc, number), return_out(doc))
 
 
 class SupplierReturnLine(ReturnLine):
@@ -131,4 +148,43 @@ def create_supplier_return(op: Op, req: CreateSupplierReturn) -> Done[ReturnOut]
     doc = returns.supplier_return(
         op, number, [ln.spec("return") for ln in req.lines], req.reason)
     remark(op, "return", doc, notes=req.notes, reference=req.reference)
-    return Done(_summary(doc, number), return_out(doc))
+    return Done(_summary(op, doc, number), return_out(doc))
+
+
+class ReturnPage(Page):
+    returns: list[ReturnOut]
+
+
+class ListReturns(Request):
+    order: Key | None = Field(None, description="only returns against this order number")
+    limit: Limit = 50
+    cursor: RowCursor | None = None
+
+
+@tools.read("list_returns", title="List returns", response=ReturnPage,
+            description="Customer and supplier returns, newest first, with their notes; "
+                        "filter by the order they were made against.")
+def list_returns(op: Op, req: ListReturns) -> ReturnPage:
+    stmt = select(StockReturn).order_by(StockReturn.id.desc()).limit(req.limit + 1)
+    if req.order:
+        stmt = stmt.where(StockReturn.order_number == req.order)
+    if req.cursor:
+        stmt = stmt.where(StockReturn.id < int(req.cursor))
+    page, next_cursor = paged(list(op.session.scalars(stmt).unique()), req.limit,
+                              lambda r: str(r.id))
+    return ReturnPage(returns=[return_out(r) for r in page], next_cursor=next_cursor)
+
+
+class GetReturn(Request):
+    number: Key = Field(description="the return's number, e.g. RET-00001")
+
+
+@tools.read("get_return", title="Get return", response=ReturnOut,
+            description="One return by number: its lines, value, reason, notes and the "
+                        "partner's reference.")
+def get_return(op: Op, req: GetReturn) -> ReturnOut:
+    found = op.session.scalars(select(StockReturn).where(StockReturn.number == req.number)
+                               ).first()
+    if found is None:
+        raise NotFound(f"no return {req.number}", field="number")
+    return return_out(found)

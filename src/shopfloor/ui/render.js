@@ -189,7 +189,10 @@ const ShopfloorRender = (() => {
     const said = key.replace(/^([a-z]+(?:_[a-z]+)+) /, (m, kind) => kind.replace(/_/g, " ") + " ");
     return words(c.entity || "") + " " + said + (names[key] ? " (" + names[key] + ")" : "");
   }
-  const SKIP_FIELDS = new Set(["id", "created_at", "lines", "rows", "recipes"]);
+  // a revert names what it undoes by its summary; the tool and the id are not words for
+  // people (the admin links the log entry instead: opts.logLinks)
+  const SKIP_FIELDS = new Set(["id", "created_at", "lines", "rows", "recipes",
+    "reverted_tool", "reverted_operation_id"]);
   // Draw one preview payload into `root` (emptied first). opts: {names, currency, zone}.
   function preview(root, p, opts) {
     const o = opts || {};
@@ -226,6 +229,12 @@ const ShopfloorRender = (() => {
         dl.appendChild(div);
       }
       root.appendChild(dl);
+    }
+    if (o.logLinks && typeof doc.reverted_operation_id === "string") {
+      const a = el("a", "The operation it reverts, in the log");
+      a.href = "/log/" + encodeURIComponent(doc.reverted_operation_id);
+      a.id = "reverted-entry";
+      root.appendChild(el("p")).appendChild(a);
     }
     if (Array.isArray(doc.lines) && doc.lines.length) {
       const rows = lineRows(doc.lines, names, o.units);

@@ -45,10 +45,7 @@ def _num(text: str | None) -> Decimal:
 
 
 def _stock_figure(text: str) -> str:
-    """The stock figure of a logged quantity: a line in boxes logs "4 box (400 pcs)"."""
-    if "(" in text and text.endswith(")"):
-        return text[text.index("(") + 1:].split(" ", 1)[0]
-    return text
+    return purchase_units.stock_figure(text)
 
 
 def restore(op: Op, o: Original, kind: str, number: str, doc: Any,

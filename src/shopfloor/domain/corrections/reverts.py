@@ -272,14 +272,21 @@ def revert(op: Op, operation_id: str, undo_of: Callable[[str], Found]) -> Origin
     reverser = undo_of(o.tool)
     if reverser is None or isinstance(reverser, str):
         hint = reverser or "no tool of that name is in the catalogue now"
-        raise Conflict(f"{o.tool} cannot be reverted: {hint}", field="operation_id")
+        raise Conflict(f"{_said(o)} cannot be reverted: {hint}", field="operation_id")
     claim(op, o)
     reverser(op, o)
     if not o.blockers:
         answer_variances(op, o)
     if o.blockers:
-        raise Conflict(f"cannot revert {o.tool} {operation_id}: " + "; ".join(o.blockers),
+        raise Conflict(f"cannot revert {_said(o)}: " + "; ".join(o.blockers),
                        field="operation_id", details={"blockers": o.blockers})
-    op.change("operation", operation_id, "reverted", None, o.tool)
+    # named as the log says it (its summary): the id is the log entry's, a link away
+    op.change("operation", _said(o), "reverted", None, "yes")
     return o
+
+
+def _said(o: Original) -> str:
+    """The operation as a person reads it: its summary, else what it did."""
+    summary = o.result.get("summary")
+    return f"“{summary}”" if isinstance(summary, str) and summary else o.tool.replace("_", " ")
 

@@ -123,15 +123,40 @@ def said(quantity: Decimal, line: PurchaseOrderLine, unit_quantity: Decimal | No
         return fmt(quantity)
     if unit_quantity is None:
         unit_quantity = units.quantize(quantity / per, units.PURCHASE_PLACES)
-    return f"{fmt(unit_quantity)} {line.unit} ({fmt(quantity)} {line.item.uom})"
+    return packs(unit_quantity, line, quantity) or \
+        f"{fmt(unit_quantity)} {line.unit} ({fmt(quantity)} {line.item.uom})"
+
+
+def packs(unit_quantity: Decimal, line: PurchaseOrderLine, stock: Decimal | None = None
+          ) -> str | None:
+    """Part of a pack as the buyer counts it ("1 pc of a box of 3"), else None."""
+    if not line.unit or not line.units_per_unit:
+        return None
+    return units.in_packs(unit_quantity, line.unit, line.units_per_unit, line.item.uom,
+                          precision(line.item), stock)
 
 
 def logged(text: str | None) -> Decimal:
-    """The figure in the line's unit a change row logged with `said` (its first word)."""
+    """The figure in the line's unit a change row logged with `said` (its first word, or
+    what its packs and pieces stand for)."""
+    in_packs = units.read_packs(text) if text else None
+    if in_packs is not None:
+        return in_packs[0]
     try:
         return Decimal(text.split(" ", 1)[0]) if text else ZERO
     except InvalidOperation:
         return ZERO
+
+
+def stock_figure(text: str) -> str:
+    """The stock figure of a logged quantity: a line in boxes logs "4 box (400 pcs)", or
+    part of a box as "1 pc of a box of 3"."""
+    in_packs = units.read_packs(text)
+    if in_packs is not None:
+        return fmt(in_packs[1])
+    if "(" in text and text.endswith(")"):
+        return text[text.index("(") + 1:].split(" ", 1)[0]
+    return text
 
 
 def text(quantity: Decimal, price: Decimal, unit: str | None) -> str:
@@ -219,6 +244,8 @@ def count(op: Op, number: str, line: PurchaseOrderLine, what: str, stock: Decima
         # all of it in stock units is all of it in the line's unit, however it was given
         unit_after = ceiling if step > 0 and after == stock_ceiling else \
             min(unit_before + step, ceiling) if step > 0 else max(unit_before + step, ZERO)
+        if in_unit_ is None:  # counted in stock units: the figure its pieces stand for
+            unit_after = min(units.snap(unit_after, per, precision(line.item)), ceiling)
         setattr(line, unit_attr, unit_after)
     op.change("purchase_order", number, f"line {line.item.sku} {what}",
               said(before, line, unit_before), said(after, line, unit_after))
@@ -286,7 +313,9 @@ def undo(line: PurchaseOrderLine, what: str, changes: Sequence[dict[str, Any]],
     for c in changes:
         if (c["key"], c["field"]) == (number, f"line {line.item.sku} {what}"):
             step = logged(c["after"]) - logged(c["before"])
-            setattr(line, attr, max(getattr(line, attr) - step, ZERO))
+            left = max(getattr(line, attr) - step, ZERO)
+            setattr(line, attr, units.snap(left, line.units_per_unit or ZERO,
+                                           precision(line.item)))
             return
 
 

@@ -133,7 +133,8 @@ class Shower:
         if isinstance(value, bool):
             return Markup("Yes" if value else "No")
         if isinstance(value, Span):
-            return Markup('<time class="range" datetime="{0}/{1}">{2}</time>').format(
+            return Markup('<time class="range" datetime="{0}/{1}" data-done="1">{2}</time>'
+                          ).format(
                 value.start, value.end, self.formats.range(value.start, value.end))
         if isinstance(value, list):
             return self.listing(key, value)

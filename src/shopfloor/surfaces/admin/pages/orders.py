@@ -12,6 +12,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
+from shopfloor.kernel import units
 from shopfloor.kernel.statuses import BY_KIND, PO, SO
 from shopfloor.kernel.text import fmt
 from shopfloor.registry.actor import Actor
@@ -107,6 +108,29 @@ def returnable(order: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
+def in_packs(order: dict[str, Any]) -> dict[str, Any]:
+    """The order as its page says it: a line's figure that is part of a supplier's pack
+    (a piece of a box returned) in packs and pieces, "1 pc of a box of 3", never
+    "0.333333 box"; the pack where a line has one ("3 pcs": what a box holds)."""
+    if not order.get("lines"):
+        return order
+    lines = []
+    for line in order["lines"]:
+        pack = str(line.get("pack") or "").split(" ", 1)
+        if len(pack) != 2:
+            lines.append({k: v for k, v in line.items() if k != "pack"})
+            continue
+        per, uom = Decimal(pack[0]), pack[1]
+        shown = dict(line)
+        for key in ("quantity", "done_quantity", "returned_quantity"):
+            said = units.in_packs(Decimal(str(line.get(key) or 0)), line["unit"], per, uom,
+                                  units.default_precision(uom))
+            if said:
+                shown[key] = said
+        lines.append(shown)
+    return {**order, "lines": lines}
+
+
 def _positive(value: Any) -> bool:
     try:
         return Decimal(str(value)) > 0
@@ -132,8 +156,11 @@ async def order(a: Admin, request: Request, actor: Actor) -> Response:
     number = found.get("number")
     history = [e for e in log.get("entries", [])
                if number and number in (e.get("summary") or "")]
+    back = await a.read(actor, "list_returns", {"order": number, "limit": 50}) \
+        if number and kind.slug != "manufacturing-orders" and a.may(actor, "list_returns") \
+        else {}
     return a.render(request, "order.html", actor, money_in=found.get("currency"),
-                    kind=kind, order=found,
+                    kind=kind, order=in_packs(found), returns=back.get("returns") or [],
                     actions=acts, history=history, prints=prints(kind, found),
                     stock=await availability(a, actor, found, kind))
 

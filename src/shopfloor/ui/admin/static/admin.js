@@ -25,7 +25,7 @@
     const d = JSON.parse(target.dataset.preview);
     target.dataset.drawn = "1";
     ShopfloorRender.preview(target, d.payload, { names: d.names, units: d.units,
-      currency: d.currency || currency, zone });
+      currency: d.currency || currency, zone, logLinks: true });
   }
   function settle(scope) {
     ShopfloorRender.localize(scope, zone);
