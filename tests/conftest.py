@@ -30,6 +30,14 @@ PG_URL = os.environ.get("SHOPFLOOR_TEST_PG", "postgresql+psycopg://postgres@127.
 ADMIN = Actor.of("alice", "admin")
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Under pytest-xdist (`--dist loadgroup`) the browser tests run on one worker, one at a
+    time: two Chromiums at once on two shared cores made their waits time out."""
+    for item in items:
+        if item.get_closest_marker("browser"):
+            item.add_marker(pytest.mark.xdist_group("browser"))
+
+
 @pytest.fixture(scope="session")
 def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("template") / "template.db"
