@@ -84,7 +84,7 @@ pytest: install postgres e2e-deps
 
 # The inner loop: the static checks and the unit tier (no browser, no server processes).
 check: lint typecheck postgres
-	$(BIN)/pytest -q tests/unit
+	$(BIN)/pytest -q -n $(WORKERS) tests/unit
 
 test: lint typecheck pytest
 
