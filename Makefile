@@ -76,12 +76,15 @@ lint: install
 typecheck: install
 	$(BIN)/mypy src
 
+# One worker a core (pytest-xdist): each has its own PostgreSQL schema and SQLite files;
+# the browser tests share one worker (`--dist loadgroup`). `make test WORKERS=0` runs serially.
+WORKERS ?= auto
 pytest: install postgres e2e-deps
-	$(BIN)/pytest -q --durations=25
+	$(BIN)/pytest -q -n $(WORKERS) --dist loadgroup --durations=25
 
 # The inner loop: the static checks and the unit tier (no browser, no server processes).
 check: lint typecheck postgres
-	$(BIN)/pytest -q tests/unit
+	$(BIN)/pytest -q -n $(WORKERS) tests/unit
 
 test: lint typecheck pytest
 

@@ -21,10 +21,14 @@ from shopfloor.store.tables.corrections import CostAdjustment, Revert
 from tests.helpers import apply
 
 
-def run_machine(machine: Any, make: Callable[[], Registry], examples: int, steps: int) -> None:
+def run_machine(machine: Any, make: Callable[[], Registry], examples: int, steps: int,
+                derandomize: bool = True) -> None:
+    """`make test`'s runs are the same each time (derandomized: a red run is a change,
+    not a draw); the long runs (`-m long`) pass `derandomize=False` to explore."""
     machine.make = staticmethod(make)
     run_state_machine_as_test(machine, settings=settings(
         max_examples=examples, stateful_step_count=steps, deadline=None,
+        derandomize=derandomize,
         suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]))
 
 

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import jsonschema
 import pytest
 
 from shopfloor.app.accounts import Accounts
+from shopfloor.app.settings import Settings
+from shopfloor.app.wiring import open_registry
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.actor import Actor
 from shopfloor.registry.registry import Registry
+from tests.copies import Copies
 from tests.helpers import ADMIN, apply, basic_setup, snapshot
 from tests.reliability.bad_input_more import MORE, READ_MORE
 
@@ -62,6 +66,15 @@ def _world(reg: Registry) -> dict[str, str]:
             "adj": adj["movements"][-1]["document_number"], "job": job["job_id"],
             "po2": po2, "so2": so2, "mo2": mo2, "got": got["operation_id"],
             "hook": hook["webhook_id"]}
+
+
+@pytest.fixture
+def world(db_url: str, copies: Copies) -> Iterator[tuple[Registry, dict[str, str]]]:
+    """A fresh copy of the company `_world` builds (built once a session and database)."""
+    refs = copies.restore(db_url, "bad_input", _world)
+    reg = open_registry(Settings(database_url=db_url))
+    yield reg, refs
+    reg.store.dispose()
 
 
 # tool -> (valid arguments, [(broken arguments, field, code)]); {po} etc. are filled in.
@@ -446,9 +459,9 @@ def test_every_write_tool_has_bad_input_cases(registry: Registry) -> None:
 
 
 @pytest.mark.parametrize("tool", sorted(CASES))
-def test_bad_input_is_coded_names_the_field_and_writes_nothing(registry: Registry,
-                                                               tool: str) -> None:
-    refs = _world(registry)
+def test_bad_input_is_coded_names_the_field_and_writes_nothing(
+        world: tuple[Registry, dict[str, str]], tool: str) -> None:
+    registry, refs = world
     valid, broken = CASES[tool]
     if tool != "apply_mrp_plan":  # its valid call needs a finished MRP run
         preview = registry.invoke(tool, _fill(valid, refs), ADMIN)
@@ -509,8 +522,9 @@ def test_bad_read_arguments_are_coded_errors_naming_the_field(
     assert (info.value.code, info.value.field) == ("validation_error", field)
 
 
-def test_since_takes_a_date_or_a_time_without_zone_as_utc(registry: Registry) -> None:
-    _world(registry)
+def test_since_takes_a_date_or_a_time_without_zone_as_utc(
+        world: tuple[Registry, dict[str, str]]) -> None:
+    registry, _ = world
     for since in ("2020-01-01", "2020-01-01T00:00:00", "2020-01-01T00:00:00+02:00"):
         for tool in ("list_stock_movements", "get_operation_log"):
             registry.invoke(tool, {"since": since}, ADMIN)

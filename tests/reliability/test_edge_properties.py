@@ -27,6 +27,7 @@ from shopfloor.app.settings import Settings
 from shopfloor.app.wiring import open_registry, worker_for
 from shopfloor.kernel.errors import ERROR_CODES, ShopfloorError
 from shopfloor.registry.registry import Registry
+from tests.copies import Copies
 from tests.helpers import ADMIN, ledger_matches_balances
 from tests.reliability.test_bad_input import _world
 
@@ -149,13 +150,19 @@ def _answered(reg: Registry, name: str, args: dict[str, Any]) -> str | None:
     return None
 
 
-def run_edges(reg: Registry, refs: dict[str, str], examples: int, derandomize: bool
-              ) -> tuple[dict[str, list[str]], int]:
-    """Every tool, `examples` drawings each: (what went wrong, by tool; calls made)."""
+SHARDS = 4
+"""`make test` runs the tools in this many parts, each on its own copy of the world: no
+one test runs long, and parallel workers share them."""
+
+
+def run_edges(reg: Registry, refs: dict[str, str], examples: int, derandomize: bool,
+              shard: int = 0, shards: int = 1) -> tuple[dict[str, list[str]], int]:
+    """Every tool (of this shard), `examples` drawings each: (what went wrong, by tool;
+    calls made)."""
     words = _words(refs)
     found: dict[str, list[str]] = {}
     calls = 0
-    for tool in reg.tools():
+    for tool in list(reg.tools())[shard::shards]:
         schema = tool.input_schema
         calls += _fuzz(reg, tool.name, strategy(schema, words, schema.get("$defs", {})),
                        examples, derandomize, found)
@@ -181,25 +188,29 @@ def _fuzz(reg: Registry, name: str, drawn: Any, examples: int, derandomize: bool
 
 
 @pytest.fixture
-def world(db_url: str) -> Iterator[tuple[Registry, dict[str, str]]]:
+def world(db_url: str, copies: Copies) -> Iterator[tuple[Registry, dict[str, str]]]:
+    """A fresh copy of the bad-input tests' company (built once a session)."""
+    refs = copies.restore(db_url, "bad_input", _world)
     reg = open_registry(Settings(database_url=db_url))
-    refs = _world(reg)
     yield reg, refs
     reg.store.dispose()
 
 
-def _check(world: tuple[Registry, dict[str, str]], examples: int, derandomize: bool) -> None:
+def _check(world: tuple[Registry, dict[str, str]], examples: int, derandomize: bool,
+           shard: int = 0, shards: int = 1) -> None:
     reg, refs = world
-    found, calls = run_edges(reg, refs, examples, derandomize)
+    found, calls = run_edges(reg, refs, examples, derandomize, shard, shards)
     assert not found, "\n".join(f"{k}: {v[0]} ({len(v)} such)" for k, v in found.items())
-    assert calls >= len(_tool_names()) * min(examples, 2), calls
-    print(f"edges: {len(_tool_names())} tools, {calls} calls")
+    tools = len(_tool_names()[shard::shards])
+    assert calls >= tools * min(examples, 2), calls
+    print(f"edges: {tools} tools, {calls} calls")
     assert not ledger_matches_balances(reg)
 
 
+@pytest.mark.parametrize("shard", range(SHARDS))
 def test_every_tool_at_the_edges_answers_without_internal_error(
-        world: tuple[Registry, dict[str, str]]) -> None:
-    _check(world, EXAMPLES, derandomize=True)
+        world: tuple[Registry, dict[str, str]], shard: int) -> None:
+    _check(world, EXAMPLES, derandomize=True, shard=shard, shards=SHARDS)
 
 
 @pytest.mark.long

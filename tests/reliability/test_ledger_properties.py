@@ -24,6 +24,7 @@ from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
 from shopfloor.store.tables import Balance, StockMovement
 from tests.conftest import _truncate
+from tests.copies import Copies
 from tests.helpers import ADMIN, apply, basic_setup, ledger_matches_balances, quick_snapshot
 
 SKUS = ("M1", "M2", "P1")
@@ -71,9 +72,16 @@ def _check(reg: Registry) -> None:
                 + Decimal("0.000001")
 
 
+def _company(reg: Registry) -> None:
+    basic_setup(reg)
+    for sku in ("M1", "M2", "P1"):  # counted to the gram: the quantities have 3 places
+        apply(reg, "modify_item", sku=sku, precision=3)
+
+
 @pytest.fixture(params=["sqlite", "postgresql"])
-def fresh(request: pytest.FixtureRequest, tmp_path: Path,
-          sqlite_template: Path) -> Iterator[Callable[[], Registry]]:
+def fresh(request: pytest.FixtureRequest, tmp_path: Path, sqlite_template: Path,
+          copies: Copies) -> Iterator[Callable[[], Registry]]:
+    """A fresh registry for each example, on a copy of one company built once."""
     opened: list[Registry] = []
 
     def make() -> Registry:
@@ -84,11 +92,9 @@ def fresh(request: pytest.FixtureRequest, tmp_path: Path,
         else:
             url = request.getfixturevalue("pg_schema_url")
             _truncate(url)
+        copies.restore(url, "ledger_properties", _company)
         reg = open_registry(Settings(database_url=url))
         opened.append(reg)
-        basic_setup(reg)
-        for sku in ("M1", "M2", "P1"):  # counted to the gram: the quantities have 3 places
-            apply(reg, "modify_item", sku=sku, precision=3)
         return reg
 
     yield make

@@ -16,16 +16,19 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from datetime import timedelta
 
 import httpx
 import pytest
-from sqlalchemy import create_engine, text
+from sqlalchemy import create_engine, text, update
 from sqlalchemy.pool import NullPool
 from standardwebhooks import Webhook
 
 from shopfloor.app.delivery import Deliverer
 from shopfloor.app.settings import Settings
 from shopfloor.app.wiring import open_registry
+from shopfloor.store import deliveries
+from shopfloor.store.tables import WebhookDelivery
 from shopfloor.surfaces.auth import Authenticator
 from tests.conftest import _truncate
 from tests.helpers import apply
@@ -72,6 +75,24 @@ def _statuses(db_url: str) -> dict[str, int]:
                 "SELECT status, count(*) FROM webhook_deliveries GROUP BY status"))}
     finally:
         engine.dispose()
+
+
+def _sent_once_all_due(db_url: str) -> list[int]:
+    """What a worker sends with every delivery due and every lease expired (the clock
+    moved on), three passes: a wrong late repeat, without waiting for one to come."""
+    reg = open_registry(Settings(database_url=db_url, webhook_allow_private=True))
+    probe = Deliverer(reg.store, name="probe", allow_private=True, timeout=5.0)
+    try:
+        with reg.store.writing() as s:
+            s.execute(update(WebhookDelivery).values(
+                next_attempt_at=deliveries.now(),
+                lease_until=deliveries.now() - timedelta(seconds=1)))
+            s.commit()
+        deliveries.release_expired(reg.store)
+        return [probe.step() for _ in range(3)]
+    finally:
+        probe.close()
+        reg.store.dispose()
 
 
 def _start(db_url: str, ports: list[int]) -> list[subprocess.Popen[bytes]]:
@@ -152,8 +173,11 @@ def test_kill_a_server_mid_stream_every_event_arrives_repeats_only_in_flight(
                 assert time.monotonic() < deadline, \
                     f"a minute after the kill: {_statuses(pg_url)}"
                 time.sleep(0.2)
+            for p in procs:  # the survivor too: what it would repeat, a probe would send
+                p.kill()
+                p.wait(10)
             arrived = len(rec.received)
-            time.sleep(1.0)  # a wrong late repeat would arrive now
+            assert _sent_once_all_due(pg_url) == [0, 0, 0], "a delivered event went again"
             assert len(rec.received) == arrived
         finally:
             for p in procs:

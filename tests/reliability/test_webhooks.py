@@ -72,6 +72,34 @@ def _hook(registry: Registry, rec: Receiver, events: list[str]) -> dict[str, Any
     return apply(registry, "create_webhook", url=rec.url, events=events)
 
 
+def _all_due_now(registry: Registry) -> None:
+    """The clock moved on: every delivery's next attempt is due now."""
+    with registry.store.writing() as s:
+        s.execute(update(WebhookDelivery).values(next_attempt_at=deliveries.now()))
+        s.commit()
+
+
+def _retry_scheduled(registry: Registry, attempts: int) -> None:
+    """Wait (with a deadline) until a failed attempt is recorded with its retry time."""
+    deadline = time.monotonic() + 20
+    while not any(d["attempts"] >= attempts and d["status"] == "pending" for d in
+                  registry.invoke("list_webhook_deliveries", {}, ADMIN)["deliveries"]):
+        assert time.monotonic() < deadline, "the failed attempt was not recorded"
+        time.sleep(0.02)
+
+
+def _sent_once_all_due(registry: Registry) -> list[int]:
+    """What a deliverer sends with every delivery due and every lease expired, three
+    passes: what a wrong late repeat would need, without waiting for it to come."""
+    _all_due_now(registry)
+    deliveries.release_expired(registry.store)
+    probe = Deliverer(registry.store, name="probe", allow_private=True, timeout=5.0)
+    try:
+        return [probe.step() for _ in range(3)]
+    finally:
+        probe.close()
+
+
 def test_a_failed_delivery_comes_again_with_the_same_id_and_an_accepted_one_never(
         reg: Registry) -> None:
     with receiving([500]) as rec:
@@ -83,12 +111,15 @@ def test_a_failed_delivery_comes_again_with_the_same_id_and_an_accepted_one_neve
                                  "tool": "create_location", "summary": done["summary"],
                                  "actor": "alice"}
         with delivering(reg):
+            assert rec.wait_for(1, timeout=30)
+            _retry_scheduled(reg, 1)
+            _all_due_now(reg)  # its retry time (5 s on: the next test) has come
             assert rec.wait_for(2, timeout=30), "the failed event was not sent again"
             first, second = rec.received[:2]
             assert (first.answered, second.answered) == (500, 200)
             arrived = [float(r.headers["webhook-timestamp"]) for r in rec.received[:2]]
             assert arrived[1] - arrived[0] < 30  # the first retry within 30 s
-            time.sleep(1.5)  # time for a wrong second delivery of the accepted event
+        assert _sent_once_all_due(reg) == [0, 0, 0]  # the accepted event never again
         assert len(rec.received) == 2
         for r in rec.received:
             assert r.headers["webhook-id"] == event["id"]
@@ -145,8 +176,7 @@ def test_a_receiver_too_slow_to_answer_gets_the_event_again_and_then_never(
             assert [d.step() for _ in range(3)] == [0, 0, 0]
         finally:
             d.close()
-        time.sleep(0.5)
-        assert len(rec.received) == 2
+        assert len(rec.received) == 2  # every send above was waited for: none in flight
         for r in rec.received:
             assert r.headers["webhook-id"] == event["id"]
             assert Webhook(hook["secret"]).verify(r.body, r.headers) == event
@@ -252,6 +282,7 @@ def test_delivery_refuses_a_name_that_resolves_to_a_private_address(reg: Registr
         hook = apply(reg, "create_webhook", url=f"http://localhost:{port}/hook",
                      events=["operation.applied"])
         apply(reg, "create_location", code="MAIN", name="Main")
+        final_events(reg, 3)  # on PostgreSQL, listed once older transactions have ended
         strict = Deliverer(reg.store, name="strict", allow_private=False, timeout=2.0)
         try:
             strict.step()
@@ -275,7 +306,7 @@ def test_a_killed_workers_deliveries_are_sent_again_after_its_lease(reg: Registr
         assert deliveries.claim(reg.store, "w1", 10, timedelta(seconds=30)) == []
         with delivering(reg, lease=1.0):
             assert rec.wait_for(1, timeout=20)
-            time.sleep(0.5)
+        assert _sent_once_all_due(reg) == [0, 0, 0]
         assert len(rec.received) == 1
         assert rec.received[0].headers["webhook-id"] == held[0].event_id
 
@@ -286,9 +317,11 @@ def test_a_deleted_webhook_gets_nothing_more(reg: Registry) -> None:
         apply(reg, "create_location", code="MAIN", name="Main")
         with delivering(reg):
             assert rec.wait_for(1, timeout=20)
+            _retry_scheduled(reg, 1)
             apply(reg, "delete_webhook", webhook_id=hook["webhook_id"])
             apply(reg, "create_location", code="SHOP", name="Shop")
-            time.sleep(6.5)  # past the first retry's 5 s
+            final_events(reg, 3)
+        assert _sent_once_all_due(reg) == [0, 0, 0]  # past the first retry's 5 s
         assert len(rec.received) == 1
         rows = reg.invoke("list_webhook_deliveries", {"webhook_id": hook["webhook_id"]},
                           ADMIN)["deliveries"]
