@@ -12,7 +12,7 @@ from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.actor import Actor
 from shopfloor.registry.registry import Registry
 from tests.helpers import ADMIN, apply, basic_setup, snapshot
-from tests.reliability.bad_input_more import MORE, READ_MORE
+from tests.reliability.bad_input_more import FINER, MORE, READ_MORE
 
 HUGE = "1e40"
 
@@ -428,6 +428,8 @@ CASES: dict[str, tuple[dict[str, Any], list[tuple[dict[str, Any], str, str]]]] =
 
 
 CASES.update(MORE)  # the partner, notes and letterhead tools' (issue 29)
+for _tool, _finer in FINER.items():  # quantities finer than their unit (issue 30)
+    CASES[_tool] = (CASES[_tool][0], [*CASES[_tool][1], *_finer])
 
 
 def _fill(value: Any, refs: dict[str, str]) -> Any:

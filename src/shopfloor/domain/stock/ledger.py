@@ -43,6 +43,11 @@ MOVEMENTS = table(StockMovement)
 _MOVE = insert(MOVEMENTS)
 _VARIANCE = insert(table(Variance))
 
+CARRIED = ("stock_transfer", "manufacturing_order")
+"""Documents whose outgoing rows carry their value on (onto the transfer's other balance,
+into what the order makes): what an emptied balance's last unit takes is not lost, so
+there is no rounding to record."""
+
 
 @functools.cache
 def _load(n: int, locked: bool) -> Select[Any]:
@@ -276,12 +281,22 @@ class Ledger:
         op.change("stock", bal.key, "on_hand", before_qty, after_qty)
         op.change("stock", bal.key, "average_cost", before_avg, new_avg,
                   currency=books.currency(op))
-        if c.variance:
-            self.variance(p.item, p.location, c.variance,
+        rounding = ZERO
+        if (after_qty == 0 and p.quantity < 0 and p.value is None
+                and p.document_type not in CARRIED):
+            rounding = costing.residue(before_qty, before_value)
+            self.variance(p.item, p.location, rounding, "rounding", p.document_type,
+                          p.document_number, p.batch_id,
+                          f"{p.reason} of {fmt(-p.quantity)} emptied {bal.key}: "
+                          f"{fmt(before_qty)} x {fmt(before_avg)} is {fmt(before_value - rounding)}"
+                          f" of its {fmt(before_value)}, the rest a rounding")
+        variance = c.variance - rounding if p.exit_cost is not None else c.variance
+        if variance:
+            self.variance(p.item, p.location, variance,
                           "price" if p.quantity < 0 else "negative_stock",
                           p.document_type, p.document_number, p.batch_id,
                           f"{p.reason} of {fmt(p.quantity)}: the document moved "
-                          f"{fmt(c.value + c.variance)}, the stock {fmt(c.value)}")
+                          f"{fmt(c.value + c.variance)}, the stock {fmt(c.value + rounding)}")
         if lot is not None:
             self.lots.move(lot, p.quantity, bal.key)
         if p.quantity and (lot is not None or tracked(p.item)):
