@@ -87,9 +87,9 @@ def complete(op: Op, number: str, report: Report) -> tuple[ManufacturingOrder, l
         actual = spec.quantity if spec is not None else planned
         rows.append((sku, item, planned, actual, f"consumed[{i}]" if i is not None
                      else "quantity", spec))
-    for i, c in enumerate(report.consumed):
-        item = substitutes.get(c.sku) or plan[c.sku][0]
-        exact(c.quantity, item, f"consumed[{i}].quantity")
+    for i, used in enumerate(report.consumed):
+        exact(used.quantity, substitutes.get(used.sku) or plan[used.sku][0],
+              f"consumed[{i}].quantity")
     for sku, sub in substitutes.items():
         i, spec = given[sku]
         rows.append((sku, sub, ZERO, spec.quantity, f"consumed[{i}]", spec))
