@@ -318,9 +318,10 @@ def test_returning_in_pounds_leaves_no_rounding_to_record(registry: Registry) ->
 
 def test_the_last_kilogram_out_takes_the_rounding_and_records_it(registry: Registry) -> None:
     """Shipped at the average, 3.493 kg x 4.408818 is 15.400001 of the 15.400002 the two
-    receipts put on stock: the shipment empties the balance to 0 and 0, and the 0.000001
-    left is a rounding variance, in the valuation's variances and on the Rounding account;
-    the shipment's revert takes it back."""
+    receipts put on stock: the shipment's row is worth that, and the 0.000001 it leaves
+    goes as a rounding (a row of quantity 0 and a rounding variance, in the valuation's
+    variances and on the Rounding account), so the balance is 0 and 0; the shipment's
+    revert takes it back."""
     _two_receipts(registry)
     so = apply(registry, "create_sales_order", customer="Bob", location="MAIN",
                lines=[{"sku": "RESIN", "quantity": "3.493"}])
@@ -328,7 +329,10 @@ def test_the_last_kilogram_out_takes_the_rounding_and_records_it(registry: Regis
     assert _stock(registry) == (D(0), D(0))
     assert _rounding(registry) == D("0.000001")
     period = registry.invoke("get_stock_valuation", {"start": "2000-01-01"}, ADMIN)["total"]
-    assert (D(period["shipped"]), D(period["variances"])) == (D("-15.400002"), D("0.000001"))
+    assert (D(period["shipped"]), D(period["revalued"]), D(period["variances"])) == (
+        D("-15.400001"), D("-0.000001"), D("0.000001"))
+    row = next(m for m in _moves(registry) if m["reason"] == "shipment")
+    assert D(row["value"]) == cost(D(row["quantity"]) * D(row["unit_cost"]))
     assert _account(registry, "7990") == D("0.000001")  # Rounding
     assert _account(registry, "5000") == D("15.400001")  # cost of goods sold: 3.493 x avg
     with registry.store.reading() as s:
