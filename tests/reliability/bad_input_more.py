@@ -69,3 +69,52 @@ READ_MORE: list[tuple[str, dict[str, Any], str]] = [
     ("get_trial_balance", {"start": "2026-02-01", "end": "2026-01-01"}, "end"),
     ("export_journal", {"format": "xls"}, "format"),
 ]
+
+# Quantities finer than their unit (issue 30): M1, P1 and T1 are counted in whole pcs; each
+# write that takes a quantity refuses 1.5 pcs with the same code, naming its field.
+V = "validation_error"
+FINER: dict[str, list[tuple[dict[str, Any], str, str]]] = {
+    "create_manufacturing_order": [
+        ({"sku": "P1", "quantity": "1.5", "location": "MAIN"}, "quantity", V)],
+    "complete_manufacturing_order": [
+        ({"number": "{mo}", "quantity": "0.5"}, "quantity", V),
+        ({"number": "{mo}", "quantity": "1", "scrap": "0.5"}, "scrap", V),
+        ({"number": "{mo}", "consumed": [{"sku": "M1", "quantity": "1.5"}]},
+         "consumed[0].quantity", V)],
+    "record_operation_time": [
+        ({"number": "{mo3}", "sequence": 10, "minutes": "1", "quantity": "0.5"}, "quantity", V)],
+    "correct_manufacturing_order": [
+        ({"number": "{mo2}", "completed_quantity": "0.5"}, "completed_quantity", V),
+        ({"number": "{mo2}", "consumed": [{"sku": "M1", "quantity": "1.5"}]},
+         "consumed[0].quantity", V)],
+    "create_stock_adjustment": [
+        ({"location": "MAIN", "reason": "r", "lines": [{"sku": "M1", "quantity_delta": "-1.5"}]},
+         "lines[0].quantity_delta", V),
+        ({"location": "MAIN", "reason": "r", "lines": [{"sku": "M1", "counted_quantity": "9.5"}]},
+         "lines[0].counted_quantity", V),
+        ({"location": "MAIN", "reason": "r", "lines": [
+            {"sku": "T1", "quantity_delta": "1", "unit_cost": "1",
+             "lots": [{"lot": "L2", "quantity": "0.5"}, {"lot": "L3", "quantity": "0.5"}]}]},
+         "lines[0].lots[0].quantity", V)],
+    "update_stock_adjustment": [
+        ({"number": "{adj}", "lines": [{"sku": "M1", "quantity_delta": "0.5"}]},
+         "lines[0].quantity_delta", V)],
+    "create_stock_transfer": [
+        ({"from_location": "MAIN", "to_location": "SHOP", "lines": [
+            {"sku": "M1", "quantity": "0.5"}]}, "lines[0].quantity", V),
+        ({"from_location": "MAIN", "to_location": "SHOP", "lines": [
+            {"sku": "T1", "quantity": "1",
+             "lots": [{"lot": "L1", "quantity": "0.5"}, {"lot": "L9", "quantity": "0.5"}]}]},
+         "lines[0].lots[0].quantity", V)],
+    "correct_shipment": [({"number": "{so2}", "sku": "M1", "quantity": "0.5"}, "quantity", V)],
+    "correct_purchase_receipt": [
+        ({"number": "{po2}", "sku": "M1", "quantity": "2.5"}, "quantity", V)],
+    "update_recipe": [
+        ({"sku": "P1", "components": [{"sku": "M2", "quantity": "1", "setup_quantity": "0.5"}]},
+         "components[0].setup_quantity", V),
+        ({"sku": "P1", "components": [{"sku": "M2", "quantity": "1",
+                                       "rounding_multiple": "2.5"}]},
+         "components[0].rounding_multiple", V)],
+    "create_item": [({"sku": "N1", "name": "New", "order_multiple": "2.5"}, "order_multiple", V)],
+    "modify_item": [({"sku": "M1", "reorder_quantity": "1.5"}, "reorder_quantity", V)],
+}

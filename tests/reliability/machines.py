@@ -105,4 +105,4 @@ class Unwinding(RuleBasedStateMachine):
             return  # a write from before the mark was reverted since: not as it was then
         after = money(self.reg)
         after["prices"] = {k: v for k, v in after["prices"].items() if k in before["prices"]}
-        assert after == before
+        assert after == before, {k: (before[k], after[k]) for k in before if before[k] != after[k]}

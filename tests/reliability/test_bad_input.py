@@ -16,7 +16,7 @@ from shopfloor.registry.actor import Actor
 from shopfloor.registry.registry import Registry
 from tests.copies import Copies
 from tests.helpers import ADMIN, apply, basic_setup, snapshot
-from tests.reliability.bad_input_more import MORE, READ_MORE
+from tests.reliability.bad_input_more import FINER, MORE, READ_MORE
 
 HUGE = "1e40"
 
@@ -441,6 +441,8 @@ CASES: dict[str, tuple[dict[str, Any], list[tuple[dict[str, Any], str, str]]]] =
 
 
 CASES.update(MORE)  # the partner, notes and letterhead tools' (issue 29)
+for _tool, _finer in FINER.items():  # quantities finer than their unit (issue 30)
+    CASES[_tool] = (CASES[_tool][0], [*CASES[_tool][1], *_finer])
 
 
 def _fill(value: Any, refs: dict[str, str]) -> Any:

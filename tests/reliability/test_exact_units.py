@@ -9,11 +9,12 @@ from __future__ import annotations
 from decimal import Decimal as D
 from typing import Any
 
-from sqlalchemy import text
+from sqlalchemy import func, select, text
 
 from shopfloor.kernel.numbers import cost
 from shopfloor.registry.registry import Registry
-from tests.helpers import ADMIN, apply, ledger_matches_balances, migrate_to
+from shopfloor.store.tables import Variance
+from tests.helpers import ADMIN, apply, journal_mismatches, ledger_matches_balances, migrate_to
 from tests.reliability.test_buying import refused
 
 
@@ -277,3 +278,88 @@ def test_all_of_it_returned_in_kilograms_is_all_of_it_in_pounds(registry: Regist
           lines=[{"sku": "RESIN", "quantity": "1.451"}])
     assert _line(registry, number) == ("3.2", "3.2", "3.2", "lb")
     assert _stock(registry) == (D(0), D(0))
+
+
+def _rounding(reg: Registry) -> D:
+    """The net of every `rounding` variance recorded (reverts answer theirs)."""
+    with reg.store.reading() as s:
+        found = s.scalar(select(func.coalesce(func.sum(Variance.amount), 0))
+                         .where(Variance.kind == "rounding"))
+    return D(found)
+
+
+def _account(reg: Registry, code: str) -> D:
+    rows = reg.invoke("get_trial_balance", {}, ADMIN)["rows"]
+    return sum((D(r["closing"]) for r in rows if r["account"] == code), D(0))
+
+
+def _two_receipts(reg: Registry) -> str:
+    """7.7 lb in two receipts: 1.497 kg worth 6.600001 and 1.996 kg worth 8.800001, so
+    3.493 kg worth 15.400002 at an average of 4.408818, which makes 15.400001."""
+    _resin(reg)
+    apply(reg, "create_customer", name="Bob")
+    number = _order(reg, "7.7")
+    _receive(reg, number, "3.3")
+    _receive(reg, number, "4.4")
+    assert _stock(reg) == (D("3.493"), D("15.400002"))
+    return number
+
+
+def test_returning_in_pounds_leaves_no_rounding_to_record(registry: Registry) -> None:
+    """Each receipt's goods go back at the value they came in with: the balance empties
+    to nothing exactly, and there is no leftover to record."""
+    number = _two_receipts(registry)
+    _return(registry, number, "4.4")
+    _return(registry, number, "3.3")
+    assert _stock(registry) == (D(0), D(0))
+    assert _rounding(registry) == 0
+    assert ledger_matches_balances(registry) == []
+
+
+def test_the_last_kilogram_out_takes_the_rounding_and_records_it(registry: Registry) -> None:
+    """Shipped at the average, 3.493 kg x 4.408818 is 15.400001 of the 15.400002 the two
+    receipts put on stock: the shipment's row is worth that, and the 0.000001 it leaves
+    goes as a rounding (a row of quantity 0 and a rounding variance, in the valuation's
+    variances and on the Rounding account), so the balance is 0 and 0; the shipment's
+    revert takes it back."""
+    _two_receipts(registry)
+    so = apply(registry, "create_sales_order", customer="Bob", location="MAIN",
+               lines=[{"sku": "RESIN", "quantity": "3.493"}])
+    shipped = apply(registry, "fulfill_order", number=so["number"])
+    assert _stock(registry) == (D(0), D(0))
+    assert _rounding(registry) == D("0.000001")
+    period = registry.invoke("get_stock_valuation", {"start": "2000-01-01"}, ADMIN)["total"]
+    assert (D(period["shipped"]), D(period["revalued"]), D(period["variances"])) == (
+        D("-15.400001"), D("-0.000001"), D("0.000001"))
+    row = next(m for m in _moves(registry) if m["reason"] == "shipment")
+    assert D(row["value"]) == cost(D(row["quantity"]) * D(row["unit_cost"]))
+    assert _account(registry, "7990") == D("0.000001")  # Rounding
+    assert _account(registry, "5000") == D("15.400001")  # cost of goods sold: 3.493 x avg
+    with registry.store.reading() as s:
+        assert journal_mismatches(s) == []
+    assert ledger_matches_balances(registry) == []
+    apply(registry, "revert_operation", operation_id=shipped["operation_id"])
+    assert _stock(registry) == (D("3.493"), D("15.400002"))
+    assert _rounding(registry) == 0
+    assert (_account(registry, "7990"), _account(registry, "5000")) == (0, 0)
+    assert ledger_matches_balances(registry) == []
+
+
+def test_a_count_to_nothing_records_the_rounding_a_transfer_carries_it(
+        registry: Registry) -> None:
+    _two_receipts(registry)
+    apply(registry, "create_location", code="SHOP", name="Shop")
+    apply(registry, "create_stock_transfer", from_location="MAIN", to_location="SHOP",
+          lines=[{"sku": "RESIN", "quantity": "3.493"}])
+    assert _stock(registry) == (D(0), D(0))
+    assert _rounding(registry) == 0  # all of its value arrived at SHOP
+    shop = registry.invoke("get_stock_valuation", {"sku": "RESIN", "location": "SHOP"}, ADMIN)
+    assert D(shop["total"]["value"]) == D("15.400002")
+    counted = apply(registry, "create_stock_adjustment", location="SHOP", reason="count",
+                    lines=[{"sku": "RESIN", "counted_quantity": "0"}])
+    assert _rounding(registry) == D("0.000001")
+    assert ledger_matches_balances(registry) == []
+    apply(registry, "revert_operation", operation_id=counted["operation_id"])
+    assert _rounding(registry) == 0
+    assert D(registry.invoke("get_stock_valuation", {"sku": "RESIN", "location": "SHOP"},
+                             ADMIN)["total"]["value"]) == D("15.400002")

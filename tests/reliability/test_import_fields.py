@@ -5,6 +5,7 @@ reject naming its column, and nothing of it is applied."""
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
 import pytest
@@ -97,3 +98,21 @@ def test_a_serial_tracked_item_stays_tracked_when_a_row_clears_batch(
     result = _run(registry, "sku,batch_tracked\nSAW,false\n")
     assert result["rejected"] == 0
     assert registry.invoke("get_item", {"sku": "SAW"}, ADMIN)["serial_tracked"] is True
+
+
+def test_an_imported_count_finer_than_its_unit_is_the_rows_reject(registry: Registry) -> None:
+    """Counted stock in an import is held to the item's unit as a typed count is: 2.5 pcs
+    is the row's reject naming its column, 2.5 kg (a row that makes the item kg) is not."""
+    basic_setup(registry)
+    csv = ("sku,name,uom,on_hand:MAIN\n"
+           "M1,,,2.5\n"
+           "N1,Sand,kg,2.5\n"
+           "N2,Bolt,,2.0001\n")
+    rows = _rows(registry, csv)["document"]["rows"]
+    assert [(r["action"], r["field"]) for r in rows] == [
+        ("reject", "on_hand:MAIN"), ("create", None), ("reject", "on_hand:MAIN")], rows
+    assert "whole units" in rows[0]["detail"]
+    _run(registry, csv)
+    assert on_hand(registry, "N1") == Decimal("2.5")
+    assert on_hand(registry, "M1") == 0
+    assert not ledger_matches_balances(registry)

@@ -95,3 +95,11 @@ def test_leaving_at_a_cost_of_its_own_keeps_the_books(
     assert c.value + c.variance == cost(-q * exit_cost)  # nothing dropped
     assert rest >= 0 and (rest == 0 if q == on_hand else True)
     assert not costing.unbalanced(on_hand - q, rest)
+
+
+def test_the_residue_is_what_no_quantity_times_the_average_makes() -> None:
+    # 3.493 kg worth 15.400002: the average 4.408818 makes 15.400001
+    assert costing.residue(D("3.493"), D("15.400002")) == D("0.000001")
+    assert costing.residue(D("3"), D("1")) == D("0.000001")  # 3 x 0.333333 = 0.999999
+    assert costing.residue(D("10"), D("50")) == 0
+    assert costing.residue(D("0"), D("5")) == 0  # nothing on hand: nothing to round

@@ -43,7 +43,8 @@ def _items(n: int) -> Select[Any]:
     return select(ITEMS.c.id, ITEMS.c.sku, ITEMS.c.name, ITEMS.c.kind, ITEMS.c.uom,
                   ITEMS.c.purchase_price, ITEMS.c.sales_price, ITEMS.c.batch_tracked,
                   ITEMS.c.serial_tracked, ITEMS.c.lot_numbering, ITEMS.c.shelf_life_days,
-                  ITEMS.c.archived, ITEMS.c.version).where(keyed(ITEMS.c.sku, n))
+                  ITEMS.c.precision, ITEMS.c.archived, ITEMS.c.version
+                  ).where(keyed(ITEMS.c.sku, n))
 
 
 _LOCATION = select(LOCATIONS.c.id, LOCATIONS.c.code, LOCATIONS.c.name,
@@ -63,6 +64,7 @@ class ItemRow(NamedTuple):
     serial_tracked: bool = False
     lot_numbering: str | None = None
     shelf_life_days: int | None = None
+    precision: int | None = None
 
 
 _FIELDS = len(ItemRow._fields)

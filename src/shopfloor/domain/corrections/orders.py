@@ -35,6 +35,7 @@ from shopfloor.domain.orders import purchase_units as units
 from shopfloor.domain.orders.returns import moved_cost
 from shopfloor.domain.stock import ledger as stock
 from shopfloor.domain.stock import lots
+from shopfloor.domain.stock.counted import exact
 from shopfloor.domain.stock.items import touch
 from shopfloor.domain.stock.ledger import Posting
 from shopfloor.domain.stock.standing import unreverted
@@ -170,7 +171,8 @@ def correct_purchase_receipt(op: Op, number: str, sku: str, quantity: Decimal | 
             quantity, line.units_per_unit or ZERO, line.item)
         in_unit = quantity - got
     else:
-        new_qty = storable(quantity * (line.units_per_unit or 1), "quantity")
+        new_qty = exact(storable(quantity * (line.units_per_unit or 1), "quantity"), line.item,
+                        "quantity")
     new_price = line.unit_price if unit_price is None else unit_price
     if new_qty > line.quantity:
         raise ValidationFailed(f"{sku}: {units.said(new_qty, line)} is more than the "
@@ -221,7 +223,8 @@ def correct_shipment(op: Op, number: str, sku: str, quantity: Decimal | None,
                      lot: str | None = None) -> SalesOrder:
     so = lookup.sales_order(op, number, lock=True)
     line = _line(so.lines, sku, number)
-    quantity = line.fulfilled_quantity if quantity is None else quantity
+    quantity = line.fulfilled_quantity if quantity is None else exact(quantity, line.item,
+                                                                      "quantity")
     if quantity > line.quantity:
         raise ValidationFailed(f"{sku}: {fmt(quantity)} is more than the {fmt(line.quantity)} "
                                "ordered", field="quantity")

@@ -25,6 +25,7 @@ from shopfloor.domain.production import completion
 from shopfloor.domain.production import manufacturing as production
 from shopfloor.domain.stock import ledger as stock
 from shopfloor.domain.stock import lots
+from shopfloor.domain.stock.counted import exact
 from shopfloor.domain.stock.items import touch
 from shopfloor.domain.stock.ledger import Posting
 from shopfloor.kernel.errors import Conflict, ValidationFailed
@@ -61,6 +62,7 @@ def correct(op: Op, number: str, completed: Decimal | None, used: Sequence[Used]
 
 def _completed(op: Op, mo: ManufacturingOrder, completed: Decimal) -> None:
     number = mo.number
+    exact(completed, mo.item, "completed_quantity")
     if completed > mo.quantity:
         raise ValidationFailed(f"{fmt(completed)} is more than the {fmt(mo.quantity)} ordered",
                                field="completed_quantity")
@@ -126,6 +128,7 @@ def _consumed(op: Op, mo: ManufacturingOrder, used: Sequence[Used]) -> None:
         if spec.lot is not None and not lots.tracked(item):
             raise ValidationFailed(f"{spec.sku} is not lot-tracked; leave out lot",
                                    field=f"{fld}.lot")
+        exact(spec.quantity, item, f"{fld}.quantity")
         items.append((item, spec, fld))
     stock.prefetch(op, [mo.item, *(item for item, _, _ in items)], mo.location)
     for item, spec, fld in items:

@@ -21,6 +21,7 @@ from shopfloor.domain.base import lookup
 from shopfloor.domain.base.context import Op
 from shopfloor.domain.floor import bounds, routings
 from shopfloor.domain.floor.scheduling import operations_of
+from shopfloor.domain.stock.counted import exact
 from shopfloor.kernel.errors import Conflict, NotFound, ValidationFailed
 from shopfloor.kernel.numbers import ZERO, cost, fmt
 from shopfloor.kernel.statuses import MO, OPEN_MO, Step, said
@@ -53,6 +54,7 @@ def record(op: Op, number: str, sequence: int, minutes: Decimal, quantity: Decim
               found.logged_minutes + minutes)
     found.logged_minutes += minutes
     if quantity is not None:
+        exact(quantity, mo.item, "quantity")
         bounds.logged_quantity(op, mo.number, mo.quantity, found.logged_quantity, quantity)
         op.change("operation", key, "logged_quantity", found.logged_quantity,
                   found.logged_quantity + quantity)

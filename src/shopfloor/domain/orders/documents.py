@@ -18,7 +18,8 @@ from shopfloor.domain.base.sequences import claim_number
 from shopfloor.domain.orders import purchase_units as units
 from shopfloor.domain.stock import ledger as stock
 from shopfloor.domain.stock import lots
-from shopfloor.domain.stock.items import exact, touch
+from shopfloor.domain.stock.counted import exact
+from shopfloor.domain.stock.items import touch
 from shopfloor.domain.stock.ledger import Posting
 from shopfloor.kernel.errors import Conflict, ValidationFailed
 from shopfloor.kernel.numbers import ZERO, fmt

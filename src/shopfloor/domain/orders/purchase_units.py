@@ -27,7 +27,7 @@ from typing import Any, NamedTuple
 from shopfloor.domain.base.context import Op
 from shopfloor.domain.base.limits import LIMIT, storable
 from shopfloor.domain.buying import currencies, supplier_items
-from shopfloor.domain.stock.items import exact, precision
+from shopfloor.domain.stock.counted import exact, precision
 from shopfloor.kernel import units
 from shopfloor.kernel.errors import ValidationFailed
 from shopfloor.kernel.numbers import ZERO, cost, fmt

@@ -25,6 +25,7 @@ from shopfloor.domain.floor import operations as floor_time
 from shopfloor.domain.production import by_products
 from shopfloor.domain.stock import ledger as stock
 from shopfloor.domain.stock import lots, yields
+from shopfloor.domain.stock.counted import exact, exact_or_none
 from shopfloor.domain.stock.items import touch
 from shopfloor.domain.stock.ledger import Posting
 from shopfloor.kernel.errors import Conflict, ValidationFailed
@@ -62,6 +63,8 @@ def complete(op: Op, number: str, report: Report) -> tuple[ManufacturingOrder, l
     if mo.status not in (MO.planned, MO.in_progress):
         raise Conflict(f"manufacturing order {mo.number} is {said(mo.status)} and can no longer "
                        "change", field="number")
+    exact_or_none(report.quantity, mo.item, "quantity")
+    exact(report.scrap, mo.item, "scrap")
     remaining = outstanding(mo)
     q = max(remaining - report.scrap, ZERO) if report.quantity is None else report.quantity
     if q > remaining:
@@ -84,6 +87,9 @@ def complete(op: Op, number: str, report: Report) -> tuple[ManufacturingOrder, l
         actual = spec.quantity if spec is not None else planned
         rows.append((sku, item, planned, actual, f"consumed[{i}]" if i is not None
                      else "quantity", spec))
+    for i, used in enumerate(report.consumed):
+        exact(used.quantity, substitutes.get(used.sku) or plan[used.sku][0],
+              f"consumed[{i}].quantity")
     for sku, sub in substitutes.items():
         i, spec = given[sku]
         rows.append((sku, sub, ZERO, spec.quantity, f"consumed[{i}]", spec))

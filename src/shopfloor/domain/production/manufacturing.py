@@ -21,6 +21,7 @@ from shopfloor.domain.floor import load, scheduling
 from shopfloor.domain.production import by_products, completion, planned
 from shopfloor.domain.stock import ledger as stock
 from shopfloor.domain.stock import yields
+from shopfloor.domain.stock.counted import exact
 from shopfloor.kernel.errors import Conflict, ValidationFailed
 from shopfloor.kernel.numbers import ZERO, fmt
 from shopfloor.kernel.statuses import MO, OPEN_MO, said
@@ -53,6 +54,7 @@ def create(op: Op, sku: str, quantity: Decimal, location: str, *, number: str | 
                                field="sku")
     if not item.recipe_lines:
         raise ValidationFailed(f"{sku} has no recipe; give it a recipe first", field="sku")
+    exact(quantity, item, "quantity")
     loc = lookup.location(op, location)
     mo = ManufacturingOrder(number=claim_number(op, ManufacturingOrder, number, "MO"),
                             item=item, item_id=item.id, location=loc, location_id=loc.id,

@@ -83,6 +83,16 @@ def outgoing_at(on_hand: Decimal, value: Decimal, average_cost: Decimal, quantit
     return Costed(row, leaving, meant - row)
 
 
+def residue(on_hand: Decimal, value: Decimal) -> Decimal:
+    """What of a balance's value no quantity x unit cost makes: the rounding left when all
+    of `on_hand` leaves at its average (value / on hand, rounded), say 0.000001 of 15.400002
+    for 3.493 kg at 4.408818. The last unit out takes it, so the balance empties to 0; it
+    is a rounding, not a cost of the goods, and is recorded as one."""
+    if on_hand <= 0:
+        return ZERO
+    return value - cost(on_hand * cost(value / on_hand))
+
+
 def unbalanced(on_hand: Decimal, value: Decimal) -> bool:
     """A balance no posting may leave: value on an empty balance, or a negative average."""
     return (value != 0) if on_hand == 0 else (value / on_hand < 0)

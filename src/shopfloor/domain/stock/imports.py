@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
+from types import SimpleNamespace
 from typing import Any
 
 from sqlalchemy import String, any_, bindparam, select
@@ -18,6 +19,7 @@ from sqlalchemy import String, any_, bindparam, select
 from shopfloor.domain.base.context import Op
 from shopfloor.domain.stock import ledger as stock
 from shopfloor.domain.stock import lookalikes, lots, movements
+from shopfloor.domain.stock.counted import exact
 from shopfloor.domain.stock.items import material_with_recipe
 from shopfloor.domain.stock.lot_ledger import LOTS
 from shopfloor.kernel import gs1
@@ -80,6 +82,8 @@ class Known:
     kind: str
     batch_tracked: bool
     serial_tracked: bool
+    uom: str = "pcs"
+    precision: int | None = None
 
     def stops_tracking(self, fields: Mapping[str, Any]) -> bool:
         """Would these fields leave a tracked item tracked by neither lot nor serial?"""
@@ -107,10 +111,10 @@ def _among(op: Op, column: Any, keys: Iterable[str]) -> Iterator[Any]:
 def _known(op: Op, skus: Iterable[str]) -> dict[str, Known]:
     found: dict[str, Known] = {}
     for where in _among(op, Item.sku, skus):
-        for sku, id_, archived, kind, batch, serial in op.session.execute(
+        for sku, id_, archived, kind, batch, serial, uom, places in op.session.execute(
                 select(Item.sku, Item.id, Item.archived, Item.kind, Item.batch_tracked,
-                       Item.serial_tracked).where(where)):
-            found[sku] = Known(id_, archived, kind, batch, serial)
+                       Item.serial_tracked, Item.uom, Item.precision).where(where)):
+            found[sku] = Known(id_, archived, kind, batch, serial, uom, places)
     return found
 
 
@@ -197,7 +201,23 @@ def _check(row: ImportRow, first_line: dict[str, int], items: Mapping[str, Known
     for code in row.stock:
         if code not in locations:
             return Rejected(row.line, row.sku, f"no location {code!r}", f"on_hand:{code}")
-    return _gtin_taken(row, gtins)
+    return _finer(row, existing) or _gtin_taken(row, gtins)
+
+
+def _finer(row: ImportRow, existing: Known | None) -> Rejected | None:
+    """A count finer than the item is counted (its unit and precision as the row leaves
+    them) is the row's reject, naming its column, as a typed count's refusal names its
+    field."""
+    unit = SimpleNamespace(sku=row.sku, uom=row.fields.get("uom", existing.uom if existing
+                                                           else "pcs"),
+                           precision=row.fields.get("precision", existing.precision
+                                                    if existing else None))
+    for code, counted in row.stock.items():
+        try:
+            exact(counted, unit, f"on_hand:{code}")
+        except ValidationFailed as exc:
+            return Rejected(row.line, row.sku, exc.message, f"on_hand:{code}")
+    return None
 
 
 def _update(op: Op, item: Item, row: ImportRow, supplier: Supplier | None) -> list[str]:

@@ -13,6 +13,7 @@ from sqlalchemy.orm.attributes import flag_modified
 from shopfloor.domain.base import lookup
 from shopfloor.domain.base.context import Op
 from shopfloor.domain.stock import lookalikes, lots, usable, yields
+from shopfloor.domain.stock.counted import exact, precision
 from shopfloor.domain.stock.yields import Yield
 from shopfloor.kernel import gs1, units
 from shopfloor.kernel.errors import Conflict, ValidationFailed
@@ -56,6 +57,7 @@ def create_item(op: Op, sku: str, fields: dict[str, Any], default_supplier: str 
         item.default_supplier = lookup.supplier(op, default_supplier, fld="default_supplier")
     op.session.add(item)
     op.session.flush()
+    _multiples_fit(item)
     op.change("item", sku, "created", None, fields.get("name"))
     return item
 
@@ -77,6 +79,7 @@ def modify_item(op: Op, sku: str, fields: dict[str, Any], default_supplier: str 
         if before != value:
             op.change("item", sku, name, before, value)
             setattr(item, name, value)
+    _multiples_fit(item)
     if default_supplier is not None or clear_supplier:
         before_name = item.default_supplier.name if item.default_supplier else None
         new = lookup.supplier(op, default_supplier, fld="default_supplier") if default_supplier \
@@ -86,6 +89,15 @@ def modify_item(op: Op, sku: str, fields: dict[str, Any], default_supplier: str 
     if not op.changes:
         op.warn("no_change", f"{sku} already has these values")
     return item
+
+
+def _multiples_fit(item: Item) -> None:
+    """What the item is bought or made in (its pack, its reorder quantity) are quantities
+    of its unit: MRP orders them, and an order of 2.5 pcs would be refused."""
+    for name in ("order_multiple", "reorder_quantity"):
+        value = getattr(item, name)
+        if value:
+            exact(value, item, name)
 
 
 def _stock_fits(op: Op, item: Item, places: int, fld: str) -> None:
@@ -98,23 +110,6 @@ def _stock_fits(op: Op, item: Item, places: int, fld: str) -> None:
     if finer:
         raise ValidationFailed(f"{item.sku} has {fmt(finer[0])} on hand somewhere, finer than "
                                f"{units.said_precision(places)}: adjust it first", field=fld)
-
-
-def exact(quantity: Decimal, item: Any, fld: str) -> Decimal:
-    """A quantity given in the item's own unit, refused (naming `fld`) when finer than the
-    unit is counted: 2.5 pcs is not a number of pieces."""
-    places = precision(item)
-    if not units.fits(quantity, places):
-        raise ValidationFailed(
-            f"{item.sku} is counted in {item.uom} to {units.said_precision(places)}: "
-            f"{fmt(quantity)} {item.uom} is finer than that", field=fld,
-            details={"precision": places})
-    return quantity
-
-
-def precision(item: Any) -> int:
-    """The decimal places the item's stock is counted to: its own, else its unit's."""
-    return units.places(item.precision, item.uom)
 
 
 def gtin_free(op: Op, gtin: str | None, sku: str) -> None:
@@ -198,7 +193,7 @@ def update_recipe(op: Op, sku: str, components: Sequence[ComponentSpec]) -> Item
         if comp.id == product.id or product.id in all_components(op, comp.id):
             raise ValidationFailed(f"{c.sku} contains {sku}: a recipe cannot include itself",
                                    field=fld)
-        _check_yield(c.yields, i)
+        _check_yield(c.yields, i, comp)
         rows.append((comp, c.quantity, c.yields))
     before = {line.component.sku: line.quantity for line in product.recipe_lines}
     kept = {line.component.sku: yields.of(line) for line in product.recipe_lines}
@@ -221,7 +216,10 @@ def update_recipe(op: Op, sku: str, components: Sequence[ComponentSpec]) -> Item
     return product
 
 
-def _check_yield(y: Yield | None, i: int) -> None:
+def _check_yield(y: Yield | None, i: int, comp: Item) -> None:
+    """A set-up quantity and a rounding multiple are quantities of the component as it is
+    counted (a reel of 50 pcs, not of 2.5); a quantity per unit of the product may be finer
+    (two products share one piece)."""
     if y is None:
         return
     if not 0 <= y.attrition_percent < 100:
@@ -232,9 +230,12 @@ def _check_yield(y: Yield | None, i: int) -> None:
     if y.setup_quantity < 0:
         raise ValidationFailed("a set-up quantity cannot be negative",
                                field=f"components[{i}].setup_quantity")
+    exact(y.setup_quantity, comp, f"components[{i}].setup_quantity")
     if y.rounding_multiple is not None and y.rounding_multiple <= 0:
         raise ValidationFailed("a rounding multiple must be above zero",
                                field=f"components[{i}].rounding_multiple")
+    if y.rounding_multiple is not None:
+        exact(y.rounding_multiple, comp, f"components[{i}].rounding_multiple")
 
 
 def touch(row: Any) -> None:

@@ -43,6 +43,11 @@ MOVEMENTS = table(StockMovement)
 _MOVE = insert(MOVEMENTS)
 _VARIANCE = insert(table(Variance))
 
+CARRIED = ("stock_transfer", "manufacturing_order")
+"""Documents whose outgoing rows carry their value on (onto the transfer's other balance,
+into what the order makes): what an emptied balance's last unit takes is not lost, so
+there is no rounding to record."""
+
 
 @functools.cache
 def _load(n: int, locked: bool) -> Select[Any]:
@@ -262,6 +267,13 @@ class Ledger:
                                     p.exit_cost)
         else:
             c = costing.outgoing(before_qty, before_value, before_avg, p.quantity)
+        rounding = ZERO
+        if (before_qty + p.quantity == 0 and p.quantity < 0 and p.value is None
+                and p.document_type not in CARRIED):
+            # the row is worth its quantity x unit cost; what that leaves is a rounding
+            rounding = costing.residue(before_qty, before_value)
+            c = costing.Costed(c.value + rounding, c.unit_cost, c.variance - rounding
+                               if p.exit_cost is not None else c.variance)
         move_cost = storable(c.unit_cost, p.field)
         after_value = storable(before_value + c.value, p.field)
         # a revert that empties a balance leaves it as a balance that never had stock
@@ -289,6 +301,8 @@ class Ledger:
                 p.item.sku, p.location.code, lot.lot_number if lot else None,
                 lot.expiry if lot else None, p.quantity, p.field, p.batch_id, c.value))
         self.kinds[p.item.id] = getattr(p.item, "kind", None)
+        if rounding:  # first: a revert, newest first, never sees value on nothing
+            self._round_off(p, bal, rounding, before_qty, before_avg)
         self.moves.append({
             "item_id": p.item.id, "location_id": p.location.id, "batch_id": p.batch_id,
             "quantity": p.quantity, "unit_cost": move_cost, "value": c.value,
@@ -297,6 +311,24 @@ class Ledger:
             "actor": op.actor, "operation_id": op.operation_id, "created_at": op.now,
         })
         return move_cost
+
+    def _round_off(self, p: Posting, bal: Slot, amount: Decimal, emptied: Decimal,
+                   average: Decimal) -> None:
+        """What an emptied balance still held once its last row took quantity x unit cost
+        leaves the stock books as a rounding: a row of quantity 0 taking it, and a `rounding`
+        variance of it. Neither names the document (its own rows are what it moved, as a
+        reader of shipments or adjustments sums them); the variance's reason does."""
+        op = self.op
+        bal.value -= amount
+        self.moves.append({
+            "item_id": p.item.id, "location_id": p.location.id, "batch_id": p.batch_id,
+            "quantity": ZERO, "unit_cost": ZERO, "value": -amount, "reason": "rounding",
+            "document_type": None, "document_number": None, "actor": op.actor,
+            "operation_id": op.operation_id, "created_at": op.now})
+        self.variance(p.item, p.location, amount, "rounding", None, None, p.batch_id,
+                      f"{p.reason} of {fmt(emptied)} on {p.document_number or 'no document'} "
+                      f"emptied {bal.key}: {fmt(emptied)} x {fmt(average)} left "
+                      f"{fmt(amount)}, a rounding")
 
     def commit(self, item: Stocked, location: Place, delta: Decimal,
                fld: str | None = "quantity") -> None:

@@ -22,6 +22,7 @@ from sqlalchemy.exc import IntegrityError
 from shopfloor.domain.base.context import Op
 from shopfloor.domain.base.sequences import reserve
 from shopfloor.domain.stock import ledger as stock
+from shopfloor.domain.stock.counted import exact
 from shopfloor.domain.stock.lot_ledger import BATCHES, LOTS, tracked
 from shopfloor.kernel.errors import Conflict, NotFound, ValidationFailed
 from shopfloor.kernel.numbers import ZERO, fmt
@@ -184,6 +185,8 @@ def _split(op: Op, line: Line, incoming: bool) -> list[_Plan]:
         if qty is None:
             raise ValidationFailed("with several lots on a line, give each its quantity",
                                    field=f"{where}.quantity")
+        if lot.quantity is not None:
+            exact(lot.quantity, item, f"{where}.quantity")
         parts.append(_Plan(lot.lot, qty, where, lot.expiry, lot.change_expiry,
                            lot.expiry_field or f"{where}.expiry"))
     total = sum((p.quantity for p in parts), ZERO)

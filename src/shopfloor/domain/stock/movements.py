@@ -19,6 +19,7 @@ from shopfloor.domain.base.context import Op
 from shopfloor.domain.base.sequences import claim_number
 from shopfloor.domain.stock import ledger as stock
 from shopfloor.domain.stock import lot_counts, lots, stocktakes
+from shopfloor.domain.stock.counted import exact
 from shopfloor.domain.stock.items import touch
 from shopfloor.domain.stock.ledger import Posting, Stocked
 from shopfloor.domain.stock.lot_ledger import Picked
@@ -96,6 +97,10 @@ def _post_lines(op: Op, number: str, location: stock.Place, lines: Sequence[Adju
     for i, spec in enumerate(lines):
         fld = f"lines[{i}]"
         item = items[spec.sku]
+        if spec.counted_quantity is not None:
+            exact(spec.counted_quantity, item, f"{fld}.counted_quantity")
+        elif spec.quantity_delta is not None:
+            exact(spec.quantity_delta, item, f"{fld}.quantity_delta")
         bal = stock.balance(op, item, location)
         counted_at = None
         if spec.counted_quantity is not None:
@@ -232,6 +237,8 @@ def create_transfer(op: Op, from_code: str, to_code: str,
         "created_at": op.now, "version": 1}).scalar_one()
     stock.prefetch(op, items.values(), source)
     stock.prefetch(op, items.values(), target)
+    for i, ln in enumerate(lines):
+        exact(ln.quantity, items[ln.sku], f"lines[{i}].quantity")
     rows: list[dict[str, Any]] = []
     parts = lots.outgoing(op, [lots.Line(items[ln.sku], ln.quantity, f"lines[{i}]", ln.lots,
                                          ln.serials)
