@@ -13,8 +13,8 @@ from sqlalchemy.orm import InstrumentedAttribute
 from shopfloor.domain.base.context import Op
 from shopfloor.kernel.errors import NotFound
 from shopfloor.store.prepared import Prepared, connection_of
+from shopfloor.store.tables.core import Base  # (the base alone: see store/tables/)
 from shopfloor.store.tables import (
-    Base,
     Customer,
     Item,
     Location,
