@@ -13,7 +13,6 @@ from sqlalchemy.orm import InstrumentedAttribute
 from shopfloor.domain.base.context import Op
 from shopfloor.kernel.errors import NotFound
 from shopfloor.store.prepared import Prepared, connection_of
-from shopfloor.store.tables.core import Base  # (the base alone: see store/tables/)
 from shopfloor.store.tables import (
     Customer,
     Item,
@@ -24,6 +23,7 @@ from shopfloor.store.tables import (
     StockAdjustment,
     Supplier,
 )
+from shopfloor.store.tables.core import Base  # (the base alone: see store/tables/)
 
 M = TypeVar("M", bound=Base)
 
