@@ -190,10 +190,14 @@ class HandWritten:
             s.commit()
 
 
-def rate(fn: Any, n: int) -> float:
-    start = time.perf_counter()
+def rate(fn: Any, n: int, cpu: list[float] | None = None) -> float:
+    """Calls a second of wall time; `cpu` gets this process's CPU seconds a call (on SQLite
+    the whole apply: what a loaded machine stretches least)."""
+    start, used = time.perf_counter(), time.process_time()
     for _ in range(n):
         fn()
+    if cpu is not None:
+        cpu.append((time.process_time() - used) / n)
     return n / (time.perf_counter() - start)
 
 
@@ -230,12 +234,17 @@ def measure(url: str, label: str) -> None:
         count.stop()
         # alternate, so drift on a shared machine hits both alike
         a = b = 0.0
+        cpu_a: list[float] = []
+        cpu_b: list[float] = []
         for _ in range(2):
-            a += rate(lambda lines=lines: ours(lines), n // 2)
-            b += rate(lambda skus=skus: by_hand.adjust(skus, Decimal(1), Decimal(2)), n // 2)
+            a += rate(lambda lines=lines: ours(lines), n // 2, cpu_a)
+            b += rate(lambda skus=skus: by_hand.adjust(skus, Decimal(1), Decimal(2)), n // 2,
+                      cpu_b)
         print(f"apply_throughput[{label}] {target} adjustment: registry {a / 2:.0f}/s "
               f"({our_statements} statements)  hand-written SQL {b / 2:.0f}/s "
-              f"({hand_statements} statements)  ratio {a / b:.2f}  (target >= {goal})")
+              f"({hand_statements} statements)  ratio {a / b:.2f}  (target >= {goal}); "
+              f"client CPU a call {min(cpu_a) * 1000:.2f} vs {min(cpu_b) * 1000:.2f} ms, "
+              f"ratio {min(cpu_b) / min(cpu_a):.2f}  (load average {os.getloadavg()[0]:.1f})")
 
     if frozen:
         gc.unfreeze()  # the next database's run starts as this one did
