@@ -59,6 +59,26 @@ def test_a_call_imports_only_what_it_needs(sqlite_url: str, tmp_path: Path) -> N
     assert "sqlalchemy.dialects.postgresql" not in modules
 
 
+@pytest.mark.parametrize("args", [
+    ("call", "list_locations"),
+    ("call", "create_location", "--arg", "code=NEW", "--arg", "name=New"),  # a preview
+    ("call", "modify_item", "--arg", "sku=M1", "--arg", "name=Renamed"),  # a preview
+])
+def test_other_calls_and_a_write_s_preview_import_only_what_they_need(
+        db_url: str, tmp_path: Path, args: tuple[str, ...]) -> None:
+    basic_setup(open_registry(Settings(database_url=db_url)))
+    done, modules = run(db_url, tmp_path, "--fmt", "json", *args)
+    assert done.returncode == 0, done.stderr
+    payload = json.loads(done.stdout.split("\nMODULES")[0])
+    assert payload.get("preview_token") or payload.get("locations"), payload
+    assert not heavy(modules), heavy(modules)
+    # a write's reverser (corrections/bulk.py imports orders and production) is imported
+    # by a revert, not by its tool's preview
+    assert "shopfloor.domain.corrections.bulk" not in modules
+    # nor does a call map the tables it never touches
+    assert "shopfloor.store.tables.company" not in modules
+
+
 def test_tools_list_imports_no_tool_and_opens_no_database(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'none.db'}"
     first, _ = run(url, tmp_path, "--fmt", "json", "tools", "list")  # writes the cache

@@ -8,12 +8,14 @@ rules (`delete_*` is destructive, ...) are a test over the declared facts, not a
 from __future__ import annotations
 
 from dataclasses import dataclass
+from importlib import import_module
 from typing import TYPE_CHECKING
 
 from shopfloor.kernel.roles import Role
 
 if TYPE_CHECKING:
-    from shopfloor.domain.corrections.ledger import Reverser
+    from shopfloor.domain.base.context import Op
+    from shopfloor.domain.corrections.ledger import Original, Reverser
     from shopfloor.registry.jobs import Runner
 
 COACHING = (
@@ -38,6 +40,18 @@ class Undo:
 
     @classmethod
     def using(cls, reverser: Reverser) -> Undo:
+        return cls(reverser=reverser)
+
+    @classmethod
+    def imported(cls, module: str, name: str) -> Undo:
+        """A reverser imported by name when a revert first runs it: a tool module whose
+        reverser lives in a heavy domain module (corrections/bulk.py imports orders and
+        production) does not make every call of its other tools import that first."""
+
+        def reverser(op: Op, original: Original) -> None:
+            getattr(import_module(module), name)(op, original)
+
+        reverser.__qualname__ = f"{module}.{name}"
         return cls(reverser=reverser)
 
     @classmethod

@@ -29,17 +29,22 @@ from shopfloor.kernel.errors import (
     StalePreview,
     ValidationFailed,
 )
-from shopfloor.registry import proposals, records, tokens
+from shopfloor.kernel.lazy import lazy
+from shopfloor.registry import tokens
 from shopfloor.registry.actor import Actor
-from shopfloor.registry.proposals import Also
 from shopfloor.registry.tool import CONTROL_FIELDS, Done, Tool, WriteRequest
-from shopfloor.store import queue
 from shopfloor.store.engine import RetryTransaction, Store, is_transient
 from shopfloor.store.tracking import fingerprint, start_tracking
 from shopfloor.store.violations import unique_violation
 
 if TYPE_CHECKING:
+    from shopfloor.registry import proposals, records
     from shopfloor.registry.jobs import JobContext
+    from shopfloor.registry.proposals import Also
+    from shopfloor.store import queue
+else:  # a read needs none of these (nor the tables they map): imported on first use
+    proposals, records = lazy("shopfloor.registry.proposals"), lazy("shopfloor.registry.records")
+    queue = lazy("shopfloor.store.queue")
 
 log = logging.getLogger("shopfloor.registry")
 
@@ -56,10 +61,8 @@ def field_path(loc: Iterable[Any]) -> str | None:
 
 
 def validation_error(exc: ValidationError) -> ValidationFailed:
-    errors = [
-        {"field": field_path(e["loc"]), "message": e["msg"], "type": e["type"]}
-        for e in exc.errors(include_url=False, include_input=False)
-    ]
+    errors = [{"field": field_path(e["loc"]), "message": e["msg"], "type": e["type"]}
+              for e in exc.errors(include_url=False, include_input=False)]
     first = errors[0]
     where = f"{first['field']}: " if first["field"] else ""
     return ValidationFailed(f"{where}{first['message']}", field=first["field"],
@@ -67,17 +70,11 @@ def validation_error(exc: ValidationError) -> ValidationFailed:
 
 
 class Registry:
-    def __init__(
-        self,
-        store: Store,
-        *,
-        secret: bytes,
-        preview_ttl: timedelta = timedelta(minutes=15),
-        require_preview_token: bool = False,
-        clock: Callable[[], datetime] = utcnow,
-        options: Mapping[str, Any] | None = None,
-        finishers: Sequence[Callable[[Op], None]] = (),
-    ) -> None:
+    def __init__(self, store: Store, *, secret: bytes,
+                 preview_ttl: timedelta = timedelta(minutes=15),
+                 require_preview_token: bool = False, clock: Callable[[], datetime] = utcnow,
+                 options: Mapping[str, Any] | None = None,
+                 finishers: Sequence[Callable[[Op], None]] = ()) -> None:
         self.store = store
         self.finishers = tuple(finishers)  # after every write's flush: the journal
         self.options: Mapping[str, Any] = dict(options or {})

@@ -30,6 +30,8 @@ from sqlalchemy.exc import DBAPIError, DisconnectionError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.orm.exc import StaleDataError
 
+from shopfloor.store.sessions import WriteSession
+
 T = TypeVar("T")
 log = logging.getLogger("shopfloor.store")
 
@@ -146,7 +148,7 @@ class Store:
         read on that connection takes it rather than building one (~2 us a read)."""
         self._read = sessionmaker(self._read_engine, expire_on_commit=False, autoflush=True)
         self._write = sessionmaker(
-            self.engine.execution_options(shopfloor_write=True),
+            self.engine.execution_options(shopfloor_write=True), class_=WriteSession,
             expire_on_commit=False,
             autoflush=True,
         )

@@ -13,7 +13,7 @@ from typing import Any
 from sqlalchemy import event, inspect
 from sqlalchemy.orm import Session
 
-from shopfloor.store.tables import Base
+from shopfloor.store.tables.core import Base  # (the base, not every table: see tables/)
 
 ReadSet = dict[tuple[str, str], int | None]
 

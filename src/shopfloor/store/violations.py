@@ -11,7 +11,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from shopfloor.kernel.errors import Conflict
-from shopfloor.store.tables import Base
 
 # A domain checks a key is free before it inserts, but on PostgreSQL two writers can both
 # pass that check; the loser meets the unique constraint instead. That is the same
@@ -78,6 +77,8 @@ def _violated(orig: Any) -> tuple[str, list[str], str | None] | None:
 
 
 def _constraint_columns(table: str, name: str | None) -> list[str] | None:
+    from shopfloor.store.tables import Base  # (every table: asked only on a violation)
+
     found = Base.metadata.tables.get(table)
     if found is None or name is None:
         return None

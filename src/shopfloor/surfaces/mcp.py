@@ -188,6 +188,8 @@ class RegistrySource:
         self._urgent = False
         self._ready = anyio.Event()
         self._error: Exception | None = None
+        self.answered = anyio.Event()
+        """Set once a call has been answered (start-up's background work waits for it)."""
         if registry is not None:
             self._ready.set()
 
@@ -324,6 +326,8 @@ def server_for(catalogue: Callable[[], list[dict[str, Any]]], source: RegistrySo
                 await enabled(ctx, result)
         except ShopfloorError as exc:
             return error_result(exc)
+        finally:
+            source.answered.set()
         return answer(text_of(result), result)
 
     server = ShopfloorServer(
@@ -368,7 +372,11 @@ def request_actor() -> Actor:
 
 
 WORKER_AFTER = 1.0
-"""Seconds after the database opens that stdio's job worker starts."""
+"""Seconds after the database opens that stdio's job worker starts, or once the first
+call is answered if that is later: the worker loads every tool's module, and on a busy
+machine that load took the first call's share of the interpreter (issue 32)."""
+WORKER_LATEST = 5.0
+"""...but however long that first call takes, no later than this."""
 
 
 async def serve_stdio(settings: Settings,
@@ -418,6 +426,10 @@ async def serve_stdio(settings: Settings,
             # The worker needs every tool's module (its job runners): loaded a moment
             # later, so that the first call (importing its own tool's only) goes first.
             await anyio.sleep(WORKER_AFTER)
+            if not source.answered.is_set():  # the first call may be running: it goes first
+                with anyio.move_on_after(WORKER_LATEST - WORKER_AFTER):
+                    await source.answered.wait()
+                await anyio.sleep(0.05)  # (its answer leaves before the imports)
             worker = await anyio.to_thread.run_sync(worker_for, registry, settings)
             halts.append(start_in_thread(worker))
             if catalogue is not describe_catalogue:  # reap the child, listed or not

@@ -9,7 +9,6 @@ from pydantic import Field
 
 from shopfloor.domain.base import lookup
 from shopfloor.domain.base.context import Op
-from shopfloor.domain.corrections import bulk as revert_bulk
 from shopfloor.domain.lots import reports as lot_reports
 from shopfloor.domain.planning import reports
 from shopfloor.domain.production import by_products
@@ -56,6 +55,7 @@ from shopfloor.tools.views import (
 )
 
 tools = Toolset("items")
+REVERT_BULK = "shopfloor.domain.corrections.bulk"  # (imported by a revert, not by a read)
 
 
 class SearchItems(Request):
@@ -168,7 +168,7 @@ class ModifyItem(SkuOrId, ItemFields):
 @tools.write("modify_item", title="Modify item", response=ItemOut, role=Role.admin,
              description="Change an item's fields; only the fields given change.",
              destructive=True,
-             undo=Undo.using(revert_bulk.item_fields))
+             undo=Undo.imported(REVERT_BULK, "item_fields"))
 def modify_item(op: Op, req: ModifyItem) -> Done[ItemOut]:
     item = catalog.modify_item(op, sku_of(op, req), req.values(), req.default_supplier,
                                req.clear_default_supplier)
@@ -249,7 +249,7 @@ class UpdateRecipe(SkuOrId, WriteRequest):
 @tools.write("update_recipe", title="Update recipe", response=RecipeOut, role=Role.admin,
              description="Replace an item's recipe (empty: remove it).",
              destructive=True,
-             undo=Undo.using(revert_bulk.recipes))
+             undo=Undo.imported(REVERT_BULK, "recipes"))
 def update_recipe(op: Op, req: UpdateRecipe) -> Done[RecipeOut]:
     item = catalog.update_recipe(op, sku_of(op, req), [c.spec() for c in req.components])
     if req.by_products is not None:

@@ -15,6 +15,7 @@ from sqlalchemy import select
 
 from shopfloor.domain.base.context import Op
 from shopfloor.kernel.errors import NotFound, ValidationFailed
+from shopfloor.store.prepared import Prepared, connection_of
 from shopfloor.store.tables import AccountRule, Location
 
 Kind = Literal["asset", "liability", "equity", "expense"]
@@ -81,12 +82,17 @@ def kind_of(role: str) -> Kind:
     return DEFAULTS[role].kind
 
 
+_RULES = Prepared(select(*(AccountRule.__table__.c[k] for k in (
+    "role", "location_id", "item_kind", "code", "name"))))
+"""Read by every write that moves value (its journal entry): plain rows, compiled once."""
+
+
 def chart(op: Op) -> Chart:
     found = op.cache.get(Chart)
     if isinstance(found, Chart):
         return found
     rules = {(r.role, r.location_id, r.item_kind): Account(r.code, r.name, kind_of(r.role))
-             for r in op.session.scalars(select(AccountRule))}
+             for r in _RULES.all(connection_of(op.session), {})}
     made = op.cache[Chart] = Chart(rules)
     return made
 

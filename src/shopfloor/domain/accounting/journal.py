@@ -24,6 +24,7 @@ from shopfloor.domain.base import period_lock
 from shopfloor.domain.base.context import Op
 from shopfloor.domain.stock.ledger import Ledger
 from shopfloor.kernel.numbers import ZERO
+from shopfloor.store.bulk import executemany
 from shopfloor.store.tables import (
     Item,
     JournalEntry,
@@ -226,12 +227,12 @@ def _write(op: Op, drafts: list[Draft], *, history: bool = False) -> None:
     if not history:
         period_lock.guard(op, (d.posted_at for d in drafts))
     conn = op.session.connection()
-    made = conn.execute(
-        insert(JournalEntry).returning(JournalEntry.id, sort_by_parameter_order=True),
-        [{"posted_at": d.posted_at, "operation_id": op.operation_id,
-          "document_type": d.document_type, "document_number": d.document_number,
-          "memo": d.memo, "reverses": d.reverses, "created_at": op.now} for d in drafts],
-    ).scalars().all()
+    entries = [{"posted_at": d.posted_at, "operation_id": op.operation_id,
+                "document_type": d.document_type, "document_number": d.document_number,
+                "memo": d.memo, "reverses": d.reverses, "created_at": op.now} for d in drafts]
+    # one entry (nearly every write) is one plain INSERT; several keep their order
+    made = [conn.execute(_ENTRY, entries[0]).scalar_one()] if len(entries) == 1 else \
+        conn.execute(_ENTRIES, entries).scalars().all()
     lines = []
     for entry_id, d in zip(made, drafts, strict=True):
         for (role, account, item_id, location_id), amount in d.lines.items():
@@ -241,7 +242,13 @@ def _write(op: Op, drafts: list[Draft], *, history: bool = False) -> None:
                               "credit": -amount if amount < 0 else ZERO,
                               "item_id": item_id, "location_id": location_id,
                               "posted_at": d.posted_at})
-    conn.execute(insert(JournalLine), lines)
+    executemany(conn, _LINES, lines)
+
+
+# Built once: a statement made per call is compiled-cache keyed again on every apply
+_ENTRY = insert(JournalEntry).returning(JournalEntry.id)
+_ENTRIES = insert(JournalEntry).returning(JournalEntry.id, sort_by_parameter_order=True)
+_LINES = insert(JournalLine)
 
 
 MOVE_COLUMNS = ("item_id", "location_id", "batch_id", "quantity", "unit_cost", "value",

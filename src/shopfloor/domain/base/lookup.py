@@ -14,7 +14,6 @@ from shopfloor.domain.base.context import Op
 from shopfloor.kernel.errors import NotFound
 from shopfloor.store.prepared import Prepared, connection_of
 from shopfloor.store.tables import (
-    Base,
     Customer,
     Item,
     Location,
@@ -24,6 +23,7 @@ from shopfloor.store.tables import (
     StockAdjustment,
     Supplier,
 )
+from shopfloor.store.tables.core import Base  # (the base alone: see store/tables/)
 
 M = TypeVar("M", bound=Base)
 

@@ -24,13 +24,14 @@ from shopfloor.store.tables import JournalEntry, PeriodLock, table
 LOCKS = table(PeriodLock)
 ENTRIES = table(JournalEntry)
 _KEY = "period_lock"
+_LOCK = select(LOCKS.c.lock_date).order_by(LOCKS.c.id.desc()).limit(1)
+"""Read by every valued write: built once (a statement made per call is keyed again)."""
 
 
 def lock_date(op: Op) -> date | None:
     """The lock in force (the newest setting), read once per operation."""
     if _KEY not in op.cache:
-        op.cache[_KEY] = op.session.connection().execute(
-            select(LOCKS.c.lock_date).order_by(LOCKS.c.id.desc()).limit(1)).scalar()
+        op.cache[_KEY] = op.session.connection().execute(_LOCK).scalar()
     found: date | None = op.cache[_KEY]
     return found
 

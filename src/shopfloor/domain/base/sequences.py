@@ -9,7 +9,8 @@ from sqlalchemy import bindparam, select, update
 
 from shopfloor.domain.base.context import Op
 from shopfloor.kernel.errors import Conflict
-from shopfloor.store.tables import Base, Sequence, table
+from shopfloor.store.tables import Sequence, table
+from shopfloor.store.tables.core import Base
 
 SEQUENCES = table(Sequence)
 _NEXT = (update(SEQUENCES).where(SEQUENCES.c.name == bindparam("prefix"))

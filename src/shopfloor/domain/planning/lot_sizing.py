@@ -12,10 +12,13 @@ placed is bigger than its needs justify (reduce), and round the low-stock list's
 from __future__ import annotations
 
 from decimal import ROUND_CEILING, Decimal
+from typing import TYPE_CHECKING
 
-from shopfloor.domain.planning.data import ItemData
 from shopfloor.kernel import units
 from shopfloor.kernel.numbers import fmt
+
+if TYPE_CHECKING:  # (a type only: a reorder suggestion need not import the planner's reads)
+    from shopfloor.domain.planning.data import ItemData
 
 
 def packs(quantity: Decimal, multiple: Decimal | None) -> Decimal:
