@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
@@ -122,3 +124,17 @@ def migrate_to(registry: Registry, action: str, target: str) -> None:
         from shopfloor.app.wiring import post_history
 
         post_history(registry.store, registry.clock)  # as every open of the database does
+
+
+def listed_events(registry: Registry, types: list[str],
+                  enough: Callable[[list[dict[str, Any]]], bool]) -> list[dict[str, Any]]:
+    """The events of these types once `enough` holds of them, or after 20 s whatever is
+    listed: on PostgreSQL an event is listed only once every older write transaction on
+    the server has ended, another test's on a parallel worker included."""
+    deadline = time.monotonic() + 20
+    while True:
+        events: list[dict[str, Any]] = registry.invoke("list_events", {"types": types},
+                                                       ADMIN)["events"]
+        if enough(events) or time.monotonic() > deadline:
+            return events
+        time.sleep(0.05)

@@ -19,7 +19,7 @@ from shopfloor.app.accounts import Accounts
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.actor import Actor
 from shopfloor.registry.registry import Registry
-from tests.helpers import ADMIN, apply, basic_setup
+from tests.helpers import ADMIN, apply, basic_setup, listed_events
 
 OPER = Actor.of("oper", "operator", needs_approval=True)
 BOSS = Actor.of("boss", "operator")
@@ -47,17 +47,11 @@ def _refused(code: str, reg: Registry, tool: str, args: dict[str, Any],
 
 
 def _withdrawn_events(reg: Registry, expect: int = 0) -> list[tuple[str, str]]:
-    """The withdrawals told as events, once at least `expect` are listed: on PostgreSQL
-    an event is listed once every older write transaction has ended (another
-    session's on the shared server included)."""
-    deadline = time.monotonic() + 20
-    while True:
-        events = reg.invoke("list_events", {"types": ["proposal.decided"]}, ADMIN)["events"]
-        told = [(e["data"]["proposal_id"], e["data"].get("reason", ""))
+    """The withdrawals told as events, once at least `expect` are listed."""
+    def told(events: list[dict[str, Any]]) -> list[tuple[str, str]]:
+        return [(e["data"]["proposal_id"], e["data"].get("reason", ""))
                 for e in events if e["data"]["status"] == "withdrawn"]
-        if len(told) >= expect or time.monotonic() > deadline:
-            return told
-        time.sleep(0.05)
+    return told(listed_events(reg, ["proposal.decided"], lambda ev: len(told(ev)) >= expect))
 
 
 @pytest.fixture()
