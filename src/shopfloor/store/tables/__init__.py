@@ -3,6 +3,7 @@
 
 from shopfloor.store.tables.accounting import *  # noqa: F403
 from shopfloor.store.tables.accounts import *  # noqa: F403
+from shopfloor.store.tables.bills import *  # noqa: F403
 from shopfloor.store.tables.buying import *  # noqa: F403
 from shopfloor.store.tables.company import *  # noqa: F403
 from shopfloor.store.tables.core import *  # noqa: F403
