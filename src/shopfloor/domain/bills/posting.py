@@ -27,7 +27,7 @@ from shopfloor.domain.buying import currencies
 from shopfloor.domain.corrections import landed_costs
 from shopfloor.domain.corrections.orders import correct_purchase_receipt
 from shopfloor.domain.orders import purchase_units as units
-from shopfloor.kernel.errors import Conflict, ValidationFailed
+from shopfloor.kernel.errors import Conflict, ShopfloorError, ValidationFailed
 from shopfloor.kernel.numbers import ZERO, cost, fmt
 from shopfloor.store.tables import (
     JournalEntry,
@@ -44,6 +44,7 @@ from shopfloor.store.tables import (
 DOC = "supplier_bill"
 HELD = "held_for_approval"
 """The preview warning that sends the apply to a buyer as a proposal."""
+CHARGE_FIELDS = {"number": "order"}
 
 
 @dataclass(frozen=True)
@@ -123,7 +124,7 @@ def create(op: Op, spec: Spec) -> SupplierBill:
     _repeated(op, supplier, spec.number)
     currency = currencies.code(spec.currency) if spec.currency else \
         currencies.of(op, supplier.currency)
-    rate = currencies.rate_on(op, currency, spec.bill_date, "bill_date")
+    rate = currencies.rate_on(op, currency, spec.bill_date, "date")
     tol = matching.Tolerance(supplier.bill_tolerance_percent, supplier.bill_tolerance_amount)
     bill = SupplierBill(number=claim_number(op, SupplierBill, None, "BILL"),
                         supplier_id=supplier.id, supplier=supplier,
@@ -187,8 +188,12 @@ def create(op: Op, spec: Spec) -> SupplierBill:
     clearing = ZERO
     for i, c in enumerate(spec.charges):
         po = _order(op, supplier, currency, c.order, f"charges[{i}].order")
-        doc = landed_costs.add(op, landed_costs.Spec(c.order, None, c.amount, currency,
-                                                     c.allocate_by, c.description))
+        try:
+            doc = landed_costs.add(op, landed_costs.Spec(c.order, None, c.amount, currency,
+                                                         c.allocate_by, c.description))
+        except ShopfloorError as exc:  # named as this bill's request names it
+            exc.field = f"charges[{i}].{CHARGE_FIELDS.get(exc.field or '', exc.field)}"
+            raise
         bill.charges.append(SupplierBillCharge(
             position=i, description=c.description, amount=c.amount, order_number=po.number,
             allocate_by=c.allocate_by, landed_cost=doc.number,
