@@ -257,8 +257,8 @@ class ModifySupplier(ModifyPartner):
     model_config = {"json_schema_extra": {"anyOf": [{"required": ["supplier"]},
                                                     {"required": ["id"]}]}}
     supplier: PartnerName | None = None
-    bill_tolerance_percent: NonNegative | None = Field(None, description="bills post within")
-    bill_tolerance_amount: NonNegative | None = Field(None, description="per bill line")
+    bill_tolerance_percent: NonNegative | None = None
+    bill_tolerance_amount: NonNegative | None = None
 
     def changes(self) -> dict[str, Any]:
         out = super().changes()

@@ -4,7 +4,7 @@ returned less billed, and the value the receipts booked it at.
 A receipt booked each unit at the line's price converted at its own day's rate, and a
 price correction re-priced every unit by the difference at that same day's rate, so a
 unit's booked value is always the line's current price at its receipt day's rate: the
-value a bill clears and `list_unbilled_receipts` shows. Bills clear the oldest units
+value a bill clears and the unbilled receipts show. Bills clear the oldest units
 first (as returns do here).
 """
 
