@@ -234,3 +234,24 @@ def test_grni_equals_received_less_returned_less_billed_at_booked_value(
     assert {r["sku"]: (r["billed"], r["unbilled"]) for r in as_at["rows"]} == {
         "M1": ("0", "9"), "M2": ("0", "4")}
     inventory_equals_valuation(registry)
+
+
+def test_billed_goods_stay_received_until_the_bill_is_reverted(registry: Registry) -> None:
+    basic_setup(registry)
+    po = apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
+               lines=[{"sku": "M1", "quantity": "10", "unit_price": "1"}])
+    got = apply(registry, "receive_purchase_order", number=po["number"])
+    done = bill(registry, "S-1", [(po["number"], "M1", "8", "1")])
+    with pytest.raises(ShopfloorError) as info:
+        revert(registry, got)
+    assert info.value.code == "conflict" and "revert the supplier's bill" in info.value.message
+    with pytest.raises(ShopfloorError) as info:
+        apply(registry, "correct_purchase_receipt", number=po["number"], sku="M1",
+              quantity="7")
+    assert (info.value.code, info.value.field) == ("conflict", "quantity")
+    fewer = apply(registry, "correct_purchase_receipt", number=po["number"], sku="M1",
+                  quantity="8")  # down to what is billed is fine
+    revert(registry, done)
+    revert(registry, fewer)
+    revert(registry, got)
+    assert trial(registry) == {}

@@ -15,6 +15,7 @@ adds up to the stock's value.
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
@@ -52,7 +53,9 @@ class Books(Unwinding):
         apply(self.reg, "create_location", code="NEG", name="Below zero", allow_negative=True)
         apply(self.reg, "update_recipe", sku="P1", components=[
             {"sku": "M1", "quantity": "2"}, {"sku": "M2", "quantity": "1"}])
+        apply(self.reg, "modify_supplier", supplier="Acme", bill_tolerance_percent="1000")
         self.pos: list[str] = []
+        self.bills = 0
         self.sos: list[str] = []
         self.mos: list[str] = []
         self.ops: list[str] = []
@@ -175,6 +178,24 @@ class Books(Unwinding):
             self._do("correct_purchase_receipt", number=po["number"], sku=po["lines"][0]["sku"],
                      quantity=str(q))
 
+    @rule(i=st.integers(0, 50), part=st.integers(1, 3), p=st.none() | price)
+    def bill(self, i: int, part: int, p: Decimal | None) -> None:
+        """A third, two thirds or all of what an order holds unbilled, at its price or
+        another (within Acme's tolerance: a price correction through the re-pricing walk)."""
+        if self.pos:
+            number = self.pos[i % len(self.pos)]
+            rows = self.reg.invoke("list_unbilled_receipts", {"order": number},
+                                   ADMIN)["rows"]
+            left = Decimal(rows[0]["unbilled"]) if rows else Decimal(0)
+            q = (left * part / 3).to_integral_value() if part < 3 else left
+            if q > 0:
+                self.bills += 1
+                self._do("create_supplier_bill", supplier="Acme", number=f"B-{self.bills}",
+                         date=datetime.now(UTC).date().isoformat(), lines=[{
+                             "order": number, "sku": rows[0]["sku"], "quantity": str(q),
+                             "unit_price": str(p if p is not None else rows[0]["unit_price"])
+                         }])
+
     @rule(i=st.integers(0, 50))
     def revert(self, i: int) -> None:
         if self.ops:
@@ -185,6 +206,16 @@ class Books(Unwinding):
         assert ledger_matches_balances(self.reg) == []
         bought, booked = _purchase_side(self.reg)
         assert bought == booked, (bought, booked)
+
+    @invariant()
+    def grni_is_what_is_unbilled(self) -> None:
+        """GRNI's balance is, per order line, (received - returned - billed) at the value
+        the receipts booked it at."""
+        rows = self.reg.invoke("get_trial_balance", {}, ADMIN)["rows"]
+        grni = sum((Decimal(r["closing"]) for r in rows if r["account"] == "2110"),
+                   Decimal(0))
+        unbilled = self.reg.invoke("list_unbilled_receipts", {}, ADMIN)
+        assert -grni == Decimal(unbilled["value"]), (grni, unbilled["rows"])
 
     @invariant()
     def the_report_adds_up(self) -> None:

@@ -13,11 +13,12 @@ from __future__ import annotations
 from datetime import UTC, date, datetime, time, timedelta
 from decimal import Decimal
 
-from sqlalchemy import ColumnElement, func, select
+from sqlalchemy import func, select
 
 from shopfloor.domain.base.context import Op
 from shopfloor.domain.bills import matching
 from shopfloor.domain.buying import currencies
+from shopfloor.domain.orders import billed as billed_lines
 from shopfloor.domain.orders import purchase_units as units
 from shopfloor.domain.stock.standing import unreverted
 from shopfloor.kernel.numbers import ZERO, cost
@@ -28,7 +29,7 @@ from shopfloor.store.tables import (
     SupplierBill,
     SupplierBillLine,
 )
-from shopfloor.store.tables.corrections import Revert, StockReturn
+from shopfloor.store.tables.corrections import StockReturn
 
 PO_DOC = "purchase_order"
 
@@ -37,24 +38,8 @@ def end_of(day: date | None) -> datetime | None:
     return None if day is None else datetime.combine(day + timedelta(days=1), time(), UTC)
 
 
-def counted_bills() -> ColumnElement[bool]:
-    """Bills that still count: not reverted."""
-    return SupplierBill.operation_id.is_(None) | ~SupplierBill.operation_id.in_(
-        select(Revert.reverted_operation_id))
-
-
-def billed(op: Op, line_ids: list[int], day: date | None = None) -> dict[int, Decimal]:
-    """Per order line: the stock quantity billed by bills that still count (dated by
-    `day`)."""
-    if not line_ids:
-        return {}
-    stmt = (select(SupplierBillLine.order_line_id, func.sum(SupplierBillLine.stock_quantity))
-            .join(SupplierBill, SupplierBill.id == SupplierBillLine.bill_id)
-            .where(SupplierBillLine.order_line_id.in_(line_ids), counted_bills())
-            .group_by(SupplierBillLine.order_line_id))
-    if day is not None:
-        stmt = stmt.where(SupplierBill.bill_date <= day)
-    return {i: q for i, q in op.session.execute(stmt)}
+counted_bills = billed_lines.counted
+billed = billed_lines.billed
 
 
 def billed_in_unit(op: Op, line_id: int) -> Decimal:

@@ -19,11 +19,11 @@ depends_on = None
 
 
 def upgrade() -> None:
-    with op.batch_alter_table("suppliers") as batch:
-        batch.add_column(sa.Column("bill_tolerance_percent", Dec(), nullable=False,
-                                   server_default="0"))
-        batch.add_column(sa.Column("bill_tolerance_amount", Dec(), nullable=False,
-                                   server_default="0"))
+    # plain ALTER TABLE ADD COLUMN: a batch rebuild would trip the foreign keys (as in 0011)
+    op.add_column("suppliers", sa.Column("bill_tolerance_percent", Dec(), nullable=False,
+                                         server_default="0"))
+    op.add_column("suppliers", sa.Column("bill_tolerance_amount", Dec(), nullable=False,
+                                         server_default="0"))
     op.create_table(
         "supplier_bills",
         sa.Column("id", sa.Integer(), nullable=False),
@@ -96,6 +96,5 @@ def downgrade() -> None:
     op.drop_table("supplier_bill_charges")
     op.drop_table("supplier_bill_lines")
     op.drop_table("supplier_bills")
-    with op.batch_alter_table("suppliers") as batch:
-        batch.drop_column("bill_tolerance_amount")
-        batch.drop_column("bill_tolerance_percent")
+    op.drop_column("suppliers", "bill_tolerance_amount")
+    op.drop_column("suppliers", "bill_tolerance_percent")
