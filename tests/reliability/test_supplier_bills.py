@@ -255,3 +255,19 @@ def test_billed_goods_stay_received_until_the_bill_is_reverted(registry: Registr
     revert(registry, fewer)
     revert(registry, got)
     assert trial(registry) == {}
+
+
+def test_a_second_bill_re_prices_only_what_is_not_billed_yet(registry: Registry) -> None:
+    basic_setup(registry)
+    apply(registry, "modify_supplier", supplier="Acme", bill_tolerance_percent="50")
+    po = received(registry, "M1", "10", "4")
+    bill(registry, "P-1", [(po, "M1", "4", "4.2")])  # all 10 re-priced: +2.00
+    assert trial(registry) == {INVENTORY: D(42), GRNI: D("-25.2"), PAYABLE: D("-16.8")}
+    done = bill(registry, "P-2", [(po, "M1", "6", "4.5")])  # the 6 unbilled: +1.80
+    assert done["lines"][0]["repriced"] == "1.8"
+    assert trial(registry) == {INVENTORY: D("43.8"), PAYABLE: D("-43.8")}
+    with pytest.raises(ShopfloorError) as info:  # billed goods are at the bills' prices
+        apply(registry, "correct_purchase_receipt", number=po, sku="M1", unit_price="5")
+    assert (info.value.code, info.value.field) == ("conflict", "unit_price")
+    grni_holds_what_is_unbilled(registry)
+    inventory_equals_valuation(registry)

@@ -16,16 +16,15 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time
 from decimal import Decimal
 
-from sqlalchemy import func, insert, select
+from sqlalchemy import insert, select
 
 from shopfloor.domain.accounting.chart import chart
 from shopfloor.domain.base import lookup
 from shopfloor.domain.base.context import Op
 from shopfloor.domain.base.sequences import claim_number
-from shopfloor.domain.bills import booked, matching
+from shopfloor.domain.bills import booked, matching, repricing
 from shopfloor.domain.buying import currencies
 from shopfloor.domain.corrections import landed_costs
-from shopfloor.domain.corrections.orders import correct_purchase_receipt
 from shopfloor.domain.orders import purchase_units as units
 from shopfloor.kernel.errors import Conflict, ShopfloorError, ValidationFailed
 from shopfloor.kernel.numbers import ZERO, cost, fmt
@@ -34,7 +33,6 @@ from shopfloor.store.tables import (
     JournalLine,
     PurchaseOrder,
     PurchaseOrderLine,
-    StockMovement,
     Supplier,
     SupplierBill,
     SupplierBillCharge,
@@ -106,14 +104,6 @@ def _stock_quantity(line: PurchaseOrderLine, quantity: Decimal) -> Decimal:
     return units.converted(quantity, per, line.item) if per else quantity
 
 
-def _repriced(rates: booked.Rates, line: PurchaseOrderLine, lots: list[matching.Lot],
-              old: Decimal) -> Decimal:
-    """What the receipts' goods changed by from `old` to the line's price now."""
-    return cost(sum((lot.quantity * (units.unit_cost(line, line.unit_price, rates.on(lot.day))
-                                     - units.unit_cost(line, old, rates.on(lot.day)))
-                     for lot in lots), ZERO))
-
-
 def create(op: Op, spec: Spec) -> SupplierBill:
     if not spec.lines and not spec.charges:
         raise ValidationFailed("a bill has lines or charges", field="lines")
@@ -163,24 +153,25 @@ def create(op: Op, spec: Spec) -> SupplierBill:
                                                 s.quantity, tol, currency),
                     fld=f"{fld}.unit_price")
         matched.append((po, line, s, stock_qty, ordered))
-    for po, _line, s, _, ordered in matched:
-        if s.unit_price != ordered:  # the receipts re-priced, walking where the goods went
-            correct_purchase_receipt(op, po.number, s.sku, None, s.unit_price)
+    skips, done = [], []
+    for po, line, s, _, ordered in matched:
+        lots, taken_back = booked.received(op, po, line)
+        skips.append(taken_back + line.returned_quantity + booked.billed(op, [line.id]).get(
+            line.id, ZERO))
+        done.append(repricing.reprice(op, po, line, s.unit_price, skips[-1])
+                    if s.unit_price != ordered else None)
     op.flush()  # their entries post now, against GRNI, before any charge lands
     payable = ZERO
     for i, (po, line, s, stock_qty, ordered) in enumerate(matched):
-        lots, taken_back = booked.received(op, po, line)
-        skip = taken_back + line.returned_quantity + booked.billed(op, [line.id]).get(
-            line.id, ZERO)
-        rates = booked.Rates(op, po)
-        cleared = booked.value(rates, line, matching.taken(lots, skip, stock_qty))
-        changed = s.unit_price != ordered
-        capitalised = _capitalised(op, po, line.item_id) if changed else ZERO
-        repriced = _repriced(rates, line, lots, ordered) if changed else ZERO
+        lots, _ = booked.received(op, po, line)
+        cleared = booked.value(booked.Rates(op, po), line,
+                               matching.taken(lots, skips[i], stock_qty))
+        moved = done[i]
         bill.lines.append(SupplierBillLine(
             position=i, order_line_id=line.id, order_line=line, quantity=s.quantity,
             stock_quantity=stock_qty, unit_price=s.unit_price, ordered_price=ordered,
-            grni=cleared, repriced=repriced, capitalised=capitalised))
+            grni=cleared, repriced=moved.total if moved else ZERO,
+            capitalised=moved.capitalised if moved else ZERO))
         payable += s.quantity * s.unit_price
         bill.grni += cleared
         op.change(DOC, bill.number, f"{s.order} {s.sku} billed",
@@ -213,17 +204,6 @@ def create(op: Op, spec: Spec) -> SupplierBill:
                   currency=company)
     _post(op, bill, clearing)
     return bill
-
-
-def _capitalised(op: Op, po: PurchaseOrder, item_id: int) -> Decimal:
-    """What this operation's re-pricing put on the balances still holding the goods."""
-    mine = StockMovement.operation_id == op.operation_id if op.operation_id else \
-        StockMovement.created_at == op.now
-    found = op.session.scalar(select(func.sum(StockMovement.value)).where(
-        StockMovement.document_type == booked.PO_DOC, StockMovement.document_number ==
-        po.number, StockMovement.item_id == item_id, StockMovement.reason == "revaluation",
-        mine))
-    return found if found is not None else ZERO
 
 
 def _lines(op: Op, bill: SupplierBill, clearing: Decimal) -> list[tuple[str, Decimal]]:

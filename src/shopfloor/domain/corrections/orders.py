@@ -179,10 +179,14 @@ def correct_purchase_receipt(op: Op, number: str, sku: str, quantity: Decimal | 
     if new_qty < line.returned_quantity:
         raise ValidationFailed(f"{sku}: {units.said(line.returned_quantity, line)} already "
                                "went back to the supplier", field="quantity")
+    owed = billed.of(op, line.id)
     if quantity is not None and new_qty < line.received_quantity and \
-            new_qty - line.returned_quantity < (owed := billed.of(op, line.id)):
+            new_qty - line.returned_quantity < owed:
         raise Conflict(f"{sku}: {units.said(owed, line)} of it is billed; revert the "
                        "supplier's bill first", field="quantity")
+    if owed and unit_price is not None and unit_price != line.unit_price:
+        raise Conflict(f"{sku}: {units.said(owed, line)} of it is billed, at the bill's "
+                       "price; a bill re-prices what is not billed yet", field="unit_price")
     if lots.tracked(line.item) or lot is not None:
         _no_serials(line.item, lot)
     stock.prefetch(op, [line.item], po.location)
