@@ -1,6 +1,6 @@
 """A supplier's bill entered: matched to its orders' lines, its price differences posted
-as price corrections of the receipts, its charges landed on the goods, and goods received
-not invoiced cleared into accounts payable.
+as price corrections of the receipts' units not billed yet (`repricing`), its charges
+landed on the goods, and goods received not invoiced cleared into accounts payable.
 
 The bill's own entry is Dr GRNI (the receipts' booked value of what it bills) and Dr
 Landed costs clearing (its charges as landed), Cr Accounts payable (the bill at its own
@@ -155,7 +155,7 @@ def create(op: Op, spec: Spec) -> SupplierBill:
         matched.append((po, line, s, stock_qty, ordered))
     skips, done = [], []
     for po, line, s, _, ordered in matched:
-        lots, taken_back = booked.received(op, po, line)
+        _, taken_back = booked.received(op, po, line)
         skips.append(taken_back + line.returned_quantity + booked.billed(op, [line.id]).get(
             line.id, ZERO))
         done.append(repricing.reprice(op, po, line, s.unit_price, skips[-1])
