@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from decimal import Decimal as D
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,7 +17,13 @@ from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.actor import Actor
 from shopfloor.registry.registry import Registry
 from tests.helpers import ADMIN, apply, basic_setup
-from tests.reliability.test_journal import entries, inventory_equals_valuation, lines, trial
+from tests.reliability.test_journal import (
+    bean_check,
+    entries,
+    inventory_equals_valuation,
+    lines,
+    trial,
+)
 from tests.reliability.test_revert import revert
 
 INVENTORY, GRNI, PAYABLE, PPV, EXCHANGE, CLEARING = "1310", "2110", "2000", "5200", "7900", \
@@ -168,7 +175,8 @@ def test_billing_more_than_came_in_and_stayed_is_refused(registry: Registry) -> 
     assert GRNI not in trial(registry)
 
 
-def test_a_freight_charge_on_the_bill_lands_by_weight(registry: Registry) -> None:
+def test_a_freight_charge_on_the_bill_lands_by_weight(registry: Registry,
+                                                     tmp_path: Path) -> None:
     basic_setup(registry)
     apply(registry, "modify_item", sku="M1", weight="2")
     apply(registry, "modify_item", sku="M2", weight="1")
@@ -189,6 +197,7 @@ def test_a_freight_charge_on_the_bill_lands_by_weight(registry: Registry) -> Non
     assert lines(entry) == {GRNI: D(20), CLEARING: D(30), PAYABLE: D(-50)}
     assert trial(registry) == {INVENTORY: D(50), PAYABLE: D(-50)}
     inventory_equals_valuation(registry)
+    assert "Liabilities:2000-Accounts-Payable" in bean_check(registry, tmp_path)
 
 
 def test_reverting_a_bill_undoes_its_entry_its_price_correction_and_its_charge(
