@@ -53,7 +53,6 @@ class Books(Unwinding):
         apply(self.reg, "create_location", code="NEG", name="Below zero", allow_negative=True)
         apply(self.reg, "update_recipe", sku="P1", components=[
             {"sku": "M1", "quantity": "2"}, {"sku": "M2", "quantity": "1"}])
-        apply(self.reg, "modify_supplier", supplier="Acme", bill_tolerance_percent="10000")
         self.pos: list[str] = []
         self.bills = 0
         self.sos: list[str] = []
@@ -178,10 +177,11 @@ class Books(Unwinding):
             self._do("correct_purchase_receipt", number=po["number"], sku=po["lines"][0]["sku"],
                      quantity=str(q))
 
-    @rule(i=st.integers(0, 50), part=st.integers(1, 3), p=st.none() | price)
-    def bill(self, i: int, part: int, p: Decimal | None) -> None:
-        """A third, two thirds or all of what an order holds unbilled, at its price or
-        another (within Acme's tolerance: a price correction through the re-pricing walk)."""
+    @rule(i=st.integers(0, 50), part=st.integers(1, 3))
+    def bill(self, i: int, part: int) -> None:
+        """A third, two thirds or all of what an order holds unbilled, at its price (a
+        price off it is test_supplier_bills.py's: it makes a line's units stand at more
+        than one price, which the purchase side's sum above does not read)."""
         if self.pos:
             number = self.pos[i % len(self.pos)]
             rows = self.reg.invoke("list_unbilled_receipts", {"order": number},
@@ -193,8 +193,7 @@ class Books(Unwinding):
                 self._do("create_supplier_bill", supplier="Acme", number=f"B-{self.bills}",
                          date=datetime.now(UTC).date().isoformat(), lines=[{
                              "order": number, "sku": rows[0]["sku"], "quantity": str(q),
-                             "unit_price": str(p if p is not None else rows[0]["unit_price"])
-                         }])
+                             "unit_price": rows[0]["unit_price"]}])
 
     @rule(i=st.integers(0, 50))
     def revert(self, i: int) -> None:
