@@ -232,7 +232,8 @@ def test_grni_equals_received_less_returned_less_billed_at_booked_value(
     grni_holds_what_is_unbilled(registry)  # 4 x 3 + 10 = 22
     apply(registry, "create_supplier_return", number=a, reason="bent",
           lines=[{"sku": "M1", "quantity": "1"}])
-    bill(registry, "G-2", [(b, "M2", "2", "2.75")], date="2999-01-05")  # re-prices all 4 received: +1.00
+    # re-prices all 4 received (none billed yet): +1.00
+    bill(registry, "G-2", [(b, "M2", "2", "2.75")], date="2999-01-05")
     rows = {r["sku"]: r for r in unbilled(registry)["rows"]}
     assert (rows["M1"]["unbilled"], rows["M1"]["value"]) == ("3", "9")
     assert (rows["M2"]["unbilled"], rows["M2"]["value"]) == ("2", "5.5")
