@@ -9,8 +9,13 @@ from typing import Any
 PNG = ("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGNgYGD4DwABBAEAfbLI3wAAAABJ"
        "RU5ErkJggg==")
 
+BILL_LINE = {"order": "{po2}", "sku": "M1", "quantity": "3", "unit_price": "2"}
+BILL = {"supplier": "Acme", "number": "INV-1", "date": "2026-01-10", "lines": [BILL_LINE]}
+
 MORE: dict[str, tuple[dict[str, Any], list[tuple[dict[str, Any], str, str]]]] = {
     "modify_supplier": ({"supplier": "Acme", "contact": "Ana", "payment_terms_days": 30}, [
+        ({"supplier": "Acme", "bill_tolerance_percent": "-1"}, "bill_tolerance_percent",
+         "validation_error"),
         ({"contact": "Ana"}, "supplier", "validation_error"),
         ({"supplier": "Nobody", "contact": "Ana"}, "supplier", "not_found"),
         ({"id": 99999, "contact": "Ana"}, "id", "not_found"),
@@ -61,6 +66,31 @@ MORE: dict[str, tuple[dict[str, Any], list[tuple[dict[str, Any], str, str]]]] = 
         ({"lock_date": "2026-01-31", "reason": ""}, "reason", "validation_error"),
         ({"lock_date": "2026-01-31", "reason": "a\x00b"}, "reason", "validation_error"),
     ]),
+    "create_supplier_bill": (BILL, [
+        ({**BILL, "lines": []}, "lines", "validation_error"),
+        ({**BILL, "supplier": "Nobody"}, "supplier", "not_found"),
+        ({**BILL, "due_date": "2026-01-01"}, "due_date", "validation_error"),
+        ({**BILL, "currency": "usd"}, "currency", "validation_error"),
+        ({**BILL, "currency": "USD"}, "date", "validation_error"),  # no USD rate then
+        ({**BILL, "date": "1850-01-01"}, "date", "validation_error"),
+        ({**BILL, "lines": [{**BILL_LINE, "order": "PO-99999"}]}, "lines[0].order",
+         "not_found"),
+        ({**BILL, "lines": [{**BILL_LINE, "sku": "M2"}]}, "lines[0].sku", "validation_error"),
+        ({**BILL, "lines": [BILL_LINE, BILL_LINE]}, "lines[1].sku", "validation_error"),
+        ({**BILL, "lines": [{**BILL_LINE, "quantity": "4"}]}, "lines[0].quantity",
+         "conflict"),  # 3 came in
+        ({**BILL, "lines": [{**BILL_LINE, "order": "{po}"}]}, "lines[0].quantity",
+         "conflict"),  # nothing came in yet
+        ({**BILL, "lines": [{**BILL_LINE, "quantity": "0"}]}, "lines[0].quantity",
+         "validation_error"),
+        ({**BILL, "lines": [{**BILL_LINE, "unit_price": "-1"}]}, "lines[0].unit_price",
+         "validation_error"),
+        ({**BILL, "charges": [{"order": "{po2}", "description": "freight", "amount": "5",
+                               "allocate_by": "weight"}]}, "charges[0].allocate_by",
+         "validation_error"),  # M1 has no weight
+        ({**BILL, "charges": [{"order": "{po}", "description": "freight", "amount": "5"}]},
+         "charges[0].order", "conflict"),  # nothing received to land it on
+    ]),
 }
 
 # the journal's reads (issue 31)
@@ -68,6 +98,9 @@ READ_MORE: list[tuple[str, dict[str, Any], str]] = [
     ("list_journal_entries", {"cursor": "x"}, "cursor"),
     ("get_trial_balance", {"start": "2026-02-01", "end": "2026-01-01"}, "end"),
     ("export_journal", {"format": "xls"}, "format"),
+    ("get_supplier_bill", {"bill": ""}, "bill"),
+    ("list_supplier_bills", {"cursor": "x"}, "cursor"),
+    ("list_unbilled_receipts", {"date": "1800-01-01"}, "date"),
 ]
 
 # Quantities finer than their unit (issue 30): M1, P1 and T1 are counted in whole pcs; each

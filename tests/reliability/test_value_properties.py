@@ -15,6 +15,7 @@ adds up to the stock's value.
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
@@ -53,6 +54,7 @@ class Books(Unwinding):
         apply(self.reg, "update_recipe", sku="P1", components=[
             {"sku": "M1", "quantity": "2"}, {"sku": "M2", "quantity": "1"}])
         self.pos: list[str] = []
+        self.bills = 0
         self.sos: list[str] = []
         self.mos: list[str] = []
         self.ops: list[str] = []
@@ -174,6 +176,24 @@ class Books(Unwinding):
                                  ADMIN)
             self._do("correct_purchase_receipt", number=po["number"], sku=po["lines"][0]["sku"],
                      quantity=str(q))
+
+    @rule(i=st.integers(0, 50), part=st.integers(1, 3))
+    def bill(self, i: int, part: int) -> None:
+        """A third, two thirds or all of what an order holds unbilled, at its price (a
+        price off it is test_supplier_bills.py's: it makes a line's units stand at more
+        than one price, which the purchase side's sum above does not read)."""
+        if self.pos:
+            number = self.pos[i % len(self.pos)]
+            rows = self.reg.invoke("list_unbilled_receipts", {"order": number},
+                                   ADMIN)["rows"]
+            left = Decimal(rows[0]["unbilled"]) if rows else Decimal(0)
+            q = (left * part / 3).to_integral_value() if part < 3 else left
+            if q > 0:
+                self.bills += 1
+                self._do("create_supplier_bill", supplier="Acme", number=f"B-{self.bills}",
+                         date=datetime.now(UTC).date().isoformat(), lines=[{
+                             "order": number, "sku": rows[0]["sku"], "quantity": str(q),
+                             "unit_price": rows[0]["unit_price"]}])
 
     @rule(i=st.integers(0, 50))
     def revert(self, i: int) -> None:

@@ -91,7 +91,9 @@ class Facts:
     rejects a held proposal, so never by an actor whose own writes are held (two agents
     must not approve each other's writes). `open_world`: what it sets up reaches outside
     the books (a webhook posts to another system): MCP's openWorldHint. `enables`: its
-    result names toolsets (`toolsets`) a session that listens should now be listed."""
+    result names toolsets (`toolsets`) a session that listens should now be listed.
+    `holds`: its preview may warn `held_for_approval`; its apply is then held as a
+    proposal for someone else to approve, whoever asks (a bill beyond its tolerance)."""
 
     writes: bool
     role: Role
@@ -107,6 +109,7 @@ class Facts:
     decides: bool = False
     open_world: bool = False
     enables: bool = False
+    holds: bool = False
 
     @property
     def plain_read(self) -> bool:

@@ -150,6 +150,19 @@ def standing(session: Session, row: Proposal, needs: Role) -> str | None:
 
 
 _SHOWN = ("summary", "changes", "warnings", "document")
+HELD = "held_for_approval"
+"""The preview warning of a write whose apply waits for approval whoever asks for it."""
+
+
+def held(reg: _Registry, tool: Tool, req: WriteRequest, actor: Actor,
+         args: dict[str, Any], digest: str) -> bool:
+    """Whether this apply is held (a tool that `holds`, previewing a warning saying so):
+    it is proposed, as an apply by an actor who needs approval is. Approving it applies
+    it, since an approval runs the apply itself, not this check."""
+    if not tool.facts.holds:
+        return False
+    shown = reg.preview(tool, req, actor, args, digest)
+    return any(w.get("code") == HELD for w in shown["warnings"])
 
 
 def propose(reg: _Registry, tool: Tool, req: WriteRequest, actor: Actor,

@@ -207,7 +207,7 @@ class Registry:
         digest = tokens.args_hash(args)
         if req.preview:
             return self.preview(tool, req, actor, args, digest)
-        if actor.needs_approval:
+        if actor.needs_approval or proposals.held(self, tool, req, actor, args, digest):
             return proposals.propose(self, tool, req, actor, args, digest)
         claims = None
         if req.preview_token:

@@ -135,7 +135,8 @@ class Toolset:
               destructive: bool, undo: Undo = NEVER, role: Role = Role.operator,
               subject: str = "", toolset: str | None = None,
               approves: bool = False, decides: bool = False,
-              open_world: bool = False, everyday: bool = False) -> Decorator:
+              open_world: bool = False, everyday: bool = False,
+              holds: bool = False) -> Decorator:
         """`destructive` is the author's word, checked against the naming rules by a test;
         `undo` says how a revert undoes an apply (by default: it cannot). `approves`: the
         registry applies the proposal it names (registry/proposals.py), not the handler;
@@ -144,7 +145,7 @@ class Toolset:
         return self._declare(name, title, description, response, Facts(
             writes=True, role=role, destructive=destructive, undo=undo, subject=subject,
             toolset=toolset or self.area, approves=approves, decides=decides or approves,
-            open_world=open_world, everyday=everyday))
+            open_world=open_world, everyday=everyday, holds=holds))
 
     def job(self, name: str, *, title: str, description: str, response: type[Resp],
             runs: tuple[str, Runner], role: Role = Role.operator,

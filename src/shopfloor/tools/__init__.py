@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 MODULES = ("items", "partners", "stock", "orders", "production", "audit", "jobs", "bulk",
            "lots", "corrections", "returns", "planning", "valuation", "proposals",
            "paper", "events", "accounts", "floor", "buying", "discovery", "company",
-           "accounting", "period")
+           "accounting", "period", "bills")
 
 ABOUT = {
     "items": "Look items up, create and change them, and their recipes.",
@@ -41,6 +41,7 @@ ABOUT = {
     "floor": "Shop floor: work centres, routings, operation times, load and scheduling.",
     "discovery": "Find tools and list more of them.",
     "company": "The company's letterhead on every printed document.",
+    "bills": "Supplier bills matched to orders and receipts; goods received not billed.",
     "accounting": "The journal stock movements post, the trial balance, the stock "
                   "accounts, exports for an accounting system.",
 }

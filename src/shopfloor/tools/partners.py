@@ -16,7 +16,17 @@ from shopfloor.domain.stock import items as catalog
 from shopfloor.kernel.roles import Role
 from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
 from shopfloor.store.tables import Customer, Location, PurchaseOrder, SalesOrder, Supplier
-from shopfloor.tools.fields import Amount, Id, Key, LeadDays, Name, Out, PartnerName, SearchText
+from shopfloor.tools.fields import (
+    Amount,
+    Id,
+    Key,
+    LeadDays,
+    Name,
+    NonNegative,
+    Out,
+    PartnerName,
+    SearchText,
+)
 from shopfloor.tools.orders import purchase_order_out, sales_order_out
 from shopfloor.tools.views import LocationOut, PartnerDetailsOut, PartnerOut
 
@@ -247,6 +257,13 @@ class ModifySupplier(ModifyPartner):
     model_config = {"json_schema_extra": {"anyOf": [{"required": ["supplier"]},
                                                     {"required": ["id"]}]}}
     supplier: PartnerName | None = None
+    bill_tolerance_percent: NonNegative | None = None
+    bill_tolerance_amount: NonNegative | None = None
+
+    def changes(self) -> dict[str, Any]:
+        out = super().changes()
+        out.update({k: getattr(self, k) for k in details.BILLS if getattr(self, k) is not None})
+        return out
 
 
 class ModifyCustomer(ModifyPartner):
@@ -258,7 +275,8 @@ class ModifyCustomer(ModifyPartner):
 def _modified(op: Op, row: Supplier | Customer, changes: dict[str, Any]) -> str:
     was = row.name
     details.change(op, row, changes)
-    said = ", ".join(k.replace("_", " ") for k in details.DETAILS if k in changes)
+    said = ", ".join(k.replace("_", " ") for k in (*details.DETAILS, *details.BILLS)
+                     if k in changes)
     return f"Change {details.what(type(row))} {was}: {said or 'nothing'}"
 
 

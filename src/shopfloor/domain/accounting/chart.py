@@ -32,6 +32,7 @@ class Account:
 DEFAULTS: dict[str, Account] = {
     "inventory": Account("1310", "Inventory: raw materials", "asset"),
     "wip": Account("1320", "Inventory: work in progress", "asset"),
+    "payable": Account("2000", "Accounts payable", "liability"),
     "grni": Account("2110", "Goods received not invoiced", "liability"),
     "landed_costs": Account("2120", "Landed costs (clearing)", "liability"),
     "opening": Account("3900", "Opening stock", "equity"),

@@ -30,6 +30,7 @@ from shopfloor.store.tables import (
     SalesOrder,
     StockMovement,
     Supplier,
+    SupplierBill,
 )
 
 PAGE = 2000
@@ -74,6 +75,7 @@ def _lines(op: Op, start: datetime | None, end: datetime | None
 def _partners(op: Op, page: list[JournalEntry]) -> dict[tuple[str | None, str | None], str]:
     pos = {e.document_number for e in page if e.document_type == "purchase_order"}
     sos = {e.document_number for e in page if e.document_type == "sales_order"}
+    bills = {e.document_number for e in page if e.document_type == "supplier_bill"}
     out: dict[tuple[str | None, str | None], str] = {}
     if pos:
         out.update((("purchase_order", n), name) for n, name in op.session.execute(
@@ -85,6 +87,11 @@ def _partners(op: Op, page: list[JournalEntry]) -> dict[tuple[str | None, str | 
             select(SalesOrder.number, Customer.name).join(
                 Customer, Customer.id == SalesOrder.customer_id)
             .where(SalesOrder.number.in_(sos))))
+    if bills:
+        out.update((("supplier_bill", n), name) for n, name in op.session.execute(
+            select(SupplierBill.number, Supplier.name).join(
+                Supplier, Supplier.id == SupplierBill.supplier_id)
+            .where(SupplierBill.number.in_(bills))))
     return out
 
 

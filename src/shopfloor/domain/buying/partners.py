@@ -26,6 +26,8 @@ from shopfloor.store.tables import Customer, PurchaseOrder, SalesOrder, Supplier
 Partner = Supplier | Customer
 DETAILS = ("name", "currency", "contact", "email", "phone", "address", "tax_id",
            "payment_terms_days", "lead_time_days")
+BILLS = ("bill_tolerance_percent", "bill_tolerance_amount")
+"""A supplier's only: how far its bills' prices may differ from its orders' and post."""
 NAMED = 10  # open orders a refusal names before it says "and N more"
 
 
@@ -95,7 +97,7 @@ def change(op: Op, row: Partner, details: Mapping[str, Any]) -> Partner:
     recording each change under the partner's name as it was."""
     key = row.name
     kind = what(type(row))
-    for field in DETAILS:
+    for field in (*DETAILS, *BILLS) if isinstance(row, Supplier) else DETAILS:
         if field not in details:
             continue
         value = details[field]

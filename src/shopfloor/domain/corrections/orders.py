@@ -31,6 +31,7 @@ from shopfloor.domain.buying import currencies
 from shopfloor.domain.corrections import revaluation
 from shopfloor.domain.corrections.costs import document_lots, lot_names, only_lot
 from shopfloor.domain.corrections.ledger import later, named
+from shopfloor.domain.orders import billed
 from shopfloor.domain.orders import purchase_units as units
 from shopfloor.domain.orders.returns import moved_cost
 from shopfloor.domain.stock import ledger as stock
@@ -180,6 +181,14 @@ def correct_purchase_receipt(op: Op, number: str, sku: str, quantity: Decimal | 
     if new_qty < line.returned_quantity:
         raise ValidationFailed(f"{sku}: {units.said(line.returned_quantity, line)} already "
                                "went back to the supplier", field="quantity")
+    owed = billed.of(op, line.id)
+    if quantity is not None and new_qty < line.received_quantity and \
+            new_qty - line.returned_quantity < owed:
+        raise Conflict(f"{sku}: {units.said(owed, line)} of it is billed; revert the "
+                       "supplier's bill first", field="quantity")
+    if owed and unit_price is not None and unit_price != line.unit_price:
+        raise Conflict(f"{sku}: {units.said(owed, line)} of it is billed, at the bill's "
+                       "price; a bill re-prices what is not billed yet", field="unit_price")
     if lots.tracked(line.item) or lot is not None:
         _no_serials(line.item, lot)
     stock.prefetch(op, [line.item], po.location)

@@ -35,7 +35,7 @@ from shopfloor.domain.corrections.ledger import (
     reverse_moves,
 )
 from shopfloor.domain.floor import operations as floor_time
-from shopfloor.domain.orders import closing, purchase_units, returns
+from shopfloor.domain.orders import billed, closing, purchase_units, returns
 from shopfloor.domain.orders import documents as orders
 from shopfloor.domain.production import closing as mo_closing
 from shopfloor.domain.production import completion
@@ -65,6 +65,9 @@ def po_receipt(op: Op, o: Original) -> None:
         if after < ln.returned_quantity:
             o.blockers.append(f"{ln.item.sku}: {fmt(ln.returned_quantity)} of it was returned "
                               f"to the supplier since")
+        elif after - ln.returned_quantity < (owed := billed.of(op, ln.id)):
+            o.blockers.append(f"{ln.item.sku}: {fmt(owed)} of it is billed; revert the "
+                              "supplier's bill first")
         was = (ln.received_quantity, ln.unit_received)
         purchase_units.undo(ln, "received", o.changes("purchase_order"), po.number)
         op.change("purchase_order", po.number, f"line {ln.item.sku} received",

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # the type checker sees every name as before
     from shopfloor.store.tables.accounting import *  # noqa: F403
     from shopfloor.store.tables.accounts import *  # noqa: F403
+    from shopfloor.store.tables.bills import *  # noqa: F403
     from shopfloor.store.tables.buying import *  # noqa: F403
     from shopfloor.store.tables.company import *  # noqa: F403
     from shopfloor.store.tables.core import *  # noqa: F403
@@ -34,8 +35,9 @@ if TYPE_CHECKING:  # the type checker sees every name as before
     from shopfloor.store.tables.proposals import *  # noqa: F403
     from shopfloor.store.tables.valuation import *  # noqa: F403
 
-MODULES = ("core", "accounting", "accounts", "buying", "company", "corrections", "events",
-           "floor", "lots", "operations", "period", "planning", "proposals", "valuation")
+MODULES = ("core", "accounting", "accounts", "bills", "buying", "company", "corrections",
+           "events", "floor", "lots", "operations", "period", "planning", "proposals",
+           "valuation")
 _DEFINED = re.compile(r"^(?:class|def) ([A-Za-z]\w*)|^([A-Za-z]\w*)\s*[:=]", re.MULTILINE)
 
 

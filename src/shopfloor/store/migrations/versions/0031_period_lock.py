@@ -12,7 +12,7 @@ from alembic import op
 from shopfloor.store.types import UtcDateTime
 
 revision = "0031"
-down_revision = "0027"
+down_revision = "0030"
 branch_labels = None
 depends_on = None
 
