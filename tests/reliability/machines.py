@@ -6,6 +6,7 @@ accepted and every table of money reads as at the mark (issue 30)."""
 
 from __future__ import annotations
 
+import os
 from collections import defaultdict
 from collections.abc import Callable
 from decimal import Decimal
@@ -22,7 +23,11 @@ from tests.helpers import apply
 
 
 def run_machine(machine: Any, make: Callable[[], Registry], examples: int, steps: int) -> None:
+    """`SHOPFLOOR_EXAMPLES` and `SHOPFLOOR_STEPS` run a machine longer by hand (hunting a
+    failure the bounded run does not reach) without editing its test."""
     machine.make = staticmethod(make)
+    examples = int(os.environ.get("SHOPFLOOR_EXAMPLES", examples))
+    steps = int(os.environ.get("SHOPFLOOR_STEPS", steps))
     run_state_machine_as_test(machine, settings=settings(
         max_examples=examples, stateful_step_count=steps, deadline=None,
         suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]))
