@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import Any
 
 from sqlalchemy import select
 
@@ -47,14 +48,14 @@ class Revaluation:
     change: Decimal
 
 
-def _lot(op: Op, item: object, sku: str, lot: str | None) -> int | None:
+def _lot(op: Op, item: Any, sku: str, lot: str | None) -> int | None:
     if not tracked(item):
         if lot is not None:
             raise ValidationFailed(f"{sku} is not lot-tracked: leave lot out", field="lot")
         return None
     if lot is None:
         raise ValidationFailed(f"{sku} is lot-tracked: name the lot to revalue", field="lot")
-    found = op.session.scalar(select(Batch.id).where(Batch.item_id == item.id,  # type: ignore[attr-defined]
+    found = op.session.scalar(select(Batch.id).where(Batch.item_id == item.id,
                                                      Batch.lot_number == lot))
     if found is None:
         raise NotFound(f"no lot {lot!r} of {sku}", field="lot")

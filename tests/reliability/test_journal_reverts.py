@@ -1,0 +1,79 @@
+"""The stock's journal lines equal the ledger by construction (issue 31), through the
+sequence the books' machine once flagged on PostgreSQL: a receipt re-priced after all its
+goods were gone (only a variance, no ledger row), a shipment, a price and a quantity
+correction, a customer return, then every write reverted newest first. Each entry is
+hand-computed; after every step each item's stock lines hold its ledger's value, and the
+unwinding leaves every account at zero. Plain stock, and stock below zero."""
+
+from __future__ import annotations
+
+from decimal import Decimal as D
+from typing import Any
+
+import pytest
+
+from shopfloor.registry.registry import Registry
+from tests.helpers import ADMIN, apply, basic_setup, ledger_matches_balances
+from tests.reliability.test_journal import entries, lines
+
+STOCK, GRNI, COGS, ADJ, PPV = "1310", "2110", "5000", "5100", "5200"
+
+# 10 @ 5 in; all 10 scrapped at 5; the price corrected to 6: the 10.00 is the scrap's
+# (a variance, no ledger row); 10 @ 8 in
+PLAIN = ({STOCK: D(50), GRNI: D(-50)}, {ADJ: D(50), STOCK: D(-50)},
+         {PPV: D(10), GRNI: D(-10)}, {STOCK: D(80), GRNI: D(-80)})
+# 13 scrapped of 10: the 3 short leave at 5 too (65); 10 @ 8 arriving onto -3 worth -15
+# re-price those 3 to 8: 9.00 is the shortage's variance, 71 reaches the stock
+BELOW_ZERO = ({STOCK: D(50), GRNI: D(-50)}, {ADJ: D(65), STOCK: D(-65)},
+              {PPV: D(10), GRNI: D(-10)}, {STOCK: D(71), ADJ: D(9), GRNI: D(-80)})
+
+
+def _step(reg: Registry, tool: str, **args: Any) -> tuple[str, dict[str, D]]:
+    done = apply(reg, tool, **args)
+    assert ledger_matches_balances(reg) == []  # the journal's stock lines included
+    return str(done["operation_id"]), lines(entries(reg)[-1])
+
+
+@pytest.mark.parametrize("negative", [False, True], ids=["plain", "below_zero"])
+def test_the_flagged_sequence_keeps_the_stock_lines_on_the_ledger(registry: Registry,
+                                                                   negative: bool) -> None:
+    basic_setup(registry, negative=negative)
+    first, scrapped, repriced, second = BELOW_ZERO if negative else PLAIN
+    apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
+          lines=[{"sku": "M1", "quantity": "10", "unit_price": "5"}])
+    apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
+          lines=[{"sku": "M1", "quantity": "10", "unit_price": "8"}])
+    apply(registry, "create_sales_order", customer="Bob", location="MAIN",
+          lines=[{"sku": "M1", "quantity": "4", "unit_price": "20"}])
+    ops = []
+    for tool, args, expected in [
+        ("receive_purchase_order", {"number": "PO-00001"}, first),
+        ("create_stock_adjustment", {"location": "MAIN", "reason": "scrap", "lines": [
+            {"sku": "M1", "quantity_delta": "-13" if negative else "-10"}]}, scrapped),
+        ("correct_purchase_receipt", {"number": "PO-00001", "sku": "M1", "unit_price": "6"},
+         repriced),
+        ("receive_purchase_order", {"number": "PO-00002"}, second),
+        # 4 shipped at 8
+        ("fulfill_order", {"number": "SO-00001"}, {COGS: D(32), STOCK: D(-32)}),
+        # 1.00 more a unit on 10: plain, 6 on hand take 6.00 and the 4 shipped 4.00; below
+        # zero, 7 were held when 4 shipped: 10 x 4/7 left with them, 10 x 3/7 stays
+        ("correct_purchase_receipt", {"number": "PO-00002", "sku": "M1", "unit_price": "9"},
+         {STOCK: D("4.285714"), PPV: D("5.714286"), GRNI: D(-10)} if negative else
+         {STOCK: D(6), PPV: D(4), GRNI: D(-10)}),
+        # 2 fewer received: they leave at the receipt's corrected 9
+        ("correct_purchase_receipt", {"number": "PO-00002", "sku": "M1", "quantity": "8"},
+         {GRNI: D(18), STOCK: D(-18)}),
+        # 1 back from the customer at the 8 it left with
+        ("create_customer_return", {"number": "SO-00001", "reason": "back",
+                                    "lines": [{"sku": "M1", "quantity": "1"}]},
+         {STOCK: D(8), COGS: D(-8)}),
+    ]:
+        operation_id, posted = _step(registry, tool, **args)
+        assert posted == expected, (tool, posted)
+        ops.append((operation_id, expected))
+    for operation_id, expected in reversed(ops):
+        _, posted = _step(registry, "revert_operation", operation_id=operation_id)
+        assert posted == {k: -v for k, v in expected.items()}
+        assert entries(registry)[-1]["reverses"] == operation_id
+    closing = registry.invoke("get_trial_balance", {}, ADMIN)["rows"]
+    assert {r["account"]: D(r["closing"]) for r in closing if D(r["closing"])} == {}
