@@ -77,3 +77,37 @@ def test_the_flagged_sequence_keeps_the_stock_lines_on_the_ledger(registry: Regi
         assert entries(registry)[-1]["reverses"] == operation_id
     closing = registry.invoke("get_trial_balance", {}, ADMIN)["rows"]
     assert {r["account"]: D(r["closing"]) for r in closing if D(r["closing"])} == {}
+
+
+def test_a_revert_whose_rows_are_not_the_negation_posts_its_own_rows(
+        registry: Registry) -> None:
+    """The root of the drift: a shipment reverted onto stock below zero comes back
+    re-priced (costing.incoming onto a negative balance), so its row is not the negation of
+    the row it reverses. Posting the negation of the original entry put 60 on stock where
+    the ledger got 66; the revert's own rows are posted instead."""
+    basic_setup(registry, negative=True)
+    for price in ("5", "8"):
+        apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
+              lines=[{"sku": "M1", "quantity": "10", "unit_price": price}])
+    for qty in ("12", "10"):
+        apply(registry, "create_sales_order", customer="Bob", location="MAIN",
+              lines=[{"sku": "M1", "quantity": qty, "unit_price": "20"}])
+    steps = [
+        ("receive_purchase_order", "PO-00001", {STOCK: D(50), GRNI: D(-50)}),
+        # 12 of 10 leave: the 2 short at the average 5 too; -2 worth -10 stay
+        ("fulfill_order", "SO-00001", {COGS: D(60), STOCK: D(-60)}),
+        # 10 @ 8 onto -2 worth -10: 8 worth 64 stay, the 2 short re-priced (6.00)
+        ("receive_purchase_order", "PO-00002", {STOCK: D(74), ADJ: D(6), GRNI: D(-80)}),
+        # 10 of 8 leave at 8: -2 worth -16 stay
+        ("fulfill_order", "SO-00002", {COGS: D(80), STOCK: D(-80)}),
+    ]
+    done = {}
+    for tool, number, expected in steps:
+        done[number], posted = _step(registry, tool, number=number)
+        assert posted == expected, (number, posted)
+    # SO-00001's 12 come back worth the 60 they left with, onto -2 worth -16: 10 worth 50
+    # stay, so the row is +66 and the 2 short are re-priced back (-6.00); COGS gets its 60
+    _, posted = _step(registry, "revert_operation", operation_id=done["SO-00001"])
+    assert posted == {STOCK: D(66), ADJ: D(-6), COGS: D(-60)}
+    (b,) = registry.invoke("get_stock", {"sku": "M1", "location": "MAIN"}, ADMIN)["balances"]
+    assert (D(b["on_hand"]), D(b["average_cost"])) == (10, 5)
