@@ -79,12 +79,13 @@ def test_the_flagged_sequence_keeps_the_stock_lines_on_the_ledger(registry: Regi
     assert {r["account"]: D(r["closing"]) for r in closing if D(r["closing"])} == {}
 
 
-def test_a_revert_whose_rows_are_not_the_negation_posts_its_own_rows(
-        registry: Registry) -> None:
-    """The root of the drift: a shipment reverted onto stock below zero comes back
-    re-priced (costing.incoming onto a negative balance), so its row is not the negation of
-    the row it reverses. Posting the negation of the original entry put 60 on stock where
-    the ledger got 66; the revert's own rows are posted instead."""
+
+def test_a_revert_onto_stock_below_zero_negates_its_rows_exactly(registry: Registry) -> None:
+    """The root of the drift: a shipment reverted onto stock below zero came back
+    re-priced as incoming stock (66 on stock, a variance of -6), not as the negation of
+    the row it reverses; the journal then negated the original entry (60 on stock) and
+    drifted from the ledger by the difference. A revert's rows are exact negations now
+    (as `Posting.undo` always said), and the journal posts the revert's own rows."""
     basic_setup(registry, negative=True)
     for price in ("5", "8"):
         apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
@@ -105,9 +106,36 @@ def test_a_revert_whose_rows_are_not_the_negation_posts_its_own_rows(
     for tool, number, expected in steps:
         done[number], posted = _step(registry, tool, number=number)
         assert posted == expected, (number, posted)
-    # SO-00001's 12 come back worth the 60 they left with, onto -2 worth -16: 10 worth 50
-    # stay, so the row is +66 and the 2 short are re-priced back (-6.00); COGS gets its 60
+    # SO-00001's 12 come back worth exactly the 60 they left with: 10 worth 44 stay
     _, posted = _step(registry, "revert_operation", operation_id=done["SO-00001"])
-    assert posted == {STOCK: D(66), ADJ: D(-6), COGS: D(-60)}
+    assert posted == {STOCK: D(60), COGS: D(-60)}
     (b,) = registry.invoke("get_stock", {"sku": "M1", "location": "MAIN"}, ADMIN)["balances"]
-    assert (D(b["on_hand"]), D(b["average_cost"])) == (10, 5)
+    assert (D(b["on_hand"]), D(b["average_cost"])) == (10, D("4.4"))
+
+
+def test_reverting_newest_first_puts_stock_below_zero_back_exactly(registry: Registry) -> None:
+    """The books' machine's unwinding, refused: 2 of 3 worth 10.00 transferred onto -17
+    worth 0 arrive worth 6.666667 (3.3333335 each); the 15 short are re-priced at that to
+    -50.000002 (rounded half-even, once), and 1 leaving below zero goes at the stored
+    average 3.333333. Reverting that transfer re-priced its unit as incoming stock (-15
+    worth -49.999995), so reverting the first one left -17 worth 0.000007 and was refused;
+    exact negations go back."""
+    basic_setup(registry, negative=True)
+    for price, qty in (("3.34", "1"), ("3.33", "2")):
+        po = apply(registry, "create_purchase_order", supplier="Acme", location="SHOP",
+                   lines=[{"sku": "M1", "quantity": qty, "unit_price": price}])
+        apply(registry, "receive_purchase_order", number=po["number"])
+    ops = [apply(registry, "create_stock_adjustment", location="MAIN", reason="count",
+                 lines=[{"sku": "M1", "quantity_delta": "-17"}])["operation_id"]]
+    for src, dst, qty in (("SHOP", "MAIN", "2"), ("MAIN", "SHOP", "1")):
+        ops.append(_step(registry, "create_stock_transfer", from_location=src,
+                         to_location=dst, lines=[{"sku": "M1", "quantity": qty}])[0])
+    (b,) = registry.invoke("get_stock", {"sku": "M1", "location": "MAIN"}, ADMIN)["balances"]
+    assert (D(b["on_hand"]), D(b["average_cost"])) == (-16, D("3.333333"))
+    for operation_id in reversed(ops):
+        _step(registry, "revert_operation", operation_id=operation_id)
+    (b,) = registry.invoke("get_stock", {"sku": "M1", "location": "MAIN"}, ADMIN)["balances"]
+    assert (D(b["on_hand"]), D(b["average_cost"])) == (0, 0)
+    closing = registry.invoke("get_trial_balance", {}, ADMIN)["rows"]
+    assert {r["account"]: D(r["closing"]) for r in closing if D(r["closing"])} == {
+        STOCK: D(10), GRNI: D(-10)}  # SHOP's 3 worth 10.00, all back

@@ -145,7 +145,7 @@ def reverse_moves(op: Op, o: Original) -> None:
     for m in reversed(o.moves):
         p = Posting(m.item, m.location, -m.quantity, "revert",
                     m.document_type, m.document_number, unit_cost=m.unit_cost,
-                    batch_id=m.batch_id, pool=m.batch_id is None or m.quantity == 0,
+                    batch_id=m.batch_id, pool=m.batch_id is None or m.quantity == 0, undo=True,
                     value=-m.value)
         moved = stock.post(op, p)
         o.rows.append({"sku": m.item.sku, "location": m.location.code,
