@@ -27,14 +27,14 @@ from sqlalchemy import text
 sys.path.insert(0, str(Path(__file__).parents[1]))
 os.environ.setdefault("BENCH_VALUATION_ROWS", os.environ.get("BENCH_JOURNAL_ROWS", "1000000"))
 
-from bench import stock_valuation as valuation  # noqa: E402  (reads the rows above)
-from bench.apply_throughput import pg_schema  # noqa: E402
-from shopfloor.app.settings import Settings  # noqa: E402
-from shopfloor.app.wiring import open_registry  # noqa: E402
-from shopfloor.domain.accounting import export  # noqa: E402
-from shopfloor.domain.base.context import Op  # noqa: E402
-from shopfloor.registry.actor import Actor  # noqa: E402
-from shopfloor.registry.registry import Registry  # noqa: E402
+from bench import stock_valuation as valuation  # (reads the rows set above)
+from bench.apply_throughput import pg_schema
+from shopfloor.app.settings import Settings
+from shopfloor.app.wiring import open_registry
+from shopfloor.domain.accounting import export
+from shopfloor.domain.base.context import Op
+from shopfloor.registry.actor import Actor
+from shopfloor.registry.registry import Registry
 
 EXPORT_LINES = int(os.environ.get("BENCH_EXPORT_LINES", "1000000"))
 APPLIES = int(os.environ.get("BENCH_JOURNAL_APPLIES", "200"))
