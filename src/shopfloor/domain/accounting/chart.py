@@ -82,12 +82,17 @@ def kind_of(role: str) -> Kind:
     return DEFAULTS[role].kind
 
 
+_RULES = select(AccountRule.role, AccountRule.location_id, AccountRule.item_kind,
+               AccountRule.code, AccountRule.name)
+
+
 def chart(op: Op) -> Chart:
     found = op.cache.get(Chart)
     if isinstance(found, Chart):
         return found
-    rules = {(r.role, r.location_id, r.item_kind): Account(r.code, r.name, kind_of(r.role))
-             for r in op.session.scalars(select(AccountRule))}
+    # plain rows, not ORM objects: every write reads them (most find none)
+    rules = {(role, loc, kind): Account(code, name, kind_of(role))
+             for role, loc, kind, code, name in op.session.execute(_RULES)}
     made = op.cache[Chart] = Chart(rules)
     return made
 

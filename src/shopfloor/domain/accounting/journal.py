@@ -31,6 +31,7 @@ from shopfloor.store.tables import (
     Revert,
     StockMovement,
     Variance,
+    table,
 )
 
 PO, SO, MO, ADJ = "purchase_order", "sales_order", "manufacturing_order", "stock_adjustment"
@@ -54,6 +55,11 @@ REPRICING_COUNTER = {"price_correction": "grni", "landed_cost": "landed_costs"}
 TRANSFERS = ("transfer_in", "transfer_out")
 REVALUED = "stock_revaluation"
 """A revaluation by hand: its row's other side is its own `revaluation` variance."""
+
+# Built once: constructing a statement costs more than running it on SQLite.
+_ENTRY = insert(table(JournalEntry)).returning(table(JournalEntry).c.id,
+                                               sort_by_parameter_order=True)
+_LINE = insert(table(JournalLine))
 
 MEMO = {"receipt": "Goods received", "supplier_return": "Returned to supplier",
         "shipment": "Goods shipped", "customer_return": "Returned by customer",
@@ -226,11 +232,10 @@ def _write(op: Op, drafts: list[Draft]) -> None:
     if not drafts:
         return
     conn = op.session.connection()
-    made = conn.execute(
-        insert(JournalEntry).returning(JournalEntry.id, sort_by_parameter_order=True),
-        [{"posted_at": d.posted_at, "operation_id": op.operation_id,
-          "document_type": d.document_type, "document_number": d.document_number,
-          "memo": d.memo, "reverses": d.reverses, "created_at": op.now} for d in drafts],
+    made = conn.execute(_ENTRY, [
+        {"posted_at": d.posted_at, "operation_id": op.operation_id,
+         "document_type": d.document_type, "document_number": d.document_number,
+         "memo": d.memo, "reverses": d.reverses, "created_at": op.now} for d in drafts],
     ).scalars().all()
     lines = []
     for entry_id, d in zip(made, drafts, strict=True):
@@ -241,7 +246,7 @@ def _write(op: Op, drafts: list[Draft]) -> None:
                               "credit": -amount if amount < 0 else ZERO,
                               "item_id": item_id, "location_id": location_id,
                               "posted_at": d.posted_at})
-    conn.execute(insert(JournalLine), lines)
+    conn.execute(_LINE, lines)
 
 
 MOVE_COLUMNS = ("item_id", "location_id", "batch_id", "quantity", "unit_cost", "value",
