@@ -7,6 +7,7 @@ unwinding leaves every account at zero. Plain stock, and stock below zero."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal as D
 from typing import Any
 
@@ -139,3 +140,26 @@ def test_reverting_newest_first_puts_stock_below_zero_back_exactly(registry: Reg
     closing = registry.invoke("get_trial_balance", {}, ADMIN)["rows"]
     assert {r["account"]: D(r["closing"]) for r in closing if D(r["closing"])} == {
         STOCK: D(10), GRNI: D(-10)}  # SHOP's 3 worth 10.00, all back
+
+
+def test_a_periods_trial_balance_opens_with_what_came_before(registry: Registry) -> None:
+    """Two range sums, before the period and within it: what was posted before a period
+    is its opening, what is posted in it its debits and credits."""
+    basic_setup(registry)
+    apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
+          lines=[{"sku": "M1", "quantity": "10", "unit_price": "5"}])
+    apply(registry, "receive_purchase_order", number="PO-00001")
+    today = datetime.now(UTC).date()
+
+    def rows(**period: str) -> dict[str, tuple[D, D, D, D]]:
+        tb = registry.invoke("get_trial_balance", period, ADMIN)
+        return {r["account"]: (D(r["opening"]), D(r["debit"]), D(r["credit"]),
+                               D(r["closing"])) for r in tb["rows"]}
+
+    assert rows(start=str(today), end=str(today)) == {
+        STOCK: (D(0), D(50), D(0), D(50)), GRNI: (D(0), D(0), D(50), D(-50))}
+    later = str(today + timedelta(days=1))
+    assert rows(start=later, end=later) == {
+        STOCK: (D(50), D(0), D(0), D(50)), GRNI: (D(-50), D(0), D(0), D(-50))}
+    earlier = str(today - timedelta(days=1))
+    assert rows(end=earlier) == {}
