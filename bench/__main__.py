@@ -10,7 +10,8 @@ from pathlib import Path
 
 SCRIPTS = ["cli_startup", "mcp_startup", "mcp_overhead", "apply_throughput", "ledger_scale",
            "read_latency", "memory", "mrp_scale", "mrp_suppliers", "lot_scale",
-           "stock_valuation", "documents", "webhooks", "admin_pages", "floor_scheduling"]
+           "stock_valuation", "documents", "webhooks", "admin_pages", "floor_scheduling",
+           "journal"]
 
 
 def _cpu_model() -> str:

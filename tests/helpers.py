@@ -69,6 +69,7 @@ def ledger_matches_balances(registry: Registry) -> list[str]:
             if b.average_cost < 0:
                 bad.append(f"{where}: average {b.average_cost}")
         bad += [f"ledger without balance: {k}" for k, (q, v) in sums.items() if q or v]
+        bad += journal_mismatches(s)
     return bad
 
 
@@ -94,6 +95,7 @@ def journal_mismatches(s: Any) -> list[str]:
     bad += [f"stock lines of item {k[0]} at {k[1]} hold {v} with no ledger rows"
             for k, v in held.items() if k not in ledger and v]
     return bad
+
 
 def on_hand(registry: Registry, sku: str, location: str = "MAIN") -> Decimal:
     rows = registry.invoke("get_stock", {"sku": sku, "location": location}, ADMIN)["balances"]

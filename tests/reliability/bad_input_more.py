@@ -91,6 +91,31 @@ MORE: dict[str, tuple[dict[str, Any], list[tuple[dict[str, Any], str, str]]]] = 
         ({**BILL, "charges": [{"order": "{po}", "description": "freight", "amount": "5"}]},
          "charges[0].order", "conflict"),  # nothing received to land it on
     ]),
+    "revalue_stock": ({"sku": "M1", "location": "MAIN", "unit_cost": "2", "reason": "market"}, [
+        ({"sku": "M1", "location": "MAIN", "reason": "x"}, "unit_cost", "validation_error"),
+        ({"sku": "M1", "location": "MAIN", "unit_cost": "2", "value": "5", "reason": "x"},
+         "value", "validation_error"),
+        ({"sku": "M1", "location": "MAIN", "unit_cost": "-1", "reason": "x"}, "unit_cost",
+         "validation_error"),
+        ({"sku": "M1", "location": "MAIN", "value": "1e999", "reason": "x"}, "value",
+         "validation_error"),
+        ({"sku": "M1", "location": "MAIN", "unit_cost": "2"}, "reason", "validation_error"),
+        ({"sku": "M1", "location": "MAIN", "unit_cost": "2", "reason": " "}, "reason",
+         "validation_error"),
+        ({"sku": "NOPE", "location": "MAIN", "unit_cost": "2", "reason": "x"}, "sku",
+         "not_found"),
+        ({"sku": "M1", "location": "NOPE", "unit_cost": "2", "reason": "x"}, "location",
+         "not_found"),
+        # nothing of M1 at SHOP to revalue
+        ({"sku": "M1", "location": "SHOP", "unit_cost": "2", "reason": "x"}, "location",
+         "validation_error"),
+        ({"sku": "T1", "location": "MAIN", "unit_cost": "2", "reason": "x"}, "lot",
+         "validation_error"),
+        ({"sku": "T1", "location": "MAIN", "lot": "L9", "unit_cost": "2", "reason": "x"},
+         "lot", "not_found"),
+        ({"sku": "M1", "location": "MAIN", "lot": "L1", "unit_cost": "2", "reason": "x"},
+         "lot", "validation_error"),
+    ]),
 }
 
 # the journal's reads (issue 31)

@@ -6,6 +6,7 @@ accepted and every table of money reads as at the mark (issue 30)."""
 
 from __future__ import annotations
 
+import os
 from collections import defaultdict
 from collections.abc import Callable
 from decimal import Decimal
@@ -24,8 +25,12 @@ from tests.helpers import apply
 def run_machine(machine: Any, make: Callable[[], Registry], examples: int, steps: int,
                 derandomize: bool = True) -> None:
     """`make test`'s runs are the same each time (derandomized: a red run is a change,
-    not a draw); the long runs (`-m long`) pass `derandomize=False` to explore."""
+    not a draw); the long runs (`-m long`) pass `derandomize=False` to explore.
+    `SHOPFLOOR_EXAMPLES` and `SHOPFLOOR_STEPS` run a machine longer by hand (hunting a
+    failure the bounded run does not reach) without editing its test."""
     machine.make = staticmethod(make)
+    examples = int(os.environ.get("SHOPFLOOR_EXAMPLES", examples))
+    steps = int(os.environ.get("SHOPFLOOR_STEPS", steps))
     run_state_machine_as_test(machine, settings=settings(
         max_examples=examples, stateful_step_count=steps, deadline=None,
         derandomize=derandomize,

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 MODULES = ("items", "partners", "stock", "orders", "production", "audit", "jobs", "bulk",
            "lots", "corrections", "returns", "planning", "valuation", "proposals",
            "paper", "events", "accounts", "floor", "buying", "discovery", "company",
-           "accounting", "period", "bills")
+           "accounting", "period", "bills", "revaluing")
 
 ABOUT = {
     "items": "Look items up, create and change them, and their recipes.",

@@ -23,8 +23,8 @@ from shopfloor.tools.fields import Amount, Cursor, Day, Kind, Out, Page
 tools = Toolset("accounting")
 PAGE = 100
 Role_ = Literal["inventory", "wip", "payable", "grni", "landed_costs", "opening", "cogs",
-                "adjustments", "scrap", "price_variance", "labour_absorbed", "exchange",
-                "rounding"]
+                "adjustments", "scrap", "revaluation", "price_variance", "labour_absorbed",
+                "exchange", "rounding"]
 Code = Field(min_length=1, max_length=32, pattern=r"^[A-Za-z0-9][A-Za-z0-9.\-]*$")
 
 

@@ -39,6 +39,7 @@ DEFAULTS: dict[str, Account] = {
     "cogs": Account("5000", "Cost of goods sold", "expense"),
     "adjustments": Account("5100", "Stock adjustments and write-offs", "expense"),
     "scrap": Account("5110", "Scrap", "expense"),
+    "revaluation": Account("5120", "Stock revaluation", "expense"),
     "price_variance": Account("5200", "Purchase price variance", "expense"),
     "labour_absorbed": Account("5300", "Labour and overhead absorbed", "expense"),
     "exchange": Account("7900", "Exchange differences", "expense"),

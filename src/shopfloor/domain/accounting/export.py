@@ -15,7 +15,7 @@ from collections import defaultdict
 from collections.abc import Iterator
 from datetime import UTC, date, datetime, time
 from decimal import Decimal
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy import func, select
 
@@ -40,39 +40,56 @@ TOP = {"asset": "Assets", "liability": "Liabilities", "equity": "Equity",
        "expense": "Expenses"}
 
 
+class Entry(NamedTuple):
+    id: int
+    posted_at: datetime
+    document_type: str | None
+    document_number: str | None
+    memo: str
+
+
+Summed = tuple[Entry, dict[str, list[Decimal]]]
+
+
 def _lines(op: Op, start: datetime | None, end: datetime | None
-           ) -> Iterator[tuple[JournalEntry, list[tuple[str, Decimal, Decimal]], str]]:
-    """Entries oldest first, each with its lines summed per account and its partner."""
+           ) -> Iterator[tuple[Entry, list[tuple[str, Decimal, Decimal]], str]]:
+    """Entries oldest first, each with its lines summed per account and its partner: a
+    page of entries at a time (by id, so any database and any transaction mode), then
+    their lines, as plain rows, not ORM objects: a million lines cost the memory of one
+    page and no identity map, and an entry's date is converted once, not per line."""
+    e, ln = JournalEntry, JournalLine
     after = 0
     while True:
-        stmt = select(JournalEntry).where(JournalEntry.id > after) \
-            .order_by(JournalEntry.id).limit(PAGE)
+        stmt = select(e.id, e.posted_at, e.document_type, e.document_number, e.memo) \
+            .where(e.id > after).order_by(e.id).limit(PAGE)
         if start is not None:
-            stmt = stmt.where(JournalEntry.posted_at >= start)
+            stmt = stmt.where(e.posted_at >= start)
         if end is not None:
-            stmt = stmt.where(JournalEntry.posted_at < end)
-        page = list(op.session.scalars(stmt))
-        if not page:
+            stmt = stmt.where(e.posted_at < end)
+        entries = [Entry(*r) for r in op.session.execute(stmt)]
+        if not entries:
             return
-        ids = [e.id for e in page]
         sums: dict[int, dict[str, list[Decimal]]] = defaultdict(
             lambda: defaultdict(lambda: [ZERO, ZERO]))
         for entry_id, account, debit, credit in op.session.execute(
-                select(JournalLine.entry_id, JournalLine.account, JournalLine.debit,
-                       JournalLine.credit).where(JournalLine.entry_id.in_(ids))
-                .order_by(JournalLine.id)):
+                select(ln.entry_id, ln.account, ln.debit, ln.credit)
+                .where(ln.entry_id.in_([x.id for x in entries])).order_by(ln.id)):
             pair = sums[entry_id][account]
             pair[0] += debit
             pair[1] += credit
-        partners = _partners(op, page)
-        for e in page:
-            lines = [(acc, d, c) for acc, (d, c) in sums[e.id].items()]
-            yield e, lines, partners.get((e.document_type, e.document_number), "")
-        after = ids[-1]
-        op.session.expunge_all()
+        yield from _named(op, [(x, sums[x.id]) for x in entries])
+        after = entries[-1].id
 
 
-def _partners(op: Op, page: list[JournalEntry]) -> dict[tuple[str | None, str | None], str]:
+def _named(op: Op, page: list[Summed]
+           ) -> Iterator[tuple[Entry, list[tuple[str, Decimal, Decimal]], str]]:
+    partners = _partners(op, [entry for entry, _ in page])
+    for entry, sums in page:
+        yield (entry, [(acc, d, c) for acc, (d, c) in sums.items()],
+               partners.get((entry.document_type, entry.document_number), ""))
+
+
+def _partners(op: Op, page: list[Entry]) -> dict[tuple[str | None, str | None], str]:
     pos = {e.document_number for e in page if e.document_type == "purchase_order"}
     sos = {e.document_number for e in page if e.document_type == "sales_order"}
     bills = {e.document_number for e in page if e.document_type == "supplier_bill"}

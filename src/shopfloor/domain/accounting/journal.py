@@ -49,10 +49,13 @@ DOCUMENT_COUNTER = {PO: "grni", SO: "cogs", MO: "wip", ADJ: "adjustments"}
 # a variance's kind -> the role it is an expense (positive) or a gain (negative) of
 VARIANCE_ROLE = {"price_correction": "price_variance", "landed_cost": "price_variance",
                  "price": "price_variance", "negative_stock": "adjustments",
-                 "opening": "opening", "rounding": "rounding", "exchange": "exchange"}
+                 "opening": "opening", "rounding": "rounding", "exchange": "exchange",
+                 "revaluation": "revaluation"}
 # a re-pricing's variance is owed to (or by) the supplier, or to the carrier of a landed cost
 REPRICING_COUNTER = {"price_correction": "grni", "landed_cost": "landed_costs"}
 TRANSFERS = ("transfer_in", "transfer_out")
+REVALUED = "stock_revaluation"
+"""A revaluation by hand: its row's other side is its own `revaluation` variance."""
 
 MEMO = {"receipt": "Goods received", "supplier_return": "Returned to supplier",
         "shipment": "Goods shipped", "customer_return": "Returned by customer",
@@ -124,7 +127,8 @@ def _drafts(op: Op, moves: list[dict[str, Any]],
         key = (row["created_at"], row["document_type"], row["document_number"])
         found = by_doc.get(key)
         if found is None:
-            memo = MEMO.get(row.get("reason", ""), "Variance")
+            memo = "Stock revalued" if row["document_type"] == REVALUED else MEMO.get(
+                row.get("reason", ""), "Variance")
             found = by_doc[key] = Draft(row["created_at"], row["document_type"],
                                         row["document_number"],
                                         f"Revert: {memo}" if reverted else memo,
@@ -138,8 +142,8 @@ def _drafts(op: Op, moves: list[dict[str, Any]],
         stock = c.account("inventory", loc, kinds.get(item)).code
         d.add("inventory", stock, value, item, loc)
         reason = m["reason"]
-        if reason in TRANSFERS:
-            continue  # both sides are stock accounts: the pair balances in the entry
+        if reason in TRANSFERS or m["document_type"] == REVALUED:
+            continue  # both sides are stock accounts, or the row's variance is its other side
         if reason == "revaluation":
             role = "landed_costs" if landed else DOCUMENT_COUNTER.get(
                 m["document_type"], "adjustments")

@@ -11,13 +11,12 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import case, func, literal, select, type_coerce
+from sqlalchemy import func, select
 
 from shopfloor.domain.accounting.chart import chart
 from shopfloor.domain.base.context import Op
 from shopfloor.kernel.numbers import ZERO
 from shopfloor.store.tables import Item, JournalEntry, JournalLine, Location
-from shopfloor.store.types import Dec
 
 
 @dataclass(frozen=True)
@@ -28,29 +27,33 @@ class Period:
     end: datetime | None
 
 
+def _sums(op: Op, low: datetime | None, high: datetime | None
+          ) -> dict[str, tuple[Decimal, Decimal]]:
+    """Debits and credits per account over [low, high): one grouped range scan of the
+    (account, posted_at, debit, credit) index, no expression per line."""
+    line = JournalLine
+    stmt = select(line.account, func.sum(line.debit), func.sum(line.credit)) \
+        .group_by(line.account)
+    if low is not None:
+        stmt = stmt.where(line.posted_at >= low)
+    if high is not None:
+        stmt = stmt.where(line.posted_at < high)
+    return {a: (Decimal(d or ZERO), Decimal(c or ZERO)) for a, d, c in op.session.execute(stmt)}
+
+
 def trial_balance(op: Op, period: Period) -> list[dict[str, Any]]:
     """Per account: what it held before the period, what the period debited and
-    credited, and what it held at its end (one grouped scan of the lines up to its end)."""
-    line = JournalLine
-    zero = literal(ZERO, Dec())
-    if period.start is None:
-        opening: Any = func.sum(zero)
-        debit: Any = func.sum(line.debit)
-        credit: Any = func.sum(line.credit)
-    else:
-        before = line.posted_at < period.start
-        opening = func.sum(case((before, type_coerce(line.debit - line.credit, Dec())),
-                                else_=zero))
-        debit = func.sum(case((before, zero), else_=line.debit))
-        credit = func.sum(case((before, zero), else_=line.credit))
-    stmt = select(line.account, opening, debit, credit).group_by(line.account) \
-        .order_by(line.account)
-    if period.end is not None:
-        stmt = stmt.where(line.posted_at < period.end)
+    credited, and what it held at its end: two grouped range scans (before the period,
+    within it), each a plain sum (a CASE per line cost a period twice the whole
+    history's time over a million lines)."""
+    before = _sums(op, None, period.start) if period.start is not None else {}
+    within = _sums(op, period.start, period.end)
     names = chart(op).names()
     out = []
-    for account, o, d, c in op.session.execute(stmt):
-        o, d, c = Decimal(o or ZERO), Decimal(d or ZERO), Decimal(c or ZERO)
+    for account in sorted(before.keys() | within.keys()):
+        bd, bc = before.get(account, (ZERO, ZERO))
+        d, c = within.get(account, (ZERO, ZERO))
+        o = bd - bc
         known = names.get(account)
         out.append({"account": account, "name": known.name if known else account,
                     "kind": known.kind if known else None, "opening": o, "debit": d,
