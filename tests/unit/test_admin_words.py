@@ -67,7 +67,7 @@ def test_the_valuation_sheet_starts_with_its_header_and_reads_back_exactly(
         app: TestClient, registry: Registry) -> None:
     apply(registry, "create_stock_adjustment", location="MAIN", reason="count", lines=[
         {"sku": "M1", "quantity_delta": "3", "unit_cost": "5.302129"},
-        {"sku": "M2", "quantity_delta": "0.5", "unit_cost": "2"}])
+        {"sku": "M2", "quantity_delta": "2", "unit_cost": "2.000001"}])
     sheet = _as(app, "vera", "viewer").get("/valuation.csv").text
     rows = list(csv.DictReader(io.StringIO(sheet)))
     tool = registry.invoke("get_stock_valuation", {}, ADMIN)

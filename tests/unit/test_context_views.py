@@ -51,6 +51,7 @@ def _orm_detail(op: Op, sku: str) -> dict[str, Any]:
 @pytest.fixture
 def world(registry: Registry) -> Registry:
     basic_setup(registry)
+    apply(registry, "modify_item", sku="M1", precision=3)  # counted to the gram
     apply(registry, "create_item", sku="P2", name="Second", kind="product",
           default_supplier="Acme", purchase_price="2.5", reorder_point="3")
     apply(registry, "create_stock_adjustment", location="SHOP", reason="seed",

@@ -59,6 +59,7 @@ def test_reads_leave_no_transaction_open(registry: Registry) -> None:
 
 def test_pinned_reads_keep_one_connection_and_see_each_commit(registry: Registry) -> None:
     basic_setup(registry)
+    apply(registry, "modify_item", sku="M1", precision=1)  # counted to a tenth
     registry.store.pin_reads()
     assert _on_hand(registry, "M1") == "0"
     pool = registry.store.engine.pool

@@ -21,6 +21,7 @@ from tests.helpers import ADMIN, apply, basic_setup
 
 def _company(registry: Registry) -> int:
     basic_setup(registry)
+    apply(registry, "modify_item", sku="P1", precision=3)  # sold by the metre
     apply(registry, "modify_item", sku="P1", purchase_price="12.345678", reorder_point="2.5",
           default_supplier="Acme", batch_tracked=False, order_multiple="0.25")
     apply(registry, "update_recipe", sku="P1",
