@@ -77,7 +77,10 @@ def _item(reg: Registry, sku: str, **args: Any) -> tuple[Decimal, list[tuple[str
 
 
 def _setup(reg: Registry) -> None:
-    apply(reg, "create_item", sku="LT", name="Tracked", kind="material", batch_tracked=True)
+    apply(reg, "create_item", sku="LT", name="Tracked", kind="material", batch_tracked=True,
+          precision=3)
+    for sku in ("M1", "M2"):  # the steps move thousandths
+        apply(reg, "modify_item", sku=sku, precision=3)
 
 
 @settings(max_examples=12, deadline=None,

@@ -107,6 +107,7 @@ def test_a_derived_quantity_beyond_storage_is_refused(registry: Registry) -> Non
 
 def test_a_stored_cost_beyond_storage_is_refused(registry: Registry) -> None:
     basic_setup(registry)
+    apply(registry, "modify_item", sku="P1", precision=6)  # made by the millionth
     apply(registry, "create_stock_adjustment", location="MAIN", reason="found",
           lines=[{"sku": "M1", "quantity_delta": "1000", "unit_cost": "999999999"}])
     apply(registry, "update_recipe", sku="P1", components=[{"sku": "M1", "quantity": "2000"}])
@@ -141,6 +142,7 @@ def test_racing_first_postings_create_one_balance(registry: Registry) -> None:
     """Eight writers post to a balance that does not exist yet: one creates it, the others
     start over and add to it; nothing is lost."""
     basic_setup(registry)
+    apply(registry, "modify_item", sku="M2", precision=1)  # counted to a tenth
     gate = threading.Barrier(8)
 
     def one(_: int) -> dict[str, Any]:

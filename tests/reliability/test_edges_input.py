@@ -82,6 +82,7 @@ def test_integers_refuse_digits_that_are_not_ascii(registry: Registry, text: str
 def test_numbers_and_ascii_decimal_strings_still_work(registry: Registry,
                                                       quantity: Any) -> None:
     basic_setup(registry)
+    apply(registry, "modify_item", sku="M1", precision=3)  # counted to the gram
     apply(registry, "create_stock_adjustment", location="MAIN", reason="r",
           lines=[{"sku": "M1", "quantity_delta": quantity}])
     assert on_hand(registry, "M1") > 0

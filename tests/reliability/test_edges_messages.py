@@ -54,6 +54,7 @@ def _story(registry: Registry, *, details: bool) -> list[str]:
 
     apply(registry, "update_recipe", sku="P1", components=[{"sku": "M1", "quantity": "2"}])
     apply(registry, "modify_item", sku="M2", precision=2)  # 2.50 of it is a quantity
+    apply(registry, "modify_item", sku="P1", precision=2)  # and 2.50 and 1.50 of P1
     both("create_stock_adjustment", location="MAIN", reason="count",
          lines=[{"sku": "M1", "quantity_delta": "30.000"}])
     both("create_stock_transfer", from_location="MAIN", to_location="SHOP",

@@ -101,7 +101,7 @@ def test_random_lot_movements_keep_every_lot_equal_to_its_ledger(
         fresh: Callable[[], Registry], ops: list[Any]) -> None:  # noqa: F811
     reg = fresh()
     reg.clock = lambda: TODAY
-    apply(reg, "create_item", sku="FLOUR", name="Flour", batch_tracked=True)
+    apply(reg, "create_item", sku="FLOUR", name="Flour", batch_tracked=True, uom="kg")
     for step in ops:
         before = quick_snapshot(reg)
         try:
