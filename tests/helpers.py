@@ -45,7 +45,7 @@ def snapshot(registry: Registry) -> dict[str, Any]:
     return out
 
 
-def ledger_matches_balances(registry: Registry) -> list[str]:
+def ledger_mismatches(registry: Registry) -> list[str]:
     """Every balance equals the sum of its ledger rows, in quantity and in value (exactly),
     and no balance is valued below zero or holds value with nothing on hand; returns the
     mismatches."""

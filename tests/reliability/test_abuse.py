@@ -24,7 +24,7 @@ from shopfloor.kernel.errors import ERROR_CODES, ShopfloorError
 from shopfloor.registry.registry import Registry
 from shopfloor.surfaces.auth import Authenticator
 from shopfloor.surfaces.server import build_app
-from tests.helpers import ADMIN, apply, basic_setup, ledger_matches_balances
+from tests.helpers import ADMIN, apply, basic_setup, ledger_mismatches
 from tests.servers import serving
 
 HOSTILE = ["<script>alert(1)</script>", "<img src=x onerror=alert(1)>", "' OR 1=1 --",
@@ -87,7 +87,7 @@ def _fuzz_tool(reg: Registry, name: str, examples: int) -> None:
             json.dumps(exc.to_payload())
         else:
             json.dumps(result)
-        assert not ledger_matches_balances(reg)
+        assert not ledger_mismatches(reg)
 
     run()
 

@@ -32,7 +32,7 @@ from shopfloor.store import migrate
 from shopfloor.store.engine import Store
 from shopfloor.store.tables import Base, StockMovement
 from tests.conftest import PG_URL
-from tests.helpers import ADMIN, apply, basic_setup, ledger_matches_balances
+from tests.helpers import ADMIN, apply, basic_setup, ledger_mismatches
 
 TODAY = date(2026, 12, 1)
 # Untracked demo items (a lot-tracked line would need its lot named).
@@ -115,7 +115,7 @@ def test_a_restored_backup_holds_every_row_and_keeps_working(
     # The copy is a working company: numbering and ids carry on past the restored rows.
     again = open_registry(Settings(database_url=target))
     try:
-        assert ledger_matches_balances(again) == []
+        assert ledger_mismatches(again) == []
         args: dict[str, Any] = {"location": "MAIN", "reason": "after restore",
                 "lines": [{"sku": "FELT-PAD", "quantity_delta": "1"}]}
         in_copy = apply(again, "create_stock_adjustment", **args)
@@ -197,7 +197,7 @@ def test_writes_during_a_backup_are_wholly_in_it_or_wholly_not(
         assert set(new) <= set(made), set(new) - set(made)
         again = open_registry(Settings(database_url=target))
         try:
-            assert ledger_matches_balances(again) == [], file
+            assert ledger_mismatches(again) == [], file
         finally:
             again.store.dispose()
         counts.append(len(new))

@@ -14,7 +14,7 @@ from shopfloor.app.wiring import worker_for
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
 from shopfloor.store.tables import Balance, OperationLog
-from tests.helpers import ADMIN, apply, basic_setup, ledger_matches_balances, on_hand, snapshot
+from tests.helpers import ADMIN, apply, basic_setup, ledger_mismatches, on_hand, snapshot
 
 CSV = """SKU,Name,kind,purchase_price,reorder_point,default_supplier,on_hand:MAIN,on_hand:SHOP
 N1,Oak board,material,12.50,20,Acme,40,
@@ -78,7 +78,7 @@ def test_import_previews_each_row_then_a_job_applies_it_once(registry: Registry)
     stock = registry.invoke("get_stock", {"sku": "N1"}, ADMIN)["balances"][0]
     assert D(stock["average_cost"]) == D("12.5")  # opening stock valued at its price
     assert registry.invoke("get_item", {"sku": "M2"}, ADMIN)["name"] == "Item M2 renamed"
-    assert not ledger_matches_balances(registry)
+    assert not ledger_mismatches(registry)
     assert not worker_for(registry).run_one(queued["job_id"])  # nothing left to run
 
 

@@ -9,7 +9,7 @@ from decimal import Decimal as D
 from typing import Any
 
 from shopfloor.registry.registry import Registry
-from tests.helpers import ADMIN, apply, ledger_matches_balances
+from tests.helpers import ADMIN, apply, ledger_mismatches
 from tests.reliability.test_buying import refused, stock_of
 from tests.reliability.test_mrp import day, plan_of
 
@@ -50,7 +50,7 @@ def test_a_component_with_yield_is_committed_and_consumed_as_planned(
     assert stock_of(registry, "R10K") == (D(700), D("0.02"))
     assert stock_of(registry, "PCB") == (D(80), D("0.075"))
     assert committed(registry, "R10K") == D(0)
-    assert ledger_matches_balances(registry) == []
+    assert ledger_mismatches(registry) == []
 
 
 def test_an_order_completed_in_parts_consumes_what_it_would_at_once(
@@ -107,7 +107,7 @@ def test_by_products_take_their_share_of_the_cost(registry: Registry) -> None:
     apply(registry, "revert_operation", operation_id=done["operation_id"])
     assert stock_of(registry, "PLANK")[0] == D(0) and stock_of(registry, "SAWDUST")[0] == D(0)
     assert stock_of(registry, "LOG") == (D(10), D(100))
-    assert ledger_matches_balances(registry) == []
+    assert ledger_mismatches(registry) == []
 
 
 def test_shares_over_a_hundred_percent_are_refused_naming_the_share(

@@ -12,7 +12,7 @@ from sqlalchemy import select
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
 from shopfloor.store.tables import StockMovement, Variance
-from tests.helpers import ADMIN, apply, basic_setup, ledger_matches_balances, snapshot
+from tests.helpers import ADMIN, apply, basic_setup, ledger_mismatches, snapshot
 from tests.reliability.test_revert import stock
 
 
@@ -56,7 +56,7 @@ def test_corrected_receipt_price_recosts_what_remains(registry: Registry) -> Non
     # history kept, newest first: one revaluation row (quantity 0, +1 a unit, 7.5 here)
     assert [(m["reason"], m["quantity"], m["unit_cost"], m["value"]) for m in moves[:2]] == [
         ("revaluation", "0", "1", "7.5"), ("shipment", "-4", "3.875", "-15.5")]
-    assert not ledger_matches_balances(registry)
+    assert not ledger_mismatches(registry)
 
     # nothing moved since: the revert gives back the old price, negates the revaluation
     # exactly and answers the variance (12 x 3.875 = 46.5 of value here again)
@@ -66,7 +66,7 @@ def test_corrected_receipt_price_recosts_what_remains(registry: Registry) -> Non
     assert adjusted == 0 and value == D("46.5")
     po = registry.invoke("get_purchase_order", {"number": "PO-00001"}, ADMIN)
     assert po["lines"][0]["unit_price"] == "5"
-    assert not ledger_matches_balances(registry)
+    assert not ledger_mismatches(registry)
 
 
 def test_corrected_received_quantity_and_status(registry: Registry) -> None:
@@ -93,7 +93,7 @@ def test_corrected_received_quantity_and_status(registry: Registry) -> None:
             apply(registry, "correct_purchase_receipt", number="PO-00001", **args)
         assert info.value.code == code and (field is None or info.value.field == field), args
     assert snapshot(registry) == before
-    assert not ledger_matches_balances(registry)
+    assert not ledger_mismatches(registry)
 
 
 def test_corrected_shipment_moves_the_difference_and_commits_again(
@@ -114,7 +114,7 @@ def test_corrected_shipment_moves_the_difference_and_commits_again(
     done = apply(registry, "correct_shipment", number="SO-00001", sku="P1", quantity="5")
     assert done["status"] == "fulfilled"
     assert stock(registry, "P1") == (D(10), D(0), D("4.25"))
-    assert not ledger_matches_balances(registry)
+    assert not ledger_mismatches(registry)
 
 
 def test_corrected_completion_unmakes_at_cost(registry: Registry) -> None:
@@ -138,7 +138,7 @@ def test_corrected_completion_unmakes_at_cost(registry: Registry) -> None:
     assert done["status"] == "done"
     assert stock(registry, "P1") == (D(2), D(0), D(7))
     assert stock(registry, "M1") == (D(6), D(0), D("1.5"))
-    assert not ledger_matches_balances(registry)
+    assert not ledger_mismatches(registry)
 
 
 def test_corrections_are_admin_and_destructive(registry: Registry) -> None:

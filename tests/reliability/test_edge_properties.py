@@ -28,7 +28,7 @@ from shopfloor.app.wiring import open_registry, worker_for
 from shopfloor.kernel.errors import ERROR_CODES, ShopfloorError
 from shopfloor.registry.registry import Registry
 from tests.copies import Copies
-from tests.helpers import ADMIN, ledger_matches_balances
+from tests.helpers import ADMIN, ledger_mismatches
 from tests.reliability.test_bad_input import _world
 
 EXAMPLES = int(os.environ.get("SHOPFLOOR_EDGE_EXAMPLES", "20"))
@@ -204,7 +204,7 @@ def _check(world: tuple[Registry, dict[str, str]], examples: int, derandomize: b
     tools = len(_tool_names()[shard::shards])
     assert calls >= tools * min(examples, 2), calls
     print(f"edges: {tools} tools, {calls} calls")
-    assert not ledger_matches_balances(reg)
+    assert not ledger_mismatches(reg)
 
 
 @pytest.mark.parametrize("shard", range(SHARDS))

@@ -9,7 +9,7 @@ from decimal import Decimal as D
 from typing import Any
 
 from shopfloor.registry.registry import Registry
-from tests.helpers import ADMIN, apply, ledger_matches_balances
+from tests.helpers import ADMIN, apply, ledger_mismatches
 
 
 def stock(reg: Registry, sku: str) -> dict[str, Any]:
@@ -92,7 +92,7 @@ def test_purchase_receive_manufacture_fulfil(registry: Registry) -> None:
     moves = reg.invoke("list_stock_movements", {"sku": "P1"}, ADMIN)["movements"]
     assert [(m["reason"], D(m["quantity"]), D(m["unit_cost"])) for m in moves] == [
         ("shipment", D(-1), D(20)), ("shipment", D(-2), D(20)), ("production", D(4), D(20))]
-    assert not ledger_matches_balances(reg)
+    assert not ledger_mismatches(reg)
 
 
 def test_terminal_documents_are_immutable(registry: Registry) -> None:

@@ -13,7 +13,7 @@ import pytest
 from shopfloor.app.wiring import worker_for
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
-from tests.helpers import ADMIN, apply, basic_setup, ledger_matches_balances, on_hand, snapshot
+from tests.helpers import ADMIN, apply, basic_setup, ledger_mismatches, on_hand, snapshot
 
 
 def _rows(reg: Registry, csv: str, **args: Any) -> dict[str, Any]:
@@ -47,7 +47,7 @@ def test_import_sets_lot_sizing_tracking_numbering_and_shelf_life(registry: Regi
     m1 = registry.invoke("get_item", {"sku": "M1"}, ADMIN)
     assert (m1["order_multiple"], m1["supply_period_days"]) == ("25", 7)
     assert on_hand(registry, "M1") == 3
-    assert not ledger_matches_balances(registry)
+    assert not ledger_mismatches(registry)
 
 
 def test_import_rejects_what_modify_item_refuses_naming_the_column(registry: Registry) -> None:
@@ -115,4 +115,4 @@ def test_an_imported_count_finer_than_its_unit_is_the_rows_reject(registry: Regi
     _run(registry, csv)
     assert on_hand(registry, "N1") == Decimal("2.5")
     assert on_hand(registry, "M1") == 0
-    assert not ledger_matches_balances(registry)
+    assert not ledger_mismatches(registry)

@@ -36,7 +36,7 @@ from shopfloor.store.tables import (
     StockAdjustment,
     StockMovement,
 )
-from tests.helpers import apply, ledger_matches_balances
+from tests.helpers import apply, ledger_mismatches
 from tests.servers import free_port
 
 LINES = 1000
@@ -75,7 +75,7 @@ def _state(db_url: str) -> dict[str, object]:
                 .scalar_one(),
                 "keys": s.scalars(select(IdempotencyKey.key)).all(),
             }
-        state["ledger_vs_balances"] = ledger_matches_balances(reg)
+        state["ledger_vs_balances"] = ledger_mismatches(reg)
     finally:
         reg.store.dispose()
     return state

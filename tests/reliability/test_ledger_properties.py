@@ -25,7 +25,7 @@ from shopfloor.registry.registry import Registry
 from shopfloor.store.tables import Balance, StockMovement
 from tests.conftest import _truncate
 from tests.copies import Copies
-from tests.helpers import ADMIN, apply, basic_setup, ledger_matches_balances, quick_snapshot
+from tests.helpers import ADMIN, apply, basic_setup, ledger_mismatches, quick_snapshot
 
 SKUS = ("M1", "M2", "P1")
 LOCS = ("MAIN", "SHOP")
@@ -57,7 +57,7 @@ def _run(reg: Registry, op: tuple[str, str, str, Decimal, Decimal | None]) -> No
 
 
 def _check(reg: Registry) -> None:
-    assert not ledger_matches_balances(reg)
+    assert not ledger_mismatches(reg)
     with reg.store.reading() as s:
         for b in s.scalars(select(Balance)).unique():
             assert b.on_hand >= 0, f"{b.item.sku}@{b.location.code} negative"

@@ -19,7 +19,7 @@ from shopfloor.registry.registry import Registry
 from shopfloor.store.bulk import insert_returning
 from shopfloor.store.tables import Batch, Item, table
 from shopfloor.store.tables.lots import LotBalance
-from tests.helpers import apply, basic_setup, ledger_matches_balances
+from tests.helpers import apply, basic_setup, ledger_mismatches
 
 BATCHES = table(Batch)
 
@@ -119,7 +119,7 @@ def test_lots_named_again_are_found_past_one_lookup_chunk(registry: Registry) ->
         assert len(s.execute(select(BATCHES.c.id)).all()) == 500
         on_hand = s.scalars(select(LotBalance.on_hand)).all()
     assert sorted(set(on_hand)) == [Decimal(2)] and len(on_hand) == 500
-    assert ledger_matches_balances(registry) == []
+    assert ledger_mismatches(registry) == []
 
 
 def test_insert_returning_converts_like_sqlalchemy(registry: Registry) -> None:

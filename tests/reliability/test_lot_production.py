@@ -12,7 +12,7 @@ import pytest
 
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
-from tests.helpers import ADMIN, apply, ledger_matches_balances
+from tests.helpers import ADMIN, apply, ledger_mismatches
 from tests.reliability.test_lots import TODAY, lots_of
 
 
@@ -78,7 +78,7 @@ def test_completion_costs_the_output_from_actual_consumption_with_scrap_and_a_su
     assert lots_of(reg, "M1") == {"A": 1, "B": 10}
     assert stock(reg, "M1")["committed"] == D(0) and stock(reg, "M2")["committed"] == D(0)
     assert stock(reg, "M2")["on_hand"] == D(10) and stock(reg, "SUB")["on_hand"] == D(6)
-    assert ledger_matches_balances(reg) == []
+    assert ledger_mismatches(reg) == []
 
 
 def two_levels(reg: Registry) -> dict[str, str]:

@@ -21,7 +21,7 @@ from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
 from shopfloor.store.tables import Balance, StockMovement
 from shopfloor.store.tables.lots import LotBalance
-from tests.helpers import apply, ledger_matches_balances, quick_snapshot
+from tests.helpers import apply, ledger_mismatches, quick_snapshot
 from tests.reliability.test_ledger_properties import fresh  # noqa: F401 (fixture)
 from tests.reliability.test_lots import TODAY
 
@@ -74,7 +74,7 @@ def _run(reg: Registry, step: tuple[Any, ...]) -> None:
 
 
 def _check(reg: Registry) -> None:
-    assert ledger_matches_balances(reg) == []
+    assert ledger_mismatches(reg) == []
     with reg.store.reading() as s:
         ledger = {(b, loc): q for b, loc, q in s.execute(
             select(StockMovement.batch_id, StockMovement.location_id,

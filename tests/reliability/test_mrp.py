@@ -18,7 +18,7 @@ import pytest
 from shopfloor.app.wiring import worker_for
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
-from tests.helpers import ADMIN, apply, ledger_matches_balances, snapshot
+from tests.helpers import ADMIN, apply, ledger_mismatches, snapshot
 
 TODAY = date(2026, 12, 1)
 
@@ -262,10 +262,10 @@ def test_cancel_and_rebuild_jobs(registry: Registry) -> None:
     with registry.store.writing() as s:  # damage a balance behind the ledger's back
         s.execute(text("UPDATE balances SET on_hand = on_hand + 7"))
         s.commit()
-    assert ledger_matches_balances(registry)
+    assert ledger_mismatches(registry)
     job = run_job(registry, "rebuild_balances")
     assert len(job["result"]["corrections"]) == 3
-    assert not ledger_matches_balances(registry)
+    assert not ledger_mismatches(registry)
     assert D(registry.invoke("get_stock", {"sku": "P"}, ADMIN)["balances"][0]["committed"]) == 12
 
 

@@ -12,7 +12,7 @@ import pytest
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.actor import Actor
 from shopfloor.registry.registry import Registry
-from tests.helpers import ADMIN, apply, basic_setup, ledger_matches_balances, on_hand, snapshot
+from tests.helpers import ADMIN, apply, basic_setup, ledger_mismatches, on_hand, snapshot
 
 ADJ = {"location": "MAIN", "reason": "count", "lines": [{"sku": "M1", "quantity_delta": "5"}]}
 
@@ -162,7 +162,7 @@ def test_same_idempotency_key_from_8_threads_has_one_effect(registry: Registry) 
     assert sum(1 for r in results if r["replayed"]) == 7
     assert len({r["operation_id"] for r in results}) == 1
     assert on_hand(registry, "M1") == Decimal(5)
-    assert not ledger_matches_balances(registry)
+    assert not ledger_mismatches(registry)
 
 
 def test_idempotency_key_reused_for_other_arguments_is_a_conflict(registry: Registry) -> None:
@@ -185,4 +185,4 @@ def test_8_threads_adjusting_one_item_lose_no_update(registry: Registry) -> None
                            "unit_cost": str(i + 1)}], "preview": False}, ADMIN))
     assert not [r for r in results if isinstance(r, Exception)], results
     assert on_hand(registry, "M1") == sum(deltas)
-    assert not ledger_matches_balances(registry)
+    assert not ledger_mismatches(registry)

@@ -11,7 +11,7 @@ from sqlalchemy import select
 
 from shopfloor.registry.registry import Registry
 from shopfloor.store.tables import StockAdjustment
-from tests.helpers import ADMIN, apply, basic_setup, ledger_matches_balances, snapshot
+from tests.helpers import ADMIN, apply, basic_setup, ledger_mismatches, snapshot
 from tests.reliability.test_lots import lots_of, receive, refused, setup
 from tests.reliability.test_mrp import TODAY, base, day, run_job
 from tests.reliability.test_revert import stock
@@ -74,7 +74,7 @@ def test_import_reverted_fields_stock_and_new_items(registry: Registry) -> None:
     assert stock(registry, "M1") == (D(0), D(0), D(0))
     err = refused(registry, "modify_item", sku="NEW1", name="x")
     assert err.code == "not_found"  # archived
-    assert not ledger_matches_balances(registry)
+    assert not ledger_mismatches(registry)
     assert job["status"] == "succeeded"
 
 
@@ -107,7 +107,7 @@ def test_adjustment_update_reverted_to_its_previous_lines(registry: Registry) ->
         assert got.reason == "found"
         assert [(ln.item.sku, ln.quantity_delta, ln.unit_cost) for ln in got.lines] == [
             ("M1", D(5), D(2))]
-    assert not ledger_matches_balances(registry)
+    assert not ledger_mismatches(registry)
 
 
 def test_hold_and_recipe_changes_revert_and_rebuild_does_not(registry: Registry) -> None:

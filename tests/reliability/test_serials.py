@@ -10,7 +10,7 @@ import pytest
 
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
-from tests.helpers import ADMIN, apply, ledger_matches_balances, snapshot
+from tests.helpers import ADMIN, apply, ledger_mismatches, snapshot
 from tests.reliability.test_lots import TODAY, refused
 
 
@@ -49,7 +49,7 @@ def test_serials_come_in_one_per_unit_and_leave_by_name_with_a_history(
     history = registry.invoke("trace_lot", {"sku": "DRILL", "lot": "D-2"}, ADMIN)
     assert [m["reason"] for m in history["movements"]] == ["receipt", "shipment"]
     assert [p["name"] for p in history["parties"]] == ["Builder"]
-    assert ledger_matches_balances(registry) == []
+    assert ledger_mismatches(registry) == []
 
 
 @pytest.mark.parametrize("line, code, field", [
@@ -101,4 +101,4 @@ def test_a_serial_stays_unique_under_eight_racing_receipts(registry: Registry) -
         outcomes = list(pool.map(receive, numbers))
     assert sorted(outcomes) == ["conflict"] * 7 + ["ok"]
     assert serials(registry) == ["SN-RACE"]
-    assert ledger_matches_balances(registry) == []
+    assert ledger_mismatches(registry) == []

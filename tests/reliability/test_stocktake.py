@@ -9,7 +9,7 @@ import pytest
 
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
-from tests.helpers import ADMIN, apply, basic_setup, ledger_matches_balances, on_hand
+from tests.helpers import ADMIN, apply, basic_setup, ledger_mismatches, on_hand
 
 
 def at(hour: int, minute: int = 0) -> datetime:
@@ -50,7 +50,7 @@ def test_a_count_at_nine_applied_after_a_two_oclock_receipt_keeps_the_receipt(
     assert (line["quantity_delta"], line["counted_quantity"]) == ("-1", "9")
     assert line["counted_at"].startswith("2026-11-23T09:00:00")
     assert on_hand(registry, "M1") == D(11)
-    assert not ledger_matches_balances(registry)
+    assert not ledger_mismatches(registry)
 
 
 def test_a_count_without_a_time_is_as_of_now(registry: Registry) -> None:

@@ -20,7 +20,7 @@ from shopfloor.app.wiring import open_registry
 from shopfloor.registry.registry import Registry
 from shopfloor.store.tables import Balance, Item, Job, OperationLog
 from tests.conftest import _truncate
-from tests.helpers import apply, ledger_matches_balances
+from tests.helpers import apply, ledger_mismatches
 
 BIG_ROWS = 2500
 SMALL_JOBS = 199
@@ -111,6 +111,6 @@ def test_two_workers_run_each_job_once_and_survive_a_sigkill(pg_schema_url: str,
     assert items == BIG_ROWS + SMALL_JOBS
     expected = sum(i % 7 + 1 for i in range(BIG_ROWS)) + sum(i + 1 for i in range(SMALL_JOBS))
     assert stock == expected
-    assert not ledger_matches_balances(reg)
+    assert not ledger_mismatches(reg)
     assert "Traceback" not in logs, logs[-3000:]
     reg.store.dispose()

@@ -123,6 +123,24 @@ def test_no_module_reaches_another_modules_private_names() -> None:
     assert reached == []
 
 
+def test_no_top_level_name_shadows_a_builtin_or_repeats_read() -> None:
+    """A class called `Warning` hid Python's own wherever it was imported, and three
+    modules' `read` said nothing of what each read; a name says what it does."""
+    import builtins
+
+    shadowing, reads = [], []
+    for p in sorted(SRC.rglob("*.py")):
+        if "migrations" in p.parts:
+            continue
+        for node in ast.parse(p.read_text()).body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                if node.name in dir(builtins):
+                    shadowing.append(f"{p.relative_to(SRC)}: {node.name}")
+                if node.name == "read":
+                    reads.append(str(p.relative_to(SRC)))
+    assert shadowing == [] and reads == []
+
+
 def test_imports_point_down_the_stack_and_never_circle() -> None:
     exe = shutil.which("lint-imports", path=str(Path(sys.executable).parent))
     assert exe is not None, "import-linter is a dev dependency: pip install -e '.[dev]'"

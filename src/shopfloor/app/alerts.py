@@ -141,7 +141,7 @@ class AlertCheck:
                 return 0  # another worker recorded a change a moment ago
             if row is not None:
                 self._seen = max(self._seen, (int(row.tx), int(row.seq)))
-            if elapsed < self.anyway and not outbox.read(s.connection(), self._seen, 1):
+            if elapsed < self.anyway and not outbox.events_after(s.connection(), self._seen, 1):
                 return 0
         self._last = time.monotonic()
         changed, seen = check(self.registry, stop)
@@ -211,7 +211,7 @@ class AlertFeed:
     def changed(self) -> list[str]:
         """The URIs of the alerts changed since the last call (each once, in order)."""
         with self.store.reading() as s:
-            rows = outbox.read(s.connection(), self.position, 500,
+            rows = outbox.events_after(s.connection(), self.position, 500,
                                [EventType.alert_changed])
         if not rows:
             return []

@@ -174,7 +174,7 @@ def propose(reg: _Registry, tool: Tool, req: WriteRequest, actor: Actor,
     shown = reg.preview(tool, req, actor, args, digest)
     if shown["preview_token"] is None:
         return shown
-    reads = tokens.read(reg.preview_key, shown["preview_token"]).reads
+    reads = tokens.verified(reg.preview_key, shown["preview_token"]).reads
 
     def run() -> dict[str, Any]:
         with reg.store.writing() as session:
@@ -236,7 +236,7 @@ def approve(reg: _Registry, tool: Tool, req: WriteRequest, actor: Actor) -> dict
                     "proposal_id": pid, "preview": False, "preview_token": token,
                     "idempotency_key": str(uuid.uuid4())}}}
     if req.preview_token:
-        mine = tokens.read(reg.preview_key, req.preview_token)
+        mine = tokens.verified(reg.preview_key, req.preview_token)
         if (mine.tool, mine.actor, mine.args) != (tool.name, actor.subject, approving) \
                 or mine.exp < reg.clock().timestamp():
             raise StalePreview("this preview_token is not a current preview of approving "

@@ -211,7 +211,7 @@ class Registry:
             return proposals.propose(self, tool, req, actor, args, digest)
         claims = None
         if req.preview_token:
-            claims = tokens.read(self.preview_key, req.preview_token)
+            claims = tokens.verified(self.preview_key, req.preview_token)
         elif tool.facts.destructive and self.require_preview_token:
             raise ValidationFailed(
                 f"{tool.name} is destructive and this deployment requires a preview_token: "

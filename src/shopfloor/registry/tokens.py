@@ -48,7 +48,7 @@ def issue(secret: bytes, *, tool: str, actor: str, args: str, reads: str, exp: f
     return f"pv1.{payload}.{sig}"
 
 
-def read(secret: bytes, token: str) -> Claims:
+def verified(secret: bytes, token: str) -> Claims:
     try:
         prefix, payload, sig = token.split(".")
         if prefix != "pv1":

@@ -89,7 +89,7 @@ def pending_events(store: Store, name: str) -> bool:
         row = s.execute(select(CURSORS.c.tx, CURSORS.c.seq)
                         .where(CURSORS.c.name == name)).first()
         position = (int(row.tx), int(row.seq)) if row is not None else (0, 0)
-        return bool(outbox.read(s.connection(), position, 1))
+        return bool(outbox.events_after(s.connection(), position, 1))
 
 
 def fan_out(store: Store, batch: int = 500) -> int:
@@ -109,7 +109,7 @@ def fan_out(store: Store, batch: int = 500) -> int:
                 move_cursor(s, FAN_OUT, outbox.last(conn))
                 s.commit()
                 return 0
-            events = outbox.read(conn, (int(cursor.tx), int(cursor.seq)), batch)
+            events = outbox.events_after(conn, (int(cursor.tx), int(cursor.seq)), batch)
             if not events:
                 return 0
             stamp = now()

@@ -50,8 +50,8 @@ def after(position: tuple[int, int]) -> Any:
     return or_(EVENTS.c.tx > tx, and_(EVENTS.c.tx == tx, EVENTS.c.seq > seq))
 
 
-def read(conn: Connection, position: tuple[int, int], limit: int,
-         types: Sequence[str] | None = None) -> list[Any]:
+def events_after(conn: Connection, position: tuple[int, int], limit: int,
+                 types: Sequence[str] | None = None) -> list[Any]:
     """Up to `limit` final events after `position`, in order."""
     stmt = (select(EVENTS).where(after(position), EVENTS.c.tx < horizon(conn.dialect.name))
             .order_by(EVENTS.c.tx, EVENTS.c.seq).limit(limit))

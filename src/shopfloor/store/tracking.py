@@ -54,6 +54,6 @@ def remember(reads: ReadSet | None, table: str, ident: str, version: int | None)
         reads.setdefault((table, ident), version)
 
 
-def read(session: Session, table: str, ident: str, version: int | None) -> None:
+def saw_row(session: Session, table: str, ident: str, version: int | None) -> None:
     """A row read outside the ORM (the batched write path reads plain rows)."""
     remember(reads_of(session), table, ident, version)

@@ -53,7 +53,7 @@ def is_alert(uri: str) -> bool:
     return alerts.name_of(uri) is not None
 
 
-async def read(registry: Registry, uri: str, actor: Actor) -> types.ReadResourceResult:
+async def alert_resource(registry: Registry, uri: str, actor: Actor) -> types.ReadResourceResult:
     import json
 
     from shopfloor.app import alerts

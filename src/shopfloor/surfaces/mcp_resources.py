@@ -142,7 +142,7 @@ class Resources:
         if uri.startswith(DOCUMENTS):
             return await self._printed(uri)
         if mcp_alerts.is_alert(uri):
-            return await mcp_alerts.read(await self.registry_of(), uri, self.actor_for())
+            return await mcp_alerts.alert_resource(await self.registry_of(), uri, self.actor_for())
         matched = ((None, "") if uri == PENDING else _matched(uri))
         if matched is None:
             raise not_found(uri)

@@ -62,7 +62,7 @@ class EventPage(Page):
             description="The event outbox, oldest first; poll on from next_cursor.")
 def list_events(op: Op, req: EventQuery) -> EventPage:
     start = outbox.parse_position(req.cursor) if req.cursor else (0, 0)
-    rows = outbox.read(op.session.connection(), start, req.limit + 1, req.types)
+    rows = outbox.events_after(op.session.connection(), start, req.limit + 1, req.types)
     rows, cursor = paged(rows, req.limit, lambda r: outbox.position_text(r.tx, r.seq))
     if cursor is None and rows:
         cursor = outbox.position_text(rows[-1].tx, rows[-1].seq)

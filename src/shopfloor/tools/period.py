@@ -80,7 +80,7 @@ class LockDateOut(Out):
             description="The last day the books are closed to writes, who set it and when, "
                         "with its latest settings.")
 def get_lock_date(op: Op, req: NoArgs) -> LockDateOut:
-    found = lock.read(op)
+    found = lock.current(op)
     return LockDateOut(lock_date=found["lock_date"], set_by=found["set_by"],
                        set_at=found["set_at"],
                        history=[LockSetting(**h) for h in found["history"]])

@@ -80,7 +80,7 @@ def unset(op: Op, o: Any) -> None:
     _write(op, back, now, f"revert of {o.operation_id}")
 
 
-def read(op: Op, limit: int = 20) -> dict[str, Any]:
+def current(op: Op, limit: int = 20) -> dict[str, Any]:
     """The lock in force and its latest settings, newest first."""
     rows = [dict(r) for r in op.session.connection().execute(
         select(LOCKS).order_by(LOCKS.c.id.desc()).limit(limit)).mappings()]

@@ -59,7 +59,9 @@ class Change:
 
 
 @dataclass
-class Warning:
+class Caution:
+    """What a preview warns of, blocking or not (not `Warning`: that is Python's own)."""
+
     code: str
     message: str
     blocking: bool = False
@@ -99,7 +101,7 @@ class Op:
     locks_rows: bool = False
     operation_id: str | None = None
     changes: list[Change] = field(default_factory=list)
-    warnings: list[Warning] = field(default_factory=list)
+    warnings: list[Caution] = field(default_factory=list)
     _index: dict[tuple[str, str, str], Change] = field(default_factory=dict)
     cache: dict[Any, Any] = field(default_factory=dict)
     checkpoint: Callable[[float, str], None] | None = None
@@ -150,13 +152,13 @@ class Op:
         self.changes.append(c)
 
     def warn(self, code: str, message: str, *, fld: str | None = None) -> None:
-        self.warnings.append(Warning(code, message, False, fld))
+        self.warnings.append(Caution(code, message, False, fld))
 
     def refuse(self, error: ShopfloorError) -> None:
         """An apply stops here; a preview shows it as a warning that blocks Confirm."""
         if not self.preview:
             raise error
-        self.warnings.append(Warning(error.code, error.message, True, error.field))
+        self.warnings.append(Caution(error.code, error.message, True, error.field))
 
     @property
     def blocked(self) -> bool:

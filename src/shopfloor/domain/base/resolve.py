@@ -18,7 +18,7 @@ from sqlalchemy import ColumnElement, Select, bindparam, select
 from shopfloor.domain.base.context import Op
 from shopfloor.kernel.errors import NotFound, ValidationFailed
 from shopfloor.store.tables import Item, Location, table
-from shopfloor.store.tracking import read, reads_of, remember
+from shopfloor.store.tracking import reads_of, remember, saw_row
 
 ITEMS = table(Item)
 LOCATIONS = table(Location)
@@ -118,5 +118,5 @@ def location(op: Op, code: str, *, fld: str = "location") -> LocationRow:
     r = op.session.connection().execute(_LOCATION, {"code": code}).one_or_none()
     if r is None:
         raise NotFound(f"no location {code!r}", field=fld)
-    read(op.session, "locations", str(r.id), r.version)
+    saw_row(op.session, "locations", str(r.id), r.version)
     return LocationRow(r.id, r.code, r.name, r.allow_negative)

@@ -76,7 +76,7 @@ def commitments(op: Op, o: Original) -> None:
         sku, code = c["key"].rsplit("@", 1)
         item = lookup.item(op, sku, include_archived=True)
         location = lookup.location(op, code)
-        stock.commit(op, item, location, _num(c["before"]) - _num(c["after"]))
+        stock.reserve(op, item, location, _num(c["before"]) - _num(c["after"]))
 
 
 def _recosted(o: Original) -> bool:

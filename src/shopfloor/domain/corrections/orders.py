@@ -267,7 +267,7 @@ def correct_shipment(op: Op, number: str, sku: str, quantity: Decimal | None,
                                number, unit_cost=unit, batch_id=batch, field="quantity",
                                pool=batch is None))
     if open_order:
-        stock.commit(op, line.item, so.location, -delta)
+        stock.reserve(op, line.item, so.location, -delta)
     op.change("sales_order", number, f"line {sku} shipped", line.fulfilled_quantity, quantity)
     line.fulfilled_quantity = quantity
     if open_order:

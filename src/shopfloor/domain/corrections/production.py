@@ -94,7 +94,7 @@ def _completed(op: Op, mo: ManufacturingOrder, completed: Decimal) -> None:
     mo.completed_quantity = completed
     if mo.status == MOState.closed:  # closed short, it expects no more: nothing to commit
         return
-    production.commit(op, mo, completion.outstanding(mo) - was)
+    production.reserve(op, mo, completion.outstanding(mo) - was)
     status = MOState.done if completion.outstanding(mo) == 0 else \
         MOState.in_progress if completed > 0 or mo.scrapped_quantity > 0 or \
         floor_time.started(op, mo) else MOState.planned

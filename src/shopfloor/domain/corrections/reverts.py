@@ -99,7 +99,7 @@ def so_shipment(op: Op, o: Original) -> None:
         op.change("sales_order", so.number, f"line {ln.item.sku} shipped",
                   ln.fulfilled_quantity, after)
         ln.fulfilled_quantity = after
-        stock.commit(op, ln.item, so.location, qty)
+        stock.reserve(op, ln.item, so.location, qty)
     status = SO.open if all(ln.fulfilled_quantity == 0 for ln in so.lines) else \
         SO.partially_fulfilled
     if so.status not in (SO.closed, SO.cancelled):
@@ -135,7 +135,7 @@ def mo_completion(op: Op, o: Original) -> None:
     op.change("manufacturing_order", mo.number, "scrapped_quantity", mo.scrapped_quantity,
               scrapped)
     mo.scrapped_quantity = scrapped
-    production.commit(op, mo, completion.outstanding(mo) - was)
+    production.reserve(op, mo, completion.outstanding(mo) - was)
     status = MO.done if completion.outstanding(mo) == 0 else MO.in_progress if (
         after > 0 or scrapped > 0) else (
         o.before("manufacturing_order", mo.number, "status") or MO.planned)
@@ -201,9 +201,9 @@ def _cancelled(kind: str, op: Op, o: Original) -> None:
         stock.prefetch(op, [ln.item for ln in doc.lines], doc.location)
         for ln in doc.lines:
             if ln.quantity > ln.fulfilled_quantity:
-                stock.commit(op, ln.item, doc.location, ln.quantity - ln.fulfilled_quantity)
+                stock.reserve(op, ln.item, doc.location, ln.quantity - ln.fulfilled_quantity)
     elif kind == "manufacturing_order" and status in OPEN_MO:
-        production.commit(op, doc, completion.outstanding(doc))
+        production.reserve(op, doc, completion.outstanding(doc))
     touch(doc)
 
 

@@ -24,7 +24,7 @@ from shopfloor.store.tables import (
     SalesOrder,
     SalesOrderLine,
 )
-from shopfloor.store.tracking import read
+from shopfloor.store.tracking import saw_row
 
 _HOLD = (update(BATCHES)
          .where(BATCHES.c.id == bindparam("b_id"), BATCHES.c.version == bindparam("b_version"))
@@ -65,7 +65,7 @@ def set_hold(op: Op, sku: str, lot: str, held: bool, reason: str | None,
     params = []
     for t in lots:
         r = rows[(t.sku, t.lot)]
-        read(op.session, "batches", str(r.id), r.version)
+        saw_row(op.session, "batches", str(r.id), r.version)
         if r.held == held and (not held or r.hold_reason == reason):
             op.warn("no_change", f"lot {t.lot} of {t.sku} is already "
                     f"{'on hold' if held else 'released'}")

@@ -58,7 +58,7 @@ def close_sales_order(op: Op, number: str, reason: str | None) -> SalesOrder:
         short = ln.quantity - ln.fulfilled_quantity
         if short > 0:
             op.change("sales_order", number, f"line {ln.item.sku} outstanding", short, ZERO)
-            stock.commit(op, ln.item, so.location, -short)
+            stock.reserve(op, ln.item, so.location, -short)
     op.change("sales_order", number, "status", so.status, SO.closed)
     so.status = SO.closed
     if reason:
@@ -87,7 +87,7 @@ def reopen_sales_order(op: Op, number: str, status: str) -> list[str]:
     for ln in so.lines:
         short: Decimal = ln.quantity - ln.fulfilled_quantity
         if short > 0:
-            stock.commit(op, ln.item, so.location, short)
+            stock.reserve(op, ln.item, so.location, short)
     op.change("sales_order", number, "status", so.status, status)
     so.status = status
     touch(so)

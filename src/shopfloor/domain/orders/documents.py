@@ -315,7 +315,7 @@ def _commit_lines(op: Op, so: SalesOrder, sign: int) -> None:
     for ln in so.lines:
         outstanding = ln.quantity - ln.fulfilled_quantity
         if outstanding > 0:
-            stock.commit(op, ln.item, so.location, outstanding * sign)
+            stock.reserve(op, ln.item, so.location, outstanding * sign)
 
 
 def _warn_short(op: Op, so: SalesOrder) -> None:
@@ -436,7 +436,7 @@ def fulfill_sales_order(op: Op, number: str, lines: Sequence[LineSpec] | None) -
                                    "sales_order", so.number, batch_id=part.batch_id,
                                    allow_expired=spec is not None and spec.allow_expired,
                                    field=part.field))
-        stock.commit(op, line.item, so.location, -qty)
+        stock.reserve(op, line.item, so.location, -qty)
         op.change("sales_order", number, f"line {line.item.sku} shipped",
                   line.fulfilled_quantity, line.fulfilled_quantity + qty)
         line.fulfilled_quantity += qty

@@ -23,7 +23,7 @@ def close(op: Op, number: str, reason: str | None) -> ManufacturingOrder:
                        "or started order closes short", field="number")
     short = completion.outstanding(mo)
     op.change("manufacturing_order", number, "outstanding", short, ZERO)
-    manufacturing.commit(op, mo, -short)
+    manufacturing.reserve(op, mo, -short)
     if mo.completed_quantity == 0 and mo.scrapped_quantity == 0:
         op.warn("nothing_made", f"{number} has made nothing; closing it is the same as "
                 "cancelling it")
@@ -41,7 +41,7 @@ def reopen(op: Op, number: str, status: str) -> list[str]:
     mo = lookup.manufacturing_order(op, number, lock=True)
     if mo.status != MO.closed:
         return [f"manufacturing order {number} is {said(mo.status)} now, not closed"]
-    manufacturing.commit(op, mo, completion.outstanding(mo))
+    manufacturing.reserve(op, mo, completion.outstanding(mo))
     op.change("manufacturing_order", number, "status", mo.status, status)
     mo.status = status
     touch(mo)

@@ -107,11 +107,11 @@ def complete(op: Op, number: str, report: Report) -> tuple[ManufacturingOrder, l
                     item, mo.location, -part.quantity, "consumption",
                     "manufacturing_order", mo.number, batch_id=part.batch_id,
                     allow_expired=spec is not None and spec.allow_expired, field=part.field))
-                total -= stock.ledger(op).last_value
+                total -= stock.ledger(op).value_moved
         variances.append(v)
     counted = min(made, remaining)
     for c in mo.components:
-        stock.commit(op, c.item, mo.location, -storable(
+        stock.reserve(op, c.item, mo.location, -storable(
             yields.between(c.quantity_per_unit, done, counted, yields.of(c)), "quantity"))
     _show(op, mo, variances)
     floor_time.finish(op, mo, report.skipped, all_done=made >= remaining)

@@ -35,7 +35,7 @@ def _open(mo: ManufacturingOrder) -> None:
                        "change", field="number")
 
 
-def commit(op: Op, mo: ManufacturingOrder, quantity: Decimal) -> None:
+def reserve(op: Op, mo: ManufacturingOrder, quantity: Decimal) -> None:
     """Commit (or, negative, release) the components of `quantity` units, the ones after
     those already made or scrapped (with a yield, the first units carry the set-up)."""
     stock.prefetch(op, [c.item for c in mo.components], mo.location)
@@ -43,7 +43,7 @@ def commit(op: Op, mo: ManufacturingOrder, quantity: Decimal) -> None:
     sign = 1 if quantity >= 0 else -1
     for c in mo.components:
         amount = yields.between(c.quantity_per_unit, done, abs(quantity), yields.of(c))
-        stock.commit(op, c.item, mo.location, storable(sign * amount, "quantity"))
+        stock.reserve(op, c.item, mo.location, storable(sign * amount, "quantity"))
 
 
 def create(op: Op, sku: str, quantity: Decimal, location: str, *, number: str | None,
@@ -84,7 +84,7 @@ def create(op: Op, sku: str, quantity: Decimal, location: str, *, number: str | 
         if available < need:
             op.warn("short", f"{c.item.sku}: needs {fmt(need)}, {fmt(available)} available at "
                     f"{loc.code}" + (f" (not counting {which})" if held else ""), fld="quantity")
-    commit(op, mo, quantity)
+    reserve(op, mo, quantity)
     ops = _schedule(op, mo, start)
     if ops or mo.by_products or not all(yields.of(c).plain for c in mo.components):
         _planned_cost(op, mo, ops)
@@ -121,7 +121,7 @@ def complete(op: Op, number: str, quantity: Decimal | None) -> ManufacturingOrde
 def cancel(op: Op, number: str) -> ManufacturingOrder:
     mo = lookup.manufacturing_order(op, number, lock=True)
     _open(mo)
-    commit(op, mo, -completion.outstanding(mo))
+    reserve(op, mo, -completion.outstanding(mo))
     op.change("manufacturing_order", number, "status", mo.status, MO.cancelled)
     mo.status = MO.cancelled
     return mo

@@ -119,7 +119,9 @@ class Ledger:
         self.unbalanced: list[str] = []
         """Exact postings that left a balance valued below zero or with value and nothing
         on hand: a revert refuses on these."""
-        self.last_value = ZERO
+        self.value_moved = ZERO
+        """The value the last posting moved (all its lots' rows together): its caller books
+        the other side, and `post` returns the unit cost."""
         self.flushing = False
         self.lots = LotBook(op)
         op.session.connection()  # begin, so the transaction (or savepoint) is known
@@ -209,19 +211,19 @@ class Ledger:
         for lot in self.lots.fefo(p.item.id, p.location.id):
             take = min(lot.on_hand, need)
             moved = self._post(p._replace(quantity=-take, batch_id=lot.batch_id), lot)
-            total += self.last_value
+            total += self.value_moved
             need -= take
             if need == 0:
-                self.last_value = total
+                self.value_moved = total
                 return moved
         outside = bal.on_hand - self.lots.in_lots(p.item.id, p.location.id)
         take = min(need, max(outside, ZERO))
         if take > 0:
             moved = self._post(p._replace(quantity=-take), None)
-            total += self.last_value
+            total += self.value_moved
             need -= take
         if need == 0:
-            self.last_value = total
+            self.value_moved = total
             return moved
         blocked = self.lots.unusable(p.item.id, p.location.id)
         if blocked and bal.on_hand >= need:
@@ -236,7 +238,7 @@ class Ledger:
                                    "held": s.held, "expired": s.expired(today)}
                                   for s in blocked]}))
         moved = self._post(p._replace(quantity=-need), None)
-        self.last_value += total
+        self.value_moved += total
         return moved
 
     def _post(self, p: Posting, lot: LotSlot | None) -> Decimal:
@@ -284,7 +286,7 @@ class Ledger:
                                    f"{fmt(after_value)}")
         bal.on_hand, bal.average_cost, bal.value, bal.dirty = (after_qty, new_avg, after_value,
                                                                True)
-        self.last_value = c.value
+        self.value_moved = c.value
         op.change("stock", bal.key, "on_hand", before_qty, after_qty)
         op.change("stock", bal.key, "average_cost", before_avg, new_avg,
                   currency=books.currency(op))
@@ -330,7 +332,7 @@ class Ledger:
                       f"emptied {bal.key}: {fmt(emptied)} x {fmt(average)} left "
                       f"{fmt(amount)}, a rounding")
 
-    def commit(self, item: Stocked, location: Place, delta: Decimal,
+    def reserve(self, item: Stocked, location: Place, delta: Decimal,
                fld: str | None = "quantity") -> None:
         """Reserve (or release) stock for open demand: available = on hand - committed."""
         if delta == 0:
@@ -429,9 +431,9 @@ def post(op: Op, p: Posting) -> Decimal:
     return ledger(op).post(p)
 
 
-def commit(op: Op, item: Stocked, location: Place, delta: Decimal,
+def reserve(op: Op, item: Stocked, location: Place, delta: Decimal,
            fld: str | None = "quantity") -> None:
-    ledger(op).commit(item, location, delta, fld)
+    ledger(op).reserve(item, location, delta, fld)
 
 
 def revalue(op: Op, item: Stocked, location: Place, value: Decimal, document_type: str,

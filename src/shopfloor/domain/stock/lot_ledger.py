@@ -28,7 +28,7 @@ from shopfloor.store.bulk import executemany, insert_returning
 from shopfloor.store.engine import RetryTransaction
 from shopfloor.store.tables import Batch, table
 from shopfloor.store.tables.lots import LotBalance
-from shopfloor.store.tracking import read
+from shopfloor.store.tracking import saw_row
 
 LOTS = table(LotBalance)
 BATCHES = table(Batch)
@@ -160,7 +160,7 @@ class LotBook:
                 place = self.known.setdefault((r.item_id, location_id), {})
                 if r.batch_id in place:
                     continue  # already read (or moved) by this operation: keep that
-                read(self.op.session, "batches", str(r.batch_id), r.batch_version)
+                saw_row(self.op.session, "batches", str(r.batch_id), r.batch_version)
                 place[r.batch_id] = LotSlot(r.id, r.item_id, location_id, r.batch_id,
                                             r.lot_number, r.expiry, r.held, r.on_hand, r.version)
             self.loaded.update((i, location_id) for i in chunk)
@@ -184,7 +184,7 @@ class LotBook:
             return found
         r = self.op.session.connection().execute(
             _ONE, {"batch_id": batch_id, "location_id": location_id}).one()
-        read(self.op.session, "batches", str(r.id), r.version)
+        saw_row(self.op.session, "batches", str(r.id), r.version)
         if r.lot_id is None:
             found = LotSlot(None, item_id, location_id, batch_id, r.lot_number, r.expiry, r.held,
                             ZERO, 1)

@@ -255,7 +255,7 @@ def create_transfer(op: Op, from_code: str, to_code: str,
                                           field=part.field if part.batch_id
                                           else f"lines[{i}].quantity"))
             # the lot goes along: each lot the source gave, the target receives
-            gone = stock.ledger(op).last_value
+            gone = stock.ledger(op).value_moved
             taken: list[Picked | None] = [*picked[start:]] or [None]
             for pick in taken:
                 stock.post(op, Posting(item, target, -pick.quantity if pick else part.quantity,
