@@ -294,3 +294,20 @@ def test_a_bill_dated_in_a_locked_period_is_refused_naming_its_date(
     assert "2026-03-31" in info.value.message
     done = bill(registry, "INV-9", [(po, "M1", "4", "1")], date="2026-04-01")
     assert done["bill"].startswith("BILL-")
+
+
+def test_a_price_corrected_after_a_return_leaves_grni_at_what_stayed(
+        registry: Registry) -> None:
+    """10 received at 4, 2 sent back, the price then corrected to 5: the 2 returned are
+    the supplier's at the new price too, so GRNI owes 8 x 5 = 40 (it read 42: the
+    returned units' difference went to price variance and GRNI both)."""
+    basic_setup(registry)
+    po = received(registry, "M1", "10", "4")
+    apply(registry, "create_supplier_return", number=po, reason="bent",
+          lines=[{"sku": "M1", "quantity": "2"}])
+    apply(registry, "correct_purchase_receipt", number=po, sku="M1", unit_price="5")
+    assert trial(registry)[GRNI] == D("-40")
+    assert trial(registry).get(PPV, D(0)) == D(0)
+    assert trial(registry)[INVENTORY] == D("40")
+    grni_holds_what_is_unbilled(registry)
+    inventory_equals_valuation(registry)

@@ -54,6 +54,7 @@ VARIANCE_ROLE = {"price_correction": "price_variance", "landed_cost": "price_var
 # a re-pricing's variance is owed to (or by) the supplier, or to the carrier of a landed cost
 REPRICING_COUNTER = {"price_correction": "grni", "landed_cost": "landed_costs"}
 TRANSFERS = ("transfer_in", "transfer_out")
+RETURNED = "stock_return"  # a re-pricing's share naming a return: a supplier's (it left)
 REVALUED = "stock_revaluation"
 """A revaluation by hand: its row's other side is its own `revaluation` variance."""
 
@@ -165,6 +166,10 @@ def _drafts(op: Op, moves: list[dict[str, Any]],
         # posted with the purchase it re-prices, when this operation has one
         d = purchase if kind in REPRICING_COUNTER and purchase is not None else draft(v)
         expense = VARIANCE_ROLE.get(kind, "adjustments")
+        if kind == "price_correction" and v["document_type"] == RETURNED:
+            # goods sent back take their difference back to the supplier: GRNI owes what
+            # stayed at the new price, and nothing of it is a variance
+            expense = counter
         d.add(expense, c.account(expense, v["location_id"]).code, amount, v["item_id"],
               v["location_id"])
         d.counter = counter
