@@ -21,7 +21,7 @@ from mcp import Client
 from shopfloor.app.settings import Settings
 from shopfloor.registry.registry import Registry
 from shopfloor.surfaces.auth import Authenticator
-from shopfloor.surfaces.mcp import build_server, settings_actor
+from shopfloor.surfaces.mcp.surface import build_server, settings_actor
 from tests.mcp.clients import http_session, stdio_session
 
 Call = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]

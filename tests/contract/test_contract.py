@@ -25,7 +25,7 @@ from shopfloor.app.settings import Settings
 from shopfloor.app.wiring import open_registry
 from shopfloor.registry.registry import Registry
 from shopfloor.surfaces.auth import Authenticator
-from shopfloor.surfaces.mcp import build_server, settings_actor
+from shopfloor.surfaces.mcp.surface import build_server, settings_actor
 from shopfloor.surfaces.server import build_app
 from tests.contract import surfaces
 from tests.contract.normalise import differences, normalise

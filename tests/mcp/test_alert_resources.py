@@ -31,7 +31,7 @@ from shopfloor.app.settings import Settings
 from shopfloor.app.wiring import open_registry
 from shopfloor.registry.registry import Registry
 from shopfloor.surfaces.auth import Authenticator
-from shopfloor.surfaces.mcp import build_server
+from shopfloor.surfaces.mcp.surface import build_server
 from shopfloor.surfaces.server import build_app
 from tests.helpers import ADMIN, apply, basic_setup
 from tests.servers import serving

@@ -12,7 +12,7 @@ from mcp.server.runner import _dump_result
 from mcp_types import methods
 from mcp_types.version import KNOWN_PROTOCOL_VERSIONS
 
-from shopfloor.surfaces.mcp import answer
+from shopfloor.surfaces.mcp.surface import answer
 from shopfloor.surfaces.render import _cell, render
 
 SCALARS = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False),

@@ -16,7 +16,7 @@ from shopfloor.app.settings import Settings
 from shopfloor.app.wiring import open_registry
 from shopfloor.kernel.errors import NotFound
 from shopfloor.registry.registry import Registry
-from shopfloor.surfaces.mcp import invoke
+from shopfloor.surfaces.mcp.surface import invoke
 from tests.helpers import ADMIN, basic_setup
 
 ADJUST = {"location": "MAIN", "reason": "r", "lines": [{"sku": "M1", "quantity_delta": "1"}],

@@ -22,7 +22,7 @@ from shopfloor.app.settings import Settings
 from shopfloor.app.wiring import open_registry
 from shopfloor.registry.actor import Actor
 from shopfloor.registry.registry import Registry
-from shopfloor.surfaces.mcp import build_server
+from shopfloor.surfaces.mcp.surface import build_server
 from shopfloor.ui.cards import PREVIEW_URI
 from tests.helpers import ADMIN, apply, basic_setup
 

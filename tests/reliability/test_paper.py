@@ -29,7 +29,7 @@ from shopfloor.app.wiring import open_registry
 from shopfloor.registry.actor import Actor
 from shopfloor.registry.registry import Registry
 from shopfloor.surfaces.http import create_app
-from shopfloor.surfaces.mcp import build_server, settings_actor
+from shopfloor.surfaces.mcp.surface import build_server, settings_actor
 from shopfloor.surfaces.paper import Printer
 from shopfloor.ui.paper import link, path_of
 from tests.helpers import apply

@@ -142,7 +142,7 @@ def test_the_cached_description_is_the_description(tmp_path: Path,
 
 
 def test_the_documents_prefix_mcp_lists_without_the_printing_stack_is_paper_s() -> None:
-    from shopfloor.surfaces.mcp_resources import DOCUMENTS
+    from shopfloor.surfaces.mcp.resources import DOCUMENTS
     from shopfloor.ui.paper import URI_PREFIX
 
     assert DOCUMENTS == URI_PREFIX

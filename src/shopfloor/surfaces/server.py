@@ -5,7 +5,7 @@ request; it sits behind the same bearer-JWT check as the tools API, and the toke
 subject is the actor of every tool call made through it. Stateless means POST only: there
 is no session for a GET stream to belong to, nor for a DELETE to end. Which toolsets a
 request is listed is its own choice too: the X-Shopfloor-Toolsets header or the
-/mcp/x/{toolsets} path (surfaces/mcp_toolsets.py).
+/mcp/x/{toolsets} path (surfaces/mcp/toolsets.py).
 
 A POST is answered with one JSON body unless it may stream: only a tools/call that asks
 for progress (a job followed to its end) sends anything before its answer, so only that
@@ -49,9 +49,9 @@ from shopfloor.registry.confirm import policy
 from shopfloor.registry.registry import Registry
 from shopfloor.surfaces.auth import Authenticator
 from shopfloor.surfaces.http import create_app, error_response
-from shopfloor.surfaces.mcp import build_server, current_actor, request_actor
-from shopfloor.surfaces.mcp_alerts import end_streams
-from shopfloor.surfaces.mcp_toolsets import HEADER, Selection, requested
+from shopfloor.surfaces.mcp.alerts import end_streams
+from shopfloor.surfaces.mcp.surface import build_server, current_actor, request_actor
+from shopfloor.surfaces.mcp.toolsets import HEADER, Selection, requested
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 DRAIN = 2.0

@@ -100,7 +100,7 @@ def serve_mcp(settings: Any, toolsets: str | None) -> None:
     catalogue = describe_catalogue_in_child()
     import anyio
 
-    from shopfloor.surfaces.mcp import serve_stdio
+    from shopfloor.surfaces.mcp.surface import serve_stdio
 
     anyio.run(serve_stdio, settings, catalogue)
 

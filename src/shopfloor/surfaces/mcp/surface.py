@@ -30,11 +30,11 @@ from shopfloor.kernel.errors import Internal, NotFound, ShopfloorError
 from shopfloor.kernel.statuses import JOB_TERMINAL
 from shopfloor.registry.confirm import ConfirmWrites, policy
 from shopfloor.registry.toolsets import ALL
-from shopfloor.surfaces import mcp_alerts
-from shopfloor.surfaces.mcp_confirm import Confirmer
-from shopfloor.surfaces.mcp_resources import Resources, no_cursor
-from shopfloor.surfaces.mcp_server import Screened, ShopfloorServer
-from shopfloor.surfaces.mcp_toolsets import Changes, Selection
+from shopfloor.surfaces.mcp import alerts as mcp_alerts
+from shopfloor.surfaces.mcp.confirm import Confirmer
+from shopfloor.surfaces.mcp.lowlevel import Screened, ShopfloorServer
+from shopfloor.surfaces.mcp.resources import Resources, no_cursor
+from shopfloor.surfaces.mcp.toolsets import Changes, Selection
 from shopfloor.surfaces.render import render
 from shopfloor.ui import cards
 

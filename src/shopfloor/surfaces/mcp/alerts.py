@@ -25,7 +25,7 @@ import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ResourceUpdated
 
-from shopfloor.surfaces.mcp_toolsets import Both
+from shopfloor.surfaces.mcp.toolsets import Both
 
 if TYPE_CHECKING:
     from shopfloor.app.alerts import AlertFeed

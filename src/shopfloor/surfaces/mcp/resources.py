@@ -23,7 +23,7 @@ from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
 from shopfloor.kernel.errors import NotFound, ShopfloorError
-from shopfloor.surfaces import mcp_alerts
+from shopfloor.surfaces.mcp import alerts as mcp_alerts
 from shopfloor.ui import cards
 
 if TYPE_CHECKING:

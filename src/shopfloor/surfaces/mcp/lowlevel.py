@@ -33,7 +33,7 @@ class ShopfloorServer(Server[Any]):
 
     def get_capabilities(self, *args: Any, **kwargs: Any) -> types.ServerCapabilities:
         """`tools.listChanged`: a session's listing grows when its agent enables a
-        toolset, and it is told (surfaces/mcp_toolsets.py)."""
+        toolset, and it is told (surfaces/mcp/toolsets.py)."""
         found = super().get_capabilities(*args, **kwargs)
         if found.tools is not None:
             found.tools.list_changed = True
