@@ -34,8 +34,8 @@ __all__ = ["demo_served"]
 pytestmark = pytest.mark.browser
 SUPPLIER = "Pacific Hinge Co"
 RAW = re.compile(r"\d\.\d{5,}")  # 332.027971: a figure no person reads
-# a range in words: "Fri 27 Nov, 10:23–11:55", or over days when it starts late in the
-# day ("Fri 27 Nov, 15:21 – Mon 30 Nov, 08:20"): the test runs at any hour
+# a range in words: "Fri 27 Nov, 10:23-11:55", or over days when it starts late in the
+# day ("Fri 27 Nov, 15:21 - Mon 30 Nov, 08:20"): the test runs at any hour
 DAY = r"[A-Z][a-z]{2} \d{1,2} [A-Z][a-z]{2}, \d{2}:\d{2}"
 IN_WORDS = re.compile(DAY + r"(\u2013\d{2}:\d{2}|\s\u2013\s" + DAY + ")")
 
