@@ -311,3 +311,20 @@ def test_a_price_corrected_after_a_return_leaves_grni_at_what_stayed(
     assert trial(registry)[INVENTORY] == D("40")
     grni_holds_what_is_unbilled(registry)
     inventory_equals_valuation(registry)
+
+
+def test_the_journal_csv_will_not_run_a_suppliers_name_as_a_formula(
+        registry: Registry) -> None:
+    import csv
+    import io
+
+    basic_setup(registry)
+    evil = "=HYPERLINK(\"http://x\",\"pay\")"
+    apply(registry, "create_supplier", name=evil)
+    po = received(registry, "M1", "2", "1", supplier=evil)
+    bill(registry, "E-1", [(po, "M1", "2", "1")], supplier=evil)
+    text = registry.invoke("export_journal", {"format": "csv"}, ADMIN)["text"]
+    rows = list(csv.DictReader(io.StringIO(text)))
+    partners = {r["partner"] for r in rows if r["document_type"] == "supplier_bill"}
+    assert partners == {"'" + evil}
+    assert not any(v.startswith(("=", "+", "@")) for r in rows for v in r.values())

@@ -44,3 +44,13 @@ def unit_cost(value: Decimal, currency: str) -> str:
         return str(format_currency(amount, currency, locale=SENTENCES, decimal_quantization=False))
     except (ValueError, InvalidOperation, UnknownLocaleError):
         return f"{fmt(value)} {currency}"
+
+
+FORMULA = ("=", "+", "-", "@", "\t", "\r")
+
+
+def cell(value: object) -> str:
+    """A text cell a spreadsheet will not run as a formula (a SKU or a supplier named
+    =HYPERLINK(...)): such a cell starts with a quote (OWASP's CSV-injection advice)."""
+    text = "" if value is None else str(value)
+    return "'" + text if text.startswith(FORMULA) else text

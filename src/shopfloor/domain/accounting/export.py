@@ -22,6 +22,7 @@ from sqlalchemy import func, select
 from shopfloor.domain.accounting.chart import KIND_DEFAULTS, STOCK_ROLE, Account, Chart, chart
 from shopfloor.domain.base.context import Op
 from shopfloor.kernel.numbers import ZERO
+from shopfloor.kernel.text import cell
 from shopfloor.store.tables import (
     Customer,
     JournalEntry,
@@ -135,9 +136,10 @@ def csv_lines(op: Op, currency: str, start: datetime | None = None,
     for e, lines, partner in _lines(op, start, end):
         for account, debit, credit in lines:
             known = names.get(account)
-            yield row((e.posted_at.date().isoformat(), e.id, account,
-                       known.name if known else "", plain(debit), plain(credit), currency,
-                       e.document_type or "", e.document_number or "", partner, e.memo))
+            yield row((e.posted_at.date().isoformat(), e.id, cell(account),
+                       cell(known.name if known else ""), plain(debit), plain(credit),
+                       currency, e.document_type or "", cell(e.document_number or ""),
+                       cell(partner), cell(e.memo)))
 
 
 INVENTORY = "Assets:Inventory"

@@ -19,6 +19,7 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from shopfloor.kernel.statuses import label
+from shopfloor.kernel.text import cell
 from shopfloor.registry.actor import Actor
 from shopfloor.surfaces.admin.core import Admin
 from shopfloor.surfaces.admin.forms import pages
@@ -28,7 +29,6 @@ TOOL = "get_stock_valuation"
 FILTERS = ("sku", "location", "kind", "date", "start")
 PERIOD = ("opening", "received", "shipped", "consumed", "produced", "transferred", "adjusted",
           "revalued")
-FORMULA = ("=", "+", "-", "@", "\t", "\r")
 
 
 def routes(admin: Admin) -> list[BaseRoute]:
@@ -74,12 +74,6 @@ def _charts(a: Admin, request: Request, result: dict[str, Any]) -> list[tuple[st
             for key, caption, figures in wanted if figures]
 
 
-def _text(value: Any) -> str:
-    """A text cell a spreadsheet will not run as a formula (a SKU typed as =1+1)."""
-    text = "" if value is None else str(value)
-    return "'" + text if text.startswith(FORMULA) else text
-
-
 async def export(a: Admin, request: Request, actor: Actor) -> Response:
     filters = _filters(request)
     args: dict[str, Any] = dict(filters)
@@ -98,10 +92,10 @@ async def export(a: Admin, request: Request, actor: Actor) -> Response:
     w.writerow(["sku", "name", "location", "lot", "quantity", *amounts, "currency"])
     for r in rows:
         figures = {**r, **(r.get("period") or {})}
-        w.writerow([_text(r["sku"]), _text(r["name"]), _text(r["location"]), "",
+        w.writerow([cell(r["sku"]), cell(r["name"]), cell(r["location"]), "",
                     r["quantity"], *(figures.get(k, "") for k in amounts), books])
         for lot, value in r.get("lots", {}).items():
-            w.writerow([_text(r["sku"]), _text(r["name"]), _text(r["location"]), _text(lot),
+            w.writerow([cell(r["sku"]), cell(r["name"]), cell(r["location"]), cell(lot),
                         "", *(value if k == "value" else "" for k in amounts), books])
     w.writerow(["total", "", "", "", "", *(result["total"].get(k, "") for k in amounts),
                 books])
