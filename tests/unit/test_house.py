@@ -155,11 +155,11 @@ def test_status_words_are_defined_once_and_served() -> None:
     from typing import get_args
 
     from shopfloor.kernel.statuses import MO, PO, SO, JobState
-    from shopfloor.tools import audit, orders, production
+    from shopfloor.tools import history, orders, production
 
     assert get_args(orders.PoStatus) == tuple(PO)
     assert get_args(orders.SoStatus) == tuple(SO)
-    assert get_args(audit.JobStatus) == tuple(JobState)
+    assert get_args(history.JobStatus) == tuple(JobState)
     assert get_args(production.MoStatus) == tuple(MO)
     distinctive = {PO.draft, PO.partially_received, SO.partially_fulfilled, SO.fulfilled,
                    MO.in_progress, MO.planned, JobState.queued, JobState.running,

@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from shopfloor.domain.corrections.ledger import Reverser
     from shopfloor.registry.tool import Tool, Toolset
 
-MODULES = ("items", "partners", "stock", "orders", "production", "audit", "jobs", "bulk",
+MODULES = ("items", "partners", "stock", "orders", "production", "history", "jobs", "bulk",
            "lots", "corrections", "returns", "planning", "valuation", "proposals",
            "paper", "events", "accounts", "floor", "buying", "discovery", "company",
            "accounting", "period", "bills", "revaluing")

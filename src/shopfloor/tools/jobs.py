@@ -31,8 +31,8 @@ from shopfloor.registry.jobs import JobContext
 from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
 from shopfloor.store import queue
 from shopfloor.store.tables import Job, Location
-from shopfloor.tools.audit import JobOut, JobRef, job_out
 from shopfloor.tools.fields import Day, JobId, Key, Out
+from shopfloor.tools.history import JobOut, JobRef, job_out
 
 tools = Toolset("jobs")
 CANCEL_ROLE = Role.operator
