@@ -69,6 +69,18 @@ def test_every_tool_has_a_toolset_and_a_job_has_its_runner() -> None:
             assert t.facts.runs is not None, f"{t.name} starts a job but names no runner"
 
 
+def test_every_tools_toolset_is_its_modules_name_or_its_packages() -> None:
+    """An area is found where it is named: `tools/<toolset>.py` or `tools/<toolset>/`."""
+    from shopfloor.tools import MODULES, catalogue
+
+    for module, toolset in zip(MODULES, catalogue(), strict=True):
+        area = module.partition(".")[0]
+        assert toolset.area == area, f"tools/{module} declares the {toolset.area} toolset"
+        for t in toolset:
+            assert t.facts.toolset == area, \
+                f"{t.name} is in {t.facts.toolset}, but declared in tools/{module}"
+
+
 def _words_of(path: Path) -> list[tuple[int, str]]:
     """The strings and comments of a module (identifiers may coincide with a tool's
     name: `catalog.create_item` is the rule behind the tool, not a table keyed by it)."""
@@ -155,11 +167,12 @@ def test_status_words_are_defined_once_and_served() -> None:
     from typing import get_args
 
     from shopfloor.kernel.statuses import MO, PO, SO, JobState
-    from shopfloor.tools import history, orders, production
+    from shopfloor.tools import jobs, production, sales
+    from shopfloor.tools.purchasing import orders as purchasing
 
-    assert get_args(orders.PoStatus) == tuple(PO)
-    assert get_args(orders.SoStatus) == tuple(SO)
-    assert get_args(history.JobStatus) == tuple(JobState)
+    assert get_args(purchasing.PoStatus) == tuple(PO)
+    assert get_args(sales.SoStatus) == tuple(SO)
+    assert get_args(jobs.JobStatus) == tuple(JobState)
     assert get_args(production.MoStatus) == tuple(MO)
     distinctive = {PO.draft, PO.partially_received, SO.partially_fulfilled, SO.fulfilled,
                    MO.in_progress, MO.planned, JobState.queued, JobState.running,

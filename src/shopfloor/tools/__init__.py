@@ -1,4 +1,5 @@
-"""The catalogue: one module per area, each with its `tools` toolset."""
+"""The catalogue: one module per area (or a package of them), each with its `tools`
+toolset."""
 
 from __future__ import annotations
 
@@ -12,10 +13,13 @@ if TYPE_CHECKING:
     from shopfloor.domain.corrections.ledger import Reverser
     from shopfloor.registry.tool import Tool, Toolset
 
-MODULES = ("items", "partners", "stock", "orders", "production", "history", "jobs", "bulk",
-           "lots", "corrections", "returns", "planning", "valuation", "proposals",
-           "paper", "events", "accounts", "floor", "buying", "discovery", "company",
-           "accounting", "period", "bills", "revaluing")
+MODULES = ("items", "partners", "stock", "purchasing.orders", "sales", "production", "history",
+           "jobs", "bulk", "lots", "corrections", "returns", "planning", "valuation",
+           "proposals", "paper", "events", "accounts", "floor", "purchasing.terms",
+           "discovery", "company", "accounting.books", "accounting.period", "bills",
+           "accounting.revaluing")
+"""The catalogue's modules in its order; a dotted name is a module of an area's package,
+and an area (its toolset) is the module's name, or its package's."""
 
 ABOUT = {
     "items": "Look items up, create and change them, and their recipes.",
@@ -62,7 +66,8 @@ def declared_in() -> dict[str, str]:
     lets a one-call process import one module. A unit test holds it to the catalogue."""
     here = Path(__file__).parent
     return {tool: module for module in MODULES
-            for tool in _DECLARED.findall((here / f"{module}.py").read_text("utf-8"))}
+            for tool in _DECLARED.findall(
+                (here / f"{module.replace('.', '/')}.py").read_text("utf-8"))}
 
 
 def tools_beside(name: str) -> list[Tool]:

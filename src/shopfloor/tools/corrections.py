@@ -13,16 +13,19 @@ from shopfloor.domain.corrections import kinds as revert_kinds
 from shopfloor.domain.corrections import orders as corrections
 from shopfloor.domain.corrections import production as mo_corrections
 from shopfloor.domain.corrections import reverts
-from shopfloor.domain.orders import closing
+from shopfloor.domain.lines.rules import describe_close
 from shopfloor.domain.production import closing as mo_closing
+from shopfloor.domain.purchasing import closing as po_closing
+from shopfloor.domain.sales import closing as so_closing
 from shopfloor.kernel.numbers import fmt
 from shopfloor.kernel.roles import Role
 from shopfloor.registry.facts import Undo
 from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
 from shopfloor.store.tables import ManufacturingOrder, PurchaseOrder, SalesOrder
 from shopfloor.tools.fields import Amount, Key, Money, NonNegative, Out, Text
-from shopfloor.tools.orders import OrderOut, purchase_order_out, sales_order_out
+from shopfloor.tools.purchasing.orders import PurchaseOrderOut, purchase_order_out
 from shopfloor.tools.refs import NumberOrId, number_of
+from shopfloor.tools.sales import SalesOrderOut, sales_order_out
 from shopfloor.tools.views import ManufacturingOrderOut, manufacturing_order_out
 
 tools = Toolset("corrections")
@@ -41,29 +44,30 @@ def _dropped(op: Op) -> int:
     return sum(1 for c in op.changes if c.field.endswith((" on order", " outstanding")))
 
 
-@tools.write("close_purchase_order", title="Close purchase order short", response=OrderOut,
+@tools.write("close_purchase_order", title="Close purchase order short",
+             response=PurchaseOrderOut,
              role=Role.admin,
              description="Close a partly received purchase order with what it has: the rest "
                          "is no longer on order, for MRP too.",
              destructive=True,
              undo=Undo.using(reverts.closed("purchase_order")))
-def close_purchase_order(op: Op, req: CloseOrder) -> Done[OrderOut]:
+def close_purchase_order(op: Op, req: CloseOrder) -> Done[PurchaseOrderOut]:
     number = number_of(op, PurchaseOrder, req, "purchase order")
-    po = closing.close_purchase_order(op, number, req.reason)
-    return Done(closing.describe("purchase order", number, _dropped(op)),
+    po = po_closing.close_purchase_order(op, number, req.reason)
+    return Done(describe_close("purchase order", number, _dropped(op)),
                 purchase_order_out(po))
 
 
-@tools.write("close_sales_order", title="Close sales order short", response=OrderOut,
+@tools.write("close_sales_order", title="Close sales order short", response=SalesOrderOut,
              role=Role.admin,
              description="Close a partly shipped sales order with what it shipped: the rest "
                          "is released from committed stock.",
              destructive=True,
              undo=Undo.using(reverts.closed("sales_order")))
-def close_sales_order(op: Op, req: CloseOrder) -> Done[OrderOut]:
+def close_sales_order(op: Op, req: CloseOrder) -> Done[SalesOrderOut]:
     number = number_of(op, SalesOrder, req, "sales order")
-    so = closing.close_sales_order(op, number, req.reason)
-    return Done(closing.describe("sales order", number, _dropped(op)), sales_order_out(so))
+    so = so_closing.close_sales_order(op, number, req.reason)
+    return Done(describe_close("sales order", number, _dropped(op)), sales_order_out(so))
 
 
 @tools.write("close_manufacturing_order", title="Close manufacturing order short",
@@ -141,13 +145,14 @@ class CorrectReceipt(NumberOrId, WriteRequest):
                                                  "operation log")
 
 
-@tools.write("correct_purchase_receipt", title="Correct purchase receipt", response=OrderOut,
+@tools.write("correct_purchase_receipt", title="Correct purchase receipt",
+             response=PurchaseOrderOut,
              role=Role.admin,
              description="Fix a received quantity, price or lot; stock re-costed as if "
                          "right, what left at the old cost is a cost adjustment.",
              destructive=True,
              undo=Undo.using(revert_kinds.receipt_correction))
-def correct_purchase_receipt(op: Op, req: CorrectReceipt) -> Done[OrderOut]:
+def correct_purchase_receipt(op: Op, req: CorrectReceipt) -> Done[PurchaseOrderOut]:
     number = number_of(op, PurchaseOrder, req, "purchase order")
     po = corrections.correct_purchase_receipt(op, number, req.sku, req.quantity,
                                               req.unit_price, req.lot)
@@ -164,13 +169,13 @@ class CorrectShipment(NumberOrId, WriteRequest):
                                                  "operation log")
 
 
-@tools.write("correct_shipment", title="Correct shipment", response=OrderOut,
+@tools.write("correct_shipment", title="Correct shipment", response=SalesOrderOut,
              role=Role.admin,
              description="Fix a shipped quantity or lot; what comes back returns at the cost "
                          "it left with.",
              destructive=True,
              undo=Undo.using(revert_kinds.shipment_correction))
-def correct_shipment(op: Op, req: CorrectShipment) -> Done[OrderOut]:
+def correct_shipment(op: Op, req: CorrectShipment) -> Done[SalesOrderOut]:
     number = number_of(op, SalesOrder, req, "sales order")
     so = corrections.correct_shipment(op, number, req.sku, req.quantity, req.lot)
     line = next(ln for ln in so.lines if ln.item.sku == req.sku)

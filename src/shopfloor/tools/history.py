@@ -1,20 +1,17 @@
-"""The operation log and job reads."""
+"""The operation log: who changed what, when."""
 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import Field
 from sqlalchemy import select
 
 from shopfloor.domain.base.context import Op
-from shopfloor.kernel.errors import NotFound
 from shopfloor.registry.tool import Request, Toolset
-from shopfloor.store.tables import Job, OperationLog
+from shopfloor.store.tables import OperationLog
 from shopfloor.tools.fields import (
-    Amount,
-    JobId,
     Key,
     Limit,
     Name,
@@ -75,58 +72,3 @@ def get_operation_log(op: Op, req: LogQuery) -> LogPage:
                                      result=r.result if req.operation_id else None)
                             for r in rows],
                    next_cursor=next_cursor)
-
-
-JobStatus = Literal["queued", "running", "succeeded", "failed", "cancelled"]
-
-
-class JobOut(Out):
-    job_id: str
-    kind: str
-    status: str
-    progress: Amount = Field(description="0 to 1")
-    message: str
-    result: dict[str, Any] | None
-    actor: str
-    created_at: datetime
-    started_at: datetime | None
-    finished_at: datetime | None
-    applied_operation: str | None = Field(None, description="the apply that used its result")
-
-
-def job_out(j: Job) -> JobOut:
-    return JobOut(job_id=j.id, kind=j.kind, status=j.status, progress=j.progress,
-                  message=j.message, result=j.result, actor=j.actor, created_at=j.created_at,
-                  started_at=j.started_at, finished_at=j.finished_at,
-                  applied_operation=j.applied_operation)
-
-
-class JobQuery(Request):
-    status: JobStatus | None = None
-    limit: Limit = 50
-
-
-class JobList(Out):
-    jobs: list[JobOut]
-
-
-@tools.read("list_jobs", toolset="jobs", title="List jobs", response=JobList,
-            description="Background jobs (MRP runs, imports, rebuilds), newest first.")
-def list_jobs(op: Op, req: JobQuery) -> JobList:
-    stmt = select(Job).order_by(Job.created_at.desc()).limit(req.limit)
-    if req.status:
-        stmt = stmt.where(Job.status == req.status)
-    return JobList(jobs=[job_out(j) for j in op.session.scalars(stmt)])
-
-
-class JobRef(Request):
-    job_id: JobId
-
-
-@tools.read("get_job", toolset="jobs", title="Get job", response=JobOut,
-            description="One job: status, progress, message and, when finished, its result.")
-def get_job(op: Op, req: JobRef) -> JobOut:
-    job = op.session.get(Job, req.job_id)
-    if job is None:
-        raise NotFound(f"no job {req.job_id!r}", field="job_id")
-    return job_out(job)

@@ -1,5 +1,5 @@
-"""Background jobs: MRP, watching and cancelling jobs, and applying an MRP plan (all its
-orders in one transaction).
+"""Background jobs: list them, follow one, cancel one (the tools that start them sit with
+what they do: MRP in planning.py, imports in bulk.py).
 
 Stopping a job is as strong as starting it: cancelling takes the role of the tool that
 started the job (its kind), unless the one cancelling is the one who started it.
@@ -7,79 +7,84 @@ started the job (its kind), unless the one cancelling is the one who started it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from datetime import UTC, date, datetime
-from decimal import Decimal
+from datetime import datetime
 from functools import cache
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field
 from sqlalchemy import select
 
-from shopfloor.domain.base import lookup
 from shopfloor.domain.base.context import Op
-from shopfloor.domain.buying import currencies
-from shopfloor.domain.corrections import bulk as revert_bulk
-from shopfloor.domain.orders import documents as orders
-from shopfloor.domain.planning import mrp, pegging, view
-from shopfloor.domain.production import manufacturing as production
-from shopfloor.kernel.errors import Conflict, Forbidden, NotFound, ValidationFailed
+from shopfloor.domain.planning import view
+from shopfloor.kernel.errors import Conflict, Forbidden, NotFound
 from shopfloor.kernel.roles import Role
-from shopfloor.kernel.statuses import PO, JobState
 from shopfloor.registry.facts import Undo
-from shopfloor.registry.jobs import JobContext
 from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
 from shopfloor.store import queue
-from shopfloor.store.tables import Job, Location
-from shopfloor.tools.fields import Day, JobId, Key, Out
-from shopfloor.tools.history import JobOut, JobRef, job_out
+from shopfloor.store.tables import Job
+from shopfloor.tools.fields import Amount, JobId, Limit, Out
 
 tools = Toolset("jobs")
 CANCEL_ROLE = Role.operator
 MRP_KIND = "mrp"
 
 
-class Started(Out):
+JobStatus = Literal["queued", "running", "succeeded", "failed", "cancelled"]
+
+
+class JobOut(Out):
     job_id: str
-    status: str
     kind: str
-    summary: str
+    status: str
+    progress: Amount = Field(description="0 to 1")
+    message: str
+    result: dict[str, Any] | None
+    actor: str
+    created_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None
+    applied_operation: str | None = Field(None, description="the apply that used its result")
 
 
-class RunMrp(Request):
-    location: Key | None = Field(None, description="where planned orders go (default: first)")
-    today: Day | None = Field(None, description="plan as of this date (default: today)")
+def job_out(j: Job) -> JobOut:
+    return JobOut(job_id=j.id, kind=j.kind, status=j.status, progress=j.progress,
+                  message=j.message, result=j.result, actor=j.actor, created_at=j.created_at,
+                  started_at=j.started_at, finished_at=j.finished_at,
+                  applied_operation=j.applied_operation)
 
 
-def plan_in_background(ctx: JobContext) -> dict[str, Any]:
-    """MRP as a job: reads the whole company in one snapshot and returns the plan."""
-    today = date.fromisoformat(ctx.arguments["today"]) if ctx.arguments.get("today") \
-        else date.today()
-    with ctx.store.reading() as session:
-        op = Op(session, ctx.actor, datetime.now(UTC), dialect=ctx.store.dialect)
-        result = mrp.plan(op, today=today, location=ctx.arguments.get("location"),
-                               progress=ctx.progress)
-    mos, pos = result["manufacturing_orders"], result["purchase_orders"]
-    lines = sum(len(p["lines"]) for p in pos)
-    result["summary"] = (f"MRP: {len(mos)} manufacturing orders and {lines} purchase lines "
-                         f"from {len(pos)} suppliers suggested")
-    return result
+class JobQuery(Request):
+    status: JobStatus | None = None
+    limit: Limit = 50
 
 
-@tools.job("run_mrp", toolset="planning", everyday=True,
-           title="Run MRP", response=Started, runs=(MRP_KIND, plan_in_background),
-           description="Plan purchases and production from open demand, reorder points, "
-                       "recipes and lead times. Starts a job; its result is the plan.")
-def run_mrp(op: Op, req: RunMrp) -> Started:
-    if req.location:
-        lookup.location(op, req.location)
-    args = {"location": req.location, "today": req.today.isoformat() if req.today else None}
-    job = queue.enqueue(op.session, MRP_KIND, args, op.actor)
-    return Started(job_id=job.id, status=job.status, kind=job.kind,
-                   summary=f"MRP queued as job {job.id}")
+class JobList(Out):
+    jobs: list[JobOut]
 
 
-def _job(op: Op, job_id: str, *, lock: bool = False) -> Job:
+@tools.read("list_jobs", title="List jobs", response=JobList,
+            description="Background jobs (MRP runs, imports, rebuilds), newest first.")
+def list_jobs(op: Op, req: JobQuery) -> JobList:
+    stmt = select(Job).order_by(Job.created_at.desc()).limit(req.limit)
+    if req.status:
+        stmt = stmt.where(Job.status == req.status)
+    return JobList(jobs=[job_out(j) for j in op.session.scalars(stmt)])
+
+
+class JobRef(Request):
+    job_id: JobId
+
+
+@tools.read("get_job", title="Get job", response=JobOut,
+            description="One job: status, progress, message and, when finished, its result.")
+def get_job(op: Op, req: JobRef) -> JobOut:
+    job = op.session.get(Job, req.job_id)
+    if job is None:
+        raise NotFound(f"no job {req.job_id!r}", field="job_id")
+    return job_out(job)
+
+
+def job_row(op: Op, job_id: str, *, lock: bool = False) -> Job:
     stmt = select(Job).where(Job.id == job_id)
     job = op.session.scalars(op.lock(stmt) if lock else stmt).one_or_none()
     if job is None:
@@ -90,7 +95,7 @@ def _job(op: Op, job_id: str, *, lock: bool = False) -> Job:
 @tools.read("get_job_status", everyday=True, title="Job status", response=JobOut, app_only=True,
             description="Progress of a job, polled by the job dashboard card.")
 def get_job_status(op: Op, req: JobRef) -> JobOut:
-    job = _job(op, req.job_id)
+    job = job_row(op, req.job_id)
     out = job_out(job)
     if job.kind == MRP_KIND and job.result:  # bounded for the card; get_job has it whole
         out.result = view.for_card(job.result)
@@ -106,7 +111,7 @@ class CancelJob(WriteRequest):
              destructive=False,
              undo=Undo.refused("start the job again"))
 def cancel_job(op: Op, req: CancelJob) -> Done[JobOut]:
-    job = _job(op, req.job_id, lock=True)
+    job = job_row(op, req.job_id, lock=True)
     _may_cancel(op, job)
     if job.status in queue.TERMINAL:
         raise Conflict(f"job {job.id} is already {job.status}", field="job_id")
@@ -153,159 +158,3 @@ def _may_cancel(op: Op, job: Job) -> None:
     raise Forbidden(f"cancelling job {job.id} ({job.kind}) needs the {needed.name} role, as "
                     f"{tool} does, or being the one who started it ({job.actor}); "
                     f"{op.actor} is neither", field="job_id")
-
-
-class ApplyMrpPlan(WriteRequest):
-    job_id: JobId = Field(description="a finished MRP run")
-    refs: list[Key] | None = Field(None, max_length=5000,
-                                   description="only these planned orders, by their ref in "
-                                               "the plan (P1, P2 ...)")
-    only: list[Key] | None = Field(None, max_length=5000,
-                                   description="only these SKUs (all their planned orders)")
-    location: Key | None = Field(None, description="default: the plan's, else the first")
-
-
-class PlanApplied(Out):
-    purchase_orders: list[str]
-    manufacturing_orders: list[str]
-
-
-def _planned(plan: dict[str, Any]) -> list[dict[str, Any]]:
-    return [*plan.get("manufacturing_orders", []),
-            *(ln for g in plan.get("purchase_orders", []) for ln in g["lines"])]
-
-
-def _is_applied(plan: dict[str, Any]) -> Callable[[dict[str, Any]], bool]:
-    """Which orders of a plan an earlier part applied: by ref (`made`), or by SKU
-    (`applied`, every order of the item: what a plan applied before refs says)."""
-    made, skus = plan.get("made") or {}, set(plan.get("applied") or ())
-    return lambda o: o.get("ref") in made or o["sku"] in skus
-
-
-def _one_line_per_item(lines: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
-    """A supplier's planned lines as orders: one order, and another for an item planned
-    again for a later date (an order holds one line per item); by need date."""
-    batches: list[list[dict[str, Any]]] = []
-    seen: dict[str, int] = {}
-    for ln in sorted(lines, key=lambda ln: ln["need_date"]):
-        k = seen.get(ln["sku"], 0)
-        seen[ln["sku"]] = k + 1
-        if k == len(batches):
-            batches.append([])
-        batches[k].append(ln)
-    return batches
-
-
-def _chosen(plan: dict[str, Any], req: ApplyMrpPlan, left: list[dict[str, Any]]
-            ) -> list[dict[str, Any]]:
-    """The orders this apply makes: the refs and the SKUs named, else all left."""
-    if req.refs is None and req.only is None:
-        return left
-    if req.refs is not None:
-        known = {o.get("ref") for o in _planned(plan)}
-        unknown = [r for r in req.refs if r not in known]
-        if unknown:
-            raise ValidationFailed(f"{', '.join(unknown[:5])}: not a planned order of job "
-                                   f"{plan.get('job_id') or req.job_id}", field="refs")
-    refs, skus = set(req.refs or ()), set(req.only or ())
-    chosen = [o for o in left if o.get("ref") in refs or o["sku"] in skus]
-    if not chosen:
-        named = "refs" if req.refs else "only"
-        raise ValidationFailed("nothing to apply: every order named was already applied",
-                               field=named)
-    return chosen
-
-
-@tools.write("apply_mrp_plan", toolset="planning", everyday=True,
-             title="Apply MRP plan", response=PlanApplied,
-             description="Create the orders an MRP run suggested, all in one transaction.",
-             destructive=False,
-             undo=Undo.using(revert_bulk.mrp_plan),
-             subject="the MRP plan")
-def apply_mrp_plan(op: Op, req: ApplyMrpPlan) -> Done[PlanApplied]:
-    job = _job(op, req.job_id, lock=True)
-    if job.kind != MRP_KIND or job.status != JobState.succeeded or not job.result:
-        raise Conflict(f"job {job.id} is not a finished MRP run ({job.kind}, {job.status})",
-                       field="job_id")
-    plan: dict[str, Any] = job.result
-    # A plan may be applied in parts (`refs`, `only`); what each planned order became is
-    # kept on it (`made`), and `applied` lists the items every order of which is made.
-    applied = _is_applied(plan)
-    left = [o for o in _planned(plan) if not applied(o)]
-    if job.applied_operation is not None and ("applied" not in plan or not left):
-        raise Conflict(f"the plan of job {job.id} was already applied (operation "
-                       f"{job.applied_operation}); run MRP again for a new plan",
-                       field="job_id", details={"operation_id": job.applied_operation})
-    chosen = _chosen(plan, req, left)
-    picked = {id(o) for o in chosen}
-    # Marked in the same transaction as the orders: a plan creates its orders once.
-    job.applied_operation = op.operation_id or "preview"
-    code = req.location or plan.get("location") or op.session.scalars(
-        select(Location.code).order_by(Location.id)).first()
-    if code is None:
-        raise ValidationFailed("there is no location to plan into", field="location")
-    groups = [(g["supplier"], g.get("currency"),
-               [ln for ln in g["lines"] if id(ln) in picked])
-              for g in plan["purchase_orders"]]
-    for supplier, _, lines in groups:
-        if lines and not supplier:
-            raise ValidationFailed(f"{lines[0]['sku']} has no default supplier; leave it out "
-                                   "with `refs` or set one", field="refs")
-    # Manufacturing orders first: their numbers name the parents their components serve
-    # (and the ones an earlier part made, theirs).
-    refs: dict[str, str] = dict(plan.get("made") or {})
-    made_now: dict[str, str] = {}
-    created = []
-    for line in plan["manufacturing_orders"]:
-        if id(line) not in picked:
-            continue
-        mo = production.create(op, line["sku"], Decimal(line["quantity"]), code, number=None,
-                               due_date=date.fromisoformat(line["due_date"]))
-        refs[line.get("ref") or mo.number] = made_now[line.get("ref") or mo.number] = \
-            mo.number
-        created.append((mo, line))
-    pegs: list[dict[str, Any]] = []
-    for mo, line in created:
-        covers = line.get("covers", [])
-        pegs += pegging.rows(covers, refs, mo.item_id, manufacturing_order_id=mo.id)
-        if covers:
-            op.change("manufacturing_order", mo.number, "for", None,
-                      pegging.summary(covers, refs))
-    bought = []
-    for supplier, currency, lines in groups:
-        if not lines:
-            continue
-        # A plan made with no rate for the supplier's currency priced its lines in the
-        # company's: the order prices them in the supplier's at today's rate (or is refused
-        # naming the price), never books company money as the supplier's.
-        own = currencies.of(op, lookup.supplier(op, supplier).currency)
-        priced = currency in (None, own)
-        for batch in _one_line_per_item(lines):
-            po = orders.create_purchase_order(
-                op, supplier, code,
-                [orders.LineSpec(ln["sku"], Decimal(ln["quantity"]),
-                                 Decimal(ln["unit_price"]) if priced else None,
-                                 expected_date=date.fromisoformat(ln["need_date"]),
-                                 unit=ln.get("unit"))
-                 for ln in batch],
-                number=None, expected_date=date.fromisoformat(batch[0]["need_date"]),
-                notes=f"MRP job {job.id}", status=PO.open)
-            for po_line, ln in zip(po.lines, batch, strict=True):
-                covers = ln.get("covers", [])
-                pegs += pegging.rows(covers, refs, po_line.item_id, purchase_order_id=po.id)
-                if covers:
-                    op.change("purchase_order", po.number, f"line {ln['sku']} for", None,
-                              pegging.summary(covers, refs))
-                if ln.get("ref"):
-                    made_now[ln["ref"]] = po.number
-            bought.append(po.number)
-    made = [mo.number for mo, _ in created]
-    if not made and not bought:
-        raise ValidationFailed("nothing to apply: the plan selects no orders", field="refs")
-    everything = {**(plan.get("made") or {}), **made_now}
-    still = {str(o["sku"]) for o in left if id(o) not in picked}
-    job.result = {**plan, "made": everything, "applied": sorted(
-        set(plan.get("applied") or ()) | ({o["sku"] for o in chosen} - still))}
-    pegging.write(op, pegs)
-    return Done(f"Apply MRP plan: {len(bought)} purchase and {len(made)} manufacturing orders",
-                PlanApplied(purchase_orders=bought, manufacturing_orders=made))

@@ -9,7 +9,7 @@ from pydantic import Field, StringConstraints
 
 from shopfloor.domain.base import codes
 from shopfloor.domain.base.context import Op
-from shopfloor.domain.orders import picking
+from shopfloor.domain.sales import picking
 from shopfloor.registry.tool import Request, Toolset
 from shopfloor.store.tables import SalesOrder
 from shopfloor.tools.fields import Amount, Out

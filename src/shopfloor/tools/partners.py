@@ -27,7 +27,8 @@ from shopfloor.tools.fields import (
     PartnerName,
     SearchText,
 )
-from shopfloor.tools.orders import purchase_order_out, sales_order_out
+from shopfloor.tools.purchasing.orders import purchase_order_out
+from shopfloor.tools.sales import sales_order_out
 from shopfloor.tools.views import LocationOut, PartnerDetailsOut, PartnerOut
 
 tools = Toolset("partners")

@@ -35,12 +35,12 @@ from shopfloor.tools.fields import (
 )
 from shopfloor.tools.floor import order_floor
 from shopfloor.tools.lot_fields import ExpiryChange, Lots
-from shopfloor.tools.planning import pegs_out
 from shopfloor.tools.refs import NumberOrId, number_of
 from shopfloor.tools.views import (
     ManufacturingOrderDetailOut,
     ManufacturingOrderOut,
     manufacturing_order_out,
+    pegs_out,
 )
 
 tools = Toolset("production")

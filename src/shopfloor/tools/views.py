@@ -10,8 +10,9 @@ from pydantic import Field
 from sqlalchemy import inspect
 from sqlalchemy.orm import object_session
 
+from shopfloor.domain.base.context import Op
 from shopfloor.domain.lots.reports import LotRow
-from shopfloor.domain.planning import reports
+from shopfloor.domain.planning import pegging, reports
 from shopfloor.domain.stock import history
 from shopfloor.domain.stock.movements import Document
 from shopfloor.domain.stock.usable import NONE, Blocked
@@ -116,6 +117,12 @@ class PegOut(Out):
     document: str | None
     date: date
     quantity: Amount
+
+
+def pegs_out(op: Op, *, po: int | None = None, mo: int | None = None) -> list[PegOut]:
+    rows = pegging.of_order(op, purchase_order_id=po, manufacturing_order_id=mo)
+    return [PegOut(sku=r.sku, need=r.kind, document=r.document, date=r.date,
+                   quantity=r.quantity) for r in rows]
 
 
 class ManufacturingOrderOut(Out):

@@ -19,7 +19,7 @@ from shopfloor.domain.base.context import Op
 from shopfloor.domain.bills import matching
 from shopfloor.domain.buying import currencies
 from shopfloor.domain.orders import billed as billed_lines
-from shopfloor.domain.orders import purchase_units as units
+from shopfloor.domain.purchasing import units
 from shopfloor.domain.stock.standing import unreverted
 from shopfloor.kernel.numbers import ZERO, cost
 from shopfloor.store.tables import (

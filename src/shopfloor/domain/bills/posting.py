@@ -25,7 +25,7 @@ from shopfloor.domain.base.sequences import claim_number
 from shopfloor.domain.bills import booked, matching, repricing
 from shopfloor.domain.buying import currencies
 from shopfloor.domain.corrections import landed_costs
-from shopfloor.domain.orders import purchase_units as units
+from shopfloor.domain.purchasing import units
 from shopfloor.kernel.errors import Conflict, ShopfloorError, ValidationFailed
 from shopfloor.kernel.numbers import ZERO, cost, fmt
 from shopfloor.store.tables import (

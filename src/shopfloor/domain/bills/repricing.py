@@ -13,7 +13,7 @@ from sqlalchemy import select
 from shopfloor.domain.base.context import Op
 from shopfloor.domain.bills import booked
 from shopfloor.domain.corrections import revaluation
-from shopfloor.domain.orders import purchase_units as units
+from shopfloor.domain.purchasing import units
 from shopfloor.domain.stock import ledger as stock
 from shopfloor.domain.stock.standing import unreverted
 from shopfloor.kernel.numbers import ZERO, fmt

@@ -20,8 +20,8 @@ from sqlalchemy import delete, select
 from shopfloor.domain.base import lookup
 from shopfloor.domain.base.context import Op
 from shopfloor.domain.corrections.ledger import Original, reverse_moves
-from shopfloor.domain.orders import documents as orders
 from shopfloor.domain.production import manufacturing as production
+from shopfloor.domain.purchasing import orders
 from shopfloor.domain.stock import items as catalog
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.kernel.numbers import fmt

@@ -21,7 +21,7 @@ from sqlalchemy import delete, insert, select
 from shopfloor.domain.base import lookup
 from shopfloor.domain.base.context import Op
 from shopfloor.domain.corrections.ledger import Original, moved_since, reverse_moves
-from shopfloor.domain.orders import purchase_units
+from shopfloor.domain.purchasing import units as purchase_units
 from shopfloor.domain.stock import ledger as stock
 from shopfloor.domain.stock.items import touch
 from shopfloor.domain.stock.standing import unreverted

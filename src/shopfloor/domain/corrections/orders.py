@@ -32,8 +32,8 @@ from shopfloor.domain.corrections import revaluation
 from shopfloor.domain.corrections.costs import document_lots, lot_names, only_lot
 from shopfloor.domain.corrections.ledger import later, named
 from shopfloor.domain.orders import billed
-from shopfloor.domain.orders import purchase_units as units
 from shopfloor.domain.orders.returns import moved_cost
+from shopfloor.domain.purchasing import units
 from shopfloor.domain.stock import ledger as stock
 from shopfloor.domain.stock import lots
 from shopfloor.domain.stock.counted import exact

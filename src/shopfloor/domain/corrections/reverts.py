@@ -35,11 +35,15 @@ from shopfloor.domain.corrections.ledger import (
     reverse_moves,
 )
 from shopfloor.domain.floor import operations as floor_time
-from shopfloor.domain.orders import billed, closing, purchase_units, returns
-from shopfloor.domain.orders import documents as orders
+from shopfloor.domain.orders import billed, returns
 from shopfloor.domain.production import closing as mo_closing
 from shopfloor.domain.production import completion
 from shopfloor.domain.production import manufacturing as production
+from shopfloor.domain.purchasing import closing as po_closing
+from shopfloor.domain.purchasing import orders as purchases
+from shopfloor.domain.purchasing import units as purchase_units
+from shopfloor.domain.sales import closing as so_closing
+from shopfloor.domain.sales import orders as sales
 from shopfloor.domain.stock import ledger as stock
 from shopfloor.domain.stock.items import touch
 from shopfloor.kernel.errors import Conflict, NotFound
@@ -155,13 +159,13 @@ def _created(kind: str, op: Op, o: Original) -> None:
             if any(ln.received_quantity > 0 for ln in po.lines):
                 o.blockers.append(f"purchase order {number} has been received since")
                 return
-            orders.cancel_purchase_order(op, number)
+            purchases.cancel_purchase_order(op, number)
         elif kind == "sales_order":
             so = lookup.sales_order(op, number, lock=True)
             if any(ln.fulfilled_quantity > 0 for ln in so.lines):
                 o.blockers.append(f"sales order {number} has shipped since")
                 return
-            orders.cancel_sales_order(op, number)
+            sales.cancel_sales_order(op, number)
         else:
             mo = lookup.manufacturing_order(op, number, lock=True)
             if mo.completed_quantity > 0:
@@ -175,8 +179,8 @@ def _created(kind: str, op: Op, o: Original) -> None:
 def _closed(kind: str, op: Op, o: Original) -> None:
     number = o.result["number"]
     status = o.before(kind, number, "status") or "open"
-    reopen = {"purchase_order": closing.reopen_purchase_order,
-              "sales_order": closing.reopen_sales_order,
+    reopen = {"purchase_order": po_closing.reopen_purchase_order,
+              "sales_order": so_closing.reopen_sales_order,
               "manufacturing_order": mo_closing.reopen}[kind]
     o.blockers.extend(reopen(op, number, status))
 

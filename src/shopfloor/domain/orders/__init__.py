@@ -1,1 +1,2 @@
-"""Purchase and sales orders: placing, receiving, shipping, closing short, returns."""
+"""Returns against purchase and sales orders, and what suppliers' bills have billed of a
+purchase line: what reads back an order of either kind."""

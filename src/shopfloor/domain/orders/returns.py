@@ -22,7 +22,8 @@ from sqlalchemy import select
 from shopfloor.domain.base import lookup
 from shopfloor.domain.base.context import Op
 from shopfloor.domain.base.sequences import claim_number
-from shopfloor.domain.orders import purchase_units, return_lots
+from shopfloor.domain.orders import return_lots
+from shopfloor.domain.purchasing import units as purchase_units
 from shopfloor.domain.stock import ledger as stock
 from shopfloor.domain.stock import lots
 from shopfloor.domain.stock.items import touch

@@ -1,0 +1,1 @@
+"""Sales orders: taking, shipping, closing short, and their pick lists."""

@@ -1,0 +1,51 @@
+"""Closing a sales order short: it keeps what it shipped and releases the stock it still
+committed. Nothing already shipped is touched; the outstanding quantities are shown in
+the preview so the person closing sees what is given up. A close can be reverted
+(reopen), as long as the order has not moved on since.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from shopfloor.domain.base import lookup
+from shopfloor.domain.base.context import Op
+from shopfloor.domain.lines import rules
+from shopfloor.domain.stock import ledger as stock
+from shopfloor.domain.stock.items import touch
+from shopfloor.kernel.numbers import ZERO
+from shopfloor.kernel.statuses import CLOSABLE_SO, SO, said
+from shopfloor.store.tables import SalesOrder
+
+
+def close_sales_order(op: Op, number: str, reason: str | None) -> SalesOrder:
+    so = lookup.sales_order(op, number, lock=True)
+    rules.closable(number, "sales order", so.status, CLOSABLE_SO, "")
+    stock.prefetch(op, [ln.item for ln in so.lines], so.location)
+    for ln in so.lines:
+        short = ln.quantity - ln.fulfilled_quantity
+        if short > 0:
+            op.change("sales_order", number, f"line {ln.item.sku} outstanding", short, ZERO)
+            stock.reserve(op, ln.item, so.location, -short)
+    op.change("sales_order", number, "status", so.status, SO.closed)
+    so.status = SO.closed
+    if reason:
+        so.notes = f"{so.notes}\n{reason}" if so.notes else reason
+    touch(so)
+    return so
+
+
+def reopen_sales_order(op: Op, number: str, status: str) -> list[str]:
+    """Undo a close: back to the status it had, its outstanding committed again."""
+    so = lookup.sales_order(op, number, lock=True)
+    if so.status != SO.closed:
+        return [f"sales order {number} is {said(so.status)} now, not closed"]
+    stock.prefetch(op, [ln.item for ln in so.lines], so.location)
+    for ln in so.lines:
+        short: Decimal = ln.quantity - ln.fulfilled_quantity
+        if short > 0:
+            stock.reserve(op, ln.item, so.location, short)
+    op.change("sales_order", number, "status", so.status, status)
+    so.status = status
+    touch(so)
+    return []

@@ -1,0 +1,115 @@
+"""What a purchase order's and a sales order's tools share: a line's arguments, the head
+of an order as it reads, and how a page, a total and an edit's remarks are said. Below
+both kinds' modules, so neither imports the other."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from datetime import date, datetime
+from decimal import Decimal
+from typing import Any, Protocol, TypeVar
+
+from pydantic import Field
+
+from shopfloor.domain.lines.rules import LineSpec
+from shopfloor.kernel.text import money
+from shopfloor.registry.tool import Request, WriteRequest
+from shopfloor.store.tables import PurchaseOrder, SalesOrder
+from shopfloor.tools.fields import Amount, Key, Money, Out, Quantity, paged
+from shopfloor.tools.lot_fields import TrackedLine
+from shopfloor.tools.refs import NumberOrId
+
+Row = TypeVar("Row", PurchaseOrder, SalesOrder)
+Doc = TypeVar("Doc", bound=Out)
+
+
+class OrderLineIn(Request):
+    sku: Key
+    quantity: Quantity
+    unit_price: Money | None = None  # default: the item's (a purchase unit's: its break)
+
+    def spec(self) -> LineSpec:
+        return LineSpec(self.sku, self.quantity, self.unit_price)
+
+
+class MoveLineIn(TrackedLine):
+    sku: Key
+    quantity: Quantity
+
+    def spec(self) -> LineSpec:
+        return LineSpec(self.sku, self.quantity, None, self.lot_specs(), self.serial_list(),
+                        self.allow_expired)
+
+
+Lines = Field(min_length=1, max_length=1000)
+
+
+class ByNumber(NumberOrId, Request):
+    pass
+
+
+class ByNumberWrite(NumberOrId, WriteRequest):
+    pass
+
+
+class LineHead(Out):
+    """What every order line reads as; each kind adds its own."""
+
+    sku: str
+    quantity: Amount
+    unit_price: Amount
+    done_quantity: Amount = Field(description="received or fulfilled so far")
+
+
+class OrderHead(Out):
+    """What every order reads as, but its lines (each kind's own shape)."""
+
+    id: int
+    number: str
+    status: str
+    partner: str
+    location: str
+    due_date: date | None = Field(description="expected (purchase) or due (sales) date")
+    created_at: datetime
+    total: Amount
+    currency: str
+    notes: str | None = None
+    reference: str | None = Field(None, description="the partner's number for it")
+
+
+class Read(Protocol):
+    """An order as it reads, for a summary."""
+
+    @property
+    def lines(self) -> Sequence[Any]: ...
+
+    @property
+    def total(self) -> Decimal: ...
+
+    @property
+    def currency(self) -> str: ...
+
+
+def page_of(rows: Sequence[Row], limit: int, out: Callable[[Row], Doc]
+            ) -> tuple[list[Doc], str | None]:
+    """A page of orders as they read, and the cursor to the next."""
+    page, next_cursor = paged(rows, limit, lambda r: str(r.id))
+    return [out(r) for r in page], next_cursor
+
+
+def total_said(doc: Read) -> str:
+    lines = f"{len(doc.lines)} line{'s' * (len(doc.lines) != 1)}"
+    return f"{lines}, total {money(doc.total, doc.currency)}"
+
+
+class Remarked(Protocol):
+    notes: str | None
+    reference: str | None
+    clear_notes: bool
+    clear_reference: bool
+
+
+def remarks(req: Remarked) -> dict[str, str | None]:
+    """Notes and reference as the edit gives them: a clear flag is an empty text."""
+    return {"notes": "" if req.clear_notes else req.notes,
+            "reference": "" if req.clear_reference else req.reference}
