@@ -126,6 +126,10 @@ def test_a_planned_order_that_would_take_part_of_a_piece_is_refused_naming_it(
     sell(registry, "P", "3", 10)
     job = run_job(registry, "run_mrp", today=TODAY.isoformat())
     ref = job["result"]["manufacturing_orders"][0]["ref"]
+    # the plan says so beside the order, before anyone applies it
+    review = [m for m in job["result"]["messages"] if m["action"] == "review"]
+    assert [(m["document"], m["sku"]) for m in review] == [(ref, "P")], review
+    assert "1.5 of M" in review[0]["reason"] and "rounding multiple" in review[0]["reason"]
     err = refused(registry, "apply_mrp_plan", {"job_id": job["job_id"]})
     assert (err.code, err.field) == ("validation_error", "refs"), err.to_payload()
     assert f"planned order {ref}" in err.message and "1.5 pcs of M" in err.message
