@@ -148,6 +148,39 @@ async def host_log(page: Page) -> dict[str, Any]:
     return log
 
 
+async def settled(page: Page) -> dict[str, Any]:
+    """The host's log once every message the card posted so far has reached the host: a
+    barrier posted from the card after them, waited for (by condition, never by a timer
+    the page's clock may hold). What a test asserts did not happen, after it moved the
+    page's clock past when it would have, had it been going to."""
+    card = await card_window(page)
+    n = await card.evaluate("""() => {
+      window.testBarrier = (window.testBarrier || 0) + 1;
+      parent.postMessage({ jsonrpc: "2.0", method: "test/barrier",
+                           params: { n: window.testBarrier } }, "*");
+      return window.testBarrier; }""")
+    for _ in range(200):  # a bound on a broken page only (10 s), not a timing
+        log = await host_log(page)
+        if n in log["barriers"]:
+            return log
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"the host never saw the card's barrier {n}")
+
+
+async def still(page: Page) -> dict[str, Any]:
+    """The page's clock paused, and the host's log once no tool call the card made is
+    still waiting for its answer: from here only the test moves time, so what the card
+    does next happens inside the `clock.run_for` the test calls, where it can be seen."""
+    now = await page.evaluate("() => Date.now()")
+    await page.clock.pause_at(now + 1)
+    for _ in range(200):  # a bound on a broken host only (10 s), not a timing
+        log = await settled(page)
+        if log["inFlight"] == 0:
+            return log
+        await asyncio.sleep(0.05)
+    raise AssertionError("a tool call the card made never got its answer")
+
+
 def writes(log: dict[str, Any]) -> list[dict[str, Any]]:
     """The card's tool calls but its name look-ups (get_item, a read it makes to show an
     item's name next to its SKU)."""

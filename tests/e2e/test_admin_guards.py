@@ -237,7 +237,6 @@ def test_hostile_names_are_text_in_every_view(served: tuple[str, Registry, Setti
             assert shown.count(HOSTILE) >= 2  # the supplier and the item's name
             assert await page.locator("main img").count() == 0
             await ah.shot(page, "hostile-preview")
-            await asyncio.sleep(0.2)
             assert await page.evaluate("() => window.pwned") is None
             assert watch.dialogs == [] and watch.outside() == [] and watch.refusals == []
 

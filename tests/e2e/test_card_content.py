@@ -145,7 +145,7 @@ def test_card_fields_and_stale_then_confirm(served: tuple[str, str, Registry]) -
             assert len(applies) == 2
             assert applies[0]["arguments"]["preview_token"] != \
                 applies[1]["arguments"]["preview_token"]
-            await asyncio.sleep(0.2)
+            await harness.settled(page)  # all the card sent has reached the host
 
     asyncio.run(run())
     assert rec.outside() == [] and rec.dialogs == []

@@ -93,6 +93,10 @@ class Host:
             self.in_flight -= 1
 
 
+def _status_reads(log: dict[str, Any]) -> int:
+    return sum(c["name"] == "get_job_status" for c in log["toolCalls"])
+
+
 def _seconds(shown: str) -> int:
     """'7 s' or '2 min 5 s' as seconds."""
     parts = shown.replace(" min ", " ").removesuffix(" s").split()
@@ -235,6 +239,7 @@ def test_job_card_end_to_end(served: tuple[str, str, Registry]) -> None:
             #    the model is told.
             host = Host(call_tool)
             page = await harness.open_host(browser, rec, host)
+            await page.clock.install()  # time flows until the test moves it
             await harness.prove_recorder(page, rec)
             job_id, started = await start(page)
             seen = await _freeze_twice(page, reg, job_id, lock)
@@ -251,7 +256,10 @@ def test_job_card_end_to_end(served: tuple[str, str, Registry]) -> None:
             mos = len(plan["manufacturing_orders"])
             po_lines = sum(len(p["lines"]) for p in plan["purchase_orders"])
             assert mos > 0 and po_lines > 0, job["message"]
-            await asyncio.sleep(1.5)  # several poll intervals after the end
+            polls = _status_reads(await harness.still(page))
+            await page.clock.run_for(5_000)  # ten poll intervals after the end
+            assert _status_reads(await harness.settled(page)) == polls  # polling stopped
+            await page.clock.resume()
             assert await frame.locator("#mos tbody tr").count() == mos
             assert await frame.locator("#pos tbody tr").count() == po_lines
             assert "PRO-0-000001" in await frame.locator("#mos").inner_text()
@@ -309,9 +317,12 @@ def test_job_card_end_to_end(served: tuple[str, str, Registry]) -> None:
             #    elapsed time is the job's run time and stands still.
             slow = Host(call_tool, slow=0.8)
             other = await harness.open_host(browser, rec, slow)
+            await other.clock.install()
             await harness.mount(other, html, args, started)
             await harness.card_state(other, "succeeded")
-            await asyncio.sleep(1.5)
+            polls = _status_reads(await harness.still(other))
+            await other.clock.run_for(5_000)
+            assert _status_reads(await harness.settled(other)) == polls
             frame = other.frame_locator("#card")
             assert await frame.locator("#mos tbody tr").count() == mos
             assert await frame.locator("#pos tbody tr").count() == po_lines
@@ -320,8 +331,9 @@ def test_job_card_end_to_end(served: tuple[str, str, Registry]) -> None:
                    - datetime.fromisoformat(job["started_at"])).total_seconds()
             shown = await frame.locator("#elapsed").inner_text()
             assert abs(_seconds(shown) - ran) <= 1, (shown, ran)
-            await asyncio.sleep(1.1)
+            await other.clock.run_for(5_000)
             assert await frame.locator("#elapsed").inner_text() == shown
+            await other.clock.resume()
 
             # 3. The plan's preview, then Cancel: nothing written, model told, locked.
             before = orders()

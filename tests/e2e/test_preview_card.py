@@ -77,11 +77,21 @@ async def _preview(mcp: ClientSession, tool: str, args: dict[str, Any]) -> dict[
 
 async def _never_ran(page: Any) -> None:
     """The hostile markup stayed text: no element, no marker, no message to the host."""
-    await asyncio.sleep(0.3)
+    log = await harness.settled(page)
     frame = page.frame_locator("#card")
     assert await frame.locator("img").count() == 0
     assert await (await harness.card_window(page)).evaluate("() => window.pwned") is None
-    assert (await harness.host_log(page))["strays"] == []
+    assert log["strays"] == []
+
+
+async def _following(page: Any) -> None:
+    """Until the card has read its job's status once: it is following the job."""
+    for _ in range(200):  # a bound on a broken card only (10 s), not a timing
+        log = await harness.host_log(page)
+        if any(c["name"] == "get_job_status" for c in log["toolCalls"]):
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError("the card never read its job's status")
 
 
 def test_preview_card_end_to_end(served: tuple[str, str, Registry]) -> None:
@@ -114,8 +124,7 @@ def test_preview_card_end_to_end(served: tuple[str, str, Registry]) -> None:
                 'keydown', (e) => { if (e.key === 'Escape') window.escapes++; }); }""")
             await page.keyboard.press("Escape")
             assert await card.evaluate("() => window.escapes") == 1  # the card did get it
-            await asyncio.sleep(0.3)
-            assert (await harness.host_log(page))["modelContext"] == []
+            assert (await harness.settled(page))["modelContext"] == []
             await harness.card_state(page, "pending")
             gate.release()
             await harness.card_state(page, "applied")
@@ -174,8 +183,7 @@ def test_preview_card_end_to_end(served: tuple[str, str, Registry]) -> None:
             await harness.card_state(page, "cancelled")
             await harness.shot(page, "cancelled")
             await page.keyboard.press("Escape")  # a second cancel must not tell twice
-            await asyncio.sleep(0.2)
-            log = await harness.host_log(page)
+            log = await harness.settled(page)
             assert harness.writes(log) == []
             assert [m["content"][0]["text"] for m in log["modelContext"]] == [
                 "User cancelled the stock adjustment preview."]
@@ -269,16 +277,19 @@ def test_preview_card_queued_job(served_idle: tuple[str, str, Registry]) -> None
             with pytest.raises(NotFound):
                 reg.invoke("get_item", {"sku": "Q-1"}, ADMIN)
 
-            # 2. A job that never ends: the card stops polling after its bound (shortened
-            #    here) and tells the agent which job to follow with get_job.
+            # 2. A job that never ends: the card stops polling after its bound (ten
+            #    minutes, passed on the page's clock) and tells the agent which job to
+            #    follow with get_job.
             assert FOLLOW_LIMIT in html
-            short = html.replace(FOLLOW_LIMIT, "const FOLLOW_LIMIT_MS = 1500;")
             page = await harness.open_host(browser, rec, call_tool)
-            await harness.mount(page, short, bulk, await _preview(mcp, "import_items", bulk))
+            await page.clock.install()  # time flows until the test moves it
+            await harness.mount(page, html, bulk, await _preview(mcp, "import_items", bulk))
             await harness.card_state(page, "preview")
             frame = page.frame_locator("#card")
             await frame.locator("#confirm").click()
-            for _ in range(100):
+            await _following(page)
+            await page.clock.fast_forward("10:01")
+            for _ in range(200):  # a bound on a broken card only (10 s), not a timing
                 log = await harness.host_log(page)
                 if log["modelContext"]:
                     break
@@ -291,9 +302,9 @@ def test_preview_card_queued_job(served_idle: tuple[str, str, Registry]) -> None
             assert "get_job" in await frame.locator("#outcome").inner_text()
             assert await frame.locator("#cancel-job").is_hidden()
             await harness.card_state(page, "pending")
-            polls = len(log["toolCalls"])
-            await asyncio.sleep(1.2)
-            assert len((await harness.host_log(page))["toolCalls"]) == polls  # stopped
+            polls = len((await harness.still(page))["toolCalls"])
+            await page.clock.run_for(5_000)  # ten poll intervals on
+            assert len((await harness.settled(page))["toolCalls"]) == polls  # stopped
             assert reg.invoke("get_job_status", {"job_id": job_id}, ADMIN)["status"] == "queued"
 
     asyncio.run(run())

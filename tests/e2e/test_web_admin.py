@@ -238,7 +238,6 @@ def test_a_week_through_the_admin(served: tuple[str, Registry]) -> None:
             assert await phone.evaluate("document.documentElement.dataset.theme") == "dark"
             violations.extend(await ah.axe(phone, "phone-dark"))
             await ah.shot(phone, "phone-home-dark")
-            await asyncio.sleep(0.2)
 
     asyncio.run(run())
     watch = watch_ref[0]

@@ -131,6 +131,9 @@ READ_MORE: list[tuple[str, dict[str, Any], str]] = [
 # Quantities finer than their unit (issue 30): M1, P1 and T1 are counted in whole pcs; each
 # write that takes a quantity refuses 1.5 pcs with the same code, naming its field.
 V = "validation_error"
+PCS_TERMS = {"sku": "M1", "supplier": "Acme", "purchase_unit": "pcs",
+             "units_per_purchase_unit": "1", "price_breaks": [{"min_quantity": "1",
+                                                               "unit_price": "2"}]}
 FINER: dict[str, list[tuple[dict[str, Any], str, str]]] = {
     "create_manufacturing_order": [
         ({"sku": "P1", "quantity": "1.5", "location": "MAIN"}, "quantity", V)],
@@ -173,6 +176,14 @@ FINER: dict[str, list[tuple[dict[str, Any], str, str]]] = {
         ({"sku": "P1", "components": [{"sku": "M2", "quantity": "1",
                                        "rounding_multiple": "2.5"}]},
          "components[0].rounding_multiple", V)],
-    "create_item": [({"sku": "N1", "name": "New", "order_multiple": "2.5"}, "order_multiple", V)],
-    "modify_item": [({"sku": "M1", "reorder_quantity": "1.5"}, "reorder_quantity", V)],
+    "create_item": [({"sku": "N1", "name": "New", "order_multiple": "2.5"}, "order_multiple", V),
+                    ({"sku": "N1", "name": "New", "reorder_point": "0.5"}, "reorder_point", V)],
+    "modify_item": [({"sku": "M1", "reorder_quantity": "1.5"}, "reorder_quantity", V),
+                    ({"sku": "M1", "reorder_point": "2.5"}, "reorder_point", V),
+                    ({"sku": "M1", "order_multiple": "0.5"}, "order_multiple", V)],
+    # bought in its own unit, a minimum and a multiple are whole pcs too
+    "set_supplier_item": [
+        ({**PCS_TERMS, "minimum_order": "2.5"}, "minimum_order", V),
+        ({**PCS_TERMS, "order_multiple": "0.5"}, "order_multiple", V)],
+    "import_items": [({"csv": "sku,name,reorder_point\nN9,Nine,2.5\n"}, "csv", V)],
 }

@@ -108,6 +108,7 @@ def test_a_derived_quantity_beyond_storage_is_refused(registry: Registry) -> Non
 def test_a_stored_cost_beyond_storage_is_refused(registry: Registry) -> None:
     basic_setup(registry)
     apply(registry, "modify_item", sku="P1", precision=6)  # made by the millionth
+    apply(registry, "modify_item", sku="M1", precision=6)  # and taking thousandths of M1
     apply(registry, "create_stock_adjustment", location="MAIN", reason="found",
           lines=[{"sku": "M1", "quantity_delta": "1000", "unit_cost": "999999999"}])
     apply(registry, "update_recipe", sku="P1", components=[{"sku": "M1", "quantity": "2000"}])

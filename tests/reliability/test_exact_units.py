@@ -214,13 +214,16 @@ def test_a_coarser_precision_waits_for_the_stock_to_fit(registry: Registry) -> N
 
 def test_mrp_buys_whole_pieces_of_an_item_counted_in_pieces(registry: Registry) -> None:
     """3 products taking 0.5 of a pcs material need 1.5 pcs: the plan buys 2, and the
-    order it makes is one a person could type."""
+    order it makes is one a person could type. (The recipe line rounds to whole pieces, so
+    its planned order of 3 is one the floor can make; test_exact_derived has the one that
+    does not.)"""
     from tests.reliability.test_mrp import TODAY, base, lines_of, plan_of, run_job, sell
     base(registry)
     apply(registry, "create_item", sku="P", name="Product", kind="product")
     apply(registry, "create_item", sku="M", name="Material", default_supplier="Acme",
           purchase_price="1")
-    apply(registry, "update_recipe", sku="P", components=[{"sku": "M", "quantity": "0.5"}])
+    apply(registry, "update_recipe", sku="P", components=[
+        {"sku": "M", "quantity": "0.5", "rounding_multiple": "1"}])
     sell(registry, "P", "3", 10)
     plan = plan_of(registry)
     assert [(ln["sku"], ln["quantity"]) for ln in lines_of(plan)] == [("M", "2")]

@@ -187,11 +187,13 @@ def test_status_words_are_defined_once_and_served() -> None:
 
 TESTS = SRC.parents[1] / "tests"
 _CHECKS = {"raises", "fail", "warns", "assert_called", "check_call", "check_output"}
+Def = ast.FunctionDef | ast.AsyncFunctionDef
 
 
-def _asserts_directly(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+def _asserts_directly(fn: Def) -> bool:
+    """An assert that can fail (not `assert True`), a raise, or pytest's checks."""
     for node in ast.walk(fn):
-        if isinstance(node, ast.Assert):
+        if isinstance(node, ast.Assert) and not isinstance(node.test, ast.Constant):
             return True
         if isinstance(node, ast.Raise):
             return True
@@ -203,35 +205,85 @@ def _asserts_directly(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     return False
 
 
-def _called_names(fn: ast.AST) -> set[str]:
+def _ours(tree: ast.Module) -> set[str]:
+    """The names a test module binds to modules of the tests (`harness`, `ah`), whose
+    functions a call through them may reach."""
     out = set()
-    for node in ast.walk(fn):
-        if isinstance(node, ast.Call):
-            f = node.func
-            out.add(f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", ""))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out |= {a.asname or a.name.split(".")[0] for a in node.names
+                    if a.name.split(".")[0] == "tests"}
+        elif isinstance(node, ast.ImportFrom) and (node.level or (node.module or "")
+                                                   .split(".")[0] == "tests"):
+            out |= {a.asname or a.name for a in node.names}
     return out
 
 
-def test_every_test_asserts_or_calls_a_helper_that_does() -> None:
-    """A test that checks nothing passes whatever the code does: each test function holds
-    an assert (or pytest.raises / fail, or a raise) or calls, at any depth, a function of
-    the tests that does."""
-    functions: dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]] = {}
-    for path in TESTS.rglob("*.py"):
-        if "node_modules" in path.parts:
+def _called_names(fn: ast.AST, ours: set[str]) -> set[str]:
+    """The test functions `fn` may call: by bare name, through a module of the tests or
+    `self`, or handed on (`asyncio.run(run())`); never a method of any other object, so
+    `client.get(...)` is not a helper called `get`."""
+    out = set()
+    for node in ast.walk(fn):
+        if not isinstance(node, ast.Call):
             continue
+        f = node.func
+        if isinstance(f, ast.Name):
+            out.add(f.id)
+        elif isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and \
+                f.value.id in ours | {"self", "cls"}:
+            out.add(f.attr)
+        out |= {a.id for a in node.args if isinstance(a, ast.Name)}
+    return out
+
+
+def _idle_tests(sources: dict[str, str]) -> list[str]:
+    """Each test function (judged on its own, wherever its name recurs) that neither
+    asserts nor calls, at any depth, a function of the tests that does."""
+    defs: list[tuple[str, Def, set[str]]] = []
+    for where, text in sources.items():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            tree = ast.parse(path.read_text())
-        for node in ast.walk(tree):
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-                functions.setdefault(node.name, []).append(node)
-    checking = {n for n, defs in functions.items() if any(map(_asserts_directly, defs))}
-    calls = {n: set().union(*(_called_names(d) for d in defs)) for n, defs in functions.items()}
+            tree = ast.parse(text)
+        ours = _ours(tree)
+        defs += [(where, node, ours) for node in ast.walk(tree) if isinstance(node, Def)]
+    checking = {fn.name for _, fn, _ in defs if _asserts_directly(fn)}
+    calls: dict[str, set[str]] = {}
+    for _, fn, ours in defs:
+        calls.setdefault(fn.name, set()).update(_called_names(fn, ours))
     grew = True
     while grew:
         more = {n for n, c in calls.items() if n not in checking and c & checking}
         checking |= more
         grew = bool(more)
-    idle = sorted(n for n in functions if n.startswith("test_") and n not in checking)
-    assert idle == []
+    return sorted(f"{where}::{fn.name}" for where, fn, ours in defs
+                  if fn.name.startswith("test_") and not _asserts_directly(fn)
+                  and not _called_names(fn, ours) & (checking - {fn.name}))
+
+
+def test_every_test_asserts_or_calls_a_helper_that_does() -> None:
+    """A test that checks nothing passes whatever the code does: each test function holds
+    an assert that can fail (or pytest.raises / fail, or a raise) or calls, at any depth,
+    a function of the tests that does."""
+    sources = {str(p.relative_to(TESTS)): p.read_text() for p in TESTS.rglob("*.py")
+               if "node_modules" not in p.parts}
+    assert _idle_tests(sources) == []
+
+
+def test_the_check_for_idle_tests_can_fail() -> None:
+    """The check itself, over tests that check nothing: `assert True`, a method that
+    shares a checking helper's name, a same-named test elsewhere that does assert."""
+    sample = {"a.py": """
+from tests import harness
+def get(): assert harness.ok()
+def helper(): get()
+def test_through_a_helper(): helper()
+def test_through_a_module_of_the_tests(): harness.get()
+def test_nothing(): x = 1
+def test_always(): assert True
+def test_a_method_named_like_a_helper(client): client.get("/")
+def test_twice(): pass
+""", "b.py": "def test_twice(): assert 1 + 1 == 2\n"}
+    assert _idle_tests(sample) == ["a.py::test_a_method_named_like_a_helper",
+                                   "a.py::test_always", "a.py::test_nothing",
+                                   "a.py::test_twice"]

@@ -24,7 +24,7 @@ from shopfloor.registry.facts import Undo
 from shopfloor.registry.jobs import JobContext
 from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
 from shopfloor.store import queue
-from shopfloor.store.tables import Location
+from shopfloor.store.tables import Location, ManufacturingOrder
 from shopfloor.tools.fields import Amount, Day, JobId, Key, Out, ResultDay
 from shopfloor.tools.jobs import MRP_KIND, job_row
 from shopfloor.tools.refs import SkuOrId, sku_of
@@ -186,6 +186,21 @@ def _chosen(plan: dict[str, Any], req: ApplyMrpPlan, left: list[dict[str, Any]]
     return chosen
 
 
+def _planned_order(op: Op, line: dict[str, Any], code: str) -> ManufacturingOrder:
+    """A planned manufacturing order made; one its recipe refuses (part of a piece of a
+    component) is refused naming the plan's order, which `refs` may leave out."""
+    try:
+        return production.create(op, line["sku"], Decimal(line["quantity"]), code, number=None,
+                                 due_date=date.fromisoformat(line["due_date"]))
+    except ValidationFailed as exc:
+        if exc.field != "quantity":
+            raise
+        ref = line.get("ref") or line["sku"]
+        raise ValidationFailed(f"planned order {ref}: {exc.message}; leave it out with `refs` "
+                               "or change the recipe and run MRP again", field="refs",
+                               details={**(exc.details or {}), "ref": ref}) from exc
+
+
 @tools.write("apply_mrp_plan", everyday=True,
              title="Apply MRP plan", response=PlanApplied,
              description="Create the orders an MRP run suggested, all in one transaction.",
@@ -229,8 +244,7 @@ def apply_mrp_plan(op: Op, req: ApplyMrpPlan) -> Done[PlanApplied]:
     for line in plan["manufacturing_orders"]:
         if id(line) not in picked:
             continue
-        mo = production.create(op, line["sku"], Decimal(line["quantity"]), code, number=None,
-                               due_date=date.fromisoformat(line["due_date"]))
+        mo = _planned_order(op, line, code)
         refs[line.get("ref") or mo.number] = made_now[line.get("ref") or mo.number] = \
             mo.number
         created.append((mo, line))

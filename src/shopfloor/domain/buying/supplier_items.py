@@ -18,6 +18,8 @@ from shopfloor.domain.base import lookup
 from shopfloor.domain.base.context import Op
 from shopfloor.domain.buying import currencies
 from shopfloor.domain.buying.choice import Offer, price_at
+from shopfloor.domain.stock.counted import precision
+from shopfloor.kernel import units
 from shopfloor.kernel.errors import NotFound, ValidationFailed
 from shopfloor.kernel.numbers import ZERO, fmt
 from shopfloor.store.tables import Item, Supplier, SupplierItem
@@ -69,6 +71,20 @@ def _check(t: Terms) -> None:
         last, dearest = least, price
 
 
+def _counted(t: Terms, item: Item) -> None:
+    """A minimum and a multiple are quantities of the purchase unit, held to how finely it
+    is counted: the item's own precision when it is bought in its own unit (a minimum of
+    2.5 pcs could never be ordered), else the purchase unit's."""
+    places = precision(item) if t.purchase_unit == item.uom else \
+        units.default_precision(t.purchase_unit)
+    for name, value in (("minimum_order", t.minimum_order), ("order_multiple", t.order_multiple)):
+        if value and not units.fits(value, places):
+            raise ValidationFailed(
+                f"{item.sku} is bought from this supplier in {t.purchase_unit}, counted to "
+                f"{units.said_precision(places)}: {fmt(value)} {t.purchase_unit} is finer "
+                "than that", field=name, details={"precision": places})
+
+
 def _text(t: Terms, currency: str) -> str:
     breaks = ", ".join(f"{fmt(p)} from {fmt(q)}" for q, p in t.price_breaks)
     extra = [f"min {fmt(t.minimum_order)}"] if t.minimum_order else []
@@ -97,6 +113,7 @@ def put(op: Op, sku: str, supplier: str, t: Terms) -> SupplierItem:
     item = lookup.item(op, sku, lock=True)
     sup = lookup.supplier(op, supplier)
     _check(t)
+    _counted(t, item)
     row = _row(op, item, sup, lock=True)
     currency = currencies.of(op, sup.currency)
     before = _text(terms_of(row), currency) if row is not None else None

@@ -24,8 +24,8 @@ from shopfloor.domain.orders.returns import moved_cost
 from shopfloor.domain.production import completion
 from shopfloor.domain.production import manufacturing as production
 from shopfloor.domain.stock import ledger as stock
-from shopfloor.domain.stock import lots
-from shopfloor.domain.stock.counted import exact
+from shopfloor.domain.stock import lots, yields
+from shopfloor.domain.stock.counted import exact, precision
 from shopfloor.domain.stock.items import touch
 from shopfloor.domain.stock.ledger import Posting
 from shopfloor.kernel.errors import Conflict, ValidationFailed
@@ -80,8 +80,12 @@ def _completed(op: Op, mo: ManufacturingOrder, completed: Decimal) -> None:
     stock.post(op, Posting(mo.item, mo.location, -undo, "correction", MO, number,
                            exit_cost=made, batch_id=out, pool=out is None,
                            field="completed_quantity"))
+    left = completed + mo.scrapped_quantity  # made or scrapped once the correction stands
     for c in mo.components:
-        back = c.quantity_per_unit * undo
+        # what the undone units took as a completion counts it, in the component's unit
+        back = yields.between(c.quantity_per_unit, left, undo, yields.of(c), precision(c.item))
+        if back == 0:
+            continue
         unit = moved_cost(op, MO, number, c.item_id, "consumption")
         held = {b: -q for b, q in document_lots(op, MO, number, c.item_id,
                                                 mo.location_id).items() if q < 0}

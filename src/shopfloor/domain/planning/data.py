@@ -293,8 +293,10 @@ def read_documents(conn: Connection, company: Company, today: date, location_id:
             .where(mc.c.order_id.in_(open_mo)).order_by(mc.c.order_id))):
         number, start, qty, sku, done = starts[mo_id]
         y = Yield(d(attrition), d(setup), d(rounding) if rounding else None)
-        needs[item_id].append(Need(max(start, today), yields.between(d(per), done, qty, y),
-                                   MADE, number, start, sku))
+        counted = company.items.get(item_id)  # what the floor will take, as it counts it
+        needs[item_id].append(Need(max(start, today), yields.between(
+            d(per), done, qty, y, counted.places if counted else None), MADE, number, start,
+            sku))
 
 
 def read_company(conn: Connection, today: date, location_id: int | None,

@@ -28,7 +28,8 @@ from shopfloor.domain.buying import choice, currencies
 from shopfloor.domain.floor import scheduling
 from shopfloor.domain.planning import data, lot_sizing, messages, netting
 from shopfloor.domain.planning.data import MADE, PLANNED, ItemData, Need
-from shopfloor.domain.stock.yields import PLAIN, gross
+from shopfloor.domain.stock.yields import PLAIN, gross, stored
+from shopfloor.kernel import units
 from shopfloor.kernel.numbers import ZERO, cost, fmt
 from shopfloor.store.tables import Location
 
@@ -136,7 +137,7 @@ def _plan(op: Op, today: date, location: str | None, report: Progress) -> dict[s
         netted = netting.net(item, on_hand, receipts, needs, today, next_ref, buy)
         if make:  # dependent demand goes to these components, per unit made
             assert recipe is not None
-            parts = [(all_needs[c], per, company.yields.get((item.id, c), PLAIN))
+            parts = [(all_needs[c], per, company.yields.get((item.id, c), PLAIN), items[c])
                      for c, per in recipe if c in items]
         for layer in netted.planned:
             if layer.quantity >= LIMIT:  # no order Shopfloor could store: a planner looks
@@ -153,9 +154,11 @@ def _plan(op: Op, today: date, location: str | None, report: Progress) -> dict[s
                 # each component is needed on the order's start
                 start, ref, quantity, sku = layer.start, layer.document, layer.quantity, item.sku
                 assert start is not None
-                for component_needs, per, y in parts:
-                    component_needs.append(Need(start, gross(per, quantity, y), PLANNED, ref,
-                                                start, sku))
+                for component_needs, per, y, part in parts:
+                    need = gross(per, quantity, y)
+                    component_needs.append(Need(start, need, PLANNED, ref, start, sku))
+                    if not units.fits(stored(need), part.places):
+                        flags.append(_part_of_a_piece(item, layer, part, need))
                 made.append(out)
             else:
                 out["need_date"] = iso(layer.date)
@@ -175,6 +178,17 @@ def _plan(op: Op, today: date, location: str | None, report: Progress) -> dict[s
                             for (s, c), lines in sorted(bought.items())],
         "messages": flags,
     }
+
+
+def _part_of_a_piece(item: ItemData, layer: netting.Layer, part: ItemData,
+                     need: Decimal) -> dict[str, Any]:
+    """A planned order its recipe would make take part of a piece: applying it is refused
+    (as making it by hand is), so the planner is told before, beside the plan."""
+    return {"sku": item.sku, "action": "review", "document": layer.document,
+            "quantity": fmt(layer.quantity), "need": None,
+            "reason": f"it would take {fmt(stored(need))} of {part.sku}, counted to "
+                      f"{units.said_precision(part.places)}: give the recipe line a rounding "
+                      "multiple, or leave the order out"}
 
 
 def _date_by_routing(dater: scheduling.Dater, item: ItemData, layer: netting.Layer,

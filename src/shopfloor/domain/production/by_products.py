@@ -18,8 +18,11 @@ from shopfloor.domain.base import lookup, resolve
 from shopfloor.domain.base.context import Op
 from shopfloor.domain.base.limits import storable
 from shopfloor.domain.stock import ledger as stock
+from shopfloor.domain.stock import yields
+from shopfloor.domain.stock.counted import precision
 from shopfloor.domain.stock.items import touch
 from shopfloor.domain.stock.ledger import Posting
+from shopfloor.kernel import units
 from shopfloor.kernel.errors import ValidationFailed
 from shopfloor.kernel.numbers import ZERO, cost, fmt
 from shopfloor.store.tables import Item, ManufacturingOrder, RecipeByProduct
@@ -85,17 +88,38 @@ def snapshot(op: Op, product_id: int) -> list[list[Any]] | None:
     return [[r.item_id, str(r.quantity), str(r.cost_share_percent)] for r in rows] or None
 
 
+def counted(op: Op, product: Item, quantity: Decimal) -> None:
+    """An order that would give part of a piece of a by-product is refused where it is
+    made, naming the by-product, as one taking part of a piece of a component is."""
+    for r in of(op, product.id):
+        gives, places = yields.stored(r.quantity * quantity), precision(r.item)
+        if not units.fits(gives, places):
+            raise ValidationFailed(
+                f"{fmt(quantity)} {product.sku} would give {fmt(gives)} {r.item.uom} of "
+                f"{r.item.sku} ({fmt(r.quantity)} a unit), a by-product counted in "
+                f"{r.item.uom} to {units.said_precision(places)}: make a quantity that gives "
+                f"whole {r.item.uom}", field="quantity",
+                details={"sku": r.item.sku, "gives": fmt(gives), "precision": places})
+
+
 def book(op: Op, mo: ManufacturingOrder, made: Decimal, total: Decimal) -> Decimal:
     """A completion's by-products into stock, each at its share of `total` (what the
-    completion consumed), spread over its quantity; returns what the product carries."""
+    completion consumed), spread over its quantity; returns what the product carries.
+    Completed in parts, each part gives the difference of the cumulative figures rounded
+    down to how the by-product is counted (0.5 a unit: 0, 1, 0, 1): a part that gives
+    none takes no share, and the parts add up to the whole."""
     if not mo.by_products:
         return total
     items = {i.id: i for i in op.session.scalars(select(Item).where(
         Item.id.in_([row[0] for row in mo.by_products])))}
     stock.prefetch(op, list(items.values()), mo.location)
-    rest = total
+    rest, done = total, mo.completed_quantity
     for item_id, per, share in mo.by_products:
-        item, quantity = items[item_id], storable(Decimal(per) * made, "quantity")
+        item, places = items[item_id], precision(items[item_id])
+        quantity = storable(yields.down(Decimal(per) * (done + made), places)
+                            - yields.down(Decimal(per) * done, places), "quantity")
+        if quantity <= 0:
+            continue
         value = cost(total * Decimal(share) / HUNDRED)
         rest -= value
         stock.post(op, Posting(item, mo.location, quantity, "production",

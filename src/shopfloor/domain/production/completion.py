@@ -25,7 +25,7 @@ from shopfloor.domain.floor import operations as floor_time
 from shopfloor.domain.production import by_products
 from shopfloor.domain.stock import ledger as stock
 from shopfloor.domain.stock import lots, yields
-from shopfloor.domain.stock.counted import exact, exact_or_none
+from shopfloor.domain.stock.counted import exact, exact_or_none, precision
 from shopfloor.domain.stock.items import touch
 from shopfloor.domain.stock.ledger import Posting
 from shopfloor.kernel.errors import Conflict, ValidationFailed
@@ -72,8 +72,8 @@ def complete(op: Op, number: str, report: Report) -> tuple[ManufacturingOrder, l
                                field="quantity")
     made = q + report.scrap
     done = mo.completed_quantity + mo.scrapped_quantity
-    plan = {c.item.sku: (c.item, storable(yields.between(c.quantity_per_unit, done, made,
-                                                         yields.of(c)), "quantity"))
+    plan = {c.item.sku: (c.item, storable(yields.between(
+        c.quantity_per_unit, done, made, yields.of(c), precision(c.item)), "quantity"))
             for c in mo.components}
     given = {c.sku: (i, c) for i, c in enumerate(report.consumed)}
     resolve.once([(c.sku, f"consumed[{i}].sku") for i, c in enumerate(report.consumed)])
@@ -111,8 +111,8 @@ def complete(op: Op, number: str, report: Report) -> tuple[ManufacturingOrder, l
         variances.append(v)
     counted = min(made, remaining)
     for c in mo.components:
-        stock.reserve(op, c.item, mo.location, -storable(
-            yields.between(c.quantity_per_unit, done, counted, yields.of(c)), "quantity"))
+        stock.reserve(op, c.item, mo.location, -storable(yields.between(
+            c.quantity_per_unit, done, counted, yields.of(c), precision(c.item)), "quantity"))
     _show(op, mo, variances)
     floor_time.finish(op, mo, report.skipped, all_done=made >= remaining)
     labour, times = floor_time.labour(op, mo, made)

@@ -21,12 +21,13 @@ from shopfloor.domain.floor import load, scheduling
 from shopfloor.domain.production import by_products, completion, planned
 from shopfloor.domain.stock import ledger as stock
 from shopfloor.domain.stock import yields
-from shopfloor.domain.stock.counted import exact
+from shopfloor.domain.stock.counted import exact, precision
+from shopfloor.kernel import units
 from shopfloor.kernel.errors import Conflict, ValidationFailed
 from shopfloor.kernel.numbers import ZERO, fmt
 from shopfloor.kernel.statuses import MO, OPEN_MO, said
 from shopfloor.kernel.text import money, unit_cost
-from shopfloor.store.tables import ManufacturingComponent, ManufacturingOrder, OrderOperation
+from shopfloor.store.tables import Item, ManufacturingComponent, ManufacturingOrder, OrderOperation
 
 
 def _open(mo: ManufacturingOrder) -> None:
@@ -42,7 +43,8 @@ def reserve(op: Op, mo: ManufacturingOrder, quantity: Decimal) -> None:
     done = mo.completed_quantity + mo.scrapped_quantity
     sign = 1 if quantity >= 0 else -1
     for c in mo.components:
-        amount = yields.between(c.quantity_per_unit, done, abs(quantity), yields.of(c))
+        amount = yields.between(c.quantity_per_unit, done, abs(quantity), yields.of(c),
+                                precision(c.item))
         stock.reserve(op, c.item, mo.location, storable(sign * amount, "quantity"))
 
 
@@ -55,6 +57,8 @@ def create(op: Op, sku: str, quantity: Decimal, location: str, *, number: str | 
     if not item.recipe_lines:
         raise ValidationFailed(f"{sku} has no recipe; give it a recipe first", field="sku")
     exact(quantity, item, "quantity")
+    _counted(item, quantity)
+    by_products.counted(op, item, quantity)
     loc = lookup.location(op, location)
     mo = ManufacturingOrder(number=claim_number(op, ManufacturingOrder, number, "MO"),
                             item=item, item_id=item.id, location=loc, location_id=loc.id,
@@ -89,6 +93,23 @@ def create(op: Op, sku: str, quantity: Decimal, location: str, *, number: str | 
     if ops or mo.by_products or not all(yields.of(c).plain for c in mo.components):
         _planned_cost(op, mo, ops)
     return mo
+
+
+def _counted(item: Item, quantity: Decimal) -> None:
+    """An order whose recipe would take part of a piece is refused where it is made, naming
+    the component, unless its recipe line rounds (a rounding multiple): the floor cannot
+    consume 1.5 pcs, and rounding it silently would cost what the order did not say. Below
+    a millionth nothing is stored, so such a figure is taken as stored."""
+    for line in item.recipe_lines:
+        need = yields.stored(yields.gross(line.quantity, quantity, yields.of(line)))
+        comp, places = line.component, precision(line.component)
+        if not units.fits(need, places):
+            raise ValidationFailed(
+                f"{fmt(quantity)} {item.sku} would take {fmt(need)} {comp.uom} of {comp.sku} "
+                f"({fmt(line.quantity)} a unit), and {comp.sku} is counted in {comp.uom} to "
+                f"{units.said_precision(places)}: make a quantity that takes whole "
+                f"{comp.uom}, or give the recipe line a rounding multiple", field="quantity",
+                details={"sku": comp.sku, "needs": fmt(need), "precision": places})
 
 
 def _schedule(op: Op, mo: ManufacturingOrder, start: datetime | None

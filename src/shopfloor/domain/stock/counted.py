@@ -3,8 +3,11 @@
 Every quantity a person or an agent gives in an item's own unit passes here where it is
 given (an order line, a receipt, a completion, a count, a transfer, a lot's share of a
 line), so that "2.5 pcs" is refused the same way, with the same code and the field named,
-whichever document it was typed into. Figures the rules derive (a recipe's need for 3
-products at 0.5 each) are not given, and are rounded where they are made instead.
+whichever document it was typed into. Figures the rules derive are held to it too: an
+order whose recipe takes 1.5 pcs (3 products at 0.5 each) is refused where it is made
+unless the recipe line rounds (production/manufacturing.py), the parts of an order
+completed in parts are whole (stock/yields.py), and the ledger refuses to post what
+slipped through.
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ from shopfloor.domain.base.context import Op
 from shopfloor.domain.stock import ledger as stock
 from shopfloor.domain.stock import lookalikes, lots, movements
 from shopfloor.domain.stock.counted import exact
-from shopfloor.domain.stock.items import material_with_recipe
+from shopfloor.domain.stock.items import ORDERED_IN, material_with_recipe
 from shopfloor.domain.stock.lot_ledger import LOTS
 from shopfloor.kernel import gs1
 from shopfloor.kernel.errors import ValidationFailed
@@ -205,18 +205,20 @@ def _check(row: ImportRow, first_line: dict[str, int], items: Mapping[str, Known
 
 
 def _finer(row: ImportRow, existing: Known | None) -> Rejected | None:
-    """A count finer than the item is counted (its unit and precision as the row leaves
-    them) is the row's reject, naming its column, as a typed count's refusal names its
-    field."""
+    """A count, reorder point, reorder quantity or pack finer than the item is counted (its
+    unit and precision as the row leaves them) is the row's reject, naming its column, as
+    a typed one's refusal names its field."""
     unit = SimpleNamespace(sku=row.sku, uom=row.fields.get("uom", existing.uom if existing
                                                            else "pcs"),
                            precision=row.fields.get("precision", existing.precision
                                                     if existing else None))
-    for code, counted in row.stock.items():
+    given = [(f"on_hand:{code}", counted) for code, counted in row.stock.items()]
+    given += [(name, row.fields[name]) for name in ORDERED_IN if row.fields.get(name)]
+    for column, quantity in given:
         try:
-            exact(counted, unit, f"on_hand:{code}")
+            exact(quantity, unit, column)
         except ValidationFailed as exc:
-            return Rejected(row.line, row.sku, exc.message, f"on_hand:{code}")
+            return Rejected(row.line, row.sku, exc.message, column)
     return None
 
 

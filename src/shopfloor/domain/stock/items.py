@@ -91,10 +91,14 @@ def modify_item(op: Op, sku: str, fields: dict[str, Any], default_supplier: str 
     return item
 
 
+ORDERED_IN = ("reorder_point", "reorder_quantity", "order_multiple")
+
+
 def _multiples_fit(item: Item) -> None:
-    """What the item is bought or made in (its pack, its reorder quantity) are quantities
-    of its unit: MRP orders them, and an order of 2.5 pcs would be refused."""
-    for name in ("order_multiple", "reorder_quantity"):
+    """What the item is bought or made in (its pack, its reorder quantity) and the stock it
+    is reordered at are quantities of its unit: MRP orders them, an order of 2.5 pcs would
+    be refused, and 2.5 pcs on hand is a level no count reaches."""
+    for name in ORDERED_IN:
         value = getattr(item, name)
         if value:
             exact(value, item, name)

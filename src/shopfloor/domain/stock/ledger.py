@@ -30,6 +30,7 @@ from shopfloor.domain.base.limits import storable
 from shopfloor.domain.base.resolve import keyed, values
 from shopfloor.domain.stock import costing
 from shopfloor.domain.stock.balance_rows import BALANCES, Slot, insert_balances, update_balances
+from shopfloor.domain.stock.counted import exact
 from shopfloor.domain.stock.lot_ledger import LotBook, LotSlot, Picked, describe, tracked
 from shopfloor.kernel.errors import InsufficientStock, ValidationFailed
 from shopfloor.kernel.numbers import COST_QUANTUM, ZERO, cost, fmt
@@ -180,6 +181,8 @@ class Ledger:
         """
         if p.quantity != (kept := p.quantity.quantize(COST_QUANTUM)):
             p = p._replace(quantity=kept)
+        if getattr(p.item, "uom", None) is not None:  # no rule posts part of a piece
+            exact(p.quantity, p.item, p.field or "quantity")
         if p.pool or not tracked(p.item):
             return self._post(p, None)
         if p.batch_id is not None:

@@ -3,15 +3,17 @@
 per unit x units, plus the attrition lost on the way, plus a set-up quantity used once
 per order, rounded up to the component's rounding multiple (a reel, a sheet): 3 per PCB,
 5%, set-up 15, reels of 50 -> 80 PCB take 240 x 1.05 = 252 + 15 = 267 -> 300. A run of
-completions takes the difference of the cumulative figures, so an order completed in
-parts consumes, in total, exactly what it would in one. No database.
+completions takes the difference of the cumulative figures, each rounded up to how finely
+the component is counted, so an order completed in parts consumes, in total, exactly what
+it would in one, and never half a piece on the way (0.5 a unit: 1, 0, 1, 0). No database.
 """
 
 from __future__ import annotations
 
-from decimal import ROUND_CEILING, Decimal
+from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_EVEN, Decimal
 from typing import Any, NamedTuple
 
+from shopfloor.kernel import units as counted_in
 from shopfloor.kernel.numbers import fmt
 
 HUNDRED = Decimal(100)
@@ -46,11 +48,36 @@ def gross(per: Decimal, units: Decimal, y: Yield = PLAIN) -> Decimal:
     return q.quantize(_STEP, rounding=ROUND_CEILING) if q.adjusted() < 21 else q
 
 
-def between(per: Decimal, done: Decimal, more: Decimal, y: Yield = PLAIN) -> Decimal:
-    """What `more` units take after `done` were already made (or scrapped)."""
+def between(per: Decimal, done: Decimal, more: Decimal, y: Yield = PLAIN,
+            places: int | None = None) -> Decimal:
+    """What `more` units take after `done` were already made (or scrapped); given the
+    `places` the component is counted to, in quantities of it (the cumulative figures
+    rounded up, so the parts add up to the whole)."""
+    if places is not None:
+        return up(gross(per, done + more, y), places) - up(gross(per, done, y), places)
     if y.plain:
         return per * more
     return gross(per, done + more, y) - gross(per, done, y)
+
+
+def stored(q: Decimal) -> Decimal:
+    """`q` as the ledger keeps it: finer than a millionth is below anything stored, so it
+    moves as stored (0.1 x 0.333333 g is 0.033333 g); past 10^21, as it is."""
+    return q.quantize(_STEP, rounding=ROUND_HALF_EVEN) if q.adjusted() < 21 else q
+
+
+def up(q: Decimal, places: int) -> Decimal:
+    """`q`, as stored, rounded up to a quantity counted to `places`."""
+    q = stored(q)
+    return q.quantize(counted_in.quantum(places), rounding=ROUND_CEILING) \
+        if q.adjusted() < 21 else q
+
+
+def down(q: Decimal, places: int) -> Decimal:
+    """`q`, as stored, rounded down to a quantity counted to `places`."""
+    q = stored(q)
+    return q.quantize(counted_in.quantum(places), rounding=ROUND_FLOOR) \
+        if q.adjusted() < 21 else q
 
 
 def of(row: Any) -> Yield:
