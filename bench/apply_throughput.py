@@ -4,8 +4,9 @@ Three figures, each on SQLite and PostgreSQL, each with its baseline from the sa
 - a one-line adjustment: the registry's apply (preview=false, no token) against a
   hand-written transaction writing the same rows (resolve location and item, lock the
   balance, number the document, insert the document, its line and the ledger row with its
-  value, update the balance and its stock value, write the operation log and its event,
-  and the journal entry with its lines);
+  value and operation id, update the balance and its stock value, check the period lock,
+  write the journal entry with its lines, the operation log with the result and its
+  changes, and its event);
 - a 100-line adjustment: the same, the hand-written one with executemany;
 - a 200-line purchase receipt: statements per line (target at most 2), and its time.
 Statement counts are printed beside the times: they are what the batched path is about.
@@ -112,8 +113,9 @@ class HandWritten:
                           "position, quantity_delta, unit_cost) VALUES (:a, :i, :p, :q, :c)")
         self.moves = text("INSERT INTO stock_movements (item_id, location_id, quantity, "
                           "unit_cost, value, reason, document_type, document_number, actor, "
-                          "created_at) VALUES (:i, :loc, :q, :c, :val, 'adjustment', "
-                          "'stock_adjustment', :n, 'bench', :at)")
+                          "operation_id, created_at) VALUES (:i, :loc, :q, :c, :val, "
+                          "'adjustment', 'stock_adjustment', :n, 'bench', :o, :at)")
+        self.lock = text("SELECT lock_date FROM period_locks ORDER BY id DESC LIMIT 1")
         self.update = text("UPDATE balances SET on_hand = :q, average_cost = :c, "
                            "stock_value = :val, version = version + 1 "
                            "WHERE id = :id AND version = :v")
@@ -138,6 +140,7 @@ class HandWritten:
 
     def adjust(self, skus: list[str], delta: Decimal, unit_cost: Decimal) -> None:
         stamp = datetime.now(UTC)
+        operation = str(uuid.uuid4())
         with self.store.writing() as s:
             c = s.connection()
             loc = c.execute(self.location).scalar_one()
@@ -147,7 +150,7 @@ class HandWritten:
             seq = c.execute(self.sequence).scalar_one()
             number = f"ADJ-{seq:05d}"
             adj = c.execute(self.document, {"n": number, "loc": loc, "at": stamp}).scalar_one()
-            lines, moves, updates = [], [], []
+            lines, moves, updates, changes = [], [], [], []
             for pos, sku in enumerate(skus):
                 item_id = items[sku]
                 b = bals[item_id]
@@ -158,7 +161,9 @@ class HandWritten:
                               "c": self._dec(unit_cost)})
                 moves.append({"i": item_id, "loc": loc, "q": self._dec(delta),
                               "c": self._dec(unit_cost), "val": self._dec(moved),
-                              "n": number, "at": stamp})
+                              "n": number, "o": operation, "at": stamp})
+                changes.append({"entity": "stock", "key": f"{sku}@MAIN", "field": "on_hand",
+                                "before": str(on_hand), "after": str(new_qty)})
                 updates.append({"id": b.id, "v": b.version, "q": self._dec(new_qty),
                                 "c": self._dec(new_avg), "val": self._dec(value + moved)})
             c.execute(self.lines, lines)
@@ -169,8 +174,12 @@ class HandWritten:
                 {"sku": sku, "quantity_delta": str(delta), "unit_cost": str(unit_cost)}
                 for sku in skus]}
             result = {"number": number, "location": "MAIN", "reason": "bench",
-                      "lines": [{"sku": sku, "quantity_delta": str(delta)} for sku in skus]}
-            operation = str(uuid.uuid4())
+                      "lines": [{"sku": sku, "quantity_delta": str(delta)} for sku in skus],
+                      "changes": changes}
+            # no entry into a closed period: the lock may have been set since, by anyone
+            day = c.execute(self.lock).scalar()
+            if day is not None and stamp.date().isoformat() <= str(day):
+                raise ValueError("the period is locked")
             # the journal entry ours posts: each line's value to inventory, the total against
             # adjustments (the accounts known, as hand-written code would know them)
             entry = c.execute(self.entry, {"at": stamp, "o": operation, "n": number}).scalar_one()

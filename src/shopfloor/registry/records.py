@@ -19,6 +19,7 @@ from shopfloor.kernel.events import EventType
 from shopfloor.registry.tool import Done
 from shopfloor.store import outbox
 from shopfloor.store.engine import RetryTransaction
+from shopfloor.store.prepared import Prepared
 from shopfloor.store.tables import IdempotencyKey, OperationLog, SpentPreviewToken, table
 
 IDEMPOTENCY = table(IdempotencyKey)
@@ -26,7 +27,7 @@ _KEY = select(IDEMPOTENCY.c.tool, IDEMPOTENCY.c.actor, IDEMPOTENCY.c.request_has
               IDEMPOTENCY.c.result).where(IDEMPOTENCY.c.key == bindparam("key"))
 _SPEND = insert(table(SpentPreviewToken))
 _REMEMBER = insert(IDEMPOTENCY)
-_LOG = insert(table(OperationLog))
+_LOG = Prepared(insert(table(OperationLog)))
 
 
 def key_row(session: Any, key: str) -> Any:
@@ -88,7 +89,7 @@ def record(session: Any, tool: str, op: Op, done: Done[Any], args: dict[str, Any
         "warnings": [w.as_dict() for w in op.warnings],
     }
     conn = session.connection()
-    conn.execute(_LOG, {
+    _LOG.all(conn, {
         "operation_id": op.operation_id, "tool": tool, "actor": op.actor, "arguments": args,
         "result": result, "idempotency_key": idempotency_key, "created_at": op.now})
     outbox.emit(conn, EventType.operation_applied, {

@@ -19,11 +19,12 @@ from typing import Any
 
 from sqlalchemy import Connection, and_, func, insert, literal, or_, select
 
+from shopfloor.store.prepared import Prepared
 from shopfloor.store.tables import Event, table
 
 EVENTS = table(Event)
-_EMIT = {"sqlite": insert(EVENTS).values(tx=0),
-         "postgresql": insert(EVENTS).values(tx=func.txid_current())}
+_EMIT = {"sqlite": Prepared(insert(EVENTS).values(tx=0)),
+         "postgresql": Prepared(insert(EVENTS).values(tx=func.txid_current()))}
 
 
 def new_id() -> str:
@@ -34,7 +35,7 @@ def emit(conn: Connection, type_: str, data: dict[str, Any], at: datetime) -> st
     """Record one event in the caller's transaction; returns its id."""
     event_id = new_id()
     stmt = _EMIT.get(conn.dialect.name, _EMIT["sqlite"])
-    conn.execute(stmt, {"id": event_id, "type": type_, "at": at, "data": data})
+    stmt.all(conn, {"id": event_id, "type": type_, "at": at, "data": data})
     return event_id
 
 

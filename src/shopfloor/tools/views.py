@@ -323,12 +323,13 @@ def movement_out(m: StockMovement) -> MovementOut:
 
 
 def adjustment_out(a: Document) -> AdjustmentOut:
-    return AdjustmentOut(id=a.id, number=a.number, location=a.location, reason=a.reason,
-                         created_at=a.created_at,
-                         lines=[AdjustmentLineOut(sku=ln.sku, quantity_delta=ln.quantity,
-                                                  counted_quantity=ln.counted_quantity,
-                                                  counted_at=ln.counted_at)
-                                for ln in a.lines])
+    """Validated as one tree (one call into pydantic's core, not one per line)."""
+    return AdjustmentOut.model_validate({
+        "id": a.id, "number": a.number, "location": a.location, "reason": a.reason,
+        "created_at": a.created_at,
+        "lines": [{"sku": ln.sku, "quantity_delta": ln.quantity,
+                   "counted_quantity": ln.counted_quantity, "counted_at": ln.counted_at}
+                  for ln in a.lines]})
 
 
 def transfer_out(t: Document) -> TransferOut:

@@ -25,6 +25,7 @@ from shopfloor.domain.base.context import Op
 from shopfloor.domain.stock.ledger import Ledger
 from shopfloor.kernel.numbers import ZERO
 from shopfloor.store.bulk import executemany
+from shopfloor.store.prepared import Prepared
 from shopfloor.store.tables import (
     Item,
     JournalEntry,
@@ -240,7 +241,7 @@ def _write(op: Op, drafts: list[Draft], *, history: bool = False) -> None:
                 "document_type": d.document_type, "document_number": d.document_number,
                 "memo": d.memo, "reverses": d.reverses, "created_at": op.now} for d in drafts]
     # one entry (nearly every write) is one plain INSERT; several keep their order
-    made = [conn.execute(_ENTRY, entries[0]).scalar_one()] if len(entries) == 1 else \
+    made = [_ENTRY.all(conn, entries[0])[0][0]] if len(entries) == 1 else \
         conn.execute(_ENTRIES, entries).scalars().all()
     lines = []
     for entry_id, d in zip(made, drafts, strict=True):
@@ -255,7 +256,7 @@ def _write(op: Op, drafts: list[Draft], *, history: bool = False) -> None:
 
 
 # Built once: a statement made per call is compiled-cache keyed again on every apply
-_ENTRY = insert(JournalEntry).returning(JournalEntry.id)
+_ENTRY = Prepared(insert(JournalEntry).returning(JournalEntry.id))
 _ENTRIES = insert(JournalEntry).returning(JournalEntry.id, sort_by_parameter_order=True)
 _LINES = insert(JournalLine)
 

@@ -19,19 +19,21 @@ from sqlalchemy import func, select
 
 from shopfloor.domain.base.context import Op
 from shopfloor.kernel.errors import PeriodLocked
+from shopfloor.store.prepared import Prepared
 from shopfloor.store.tables import JournalEntry, PeriodLock, table
 
 LOCKS = table(PeriodLock)
 ENTRIES = table(JournalEntry)
 _KEY = "period_lock"
-_LOCK = select(LOCKS.c.lock_date).order_by(LOCKS.c.id.desc()).limit(1)
+_LOCK = Prepared(select(LOCKS.c.lock_date).order_by(LOCKS.c.id.desc()).limit(1))
 """Read by every valued write: built once (a statement made per call is keyed again)."""
 
 
 def lock_date(op: Op) -> date | None:
     """The lock in force (the newest setting), read once per operation."""
     if _KEY not in op.cache:
-        op.cache[_KEY] = op.session.connection().execute(_LOCK).scalar()
+        row = _LOCK.first(op.session.connection(), {})
+        op.cache[_KEY] = row[0] if row else None
     found: date | None = op.cache[_KEY]
     return found
 

@@ -17,6 +17,7 @@ from sqlalchemy import ColumnElement, Select, bindparam, select
 
 from shopfloor.domain.base.context import Op
 from shopfloor.kernel.errors import NotFound, ValidationFailed
+from shopfloor.store.prepared import Prepared
 from shopfloor.store.tables import Item, Location, table
 from shopfloor.store.tracking import reads_of, remember, saw_row
 
@@ -47,9 +48,14 @@ def _items(n: int) -> Select[Any]:
                   ).where(keyed(ITEMS.c.sku, n))
 
 
-_LOCATION = select(LOCATIONS.c.id, LOCATIONS.c.code, LOCATIONS.c.name,
-                   LOCATIONS.c.allow_negative, LOCATIONS.c.version
-                   ).where(LOCATIONS.c.code == bindparam("code"))
+@functools.cache
+def _items_read(n: int) -> Prepared:
+    return Prepared(_items(n))
+
+
+_LOCATION = Prepared(select(LOCATIONS.c.id, LOCATIONS.c.code, LOCATIONS.c.name,
+                            LOCATIONS.c.allow_negative, LOCATIONS.c.version
+                            ).where(LOCATIONS.c.code == bindparam("code")))
 
 
 class ItemRow(NamedTuple):
@@ -91,7 +97,7 @@ def items(op: Op, wanted: Sequence[tuple[str, str]]) -> dict[str, ItemRow]:
         chunk = skus[start:start + 500]
         # the row is ItemRow's fields in order, then archived and version: no per-column
         # attribute lookups for a hundred-line document
-        for r in conn.execute(_items(len(chunk)), values(ITEMS.c.sku, chunk)):
+        for r in _items_read(len(chunk)).all(conn, values(ITEMS.c.sku, chunk)):
             row = make(r[:_FIELDS])
             remember(seen, "items", str(row.id), r[_FIELDS + 1])
             if r[_FIELDS]:
@@ -115,7 +121,7 @@ def once(wanted: Sequence[tuple[str, str]]) -> None:
 
 
 def location(op: Op, code: str, *, fld: str = "location") -> LocationRow:
-    r = op.session.connection().execute(_LOCATION, {"code": code}).one_or_none()
+    r = _LOCATION.first(op.session.connection(), {"code": code})
     if r is None:
         raise NotFound(f"no location {code!r}", field=fld)
     saw_row(op.session, "locations", str(r.id), r.version)

@@ -9,12 +9,13 @@ from sqlalchemy import bindparam, select, update
 
 from shopfloor.domain.base.context import Op
 from shopfloor.kernel.errors import Conflict
+from shopfloor.store.prepared import Prepared
 from shopfloor.store.tables import Sequence, table
 from shopfloor.store.tables.core import Base
 
 SEQUENCES = table(Sequence)
-_NEXT = (update(SEQUENCES).where(SEQUENCES.c.name == bindparam("prefix"))
-         .values(value=SEQUENCES.c.value + 1).returning(SEQUENCES.c.value))
+_NEXT = Prepared(update(SEQUENCES).where(SEQUENCES.c.name == bindparam("prefix"))
+                 .values(value=SEQUENCES.c.value + 1).returning(SEQUENCES.c.value))
 
 
 def _upsert(dialect: str) -> Any:
@@ -32,13 +33,14 @@ def _upsert(dialect: str) -> Any:
 def next_number(op: Op, prefix: str) -> str:
     """One atomic UPDATE ... RETURNING: concurrent writers queue on the row, never collide."""
     conn = op.session.connection()
-    value = conn.execute(_NEXT, {"prefix": prefix}).scalar_one_or_none()
-    if value is None:
+    row = _NEXT.first(conn, {"prefix": prefix})
+    if row is None:
         insert = _upsert(op.dialect)
         conn.execute(insert(SEQUENCES).values(name=prefix, value=0)
                      .on_conflict_do_nothing(index_elements=["name"]))
-        value = conn.execute(_NEXT, {"prefix": prefix}).scalar_one()
-    return f"{prefix}-{value:05d}"
+        row = _NEXT.first(conn, {"prefix": prefix})
+        assert row is not None
+    return f"{prefix}-{row[0]:05d}"
 
 
 def reserve(op: Op, name: str, n: int) -> range:

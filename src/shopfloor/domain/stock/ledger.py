@@ -17,7 +17,7 @@ are kept.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from decimal import Decimal
 from typing import Any, NamedTuple, Protocol
 
@@ -35,6 +35,7 @@ from shopfloor.domain.stock.lot_ledger import LotBook, LotSlot, Picked, describe
 from shopfloor.kernel.errors import InsufficientStock, ValidationFailed
 from shopfloor.kernel.numbers import COST_QUANTUM, ZERO, cost, fmt
 from shopfloor.store.bulk import executemany
+from shopfloor.store.prepared import Prepared
 from shopfloor.store.tables import StockMovement, Variance, table
 from shopfloor.store.tracking import reads_of, remember
 
@@ -51,12 +52,12 @@ there is no rounding to record."""
 
 
 @functools.cache
-def _load(n: int, locked: bool) -> Select[Any]:
-    stmt = select(BALANCES.c.id, BALANCES.c.item_id, BALANCES.c.on_hand, BALANCES.c.committed,
-                  BALANCES.c.average_cost, BALANCES.c.version, BALANCES.c.stock_value
-                  ).where(BALANCES.c.location_id == bindparam("location_id"),
-                          keyed(BALANCES.c.item_id, n))
-    return stmt.with_for_update() if locked else stmt
+def _load(n: int, locked: bool) -> Prepared:
+    stmt: Select[Any] = select(
+        BALANCES.c.id, BALANCES.c.item_id, BALANCES.c.on_hand, BALANCES.c.committed,
+        BALANCES.c.average_cost, BALANCES.c.version, BALANCES.c.stock_value
+    ).where(BALANCES.c.location_id == bindparam("location_id"), keyed(BALANCES.c.item_id, n))
+    return Prepared(stmt.with_for_update() if locked else stmt)
 
 
 class Stocked(Protocol):
@@ -146,9 +147,9 @@ class Ledger:
         loc = location.id
         for start in range(0, len(ids), 500):
             chunk = ids[start:start + 500]
-            found = {r[1]: r for r in conn.execute(
-                _load(len(chunk), self.op.locks_rows),
-                {"location_id": loc, **values(BALANCES.c.item_id, chunk)})}
+            rows: Sequence[Any] = _load(len(chunk), self.op.locks_rows).all(
+                conn, {"location_id": loc, **values(BALANCES.c.item_id, chunk)})
+            found = {r[1]: r for r in rows}
             for item_id in chunk:
                 where = key(wanted[item_id], location)
                 row = found.get(item_id)

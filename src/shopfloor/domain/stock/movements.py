@@ -26,6 +26,7 @@ from shopfloor.domain.stock.lot_ledger import Picked
 from shopfloor.kernel.errors import ValidationFailed
 from shopfloor.kernel.numbers import ZERO
 from shopfloor.store.bulk import executemany
+from shopfloor.store.prepared import Prepared
 from shopfloor.store.tables import (
     StockAdjustment,
     StockAdjustmentLine,
@@ -40,8 +41,8 @@ ADJUSTMENT_LINES = table(StockAdjustmentLine)
 TRANSFERS = table(StockTransfer)
 MOVES = table(StockMovement)
 TRANSFER_LINES = table(StockTransferLine)
-_NEW_ADJUSTMENT = insert(ADJUSTMENTS).returning(ADJUSTMENTS.c.id)
-_NEW_TRANSFER = insert(TRANSFERS).returning(TRANSFERS.c.id)
+_NEW_ADJUSTMENT = Prepared(insert(ADJUSTMENTS).returning(ADJUSTMENTS.c.id))
+_NEW_TRANSFER = Prepared(insert(TRANSFERS).returning(TRANSFERS.c.id))
 
 
 class AdjustLine(NamedTuple):
@@ -150,6 +151,13 @@ def _insert_lines(op: Op, table: Any, parent: str, parent_id: int,
     executemany(op.session.connection(), _INSERT_LINES[table.name], rows)
 
 
+def _inserted(op: Op, stmt: Prepared, row: dict[str, Any]) -> int:
+    """A document's header: its new id."""
+    made = stmt.first(op.session.connection(), row)
+    assert made is not None
+    return int(made[0])
+
+
 def _adjust_lines(rows: list[dict[str, Any]]) -> list[DocLine]:
     return [DocLine(r["sku"], r["quantity_delta"], r["unit_cost"], r["counted_quantity"],
                     r.get("counted_at")) for r in rows]
@@ -165,9 +173,9 @@ def create_adjustment(op: Op, location_code: str, reason: str, lines: Sequence[A
     if known is not None:
         resolve.once(wanted)
     number = claim_number(op, StockAdjustment, number, "ADJ")
-    adj_id = op.session.connection().execute(_NEW_ADJUSTMENT, {
+    adj_id = _inserted(op, _NEW_ADJUSTMENT, {
         "number": number, "location_id": location.id, "reason": reason, "created_at": op.now,
-        "version": 1}).scalar_one()
+        "version": 1})
     rows = _post_lines(op, number, location, lines, items)
     _insert_lines(op, ADJUSTMENT_LINES, "adjustment_id", adj_id, rows)
     return Document(adj_id, number, op.now, reason=reason, location=location.code,
@@ -232,9 +240,9 @@ def create_transfer(op: Op, from_code: str, to_code: str,
         raise ValidationFailed("from_location and to_location are the same", field="to_location")
     items = resolve.items(op, [(ln.sku, f"lines[{i}].sku") for i, ln in enumerate(lines)])
     number = claim_number(op, StockTransfer, None, "TR")
-    tr_id = op.session.connection().execute(_NEW_TRANSFER, {
+    tr_id = _inserted(op, _NEW_TRANSFER, {
         "number": number, "from_location_id": source.id, "to_location_id": target.id,
-        "created_at": op.now, "version": 1}).scalar_one()
+        "created_at": op.now, "version": 1})
     stock.prefetch(op, items.values(), source)
     stock.prefetch(op, items.values(), target)
     for i, ln in enumerate(lines):
