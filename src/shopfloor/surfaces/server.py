@@ -56,6 +56,9 @@ if TYPE_CHECKING:
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 INVALID_REQUEST = -32600  # JSON-RPC 2.0's
+WARM_AFTER = 5.0
+"""Seconds after start-up the sign-in's dummy hash is made even if nothing said the
+server listens (an app served by another server than `Serving`, or a test's)."""
 MAX_BODY = 4 * 1024 * 1024
 """The MCP transport's request body limit (the SDK's MAX_BODY, held
 equal by a test): said here so that refusing a body needs no SDK."""
@@ -76,9 +79,9 @@ class Serving(uvicorn.Server):
     async def startup(self, sockets: list[socket.socket] | None = None) -> None:
         self._loop = asyncio.get_running_loop()
         await super().startup(sockets)
-        wanted = getattr(getattr(self.config.app, "state", None), "load_mcp", None)
-        if wanted is not None:  # serving: now the MCP SDK may load
-            wanted()
+        listens = getattr(getattr(self.config.app, "state", None), "listening", None)
+        if listens is not None:  # serving: now what would have held up the first page
+            listens()
 
     def handle_exit(self, sig: int, frame: FrameType | None) -> None:
         super().handle_exit(sig, frame)
@@ -297,8 +300,15 @@ def build_app(registry: Registry, settings: Settings, *, run_worker: bool = True
 
     from shopfloor.app.accounts import warm_sign_in
 
-    # beside the rest of start-up (argon2 leaves the GIL): done long before a first sign-in
-    threading.Thread(target=warm_sign_in, name="warm-sign-in", daemon=True).start()
+    # argon2 (~0.7 s of CPU, off the GIL) once the server listens, so it does not hold up
+    # the first page on a busy machine, and long before a first sign-in
+    listening = threading.Event()
+
+    def warm() -> None:
+        listening.wait(WARM_AFTER)
+        warm_sign_in()
+
+    threading.Thread(target=warm, name="warm-sign-in", daemon=True).start()
     auth = Authenticator(registry, settings)  # one, so /mcp and the API share its cache
     # every method reaches the wrapper: 401 without a token first, then 405 but for POST
     # /mcp/x/{toolsets} lists those toolsets (as the X-Shopfloor-Toolsets header does)
@@ -326,5 +336,10 @@ def build_app(registry: Registry, settings: Settings, *, run_worker: bool = True
                                    Route("/mcp/x/{toolsets}", endpoint=endpoint)]
     made = create_app(registry, settings, extra_routes=mcp_routes, lifespan=lifespan,
                       auth=auth)
-    made.state.load_mcp = endpoint.want
+
+    def listens() -> None:
+        listening.set()
+        endpoint.want()
+
+    made.state.listening = listens
     return made
