@@ -57,8 +57,8 @@ if TYPE_CHECKING:
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 INVALID_REQUEST = -32600  # JSON-RPC 2.0's
 WARM_AFTER = 5.0
-"""Seconds after start-up the sign-in's dummy hash is made even if nothing said the
-server listens (an app served by another server than `Serving`, or a test's)."""
+"""Seconds after the app is built that the sign-in's dummy hash is made even if its
+lifespan never ran (an app a test calls without starting it)."""
 MAX_BODY = 4 * 1024 * 1024
 """The MCP transport's request body limit (the SDK's MAX_BODY, held
 equal by a test): said here so that refusing a body needs no SDK."""
@@ -78,8 +78,11 @@ class Serving(uvicorn.Server):
 
     async def startup(self, sockets: list[socket.socket] | None = None) -> None:
         self._loop = asyncio.get_running_loop()
+        state = getattr(self.config.app, "state", None)
+        if state is not None:  # its lifespan may leave to then what can wait
+            state.announced = True
         await super().startup(sockets)
-        listens = getattr(getattr(self.config.app, "state", None), "listening", None)
+        listens = getattr(state, "listening", None)
         if listens is not None:  # serving: now what would have held up the first page
             listens()
 
@@ -300,8 +303,9 @@ def build_app(registry: Registry, settings: Settings, *, run_worker: bool = True
 
     from shopfloor.app.accounts import warm_sign_in
 
-    # argon2 (~0.7 s of CPU, off the GIL) once the server listens, so it does not hold up
-    # the first page on a busy machine, and long before a first sign-in
+    # argon2 (~0.7 s of CPU, off the GIL) and the job worker once the server listens
+    # (`Serving` says so; under any other server, at start-up), so that neither holds up
+    # the first page on a busy machine; the hash long before a first sign-in
     listening = threading.Event()
 
     def warm() -> None:
@@ -316,7 +320,10 @@ def build_app(registry: Registry, settings: Settings, *, run_worker: bool = True
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        halt = start_in_thread(worker_for(registry, settings)) if run_worker else None
+        if not getattr(app.state, "announced", False):  # nobody will say it listens
+            listening.set()
+        halt = start_in_thread(worker_for(registry, settings), after=listening) \
+            if run_worker else None
         endpoint.wanted, endpoint.ready, endpoint.stopping = (  # this loop's
             asyncio.Event(), asyncio.Event(), asyncio.Event())
         endpoint.started = True
