@@ -11,6 +11,7 @@ import pytest
 
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
+from shopfloor.surfaces.render import render
 from tests.helpers import ADMIN, apply
 from tests.reliability.test_buying import alpha_and_beta, refused, stock_of, world
 
@@ -167,6 +168,10 @@ def test_a_returns_lines_read_in_their_order_lines_unit_everywhere(registry: Reg
     assert [(r["partner"], [(ln["line_quantity"], ln["quantity_text"]) for ln in r["lines"]])
             for r in listed] == [("Alpha", [("2", "2 box (6 pcs)")]),
                                  ("Alpha", [("0.333333", "1 pc of a box of 3")])]
+    for fmt in ("text", "md"):  # the CLI's and MCP's words: the figures stay in the JSON
+        said = render(registry.invoke("list_returns", {"order": number}, ADMIN), fmt)
+        assert "1 pc of a box of 3" in said and "2 box (6 pcs)" in said, said
+        assert "0.333333" not in said, said
     log = registry.invoke("get_operation_log", {"limit": 5}, ADMIN)["entries"]
     said = " ".join(e["summary"] for e in log)
     assert "1 pc of a box of 3 HINGE" in said and "2 box (6 pcs) HINGE" in said, said
