@@ -165,6 +165,13 @@ def test_a_small_manufacturers_day_through_the_admin(
         assert "Photo of the bent hinge sent to Dana" in returns and "RMA-5531" in returns
         assert "€1.61" in returns, returns
         await readable(page, "po page after return", bad)
+        await page.click("#returns a")  # the return's own page, its note a link away
+        ret = await page.inner_text("main")
+        assert "1 pc of a box of 3" in ret and "0.333333" not in ret and "RMA-5531" in ret
+        assert "Pacific Hinge Co" in ret and "€1.61" in ret, ret
+        await readable(page, "return page", bad)
+        note = pdf_text(await pdf_of(page, "Return note"))
+        assert "1 pc of a box of 3" in note and "RMA-5531" in note, note
 
         # -- a manufacturing order on a routing: its cost to the cent, its times in words
         await fill(page, "create_work_centre", {"code": "BENCH", "name": "Assembly bench",

@@ -11,6 +11,7 @@ import pytest
 
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
+from shopfloor.surfaces.render import render
 from tests.helpers import ADMIN, apply
 from tests.reliability.test_buying import alpha_and_beta, refused, stock_of, world
 
@@ -137,3 +138,42 @@ def test_a_returns_notes_and_reference_read_back_by_number_and_by_order(
     with pytest.raises(ShopfloorError) as info:
         registry.invoke("get_return", {"number": "RET-99999"}, ADMIN)
     assert (info.value.code, info.value.field) == ("not_found", "number")
+
+
+def test_a_returns_lines_read_in_their_order_lines_unit_everywhere(registry: Registry) -> None:
+    """Issue 29: a return of a line bought in boxes read in pieces alone ("1 pcs"): its
+    preview, get_return, list_returns and the log say it as the order does, with the
+    stock figure and the partner beside it."""
+    world(registry)
+    apply(registry, "create_item", sku="HINGE", name="Hinge", kind="material")
+    apply(registry, "set_supplier_item", sku="HINGE", supplier="Alpha", purchase_unit="box",
+          units_per_purchase_unit="3", price_breaks=[{"min_quantity": "1", "unit_price": "6"}])
+    number = apply(registry, "create_purchase_order", supplier="Alpha", location="MAIN",
+                   lines=[{"sku": "HINGE", "unit": "box", "quantity": "4"}])["number"]
+    apply(registry, "receive_purchase_order", number=number,
+          lines=[{"sku": "HINGE", "quantity": "3"}])
+    piece = {"number": number, "reason": "bent", "lines": [{"sku": "HINGE", "quantity": "1"}]}
+    preview = registry.invoke("create_supplier_return", piece, ADMIN)
+    assert "1 pc of a box of 3 HINGE" in preview["summary"], preview["summary"]
+    first = apply(registry, "create_supplier_return", **piece)
+    boxes = apply(registry, "create_supplier_return", number=number, reason="wet",
+                  lines=[{"sku": "HINGE", "quantity": "2", "unit": "box"}])
+    assert "2 box (6 pcs) HINGE" in boxes["summary"], boxes["summary"]
+    got = registry.invoke("get_return", {"number": first["number"]}, ADMIN)
+    assert (got["partner"], got["currency"]) == ("Alpha", "EUR")
+    assert [(ln["quantity"], ln["unit"], ln["line_quantity"], ln["line_unit"],
+             ln["quantity_text"]) for ln in got["lines"]] == [
+        ("1", "pcs", "0.333333", "box", "1 pc of a box of 3")]
+    listed = registry.invoke("list_returns", {"order": number}, ADMIN)["returns"]
+    assert [(r["partner"], [(ln["line_quantity"], ln["quantity_text"]) for ln in r["lines"]])
+            for r in listed] == [("Alpha", [("2", "2 box (6 pcs)")]),
+                                 ("Alpha", [("0.333333", "1 pc of a box of 3")])]
+    for fmt in ("text", "md"):  # the CLI's and MCP's words: the figures stay in the JSON
+        said = render(registry.invoke("list_returns", {"order": number}, ADMIN), fmt)
+        assert "1 pc of a box of 3" in said and "2 box (6 pcs)" in said, said
+        assert "0.333333" not in said, said
+    log = registry.invoke("get_operation_log", {"limit": 5}, ADMIN)["entries"]
+    said = " ".join(e["summary"] for e in log)
+    assert "1 pc of a box of 3 HINGE" in said and "2 box (6 pcs) HINGE" in said, said
+    assert "0.333333" not in said, said
+

@@ -96,7 +96,7 @@ def test_purchase_order_prints_lines_and_a_total_rounded_per_line(reg: Registry)
     assert "€380.05" in text  # 120 x 3.1671 = 380.052
     assert re.search(r"€0.335\s+€1.01", text)  # 3 x 0.335 = 1.005, half up
     assert re.search(r"Total EUR\s+€381.06", text)  # the printed lines' sum
-    assert "Nov 23, 2026" in text  # the order's date, in the reader's locale
+    assert "23 Nov 2026" in text  # the order's date: no language named, the admin's English
     assert "380.052" not in text and "2026-11-23" not in text
 
 
@@ -117,7 +117,7 @@ def test_a_purchase_order_prints_in_its_own_currency(reg: Registry) -> None:
     number = supplier_order(reg, "USD", "1.0475")
     _, text = printed(reg, "purchase_order", number)
     assert "$1.0475" in text and "$1,257.00" in text  # 1200 x 1.0475, grouped
-    assert re.search(r"Total USD\s+\$1,258.01", text)  # + 3 x 0.335 = 1.005 -> 1.01
+    assert re.search(r"Total USD\s+US\$1,258.01", text)  # + 3 x 0.335 = 1.005 -> 1.01
     assert "EUR" not in text and "€" not in text
 
 
@@ -142,8 +142,8 @@ def test_yen_has_no_decimals_on_paper(reg: Registry) -> None:
     _, text = printed(reg, "purchase_order", number)
     assert "¥12.5" in text  # the price as agreed
     assert "¥15,000" in text  # 1200 x 12.5
-    assert re.search(r"¥0.335\s+¥1\s", text)  # 3 x 0.335 = 1.005: whole yen, ¥1
-    assert re.search(r"Total JPY\s+¥15,001\b", text)
+    assert re.search(r"JP¥0.335\s+JP¥1\s", text)  # 3 x 0.335 = 1.005: whole yen, ¥1
+    assert re.search(r"Total JPY\s+JP¥15,001\b", text)
     assert "15,000.00" not in text and "EUR" not in text
 
 
@@ -170,8 +170,8 @@ def test_packing_slip_and_pick_list(reg: Registry) -> None:
     # first expiring first: 10 from L-SOON, then 5 from L-LATE, at MAIN
     soon, late = picks.index("L-SOON"), picks.index("L-LATE")
     assert soon < late
-    assert re.search(r"MAIN\s+L-SOON\s+Dec 31, 2026\s+10\s+kg", picks)
-    assert re.search(r"MAIN\s+L-LATE\s+Mar 1, 2027\s+5\s+kg", picks)
+    assert re.search(r"MAIN\s+L-SOON\s+31 Dec 2026\s+10\s+kg", picks)
+    assert re.search(r"MAIN\s+L-LATE\s+1 Mar 2027\s+5\s+kg", picks)
 
 
 def test_traveller_lists_components_for_the_whole_order(reg: Registry) -> None:
@@ -202,9 +202,9 @@ def test_traveller_prints_each_operations_times(reg: Registry) -> None:
     assert "Operations" in text and "Steps" not in text
     flat = " ".join(text.split())  # cells wrap; a time's space is a narrow one
     # 15 + 40 x 0.5 = 35 min at the mixer from 08:00, then 10 + 40 x 1.5 = 70 in the oven
-    assert ("10 Mix dough MIX 35 Nov 24, 2026, 8:00:00 AM UTC Nov 24, 2026, 8:35:00 AM UTC 0"
+    assert ("10 Mix dough MIX 35 24 Nov 2026, 08:00:00 UTC 24 Nov 2026, 08:35:00 UTC 0"
             in flat), flat
-    assert "20 Bake OVEN 70 Nov 24, 2026, 8:35:00 AM UTC Nov 24, 2026, 9:45:00 AM UTC 0" in flat
+    assert "20 Bake OVEN 70 24 Nov 2026, 08:35:00 UTC 24 Nov 2026, 09:45:00 UTC 0" in flat
 
 
 def test_item_and_location_labels_carry_their_key(reg: Registry) -> None:
@@ -227,7 +227,7 @@ def decoded(pdf: bytes) -> list[tuple[str, str]]:
 def test_a_lot_label_scans_back_to_its_lot(reg: Registry) -> None:
     company(reg)
     pdf, text = printed(reg, "lot_label", "FLOUR", "L-SOON")
-    assert "L-SOON" in text and "Dec 31, 2026" in text and "Flour type 550" in text
+    assert "L-SOON" in text and "31 Dec 2026" in text and "Flour type 550" in text
     page = pypdfium2.PdfDocument(pdf)[0]
     found = zxingcpp.read_barcodes(page.render(scale=300 / 72).to_pil())
     assert len(found) == 1
@@ -309,3 +309,22 @@ def test_admin_pages_link_their_documents(reg: Registry, sqlite_url: str) -> Non
             page = client.get(f"/{slug}/{numbers[which]}").text
             assert f'href="{link(kind, numbers[which])}"' in page
             assert client.get(link(kind, numbers[which])).status_code == 200
+
+
+def test_paper_without_a_language_dates_as_the_admin_does(reg: Registry,
+                                                          sqlite_url: str) -> None:
+    """Issue 29: a PDF fetched with no language (a script, an MCP host) printed US dates,
+    "Nov 23, 2026", beside the admin's "23 Nov 2026": both fall back to one English."""
+    numbers = company(reg)
+    app = create_app(reg, Settings(database_url=sqlite_url, currency="EUR"))
+    with TestClient(app) as client:  # no Accept-Language on either
+        client.cookies.set("shopfloor_session", app.state.auth.mint("vera", ["viewer"], 600))
+        page = client.get(f"/purchase-orders/{numbers['po']}").text
+        pdf = client.get(link("purchase_order", numbers["po"])).content
+    shown = re.search(r"\b\d{1,2} [A-Z][a-z]{2} 20\d\d\b", page.split("<main", 1)[1])
+    assert shown and shown.group() == "23 Nov 2026", page
+    text = " ".join(text_of(pdf).split())
+    assert shown.group() in text and "Nov 23, 2026" not in text, text
+    mcp = Printer(reg, Settings(currency="EUR")).pdf(VIEWER, path_of("purchase_order",
+                                                                     numbers["po"]))
+    assert shown.group() in text_of(mcp)  # a resource read names no language either

@@ -41,6 +41,10 @@ def test_customer_return_restocks_at_its_shipped_cost(registry: Registry) -> Non
     assert preview["document"]["lines"][0]["unit_cost"] == "3.5"
     done = registry.invoke("create_customer_return", preview["apply"]["arguments"], ADMIN)
     assert done["number"].startswith("RET-") and done["value"] == "7"
+    # a line in the item's own unit names it (a figure alone would not say what it counts)
+    assert "2 pcs M1" in done["summary"], done["summary"]
+    assert [(ln["line_quantity"], ln["line_unit"], ln["quantity_text"])
+            for ln in done["lines"]] == [(None, None, "2 pcs")]
     # (20 x 2.75 + 2 x 3.5) / 22 = 62 / 22
     assert stock(registry, "M1") == (D(22), D(0), cost(D(62) / 22))
     so = registry.invoke("get_sales_order", {"number": "SO-00001"}, ADMIN)

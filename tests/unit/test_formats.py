@@ -55,8 +55,8 @@ def test_statuses_read_as_words() -> None:
 def test_accept_language_picks_the_most_wanted_known_locale() -> None:
     assert negotiate("de-CH;q=0.9, en;q=0.8") == "de_CH"
     assert negotiate("xx-YY, fr;q=0.5, de;q=0.7") == "de"
-    assert negotiate("") == negotiate(None) == "en"
-    assert negotiate("*;q=1, bogus") == "en"
+    assert negotiate("") == negotiate(None) == "en_GB"  # the admin's own English
+    assert negotiate("*;q=1, bogus") == "en_GB"
     assert formats_for("en-GB", "USD").money("1") == "US$1.00"
 
 

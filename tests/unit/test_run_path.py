@@ -96,3 +96,24 @@ def test_shopfloor_run_sets_up_shows_and_serves_in_one_process(tmp_path: Path) -
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+def test_serving_starts_without_the_mcp_sdk_and_says_its_limits_as_it_does() -> None:
+    """The MCP SDK (~0.7 s of a restart's ~2 s CPU) loads once the server is up, so the
+    app is built without it; the figures the server says without it are the SDK's."""
+    built = subprocess.run([sys.executable, "-c", (
+        "import sys\n"
+        "from shopfloor.app.settings import Settings\n"
+        "from shopfloor.app.wiring import open_registry\n"
+        "from shopfloor.surfaces.server import build_app\n"
+        "s = Settings(database_url='sqlite://')\n"
+        "build_app(open_registry(s), s, run_worker=False)\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('mcp', 'mcp_types')))")],
+        capture_output=True, text=True, timeout=120, check=True)
+    assert built.stdout.strip() == "[]", built.stdout + built.stderr
+    from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
+    from mcp_types import INVALID_REQUEST
+
+    from shopfloor.surfaces import server
+    assert (server.MAX_BODY, server.INVALID_REQUEST) == (DEFAULT_MAX_REQUEST_BODY_SIZE,
+                                                         INVALID_REQUEST)

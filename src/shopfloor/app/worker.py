@@ -128,10 +128,20 @@ class Worker:
                 stop.wait(self.poll)
 
 
-def start_in_thread(worker: Worker) -> Callable[[], None]:
-    """Run `worker` in a daemon thread; returns a function that stops it."""
+def start_in_thread(worker: Worker, after: threading.Event | None = None
+                    ) -> Callable[[], None]:
+    """Run `worker` in a daemon thread (once `after` is set, if given: a server starts it
+    once it listens, so its first rounds do not hold up the first page); returns a
+    function that stops it."""
     stop = threading.Event()
-    thread = threading.Thread(target=worker.run, args=(stop,), daemon=True, name="worker")
+
+    def run() -> None:
+        while after is not None and not after.wait(0.1):
+            if stop.is_set():
+                return
+        worker.run(stop)
+
+    thread = threading.Thread(target=run, daemon=True, name="worker")
     thread.start()
 
     def halt() -> None:

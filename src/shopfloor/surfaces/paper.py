@@ -55,6 +55,7 @@ class Printer:
         self._draw: dict[str, Callable[[Actor, list[str], Formats], Drawn]] = {
             "purchase_order": self._purchase_order, "packing_slip": self._packing_slip,
             "pick_list": self._pick_list, "traveller": self._traveller,
+            "return_note": self._return_note,
             "item_label": self._item_label, "lot_label": self._lot_label,
             "location_label": self._location_label}
 
@@ -163,6 +164,24 @@ class Printer:
             "status": status_label(mo["status"]), "product": items.get(mo["sku"], {}),
             "items": items, "needed": needed, "operations": mo.get("operations") or [],
             "steps": steps, "code": _number_code(mo["number"])}
+
+    def _return_note(self, actor: Actor, keys: list[str], fmt: Formats) -> Drawn:
+        """Its lines in their order lines' units; its value is the stock's, in the books'
+        currency (what the goods were booked at), not a price the partner agreed."""
+        ret = self.read(actor, "get_return", {"number": keys[0]})
+        supplier = ret["kind"] == "supplier"
+        digits = fmt.digits(ret["currency"])  # printed lines add up to the printed total
+        amounts = [paper.line_total(ln["quantity"], ln["unit_cost"], digits)
+                   for ln in ret["lines"]]
+        partner = self._partner(actor, "get_supplier" if supplier else "get_customer",
+                                "name", ret["partner"])
+        return "return_note.html", {
+            "ret": ret, "order": ret, "title": "Return note", "number": ret["number"],
+            "partner": partner, "currency": ret["currency"], "amounts": amounts,
+            "total": sum(amounts, Decimal(0)),
+            "partner_word": "Supplier" if supplier else "Customer",
+            "items": self._items(actor, [ln["sku"] for ln in ret["lines"]]),
+            "code": _number_code(ret["number"])}
 
     def _item_label(self, actor: Actor, keys: list[str], fmt: Formats) -> Drawn:
         item = self.read(actor, "get_item", {"sku": keys[0]})

@@ -91,8 +91,20 @@ def _columnar(value: Any) -> bool:
     return _scalar(value) or (isinstance(value, list) and all(_scalar(v) for v in value))
 
 
+# A row that says its quantity in words (a return's line, in its order line's unit: "1 pc
+# of a box of 3") is shown so, not as the figures behind the words (the JSON has them).
+IN_WORDS = ("quantity_text", ("quantity", "unit", "line_quantity", "line_unit"))
+
+
+def in_words(row: dict[str, Any]) -> dict[str, Any]:
+    said, figures = IN_WORDS
+    if not isinstance(row.get(said), str):
+        return row
+    return {("quantity" if k == said else k): v for k, v in row.items() if k not in figures}
+
+
 def _table(rows: list[dict[str, Any]], md: bool, currency: str | None = None) -> str:
-    rows = [_in_currency(r, _currency(r, currency)) for r in rows]
+    rows = [in_words(_in_currency(r, _currency(r, currency))) for r in rows]
     cols: list[str] = []
     for row in rows:  # (a column no row fills, such as a sales line's pack, is left out)
         cols += [k for k in row if k not in cols and _columnar(row[k]) and row[k] is not None]

@@ -25,17 +25,17 @@ import asyncio
 import json
 import signal
 import socket
+import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
 from types import FrameType
+from typing import TYPE_CHECKING, Any
 
+import anyio
+import anyio.to_thread
 import uvicorn
-from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
-from mcp.server.transport_security import (
-    DEFAULT_MAX_REQUEST_BODY_SIZE,
-    TransportSecuritySettings,
-)
-from mcp_types import INVALID_REQUEST
 from starlette.applications import Starlette
 from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Route
@@ -49,11 +49,19 @@ from shopfloor.registry.confirm import policy
 from shopfloor.registry.registry import Registry
 from shopfloor.surfaces.auth import Authenticator
 from shopfloor.surfaces.http import create_app, error_response
-from shopfloor.surfaces.mcp.alerts import end_streams
-from shopfloor.surfaces.mcp.surface import build_server, current_actor, request_actor
-from shopfloor.surfaces.mcp.toolsets import HEADER, Selection, requested
+
+if TYPE_CHECKING:
+    from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+    from mcp.server.transport_security import TransportSecuritySettings
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
+INVALID_REQUEST = -32600  # JSON-RPC 2.0's
+WARM_AFTER = 5.0
+"""Seconds after the app is built that the sign-in's dummy hash is made even if its
+lifespan never ran (an app a test calls without starting it)."""
+MAX_BODY = 4 * 1024 * 1024
+"""The MCP transport's request body limit (the SDK's MAX_BODY, held
+equal by a test): said here so that refusing a body needs no SDK."""
 DRAIN = 2.0
 """Seconds a stopping server waits for requests still running before cancelling them;
 with the worker's grace after it, a stop takes under five."""
@@ -70,13 +78,20 @@ class Serving(uvicorn.Server):
 
     async def startup(self, sockets: list[socket.socket] | None = None) -> None:
         self._loop = asyncio.get_running_loop()
+        state = getattr(self.config.app, "state", None)
+        if state is not None:  # its lifespan may leave to then what can wait
+            state.announced = True
         await super().startup(sockets)
+        listens = getattr(state, "listening", None)
+        if listens is not None:  # serving: now what would have held up the first page
+            listens()
 
     def handle_exit(self, sig: int, frame: FrameType | None) -> None:
         super().handle_exit(sig, frame)
         self.told = self.told or signal.Signals(sig).name
-        if self._loop is not None and not self._loop.is_closed():
-            self._loop.call_soon_threadsafe(end_streams)
+        alerts = sys.modules.get("shopfloor.surfaces.mcp.alerts")  # (no SDK: no streams)
+        if alerts is not None and self._loop is not None and not self._loop.is_closed():
+            self._loop.call_soon_threadsafe(alerts.end_streams)
 
 
 def serve(app: Starlette, host: str, port: int) -> str | None:
@@ -89,14 +104,66 @@ def serve(app: Starlette, host: str, port: int) -> str | None:
     return server.told
 
 
-class AuthenticatedMCP:
-    """ASGI wrapper: 401 without a valid token, else run MCP as the token's subject."""
+@dataclass(frozen=True)
+class _Mcp:
+    """The MCP SDK's side of /mcp: its two transports and the request's context."""
 
-    def __init__(self, streaming: StreamableHTTPSessionManager,
-                 answering: StreamableHTTPSessionManager, auth: Authenticator) -> None:
-        self.streaming = streaming
-        self.answering = answering
-        self.auth = auth
+    streaming: StreamableHTTPSessionManager
+    answering: StreamableHTTPSessionManager
+    actor: ContextVar[Any]
+    chosen: ContextVar[Any]
+    header: str
+
+
+class AuthenticatedMCP:
+    """ASGI wrapper: 401 without a valid token, else run MCP as the token's subject.
+
+    The MCP SDK (a third of a restart's CPU, ~0.7 s) loads once the server listens
+    (`Serving` says so) or a request to /mcp comes, whichever is first: the admin and
+    the API answer at once, and a request to /mcp waits for it (`run`, from the
+    lifespan)."""
+
+    def __init__(self, registry: Registry, settings: Settings, auth: Authenticator) -> None:
+        self.registry, self.settings, self.auth = registry, settings, auth
+        self.mcp: _Mcp | None = None
+        self.started = False
+        self.wanted, self.ready, self.stopping = asyncio.Event(), asyncio.Event(), \
+            asyncio.Event()
+
+    def want(self) -> None:
+        self.wanted.set()
+
+    def _load(self) -> _Mcp:
+        from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+
+        from shopfloor.surfaces.mcp.surface import build_server, current_actor, request_actor
+        from shopfloor.surfaces.mcp.toolsets import HEADER, Selection, requested
+
+        settings = self.settings
+        server = build_server(self.registry, request_actor,
+                              output_schemas=settings.mcp_output_schemas,
+                              progress_wait=settings.mcp_progress_wait_seconds,
+                              confirm_writes=policy(settings.confirm_writes),
+                              selection=Selection(settings.toolsets, per_request=True))
+        streaming, answering = (StreamableHTTPSessionManager(
+            app=server, stateless=True, json_response=json_response,
+            security_settings=_security(settings.host)) for json_response in (False, True))
+        return _Mcp(streaming, answering, current_actor, requested, HEADER)
+
+    async def run(self) -> None:
+        """Load the SDK beside the serving, run its transports until told to stop."""
+        try:
+            await self.wanted.wait()
+            if self.stopping.is_set():  # stopped before anything wanted it
+                return
+            mcp = await anyio.to_thread.run_sync(self._load)
+            async with mcp.streaming.run(), mcp.answering.run():
+                self.mcp = mcp
+                self.ready.set()
+                await self.stopping.wait()
+        finally:
+            self.mcp = None
+            self.ready.set()  # (a failed load: requests are answered 503, never hang)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         headers = {k.decode("latin-1").lower(): v.decode("latin-1")
@@ -116,15 +183,23 @@ class AuthenticatedMCP:
         if body is None:
             await _too_big()(scope, receive, send)
             return
-        manager = self.streaming if _may_stream(body) else self.answering
-        token = current_actor.set(actor)
-        chose = requested.set(scope.get("path_params", {}).get("toolsets")
-                              or headers.get(HEADER))
+        if self.started:  # (an app run without its lifespan has no MCP to wait for)
+            self.want()
+            await self.ready.wait()
+        mcp = self.mcp
+        if mcp is None:
+            await _jsonrpc_error(503, INVALID_REQUEST, "MCP is not running on this server")(
+                scope, receive, send)
+            return
+        manager = mcp.streaming if _may_stream(body) else mcp.answering
+        token = mcp.actor.set(actor)
+        chose = mcp.chosen.set(scope.get("path_params", {}).get("toolsets")
+                               or headers.get(mcp.header))
         try:
             await manager.handle_request(scope, _replay(body, receive), send)
         finally:
-            requested.reset(chose)
-            current_actor.reset(token)
+            mcp.chosen.reset(chose)
+            mcp.actor.reset(token)
 
 
 async def _body(receive: Receive) -> bytes | None:
@@ -137,7 +212,7 @@ async def _body(receive: Receive) -> bytes | None:
             return b"".join(chunks)  # the client left: the transport sees an empty body
         chunk: bytes = message.get("body", b"")
         size += len(chunk)
-        if size > DEFAULT_MAX_REQUEST_BODY_SIZE:
+        if size > MAX_BODY:
             return None
         chunks.append(chunk)
         if not message.get("more_body", False):
@@ -178,7 +253,7 @@ def _may_stream(body: bytes) -> bool:
 
 def _too_big() -> JSONResponse:
     return _jsonrpc_error(413, INVALID_REQUEST,
-                          f"request body over {DEFAULT_MAX_REQUEST_BODY_SIZE} bytes")
+                          f"request body over {MAX_BODY} bytes")
 
 
 def _transport_refusal(method: str, headers: dict[str, str]) -> JSONResponse | None:
@@ -200,7 +275,7 @@ def _transport_refusal(method: str, headers: dict[str, str]) -> JSONResponse | N
         return _jsonrpc_error(415, INVALID_REQUEST,
                               "Content-Type must be application/json for JSON-RPC over HTTP")
     length = headers.get("content-length", "")
-    if length.isdigit() and int(length) > DEFAULT_MAX_REQUEST_BODY_SIZE:
+    if length.isdigit() and int(length) > MAX_BODY:
         return _too_big()
     return None
 
@@ -212,6 +287,8 @@ def _jsonrpc_error(status: int, code: int, message: str) -> JSONResponse:
 
 def _security(host: str) -> TransportSecuritySettings | None:
     """DNS-rebinding protection when serving on loopback (as the SDK does by default)."""
+    from mcp.server.transport_security import TransportSecuritySettings
+
     if host not in LOOPBACK:
         return None
     return TransportSecuritySettings(
@@ -226,31 +303,50 @@ def build_app(registry: Registry, settings: Settings, *, run_worker: bool = True
 
     from shopfloor.app.accounts import warm_sign_in
 
-    # beside the rest of start-up (argon2 leaves the GIL): done long before a first sign-in
-    threading.Thread(target=warm_sign_in, name="warm-sign-in", daemon=True).start()
-    server = build_server(registry, request_actor, output_schemas=settings.mcp_output_schemas,
-                          progress_wait=settings.mcp_progress_wait_seconds,
-                          confirm_writes=policy(settings.confirm_writes),
-                          selection=Selection(settings.toolsets, per_request=True))
-    streaming, answering = (StreamableHTTPSessionManager(
-        app=server, stateless=True, json_response=json_response,
-        security_settings=_security(settings.host)) for json_response in (False, True))
+    # argon2 (~0.7 s of CPU, off the GIL) and the job worker once the server listens
+    # (`Serving` says so; under any other server, at start-up), so that neither holds up
+    # the first page on a busy machine; the hash long before a first sign-in
+    listening = threading.Event()
+
+    def warm() -> None:
+        listening.wait(WARM_AFTER)
+        warm_sign_in()
+
+    threading.Thread(target=warm, name="warm-sign-in", daemon=True).start()
+    auth = Authenticator(registry, settings)  # one, so /mcp and the API share its cache
+    # every method reaches the wrapper: 401 without a token first, then 405 but for POST
+    # /mcp/x/{toolsets} lists those toolsets (as the X-Shopfloor-Toolsets header does)
+    endpoint = AuthenticatedMCP(registry, settings, auth)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        halt = start_in_thread(worker_for(registry, settings)) if run_worker else None
+        if not getattr(app.state, "announced", False):  # nobody will say it listens
+            listening.set()
+        halt = start_in_thread(worker_for(registry, settings), after=listening) \
+            if run_worker else None
+        endpoint.wanted, endpoint.ready, endpoint.stopping = (  # this loop's
+            asyncio.Event(), asyncio.Event(), asyncio.Event())
+        endpoint.started = True
         try:
-            async with streaming.run(), answering.run():
-                yield
+            async with anyio.create_task_group() as running:
+                running.start_soon(endpoint.run)
+                try:
+                    yield
+                finally:
+                    endpoint.stopping.set()
+                    endpoint.want()  # (never loaded: nothing to wait for)
         finally:
             if halt is not None:
                 halt()
 
-    auth = Authenticator(registry, settings)  # one, so /mcp and the API share its cache
-    # every method reaches the wrapper: 401 without a token first, then 405 but for POST
-    # /mcp/x/{toolsets} lists those toolsets (as the X-Shopfloor-Toolsets header does)
-    endpoint = AuthenticatedMCP(streaming, answering, auth)
     mcp_routes: list[BaseRoute] = [Route("/mcp", endpoint=endpoint),
                                    Route("/mcp/x/{toolsets}", endpoint=endpoint)]
-    return create_app(registry, settings, extra_routes=mcp_routes, lifespan=lifespan,
+    made = create_app(registry, settings, extra_routes=mcp_routes, lifespan=lifespan,
                       auth=auth)
+
+    def listens() -> None:
+        listening.set()
+        endpoint.want()
+
+    made.state.listening = listens
+    return made

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
 from decimal import Decimal
@@ -14,12 +15,12 @@ from shopfloor.domain.base.context import Op
 from shopfloor.domain.base.remarks import remark
 from shopfloor.domain.buying import currencies
 from shopfloor.domain.corrections import reverts
-from shopfloor.domain.orders import returns
+from shopfloor.domain.orders import purchase_units, returns
 from shopfloor.kernel.errors import NotFound
 from shopfloor.kernel.text import money
 from shopfloor.registry.facts import Undo
 from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
-from shopfloor.store.tables import PurchaseOrder, SalesOrder
+from shopfloor.store.tables import Customer, PurchaseOrder, SalesOrder, Supplier
 from shopfloor.store.tables.corrections import StockReturn
 from shopfloor.tools.fields import (
     Amount,
@@ -47,7 +48,13 @@ class ReturnLineOut(Out):
     sku: str
     quantity: Amount
     unit: str  # the item's: a return moves stock units
+    line_quantity: Amount | None = Field(
+        None, description="the quantity in line_unit, where its order line has one")
+    line_unit: str | None = Field(None, description="the order line's unit (a supplier's box)")
+    quantity_text: str = Field(description="as its order says it: 2 box (6 pcs), 1 pc of a "
+                                           "box of 3, 6 pcs")
     unit_cost: Amount
+    value: Amount = Field(description="quantity x unit_cost, the books' currency")
     disposition: str
     location: str | None
     lot: str | None
@@ -58,22 +65,45 @@ class ReturnOut(Out):
     number: str
     kind: str
     order_number: str
+    partner: str = Field(description="the customer or supplier of its order")
     reason: str
     notes: str | None = None
     reference: str | None = Field(None, description="the partner's number for it (RMA)")
     created_at: datetime
     value: Amount
+    currency: str = Field(description="the value's: the books' (the stock's cost)")
     lines: list[ReturnLineOut]
 
 
-def return_out(doc: StockReturn) -> ReturnOut:
+def partners(op: Op, docs: Sequence[StockReturn]) -> dict[tuple[str, str], str]:
+    """(kind, order number) -> its order's partner, in one query a kind."""
+    out: dict[tuple[str, str], str] = {}
+    for kind, order, partner, by in (("supplier", PurchaseOrder, Supplier, "supplier_id"),
+                                     ("customer", SalesOrder, Customer, "customer_id")):
+        numbers = {d.order_number for d in docs if d.kind == kind}
+        if numbers:
+            out |= {(kind, n): name for n, name in op.session.execute(
+                select(order.number, partner.name).join(
+                    partner, getattr(order, by) == partner.id).where(
+                    order.number.in_(numbers)))}
+    return out
+
+
+def return_out(op: Op, doc: StockReturn, partner: str | None = None) -> ReturnOut:
+    if partner is None:
+        partner = partners(op, [doc]).get((doc.kind, doc.order_number), "")
     return ReturnOut(
         id=doc.id, number=doc.number, kind=doc.kind, order_number=doc.order_number,
-        reason=doc.reason, notes=doc.notes, reference=doc.reference,
-        created_at=doc.created_at,
+        partner=partner, reason=doc.reason, notes=doc.notes, reference=doc.reference,
+        created_at=doc.created_at, currency=currencies.company(op),
         value=sum((ln.quantity * ln.unit_cost for ln in doc.lines), Decimal(0)),
         lines=[ReturnLineOut(sku=ln.item.sku, quantity=ln.quantity, unit=ln.item.uom,
-                             unit_cost=ln.unit_cost,
+                             line_quantity=purchase_units.figure(ln.quantity, ln,
+                                                                 ln.unit_quantity),
+                             line_unit=ln.unit if ln.units_per_unit else None,
+                             quantity_text=purchase_units.named(ln.quantity, ln,
+                                                                ln.unit_quantity),
+                             unit_cost=ln.unit_cost, value=ln.quantity * ln.unit_cost,
                              disposition=ln.disposition,
                              location=ln.location.code if ln.location else None,
                              lot=ln.lot_number) for ln in doc.lines])
@@ -104,11 +134,18 @@ class CreateCustomerReturn(NumberOrId, Remarks):
     quarantine_location: Key | None = Field(None, description="where quarantined lines go")
 
 
+SUMMARY_LINES = 3  # a summary names this many lines, then counts the rest
+
+
 def _summary(op: Op, doc: StockReturn, order: str) -> str:
-    """The value is the stock's, at the cost the goods are booked at: the books' money."""
-    n = len(doc.lines)
+    """Its lines as the order counts them ("1 pc of a box of 3 HINGE-35"); the value is
+    the stock's, at the cost the goods are booked at: the books' money."""
+    said = [f"{purchase_units.named(ln.quantity, ln, ln.unit_quantity)} {ln.item.sku}"
+            for ln in doc.lines]
+    more = len(said) - SUMMARY_LINES
+    lines = ", ".join(said[:SUMMARY_LINES]) + (f" and {more} more" if more > 0 else "")
     total = sum((ln.quantity * ln.unit_cost for ln in doc.lines), Decimal(0))
-    return (f"Return {doc.number} against {order}: {n} line{'s' * (n != 1)}, value "
+    return (f"Return {doc.number} against {order}: {lines}, value "
             f"{money(total, currencies.company(op))}")
 
 
@@ -123,7 +160,7 @@ def create_customer_return(op: Op, req: CreateCustomerReturn) -> Done[ReturnOut]
         op, number, [ln.spec(ln.disposition) for ln in req.lines], req.reason,
         req.quarantine_location)
     remark(op, "return", doc, notes=req.notes, reference=req.reference)
-    return Done(_summary(op, doc, number), return_out(doc))
+    return Done(_summary(op, doc, number), return_out(op, doc))
 
 
 class SupplierReturnLine(ReturnLine):
@@ -148,7 +185,7 @@ def create_supplier_return(op: Op, req: CreateSupplierReturn) -> Done[ReturnOut]
     doc = returns.supplier_return(
         op, number, [ln.spec("return") for ln in req.lines], req.reason)
     remark(op, "return", doc, notes=req.notes, reference=req.reference)
-    return Done(_summary(op, doc, number), return_out(doc))
+    return Done(_summary(op, doc, number), return_out(op, doc))
 
 
 class ReturnPage(Page):
@@ -172,7 +209,9 @@ def list_returns(op: Op, req: ListReturns) -> ReturnPage:
         stmt = stmt.where(StockReturn.id < int(req.cursor))
     page, next_cursor = paged(list(op.session.scalars(stmt).unique()), req.limit,
                               lambda r: str(r.id))
-    return ReturnPage(returns=[return_out(r) for r in page], next_cursor=next_cursor)
+    names = partners(op, page)
+    return ReturnPage(returns=[return_out(op, r, names.get((r.kind, r.order_number), ""))
+                               for r in page], next_cursor=next_cursor)
 
 
 class GetReturn(Request):
@@ -187,4 +226,4 @@ def get_return(op: Op, req: GetReturn) -> ReturnOut:
                                ).first()
     if found is None:
         raise NotFound(f"no return {req.number}", field="number")
-    return return_out(found)
+    return return_out(op, found)

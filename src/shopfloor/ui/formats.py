@@ -22,8 +22,13 @@ from babel.dates import format_date, format_datetime, format_skeleton, format_ti
 from babel.numbers import format_currency, format_decimal, get_currency_precision
 
 from shopfloor.kernel.statuses import label
+from shopfloor.kernel.text import SENTENCES
 
-DEFAULT_LOCALE = "en"
+# A reader who names no language (no Accept-Language: a PDF fetched by a script or an
+# MCP host, a page fetched by curl) reads the admin's own English, the one its summaries
+# and messages are written in: "4 Dec 2026", never the US "Dec 4, 2026" of Babel's bare
+# "en". Screen and paper both fall back here.
+DEFAULT_LOCALE = SENTENCES
 UNIT_COST_PLACES = 4  # a cost per unit shows this many decimals at most
 MAX_LANGUAGES = 8  # an Accept-Language header is read this far, no further
 
@@ -38,7 +43,8 @@ def _locale(tag: str) -> Locale | None:
 
 def negotiate(accept_language: str | None) -> str:
     """The reader's locale from an Accept-Language header: the most wanted one Babel
-    knows (`de-CH;q=0.9, en;q=0.8` -> de_CH); English when none is known."""
+    knows (`de-CH;q=0.9, en;q=0.8` -> de_CH); the admin's English (en_GB) when none is
+    known or none is named."""
     wanted: list[tuple[float, int, str]] = []
     for i, part in enumerate((accept_language or "").split(",")[:MAX_LANGUAGES]):
         tag, _, params = part.strip().partition(";")

@@ -47,6 +47,8 @@ KINDS: dict[str, Kind] = {
                       "A sales order's lots to pick, first expiring first"),
     "traveller": Kind("manufacturing-orders/{number}/traveller.pdf", "MO traveller",
                       "A manufacturing order's components and steps"),
+    "return_note": Kind("returns/{number}.pdf", "Return note",
+                        "A customer or supplier return: its lines, value and reference"),
     "item_label": Kind("labels/items/{sku}.pdf", "Item label", "Code 128 of the SKU"),
     "lot_label": Kind("labels/lots/{sku}/{lot}.pdf", "Lot label",
                       "GS1-128: (01) GTIN, (17) expiry, (10) lot"),

@@ -167,6 +167,16 @@ const ShopfloorRender = (() => {
       if (l.quantity !== undefined && l.unit_price !== undefined && l.line_total === undefined) {
         row.line_total = mul(l.quantity, l.unit_price);
       }
+      // a line that says its quantity in words (a return's, in its order line's unit: "1 pc
+      // of a box of 3") is drawn so, not as the figures behind the words (as render.py)
+      if (typeof l.quantity_text === "string") {
+        const said = {};
+        for (const [k, v] of Object.entries(row)) {
+          if (k === "quantity_text") said.quantity = v;
+          else if (!["quantity", "unit", "line_quantity", "line_unit"].includes(k)) said[k] = v;
+        }
+        return said;
+      }
       return row;
     });
   }

@@ -161,18 +161,35 @@ def supplier_return(op: Op, number: str, specs: Sequence[ReturnSpec], reason: st
     doc = _document(op, "supplier", number, reason)
     for (line, spec, fld), row in zip(todo, parts, strict=True):
         unit = moved_cost(op, "purchase_order", number, line.item_id, "receipt")
+        made: list[StockReturnLine] = []
         for part, lot in row:
             stock.post(op, Posting(line.item, po.location, -part.quantity, "supplier_return",
                                    "stock_return", doc.number, exit_cost=unit,
                                    batch_id=part.batch_id, field=f"{fld}.quantity"))
-            doc.lines.append(StockReturnLine(
-                item_id=line.item_id, item=line.item, position=len(doc.lines),
+            made.append(StockReturnLine(
+                item_id=line.item_id, item=line.item, position=len(doc.lines) + len(made),
                 quantity=part.quantity, unit_cost=unit, disposition="return",
                 lot_number=lot, location_id=po.location_id, location=po.location))
+        before = line.unit_returned
         _returned(op, "purchase_order", number, line, spec.quantity, spec.in_unit)
+        doc.lines.extend(_in_line_unit(made, line, before))
     touch(po)
     op.session.flush()
     return doc
+
+
+def _in_line_unit(made: list[StockReturnLine], line: Any, before: Decimal | None
+                  ) -> list[StockReturnLine]:
+    """Return lines of an order line in a supplier's unit carry it, its pack and their
+    figure in it: all the order counted returned where one line took it all, else each
+    lot's share converted back (what its pieces stand for)."""
+    if not line.unit or not line.units_per_unit or line.unit_returned is None:
+        return made
+    for rl in made:
+        rl.unit, rl.units_per_unit = line.unit, line.units_per_unit
+        rl.unit_quantity = line.unit_returned - (before or ZERO) if len(made) == 1 else \
+            purchase_units.figure(rl.quantity, rl)
+    return made
 
 
 def undo(op: Op, kind: str, return_number: str,

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 from decimal import Decimal, InvalidOperation
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 from shopfloor.domain.base.context import Op
 from shopfloor.domain.base.limits import LIMIT, storable
@@ -112,8 +112,18 @@ def shown(line: PurchaseOrderLine) -> tuple[Decimal, Decimal, Decimal]:
     return line.quantity, line.received_quantity, line.returned_quantity
 
 
-def said(quantity: Decimal, line: PurchaseOrderLine, unit_quantity: Decimal | None = None
-         ) -> str:
+class InUnit(Protocol):
+    """What counts in a supplier's unit: a purchase line, or a return line of one."""
+
+    @property
+    def unit(self) -> str | None: ...
+    @property
+    def units_per_unit(self) -> Decimal | None: ...
+    @property
+    def item(self) -> Item: ...
+
+
+def said(quantity: Decimal, line: InUnit, unit_quantity: Decimal | None = None) -> str:
     """A stock quantity of the line as its order says it, with the stock figure beside it
     ("4 box (400 pcs)"): a receipt typed in boxes must not read back as pieces. A line in
     stock units, and nothing at all, is the bare number. `unit_quantity` is the figure in
@@ -127,8 +137,28 @@ def said(quantity: Decimal, line: PurchaseOrderLine, unit_quantity: Decimal | No
         f"{fmt(unit_quantity)} {line.unit} ({fmt(quantity)} {line.item.uom})"
 
 
-def packs(unit_quantity: Decimal, line: PurchaseOrderLine, stock: Decimal | None = None
-          ) -> str | None:
+def named(quantity: Decimal, line: InUnit, unit_quantity: Decimal | None = None) -> str:
+    """`said`, naming the stock unit where the line counts in nothing else ("6 pcs"): a
+    figure standing alone (a return's line) needs its unit."""
+    if line.unit and line.units_per_unit and quantity:
+        return said(quantity, line, unit_quantity)
+    return f"{fmt(quantity)} {line.item.uom}"
+
+
+def figure(quantity: Decimal, line: InUnit, unit_quantity: Decimal | None = None
+           ) -> Decimal | None:
+    """The figure in the line's own unit (`unit_quantity`, else the stock one converted
+    back, snapped to what its pieces stand for); None for a line in stock units."""
+    per = line.units_per_unit
+    if not per or not line.unit:
+        return None
+    if unit_quantity is not None:
+        return unit_quantity
+    return units.snap(units.quantize(quantity / per, units.PURCHASE_PLACES), per,
+                      precision(line.item))
+
+
+def packs(unit_quantity: Decimal, line: InUnit, stock: Decimal | None = None) -> str | None:
     """Part of a pack as the buyer counts it ("1 pc of a box of 3"), else None."""
     if not line.unit or not line.units_per_unit:
         return None

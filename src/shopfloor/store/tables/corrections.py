@@ -54,6 +54,11 @@ class StockReturnLine(Base):
     unit_cost: Mapped[Decimal] = mapped_column(default=ZERO)
     disposition: Mapped[str] = mapped_column(String(16))
     lot_number: Mapped[str | None] = mapped_column(String(64))
+    # a supplier return of a line bought in the supplier's unit: that unit, its pack and
+    # the quantity in it, kept so the return reads as its order does ("2 box (6 pcs)")
+    unit: Mapped[str | None] = mapped_column(String(32))
+    units_per_unit: Mapped[Decimal | None]
+    unit_quantity: Mapped[Decimal | None]
 
     item: Mapped[Item] = relationship(lazy="joined")
     location: Mapped[Location | None] = relationship(lazy="joined")
