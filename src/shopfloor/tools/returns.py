@@ -15,7 +15,8 @@ from shopfloor.domain.base.context import Op
 from shopfloor.domain.base.remarks import remark
 from shopfloor.domain.buying import currencies
 from shopfloor.domain.corrections import reverts
-from shopfloor.domain.orders import purchase_units, returns
+from shopfloor.domain.orders import returns
+from shopfloor.domain.purchasing import units as purchase_units
 from shopfloor.kernel.errors import NotFound
 from shopfloor.kernel.text import money
 from shopfloor.registry.facts import Undo
