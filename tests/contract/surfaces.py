@@ -58,7 +58,8 @@ def cli_env(db_url: str, role: str) -> dict[str, str]:
             "SHOPFLOOR_LOCAL_ACTOR": "local" if ROLES[role] else ""}
 
 
-def cli_in_process(argv: list[str], env: dict[str, str]) -> tuple[int, str, str]:
+def cli_in_process(argv: list[str], env: dict[str, str], stdin: str | None = None
+                   ) -> tuple[int, str, str]:
     """`shopfloor ARGV` run by the console script's own `main` in this process: exit
     status, stdout, stderr. A one-shot call turns the collector off (the process would
     exit next), so it is turned back on here."""
@@ -66,7 +67,7 @@ def cli_in_process(argv: list[str], env: dict[str, str]) -> tuple[int, str, str]
 
     collecting = gc.isenabled()
     saved = sys.argv
-    with CliRunner().isolation(env=env) as (out, err, _):
+    with CliRunner().isolation(input=stdin, env=env) as (out, err, _):
         sys.argv = ["shopfloor", *argv]
         try:
             main()
