@@ -16,7 +16,7 @@ import subprocess
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, NamedTuple
 
 import httpx
 from click.testing import CliRunner
@@ -58,8 +58,13 @@ def cli_env(db_url: str, role: str) -> dict[str, str]:
             "SHOPFLOOR_LOCAL_ACTOR": "local" if ROLES[role] else ""}
 
 
-def cli_in_process(argv: list[str], env: dict[str, str], stdin: str | None = None
-                   ) -> tuple[int, str, str]:
+class Ran(NamedTuple):
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def cli_in_process(argv: list[str], env: dict[str, str], stdin: str | None = None) -> Ran:
     """`shopfloor ARGV` run by the console script's own `main` in this process: exit
     status, stdout, stderr. A one-shot call turns the collector off (the process would
     exit next), so it is turned back on here."""
@@ -80,7 +85,7 @@ def cli_in_process(argv: list[str], env: dict[str, str], stdin: str | None = Non
             sys.argv = saved
             if collecting:
                 gc.enable()
-        return status, out.getvalue().decode(), err.getvalue().decode()
+        return Ran(status, out.getvalue().decode(), err.getvalue().decode())
 
 
 def _cli_payload(status: int, stdout: str, stderr: str) -> dict[str, Any]:

@@ -10,7 +10,6 @@ import json
 import os
 import subprocess
 import sys
-from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -18,21 +17,14 @@ import pytest
 from shopfloor.app.settings import Settings
 from shopfloor.app.wiring import open_registry
 from shopfloor.surfaces.cli import EXIT_CODES, parse_args
-from tests.contract.surfaces import cli_in_process
+from tests.contract.surfaces import Ran, cli_in_process
 from tests.helpers import ADMIN, basic_setup
 
 LOCAL = Settings().local_actor
 
 
-@dataclass(frozen=True)
-class Ran:
-    returncode: int
-    stdout: str
-    stderr: str
-
-
 def cli(url: str, *args: str, stdin: str | None = None, fmt: str = "json") -> Ran:
-    return Ran(*cli_in_process(["--fmt", fmt, *args], {"SHOPFLOOR_DATABASE_URL": url}, stdin))
+    return cli_in_process(["--fmt", fmt, *args], {"SHOPFLOOR_DATABASE_URL": url}, stdin)
 
 
 def cli_process(url: str, *args: str) -> subprocess.CompletedProcess[str]:
