@@ -77,12 +77,14 @@ typecheck: install
 	$(BIN)/mypy src
 
 # One worker a core (pytest-xdist): each has its own PostgreSQL schema and SQLite files;
-# the browser tests share one worker (`--dist loadgroup`). `make test WORKERS=0` runs serially.
+# the browser tests run in two groups, each on one worker (`--dist loadgroup`).
+# `make test WORKERS=0` runs serially.
 WORKERS ?= auto
 pytest: install postgres e2e-deps
 	$(BIN)/pytest -q -n $(WORKERS) --dist loadgroup --durations=25
 
-# The inner loop: the static checks and the unit tier (no browser, no server processes).
+# The inner loop: the static checks and the unit tier (no server, browser, schemathesis or
+# CLI process: those tests are in tests/surfaces, which `make test` runs).
 check: lint typecheck postgres
 	$(BIN)/pytest -q -n $(WORKERS) tests/unit
 

@@ -1,21 +1,25 @@
 """One adapter per surface: `call(name, args) -> payload` (a result or an error payload).
 
-CLI as a subprocess, HTTP against a real uvicorn server, MCP in-process, over stdio and
+The CLI in this process through its entry point (`shopfloor.surfaces.cli.main`, the
+same code a console script runs, under click's CliRunner isolation) or as a subprocess,
+HTTP against a real uvicorn server, MCP in-process, over stdio and
 over streamable HTTP with the official SDK client. Each adapter acts as the same actor
 ("local", admin) unless told otherwise, so payloads can be compared whole.
 """
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, NamedTuple
 
 import httpx
+from click.testing import CliRunner
 from mcp import Client
 
 from shopfloor.app.settings import Settings
@@ -49,18 +53,73 @@ async def registry_surface(reg: Registry, role: str) -> AsyncIterator[Call]:
     yield call
 
 
+def cli_env(db_url: str, role: str) -> dict[str, str]:
+    return {"SHOPFLOOR_DATABASE_URL": db_url, "SHOPFLOOR_LOCAL_ROLE": ROLES[role],
+            "SHOPFLOOR_LOCAL_ACTOR": "local" if ROLES[role] else ""}
+
+
+class Ran(NamedTuple):
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def cli_in_process(argv: list[str], env: dict[str, str], stdin: str | None = None) -> Ran:
+    """`shopfloor ARGV` run by the console script's own `main` in this process: exit
+    status, stdout, stderr. A one-shot call turns the collector off (the process would
+    exit next), so it is turned back on here."""
+    from shopfloor.surfaces.cli import main
+
+    collecting = gc.isenabled()
+    saved = sys.argv
+    with CliRunner().isolation(input=stdin, env=env) as (out, err, _):
+        sys.argv = ["shopfloor", *argv]
+        try:
+            main()
+            status = 0
+        except SystemExit as exc:
+            status = exc.code if isinstance(exc.code, int) else int(exc.code is not None)
+        finally:
+            sys.stdout.flush()  # (as the process's exit would)
+            sys.stderr.flush()
+            sys.argv = saved
+            if collecting:
+                gc.enable()
+        return Ran(status, out.getvalue().decode(), err.getvalue().decode())
+
+
+def _cli_payload(status: int, stdout: str, stderr: str) -> dict[str, Any]:
+    from shopfloor.surfaces.cli.quick import EXIT_CODES
+
+    payload: dict[str, Any] = json.loads(stdout)
+    want = EXIT_CODES.get(payload["error"]["code"], 1) if "error" in payload else 0
+    assert status == want, stderr
+    return payload
+
+
 @asynccontextmanager
 async def cli_surface(db_url: str, role: str) -> AsyncIterator[Call]:
-    env = {**os.environ, "SHOPFLOOR_DATABASE_URL": db_url, "SHOPFLOOR_LOCAL_ROLE": ROLES[role],
-           "SHOPFLOOR_LOCAL_ACTOR": "local" if ROLES[role] else ""}
+    """The CLI's code in this process: the same parsing, rendering and exit statuses as
+    the installed command, without an interpreter start a call."""
+    env = cli_env(db_url, role)
+
+    async def call(name: str, args: dict[str, Any]) -> dict[str, Any]:
+        return _cli_payload(*cli_in_process(
+            ["--fmt", "json", "call", name, "--json", json.dumps(args)], env))
+
+    yield call
+
+
+@asynccontextmanager
+async def cli_process_surface(db_url: str, role: str) -> AsyncIterator[Call]:
+    """The CLI as a fresh process a call, as a script runs it."""
+    env = {**os.environ, **cli_env(db_url, role)}
 
     async def call(name: str, args: dict[str, Any]) -> dict[str, Any]:
         out = subprocess.run(
             [sys.executable, "-m", "shopfloor.surfaces.cli", "--fmt", "json", "call", name,
              "--json", json.dumps(args)], capture_output=True, text=True, env=env, timeout=60)
-        payload: dict[str, Any] = json.loads(out.stdout)
-        assert (out.returncode == 0) == ("error" not in payload), out.stderr
-        return payload
+        return _cli_payload(out.returncode, out.stdout, out.stderr)
 
     yield call
 

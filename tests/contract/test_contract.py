@@ -208,6 +208,8 @@ async def adapter(kind: str, db_url: str, role: str, url: str | None,
         cm = surfaces.registry_surface(reg, role)
     elif kind == "cli":
         cm = surfaces.cli_surface(db_url, role)
+    elif kind == "cli-process":
+        cm = surfaces.cli_process_surface(db_url, role)
     elif kind == "http":
         assert url and auth
         cm = surfaces.http_surface(url, auth, role)
@@ -223,9 +225,15 @@ async def adapter(kind: str, db_url: str, role: str, url: str | None,
 
 
 KINDS = ["registry", "cli", "http", "mcp-memory", "mcp-stdio", "mcp-http"]
+Case = tuple[str, str, Callable[[Call], Awaitable[dict[str, Any]]], str | None]
+# What the CLI as its own process must show: a read, a write's preview, apply and replay,
+# and each kind of refusal with its exit status (the in-process CLI runs every case).
+PROCESS_CASES = [c for c in CASES if c[0] in {
+    "read", "write preview", "write apply", "replayed apply", "validation", "not found",
+    "conflict", "insufficient stock", "stale preview", "forbidden", "unauthenticated"}]
 
 
-def run_script(kind: str, db_url: str) -> dict[str, dict[str, Any]]:
+def run_script(kind: str, db_url: str, cases: list[Case] = CASES) -> dict[str, dict[str, Any]]:
     settings = Settings(database_url=db_url)
     reg = open_registry(settings)
     auth = Authenticator(reg, settings)
@@ -234,7 +242,7 @@ def run_script(kind: str, db_url: str) -> dict[str, dict[str, Any]]:
         out: dict[str, dict[str, Any]] = {}
         async with AsyncExitStack() as stack:
             calls: dict[str, Call] = {}
-            for case, role, script, _ in CASES:
+            for case, role, script, _ in cases:
                 if role not in calls:
                     calls[role] = await stack.enter_async_context(
                         adapter(kind, db_url, role, url, auth, reg))
@@ -250,19 +258,36 @@ def run_script(kind: str, db_url: str) -> dict[str, dict[str, Any]]:
         reg.store.dispose()
 
 
-@pytest.mark.parametrize("kind", KINDS[1:])
-def test_every_surface_returns_the_same_payloads(copy_of: Callable[[str], str],
-                                                kind: str) -> None:
-    """One surface against the registry's own answers (a test a surface, so that parallel
-    workers share them; the CLI's process a call is the slowest)."""
-    results = {k: run_script(k, copy_of(k)) for k in ("registry", kind)}
+def _same_payloads(results: dict[str, dict[str, dict[str, Any]]],
+                   cases: list[Case]) -> None:
+    """Every surface's payloads equal the registry's, masked; each case's code as listed."""
     baseline = results["registry"]
-    for case, _, _, code in CASES:
+    for case, _, _, code in cases:
         got = baseline[case]
         if code is None:
             assert "error" not in got, (case, got)
         else:
             assert got["error"]["code"] == code, (case, got)
+    problems = []
+    for kind, result in results.items():
+        for case, _, _, code in cases:
+            a, b = baseline[case], result[case]
+            if code == "unauthenticated":
+                # How to authenticate differs by surface, so only the code must agree.
+                a, b = a["error"]["code"], b["error"]["code"]
+            diff = differences(normalise(a), normalise(b))
+            problems += [f"{kind} / {case}: {d}" for d in diff]
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("kind", KINDS[1:])
+def test_every_surface_returns_the_same_payloads(copy_of: Callable[[str], str],
+                                                kind: str) -> None:
+    """One surface against the registry's own answers (a test a surface, so that parallel
+    workers share them)."""
+    results = {k: run_script(k, copy_of(k)) for k in ("registry", kind)}
+    _same_payloads(results, CASES)
+    baseline = results["registry"]
     # the floor's payloads carry what they are compared for: dates through the calendar
     read = baseline["routed order"]["read"]
     assert [(o["planned_minutes"], o["planned_start"], o["planned_finish"])
@@ -277,16 +302,15 @@ def test_every_surface_returns_the_same_payloads(copy_of: Callable[[str], str],
     landed = baseline["landed costs read"]["landed_costs"]
     assert [(c["company_amount"], c["capitalised"], c["expensed"]) for c in landed] == \
         [("12.5", "12.5", "0")]
-    problems = []
-    for kind, result in results.items():
-        for case, _, _, code in CASES:
-            a, b = baseline[case], result[case]
-            if code == "unauthenticated":
-                # How to authenticate differs by surface, so only the code must agree.
-                a, b = a["error"]["code"], b["error"]["code"]
-            diff = differences(normalise(a), normalise(b))
-            problems += [f"{kind} / {case}: {d}" for d in diff]
-    assert not problems, "\n".join(problems)
+
+
+def test_the_cli_as_a_process_returns_the_same_payloads(copy_of: Callable[[str], str]
+                                                        ) -> None:
+    """The installed command's own start (a process a call, the slowest surface) on the
+    cases that differ in kind; the in-process CLI above runs them all."""
+    results = {k: run_script(k, copy_of(k), PROCESS_CASES) for k in ("registry", "cli-process")}
+    assert len(PROCESS_CASES) == 11
+    _same_payloads(results, PROCESS_CASES)
 
 
 def test_tool_lists_and_schemas_are_identical(copy_of: Callable[[str], str]) -> None:

@@ -14,7 +14,7 @@ import pytest
 from shopfloor.registry.registry import Registry
 from tests.helpers import ADMIN
 from tests.reliability.test_mrp import TODAY, _world, run_job, sell
-from tests.unit.test_admin_office import _client
+from tests.surfaces.test_admin_office import _client
 
 
 @pytest.fixture

@@ -8,9 +8,6 @@ required and verified the same way."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -28,6 +25,7 @@ from shopfloor.store.engine import Store
 from shopfloor.store.tables import Meta
 from shopfloor.surfaces.auth import Authenticator
 from shopfloor.surfaces.server import build_app
+from tests.contract.surfaces import Ran, cli_in_process
 from tests.servers import serving
 
 PASSWORD = "issuer test password"
@@ -97,10 +95,9 @@ def test_every_token_shopfloor_mints_names_its_issuer_and_audience(
         assert _status(url, token) == 200
 
 
-def _cli(url: str, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "SHOPFLOOR_DATABASE_URL": url}
-    return subprocess.run([sys.executable, "-m", "shopfloor.surfaces.cli", *args],
-                          capture_output=True, text=True, env=env, timeout=120)
+def _cli(url: str, *args: str) -> Ran:
+    """`shopfloor ARGS` through the CLI's main in this process."""
+    return cli_in_process(list(args), {"SHOPFLOOR_DATABASE_URL": url})
 
 
 def test_init_gives_an_older_database_an_issuer_and_audience(tmp_path: Any) -> None:

@@ -4,8 +4,6 @@ end when the account changes; minted tokens keep working alongside."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from collections.abc import Iterator
 
 import httpx
@@ -16,6 +14,7 @@ from shopfloor.app.settings import Settings
 from shopfloor.registry.registry import Registry
 from shopfloor.surfaces.auth import Authenticator
 from shopfloor.surfaces.server import build_app
+from tests.contract.surfaces import cli_in_process
 from tests.helpers import ADMIN
 from tests.servers import serving
 
@@ -42,15 +41,15 @@ def _tools(url: str, token: str) -> httpx.Response:
 def test_user_created_from_stdin_signs_in_and_out(
         server: tuple[str, Registry, Settings], db_url: str) -> None:
     url, reg, settings = server
-    cli = subprocess.run([sys.executable, "-m", "shopfloor.surfaces.cli", "--db", db_url,
-                          "user", "create", "maria", "--role", "operator"],
-                         input=PASSWORD + "\n", capture_output=True, text=True, timeout=60)
-    assert cli.returncode == 0, cli.stderr
-    assert PASSWORD not in cli.stdout + cli.stderr
-    again = subprocess.run([sys.executable, "-m", "shopfloor.surfaces.cli", "--db", db_url,
-                            "user", "create", "maria", "--role", "operator"],
-                           input=PASSWORD + "\n", capture_output=True, text=True, timeout=60)
-    assert again.returncode == 4 and "exists" in again.stderr
+    status, stdout, stderr = cli_in_process(
+        ["--db", db_url, "user", "create", "maria", "--role", "operator"], {},
+        stdin=PASSWORD + "\n")
+    assert status == 0, stderr
+    assert PASSWORD not in stdout + stderr
+    status, _, stderr = cli_in_process(
+        ["--db", db_url, "user", "create", "maria", "--role", "operator"], {},
+        stdin=PASSWORD + "\n")
+    assert status == 4 and "exists" in stderr
 
     r = _token(url, "maria", PASSWORD)
     assert r.status_code == 200, r.text
@@ -158,11 +157,11 @@ def test_an_identity_provider_token_works_on_the_api_and_signs_in_to_the_admin(
                 assert page.status_code == 200 and "sso-sam" in page.text
 
 
-def _cli(db_url: str, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
-    done = subprocess.run([sys.executable, "-m", "shopfloor.surfaces.cli", "--db", db_url,
-                           *args], input=stdin, capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0, done.stderr
-    return done
+def _cli(db_url: str, *args: str, stdin: str = "") -> str:
+    """`shopfloor --db URL ARGS` through the CLI's main in this process: its stdout."""
+    status, stdout, stderr = cli_in_process(["--db", db_url, *args], {}, stdin=stdin)
+    assert status == 0, stderr
+    return stdout
 
 
 def test_accounts_and_tokens_made_to_need_approval_propose_and_never_apply(
@@ -173,7 +172,7 @@ def test_accounts_and_tokens_made_to_need_approval_propose_and_never_apply(
     _cli(db_url, "user", "create", "agent", "--role", "operator", "--needs-approval",
          stdin=PASSWORD + "\n")
     minted = _cli(db_url, "token", "create", "--role", "operator", "--subject", "bot",
-                  "--needs-approval").stdout.strip()
+                  "--needs-approval").strip()
     signed_in = _token(url, "agent", PASSWORD).json()["access_token"]
 
     def write(token: str, code: str) -> dict[str, object]:

@@ -19,7 +19,7 @@ from tests.helpers import apply
 from tests.reliability.test_buying import alpha_and_beta, world
 from tests.reliability.test_buying_mrp import need
 from tests.reliability.test_mrp import TODAY, day, run_job
-from tests.unit.test_admin_office import _client
+from tests.surfaces.test_admin_office import _client
 
 
 @pytest.fixture

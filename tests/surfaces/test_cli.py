@@ -1,4 +1,8 @@
-"""The CLI prints exactly what the registry returns, and fails with coded exit statuses."""
+"""The CLI prints exactly what the registry returns, and fails with coded exit statuses.
+
+Commands run through the console script's own `main` in this process (the same parsing,
+rendering and exit statuses, without an interpreter start each); a waited job and the
+help's host configuration run as real processes."""
 
 from __future__ import annotations
 
@@ -13,15 +17,20 @@ import pytest
 from shopfloor.app.settings import Settings
 from shopfloor.app.wiring import open_registry
 from shopfloor.surfaces.cli import EXIT_CODES, parse_args
+from tests.contract.surfaces import Ran, cli_in_process
 from tests.helpers import ADMIN, basic_setup
 
 LOCAL = Settings().local_actor
 
 
-def cli(url: str, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+def cli(url: str, *args: str, stdin: str | None = None, fmt: str = "json") -> Ran:
+    return cli_in_process(["--fmt", fmt, *args], {"SHOPFLOOR_DATABASE_URL": url}, stdin)
+
+
+def cli_process(url: str, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "SHOPFLOOR_DATABASE_URL": url}
     return subprocess.run([sys.executable, "-m", "shopfloor.surfaces.cli", "--fmt", "json", *args],
-                          capture_output=True, text=True, env=env, input=stdin, timeout=60)
+                          capture_output=True, text=True, env=env, timeout=60)
 
 
 def test_call_prints_the_registry_payload(sqlite_url: str) -> None:
@@ -87,25 +96,22 @@ def test_tools_list_has_schemas(sqlite_url: str) -> None:
 
 def test_text_and_yaml_views_render(sqlite_url: str) -> None:
     basic_setup(open_registry(Settings(database_url=sqlite_url)))
-    env = {**os.environ, "SHOPFLOOR_DATABASE_URL": sqlite_url}
     for fmt in ("text", "yaml", "md"):
-        out = subprocess.run([sys.executable, "-m", "shopfloor.surfaces.cli", "--fmt", fmt,
-                              "call", "list_locations"], capture_output=True, text=True, env=env,
-                             timeout=60)
+        out = cli(sqlite_url, "call", "list_locations", fmt=fmt)
         assert out.returncode == 0 and "MAIN" in out.stdout, (fmt, out.stderr)
 
 
 def test_call_wait_runs_a_job_when_no_worker_is_there(sqlite_url: str) -> None:
     reg = open_registry(Settings(database_url=sqlite_url))
     basic_setup(reg)
-    out = cli(sqlite_url, "call", "run_mrp", "--arg", "today=2026-12-01", "--wait")
+    out = cli_process(sqlite_url, "call", "run_mrp", "--arg", "today=2026-12-01", "--wait")
     assert out.returncode == 0, out.stderr
     job = json.loads(out.stdout)
     assert job["status"] == "succeeded" and job["kind"] == "mrp", job
     assert "job " in out.stderr  # the progress bar's label
     csv = "sku,name,on_hand:MAIN\nCLI-1,From the CLI,2\n"
-    out = cli(sqlite_url, "call", "import_items", "--json",
-              json.dumps({"csv": csv, "preview": False}), "--wait")
+    out = cli_process(sqlite_url, "call", "import_items", "--json",
+                      json.dumps({"csv": csv, "preview": False}), "--wait")
     assert out.returncode == 0, out.stderr
     job = json.loads(out.stdout)
     assert job["status"] == "succeeded" and job["result"]["created"] == 1, job
