@@ -56,7 +56,7 @@ paper-libs:
 		(apt-get install -y -qq $(PAPER_LIBS) || sudo apt-get install -y -qq $(PAPER_LIBS)); }
 
 # Test-only npm peers (MCP Inspector CLI, the official AppBridge, esbuild), pinned by the lockfile.
-E2E_JS := tests/e2e/js
+E2E_JS := tests/js
 $(E2E_JS)/node_modules/.installed: $(E2E_JS)/package-lock.json
 	npm ci --prefix $(E2E_JS) --no-audit --no-fund --loglevel=error
 	touch $@
@@ -83,10 +83,13 @@ WORKERS ?= auto
 pytest: install postgres e2e-deps
 	$(BIN)/pytest -q -n $(WORKERS) --dist loadgroup --durations=25
 
-# The inner loop: the static checks and the unit tier (no server, browser, schemathesis or
-# CLI process: those tests are in tests/surfaces, which `make test` runs).
+# The inner loop: the static checks and the quick tier, the modules marked
+# `pytestmark = pytest.mark.quick` in any concept's folder (no server, browser,
+# schemathesis or CLI process: `make test` runs those). Only the marked files are
+# collected, so the tier does not pay for importing the rest.
+QUICK = $(shell grep -rl --include='*.py' '^pytestmark = pytest.mark.quick' tests)
 check: lint typecheck postgres
-	$(BIN)/pytest -q -n $(WORKERS) tests/unit
+	$(BIN)/pytest -q -n $(WORKERS) -m quick $(QUICK)
 
 test: lint typecheck pytest
 

@@ -43,8 +43,8 @@ from shopfloor.app.settings import Settings
 from shopfloor.app.wiring import open_registry
 from shopfloor.registry.actor import Actor
 from shopfloor.surfaces.auth import Authenticator
-from tests.mcp.clients import http_session
 from tests.servers import free_port, serving_process
+from tests.surfaces.mcp.clients import http_session
 
 N = int(os.environ.get("BENCH_CALLS", "500"))
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "3"))

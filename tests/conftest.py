@@ -1,6 +1,6 @@
 """Databases for the tests: a fresh SQLite file and a fresh PostgreSQL schema.
 
-Domain and reliability tests take the `db_url` fixture and so run on both. PostgreSQL
+Tests of the concepts take the `db_url` fixture and so run on both. PostgreSQL
 must be reachable at 127.0.0.1:5432 (database `test`): if it is not, those tests fail
 with a message saying so; they never skip silently.
 """

@@ -19,8 +19,8 @@ from shopfloor.app.wiring import post_history
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
 from shopfloor.store.tables import JournalEntry, JournalLine
+from tests.corrections.test_revert import revert
 from tests.helpers import ADMIN, apply, basic_setup, journal_mismatches
-from tests.reliability.test_revert import revert
 
 INVENTORY, GRNI, COGS, ADJUSTMENTS = "1310", "2110", "5000", "5100"
 FINISHED, WIP, LABOUR, PPV = "1330", "1320", "5300", "5200"

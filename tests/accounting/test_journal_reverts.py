@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from shopfloor.registry.registry import Registry
+from tests.accounting.test_journal import entries, lines
 from tests.helpers import ADMIN, apply, basic_setup, ledger_mismatches
-from tests.reliability.test_journal import entries, lines
 
 STOCK, GRNI, COGS, ADJ, PPV = "1310", "2110", "5000", "5100", "5200"
 

@@ -14,9 +14,9 @@ import pytest
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.actor import Actor
 from shopfloor.registry.registry import Registry
+from tests.accounting.test_journal import entries, inventory_equals_valuation, lines
+from tests.corrections.test_revert import revert
 from tests.helpers import ADMIN, apply, basic_setup
-from tests.reliability.test_journal import entries, inventory_equals_valuation, lines
-from tests.reliability.test_revert import revert
 
 INVENTORY, GRNI, ADJUSTMENTS = "1310", "2110", "5100"
 NOVEMBER = datetime(2026, 11, 10, 9, 0, tzinfo=UTC)

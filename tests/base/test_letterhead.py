@@ -17,9 +17,9 @@ import pypdf
 import pytest
 
 from shopfloor.registry.registry import Registry
+from tests.base.test_company_profile import SVG, png
+from tests.base.test_paper import VIEWER, company, decoded, printed, reg
 from tests.helpers import apply
-from tests.reliability.test_company_profile import SVG, png
-from tests.reliability.test_paper import VIEWER, company, decoded, printed, reg
 
 __all__ = ["reg"]  # the fixture, shared with test_paper
 

@@ -13,9 +13,9 @@ from sqlalchemy import select
 
 from shopfloor.registry.registry import Registry
 from shopfloor.store.tables import Variance
+from tests.corrections.test_revert import stock
 from tests.helpers import ADMIN, apply, basic_setup, ledger_mismatches
-from tests.reliability.machines import money
-from tests.reliability.test_revert import stock
+from tests.machines import money
 
 
 def _variances(reg: Registry) -> dict[tuple[str, str | None], D]:

@@ -16,15 +16,15 @@ import pytest
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.actor import Actor
 from shopfloor.registry.registry import Registry
-from tests.helpers import ADMIN, apply, basic_setup
-from tests.reliability.test_journal import (
+from tests.accounting.test_journal import (
     bean_check,
     entries,
     inventory_equals_valuation,
     lines,
     trial,
 )
-from tests.reliability.test_revert import revert
+from tests.corrections.test_revert import revert
+from tests.helpers import ADMIN, apply, basic_setup
 
 INVENTORY, GRNI, PAYABLE, PPV, EXCHANGE, CLEARING = "1310", "2110", "2000", "5200", "7900", \
     "2120"

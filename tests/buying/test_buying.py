@@ -15,8 +15,8 @@ from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
 from shopfloor.surfaces.paper import Printer
 from shopfloor.ui.paper import path_of
+from tests.base.test_paper import text_of
 from tests.helpers import ADMIN, apply, snapshot
-from tests.reliability.test_paper import text_of
 
 
 def world(reg: Registry) -> None:

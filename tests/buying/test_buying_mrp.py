@@ -9,9 +9,9 @@ from decimal import Decimal as D
 from typing import Any
 
 from shopfloor.registry.registry import Registry
+from tests.buying.test_buying import alpha_and_beta, refused, stock_of, world
 from tests.helpers import ADMIN, apply
-from tests.reliability.test_buying import alpha_and_beta, refused, stock_of, world
-from tests.reliability.test_mrp import TODAY, day, plan_of, run_job
+from tests.planning.test_mrp import TODAY, day, plan_of, run_job
 
 
 def need(reg: Registry, quantity: str, days: int, sku: str = "RESA") -> None:

@@ -12,8 +12,8 @@ import pytest
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
 from shopfloor.surfaces.render import render
+from tests.buying.test_buying import alpha_and_beta, refused, stock_of, world
 from tests.helpers import ADMIN, apply
-from tests.reliability.test_buying import alpha_and_beta, refused, stock_of, world
 
 
 def _changes(result: dict[str, Any]) -> dict[str, tuple[Any, Any]]:

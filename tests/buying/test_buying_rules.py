@@ -7,11 +7,14 @@ from __future__ import annotations
 from datetime import date, timedelta
 from decimal import Decimal as D
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from shopfloor.domain.buying.choice import Offer, choose, order_for, price_at
 from shopfloor.domain.stock.yields import Yield, between, gross
+
+pytestmark = pytest.mark.quick
 
 TODAY = date(2026, 12, 1)
 ALPHA = Offer("Alpha", "EUR", "box", D(100), D(0), None, 10,

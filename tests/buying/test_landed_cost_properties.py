@@ -32,8 +32,8 @@ from shopfloor.kernel.numbers import cost
 from shopfloor.registry.registry import Registry
 from shopfloor.store.tables import Balance, StockMovement, Variance
 from tests.helpers import ADMIN, apply, ledger_mismatches
-from tests.reliability.machines import Unwinding, run_machine
-from tests.reliability.test_ledger_properties import fresh  # noqa: F401  (the fixture)
+from tests.machines import Unwinding, run_machine
+from tests.stock.test_ledger_properties import fresh  # noqa: F401  (the fixture)
 
 SKUS = ("M1", "M2")
 LOCS = ("MAIN", "SHOP", "NEG")  # NEG allows negative stock

@@ -12,6 +12,8 @@ from hypothesis import strategies as st
 from shopfloor.domain.buying.landed_costs import Received, allocate, base
 from shopfloor.kernel.errors import ValidationFailed
 
+pytestmark = pytest.mark.quick
+
 LA = Received("LA", D(10), D(100), None)
 LB = Received("LB", D(10), D(200), D("0.5"))
 

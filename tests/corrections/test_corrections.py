@@ -12,8 +12,8 @@ from sqlalchemy import select
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
 from shopfloor.store.tables import StockMovement, Variance
+from tests.corrections.test_revert import stock
 from tests.helpers import ADMIN, apply, basic_setup, ledger_mismatches, snapshot
-from tests.reliability.test_revert import stock
 
 
 def _value(reg: Registry, sku: str) -> tuple[D, D]:

@@ -7,9 +7,9 @@ from __future__ import annotations
 from decimal import Decimal as D
 
 from shopfloor.registry.registry import Registry
+from tests.corrections.test_revert import stock
 from tests.helpers import ADMIN, apply, ledger_mismatches, snapshot
-from tests.reliability.test_lots import lots_of, receive, refused, sell, setup
-from tests.reliability.test_revert import stock
+from tests.lots.test_lots import lots_of, receive, refused, sell, setup
 
 
 def test_receipt_lot_and_quantity_corrected(registry: Registry) -> None:

@@ -10,9 +10,9 @@ from sqlalchemy import select
 
 from shopfloor.registry.registry import Registry
 from shopfloor.store.tables import Variance
+from tests.corrections.test_revert import stock
 from tests.helpers import apply, basic_setup, ledger_mismatches
-from tests.reliability.test_lots import refused
-from tests.reliability.test_revert import stock
+from tests.lots.test_lots import refused
 
 
 def _adjusted(reg: Registry) -> D:

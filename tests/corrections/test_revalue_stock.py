@@ -11,8 +11,8 @@ import pytest
 
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
+from tests.accounting.test_journal import entries, inventory_equals_valuation, lines
 from tests.helpers import ADMIN, apply, basic_setup, ledger_mismatches, snapshot
-from tests.reliability.test_journal import entries, inventory_equals_valuation, lines
 
 STOCK, REVALUATION = "1310", "5120"
 

@@ -11,10 +11,10 @@ from sqlalchemy import select
 
 from shopfloor.registry.registry import Registry
 from shopfloor.store.tables import StockAdjustment
+from tests.corrections.test_revert import stock
 from tests.helpers import ADMIN, apply, basic_setup, ledger_mismatches, snapshot
-from tests.reliability.test_lots import lots_of, receive, refused, setup
-from tests.reliability.test_mrp import TODAY, base, day, run_job
-from tests.reliability.test_revert import stock
+from tests.lots.test_lots import lots_of, receive, refused, setup
+from tests.planning.test_mrp import TODAY, base, day, run_job
 
 
 def _revert(reg: Registry, done: dict[str, Any]) -> dict[str, Any]:

@@ -13,8 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
 from tests.helpers import ADMIN, apply, ledger_mismatches
-from tests.reliability import test_ledger_properties as props
-from tests.reliability.test_ledger_properties import RECIPE, _run_order, lifecycle
+from tests.stock import test_ledger_properties as props
+from tests.stock.test_ledger_properties import RECIPE, _run_order, lifecycle
 
 fresh = props.fresh  # the fixture: a fresh database per example, on both databases
 

@@ -10,7 +10,7 @@ import pytest
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
 from tests.helpers import ADMIN, apply, basic_setup, ledger_mismatches
-from tests.reliability.machines import money
+from tests.machines import money
 
 
 def _refused(reg: Registry, operation_id: str) -> str:

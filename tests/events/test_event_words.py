@@ -5,9 +5,13 @@ from __future__ import annotations
 
 from typing import get_args
 
+import pytest
+
 from shopfloor.kernel.events import EVENT_TYPES
 from shopfloor.kernel.statuses import Delivery
 from shopfloor.tools import events
+
+pytestmark = pytest.mark.quick
 
 
 def test_the_tools_take_exactly_the_kernels_words() -> None:

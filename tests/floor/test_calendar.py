@@ -12,6 +12,8 @@ from hypothesis import strategies as st
 from shopfloor.domain.floor import calendar as cal
 from shopfloor.kernel.errors import ValidationFailed
 
+pytestmark = pytest.mark.quick
+
 MON = date(2027, 3, 1)  # a Monday
 
 

@@ -7,8 +7,8 @@ from typing import Any
 
 from shopfloor.app.wiring import worker_for
 from shopfloor.registry.registry import Registry
+from tests.floor.test_shop_floor import _world
 from tests.helpers import ADMIN, apply
-from tests.reliability.test_shop_floor import _world
 
 
 def _plan(reg: Registry, today: str) -> dict[str, Any]:

@@ -5,11 +5,14 @@ from __future__ import annotations
 from datetime import UTC, date, datetime
 from decimal import Decimal
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from shopfloor.domain.floor import calendar as cal
 from shopfloor.domain.floor.scheduling import Job, place_finite
+
+pytestmark = pytest.mark.quick
 
 START = datetime(2027, 3, 1, 8, tzinfo=UTC)
 CALENDARS = {1: cal.Calendar.of(),

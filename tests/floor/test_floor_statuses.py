@@ -13,8 +13,8 @@ import pytest
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.kernel.statuses import BY_KIND, Step
 from shopfloor.registry.registry import Registry
+from tests.floor.test_shop_floor import MON, _world
 from tests.helpers import ADMIN, apply
-from tests.reliability.test_shop_floor import MON, _world
 
 
 def _routed(reg: Registry) -> None:

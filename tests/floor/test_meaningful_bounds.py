@@ -8,9 +8,9 @@ from __future__ import annotations
 from decimal import Decimal as D
 
 from shopfloor.registry.registry import Registry
+from tests.buying.test_buying import refused
+from tests.floor.test_shop_floor import _mo, _world
 from tests.helpers import ADMIN, apply
-from tests.reliability.test_buying import refused
-from tests.reliability.test_shop_floor import _mo, _world
 
 
 def test_units_logged_on_an_operation_are_bounded_by_the_order(registry: Registry) -> None:

@@ -6,8 +6,12 @@ from __future__ import annotations
 from datetime import date
 from decimal import Decimal
 
+import pytest
+
 from shopfloor.domain.lines.columns import carried_columns, copied
 from shopfloor.store.tables import PurchaseOrderLine, SalesOrderLine
+
+pytestmark = pytest.mark.quick
 
 D = Decimal
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from shopfloor.registry.registry import Registry
 from tests.helpers import ADMIN, apply
-from tests.reliability.test_mrp import run_job
+from tests.planning.test_mrp import run_job
 
 NOW = datetime(2026, 11, 23, 9, 0, tzinfo=UTC)
 TODAY = NOW.date().isoformat()

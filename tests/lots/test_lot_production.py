@@ -13,7 +13,7 @@ import pytest
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
 from tests.helpers import ADMIN, apply, ledger_mismatches
-from tests.reliability.test_lots import TODAY, lots_of
+from tests.lots.test_lots import TODAY, lots_of
 
 
 def stock(reg: Registry, sku: str) -> dict[str, D]:

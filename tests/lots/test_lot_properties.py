@@ -22,8 +22,8 @@ from shopfloor.registry.registry import Registry
 from shopfloor.store.tables import Balance, StockMovement
 from shopfloor.store.tables.lots import LotBalance
 from tests.helpers import apply, ledger_mismatches, quick_snapshot
-from tests.reliability.test_ledger_properties import fresh  # noqa: F401 (fixture)
-from tests.reliability.test_lots import TODAY
+from tests.lots.test_lots import TODAY
+from tests.stock.test_ledger_properties import fresh  # noqa: F401 (fixture)
 
 LOTS = {"A": "2026-12-01", "B": "2027-02-01", "C": None, "OLD": "2026-10-01"}
 LOCS = ("MAIN", "SHOP")

@@ -253,7 +253,7 @@ def test_returns_of_a_tracked_item_come_back_as_the_lot_they_left_as(
 
 
 def test_mrp_does_not_count_on_held_or_expired_lots(registry: Registry) -> None:
-    from tests.reliability.test_mrp import run_job
+    from tests.planning.test_mrp import run_job
 
     setup(registry)
     apply(registry, "modify_item", sku="FLOUR", lead_time_days=0)

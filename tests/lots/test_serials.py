@@ -11,7 +11,7 @@ import pytest
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
 from tests.helpers import ADMIN, apply, ledger_mismatches, snapshot
-from tests.reliability.test_lots import TODAY, refused
+from tests.lots.test_lots import TODAY, refused
 
 
 def setup(reg: Registry) -> None:

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from shopfloor.registry.registry import Registry
+from tests.corrections.test_revert import revert
 from tests.helpers import ADMIN, apply, ledger_mismatches, snapshot
-from tests.reliability.test_lots import lots_of, receive, refused, sell, setup, three_lots
-from tests.reliability.test_revert import revert
+from tests.lots.test_lots import lots_of, receive, refused, sell, setup, three_lots
 
 
 def _serials(reg: Registry) -> dict[str, str]:

@@ -11,8 +11,8 @@ import pytest
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.kernel.numbers import cost
 from shopfloor.registry.registry import Registry
+from tests.corrections.test_revert import revert, stock
 from tests.helpers import ADMIN, apply, basic_setup, ledger_mismatches, snapshot
-from tests.reliability.test_revert import revert, stock
 
 
 def _world(reg: Registry) -> None:

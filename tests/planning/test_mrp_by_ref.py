@@ -11,7 +11,7 @@ import pytest
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
 from tests.helpers import ADMIN, apply
-from tests.reliability.test_mrp import TODAY, _world, run_job, sell
+from tests.planning.test_mrp import TODAY, _world, run_job, sell
 
 
 def _orders(plan: dict[str, object]) -> list[dict[str, object]]:

@@ -11,7 +11,7 @@ from typing import Any
 from shopfloor.app import demo
 from shopfloor.registry.registry import Registry
 from tests.helpers import ADMIN
-from tests.reliability.test_mrp import run_job
+from tests.planning.test_mrp import run_job
 
 TODAY = date(2026, 12, 1)
 

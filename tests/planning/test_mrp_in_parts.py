@@ -8,7 +8,7 @@ import pytest
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
 from tests.helpers import ADMIN, apply
-from tests.reliability.test_mrp import TODAY, _world, run_job
+from tests.planning.test_mrp import TODAY, _world, run_job
 
 
 def test_the_rest_of_a_plan_applies_later_and_nothing_twice(registry: Registry) -> None:

@@ -11,7 +11,7 @@ import pytest
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
 from tests.helpers import ADMIN, apply, snapshot
-from tests.reliability.test_mrp import base, stock
+from tests.planning.test_mrp import base, stock
 
 TODAY = date.today()  # check_availability promises from the server's today
 

@@ -7,8 +7,8 @@ from typing import Any
 
 from shopfloor.registry.registry import Registry
 from tests.helpers import ADMIN, apply
-from tests.reliability.test_mrp import TODAY as T
-from tests.reliability.test_mrp import (
+from tests.planning.test_mrp import TODAY as T
+from tests.planning.test_mrp import (
     base,
     brief,
     covers,

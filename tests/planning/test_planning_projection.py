@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
 from tests.helpers import ADMIN, apply
-from tests.reliability.test_ledger_properties import (  # noqa: F401 (fresh is a fixture)
+from tests.stock.test_ledger_properties import (  # noqa: F401 (fresh is a fixture)
     LOCS,
     RECIPE,
     SKUS,

@@ -9,9 +9,9 @@ from decimal import Decimal as D
 from typing import Any
 
 from shopfloor.registry.registry import Registry
+from tests.buying.test_buying import refused, stock_of
 from tests.helpers import ADMIN, apply, ledger_mismatches
-from tests.reliability.test_buying import refused, stock_of
-from tests.reliability.test_mrp import day, plan_of
+from tests.planning.test_mrp import day, plan_of
 
 
 def seed(reg: Registry, sku: str, quantity: str, cost: str) -> None:

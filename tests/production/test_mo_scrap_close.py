@@ -19,6 +19,7 @@ from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.actor import Actor
 from shopfloor.registry.registry import Registry
 from shopfloor.store.tables import Balance, Item
+from tests.corrections.test_revert import revert, stock
 from tests.helpers import (
     ADMIN,
     apply,
@@ -27,7 +28,6 @@ from tests.helpers import (
     migrate_to,
     snapshot,
 )
-from tests.reliability.test_revert import revert, stock
 
 
 def _world(reg: Registry, quantity: str = "10") -> str:
@@ -228,7 +228,7 @@ def test_correcting_the_quantity_made_keeps_the_scrap_counted(registry: Registry
 
 
 def test_rebuild_and_low_stock_count_scrap_as_no_longer_to_come(registry: Registry) -> None:
-    from tests.reliability.test_mrp import run_job
+    from tests.planning.test_mrp import run_job
 
     number = _world(registry)
     apply(registry, "modify_item", sku="P1", reorder_point="20", reorder_quantity="10")
@@ -244,7 +244,7 @@ def test_downgrading_and_upgrading_keeps_every_figure(db_url: str) -> None:
     """Before the column, an order completed 9 good + 1 scrap of 10 stayed in progress
     with one unit's components committed. The downgrade goes back to that; the upgrade
     counts the logged scrap (not a reverted completion's) and finishes such orders."""
-    from tests.unit.test_migration_lots import _figures
+    from tests.system.test_migration_lots import _figures
 
     reg = open_registry(Settings(database_url=db_url))
     stuck = _world(reg)

@@ -12,7 +12,7 @@ from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.actor import Actor
 from shopfloor.registry.registry import Registry
 from tests.helpers import ADMIN, apply, basic_setup, ledger_mismatches, snapshot
-from tests.reliability.test_mrp import run_job
+from tests.planning.test_mrp import run_job
 
 
 def _stock(reg: Registry, sku: str) -> dict[str, Any]:

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
 from tests.helpers import ADMIN, apply
-from tests.reliability import test_ledger_properties as ledger_properties
+from tests.stock import test_ledger_properties as ledger_properties
 
 LOCS = ledger_properties.LOCS
 fresh = ledger_properties.fresh  # a registry per example, on both databases

@@ -5,11 +5,14 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from shopfloor.domain.stock import costing
 from shopfloor.kernel.numbers import COST_QUANTUM, cost
+
+pytestmark = pytest.mark.quick
 
 quantities = st.decimals(min_value="0.001", max_value="100000", places=3)
 costs = st.decimals(min_value="0", max_value="10000", places=6)

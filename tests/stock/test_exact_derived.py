@@ -11,9 +11,9 @@ from decimal import Decimal as D
 from typing import Any
 
 from shopfloor.registry.registry import Registry
+from tests.buying.test_buying import refused
 from tests.helpers import ADMIN, apply, ledger_mismatches, on_hand
-from tests.reliability.test_buying import refused
-from tests.reliability.test_buying_yield import committed
+from tests.production.test_buying_yield import committed
 
 
 def _widget(reg: Registry, *, per: str = "0.5", **line: Any) -> None:
@@ -117,7 +117,7 @@ def test_a_completion_corrected_down_gives_back_whole_pieces(registry: Registry)
 
 def test_a_planned_order_that_would_take_part_of_a_piece_is_refused_naming_it(
         registry: Registry) -> None:
-    from tests.reliability.test_mrp import TODAY, base, run_job, sell
+    from tests.planning.test_mrp import TODAY, base, run_job, sell
     base(registry)
     apply(registry, "create_item", sku="P", name="Product", kind="product")
     apply(registry, "create_item", sku="M", name="Material", default_supplier="Acme",

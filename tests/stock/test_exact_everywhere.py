@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from shopfloor.registry.registry import Registry
+from tests.buying.test_buying import refused
 from tests.helpers import ADMIN, apply, on_hand
-from tests.reliability.test_buying import refused
 
 
 def _world(reg: Registry) -> dict[str, str]:

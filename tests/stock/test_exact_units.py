@@ -14,8 +14,8 @@ from sqlalchemy import func, select, text
 from shopfloor.kernel.numbers import cost
 from shopfloor.registry.registry import Registry
 from shopfloor.store.tables import Variance
+from tests.buying.test_buying import refused
 from tests.helpers import ADMIN, apply, journal_mismatches, ledger_mismatches, migrate_to
-from tests.reliability.test_buying import refused
 
 
 def _resin(reg: Registry, **item: Any) -> None:
@@ -217,7 +217,7 @@ def test_mrp_buys_whole_pieces_of_an_item_counted_in_pieces(registry: Registry) 
     order it makes is one a person could type. (The recipe line rounds to whole pieces, so
     its planned order of 3 is one the floor can make; test_exact_derived has the one that
     does not.)"""
-    from tests.reliability.test_mrp import TODAY, base, lines_of, plan_of, run_job, sell
+    from tests.planning.test_mrp import TODAY, base, lines_of, plan_of, run_job, sell
     base(registry)
     apply(registry, "create_item", sku="P", name="Product", kind="product")
     apply(registry, "create_item", sku="M", name="Material", default_supplier="Acme",

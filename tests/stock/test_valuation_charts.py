@@ -15,8 +15,8 @@ from xml.etree import ElementTree
 import httpx
 
 from shopfloor.registry.registry import Registry
-from tests.reliability.test_valuation import PASSWORD, company, valuation
 from tests.servers import serving_registry
+from tests.stock.test_valuation import PASSWORD, company, valuation
 
 SVG = "{http://www.w3.org/2000/svg}"
 

@@ -12,9 +12,9 @@ from sqlalchemy import func, select
 
 from shopfloor.registry.registry import Registry
 from shopfloor.store.tables import Balance, Variance
+from tests.corrections.test_revert import revert, stock
 from tests.helpers import ADMIN, apply, basic_setup, ledger_mismatches
-from tests.reliability.test_lots import refused
-from tests.reliability.test_revert import revert, stock
+from tests.lots.test_lots import refused
 
 
 def _value(reg: Registry, sku: str, location: str = "MAIN") -> D:

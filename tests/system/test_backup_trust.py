@@ -20,7 +20,7 @@ from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
 from shopfloor.store.tables import Balance, Item
 from tests.helpers import ADMIN, apply, basic_setup
-from tests.reliability.test_backup import TODAY, cli, empty_db, ours_in  # noqa: F401
+from tests.system.test_backup import TODAY, cli, empty_db, ours_in  # noqa: F401
 
 
 def _raise_a_balance(url: str, by: int = 1000) -> None:

@@ -16,7 +16,7 @@ from shopfloor.registry.actor import Actor
 from shopfloor.registry.registry import Registry
 from tests.copies import Copies
 from tests.helpers import ADMIN, apply, basic_setup, snapshot
-from tests.reliability.bad_input_more import FINER, MORE, READ_MORE
+from tests.system.bad_input_more import FINER, MORE, READ_MORE
 
 HUGE = "1e40"
 

@@ -161,7 +161,7 @@ def test_racing_first_postings_create_one_balance(registry: Registry) -> None:
 def test_mrp_never_plans_an_order_beyond_storage(registry: Registry) -> None:
     """A sales order of 900 million, a recipe of 999,999,999 per unit: the component's
     need cannot be stored, so the plan names it for review instead of ordering it."""
-    from tests.reliability.test_mrp import run_job
+    from tests.planning.test_mrp import run_job
 
     basic_setup(registry)
     apply(registry, "update_recipe", sku="P1", components=[{"sku": "M1", "quantity": "999999999"}])

@@ -8,6 +8,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sqlalchemy import (
@@ -26,6 +27,8 @@ from sqlalchemy import (
 
 from shopfloor.store.bulk import executemany
 from shopfloor.store.types import Dec, UtcDateTime
+
+pytestmark = pytest.mark.quick
 
 META = MetaData()
 ROWS = Table("rows", META, Column("id", Integer, primary_key=True),

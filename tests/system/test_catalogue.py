@@ -15,6 +15,8 @@ from shopfloor.registry.facts import COACHING
 from shopfloor.registry.registry import Registry
 from shopfloor.registry.schema import compact
 
+pytestmark = pytest.mark.quick
+
 READS = {
     "search_items", "get_item", "get_stock", "list_low_stock", "list_stock_movements",
     "check_availability", "list_locations", "list_suppliers", "list_customers", "get_recipe",

@@ -10,6 +10,8 @@ import pytest
 from shopfloor.kernel.errors import ValidationFailed
 from shopfloor.registry.confirm import ConfirmWrites, asks, in_words, lowers_stock, policy
 
+pytestmark = pytest.mark.quick
+
 
 def preview(*changes: tuple[str, str, str, Any, Any], token: str | None = "pv1.t",
             warnings: list[dict[str, Any]] | None = None) -> dict[str, Any]:

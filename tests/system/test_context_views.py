@@ -27,6 +27,8 @@ from shopfloor.tools.views import (
 )
 from tests.helpers import ADMIN, apply, basic_setup
 
+pytestmark = pytest.mark.quick
+
 
 @contextmanager
 def reading(registry: Registry) -> Iterator[Op]:

@@ -29,7 +29,7 @@ from shopfloor.kernel.errors import ERROR_CODES, ShopfloorError
 from shopfloor.registry.registry import Registry
 from tests.copies import Copies
 from tests.helpers import ADMIN, ledger_mismatches
-from tests.reliability.test_bad_input import _world
+from tests.system.test_bad_input import _world
 
 EXAMPLES = int(os.environ.get("SHOPFLOOR_EDGE_EXAMPLES", "20"))
 LONG_EXAMPLES = int(os.environ.get("SHOPFLOOR_EDGE_LONG_EXAMPLES", "200"))
@@ -126,7 +126,7 @@ def _object(node: dict[str, Any], words: list[str], defs: dict[str, Any]) -> Any
 
 
 def _tool_names() -> list[str]:
-    from tests.reliability.test_abuse import TOOLS
+    from tests.system.test_abuse import TOOLS
     return TOOLS
 
 

@@ -14,8 +14,12 @@ import tokenize
 import warnings
 from pathlib import Path
 
+import pytest
+
 from shopfloor.app.wiring import catalogue_tools
 from shopfloor.registry.tool import Tool
+
+pytestmark = pytest.mark.quick
 
 SRC = Path(__file__).resolve().parents[2] / "src" / "shopfloor"
 BELOW_THE_REGISTRY = ("kernel", "store", "domain", "registry")

@@ -7,9 +7,13 @@ from __future__ import annotations
 import sqlite3
 import time
 
+import pytest
+
 from shopfloor.app.settings import Settings
 from shopfloor.app.wiring import open_registry
 from shopfloor.store import queue
+
+pytestmark = pytest.mark.quick
 
 
 def test_an_idle_poll_does_not_wait_for_the_write_lock(sqlite_url: str) -> None:

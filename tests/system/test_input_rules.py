@@ -16,7 +16,7 @@ import pytest
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
 from tests.helpers import ADMIN, apply, basic_setup, on_hand, snapshot
-from tests.reliability.test_stocktake import _day, at
+from tests.stock.test_stocktake import _day, at
 
 
 def _refused(registry: Registry, tool: str, args: dict[str, Any]) -> ShopfloorError:

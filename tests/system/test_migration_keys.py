@@ -4,11 +4,14 @@ today, unless another row already has that form."""
 
 from __future__ import annotations
 
+import pytest
 from sqlalchemy import text
 
 from shopfloor.app.settings import Settings
 from shopfloor.app.wiring import open_registry
 from tests.helpers import ADMIN, apply, basic_setup, migrate_to
+
+pytestmark = pytest.mark.quick
 
 WIDE_1 = "\uff30\uff2c\uff21\uff29\uff2e-1"  # PLAIN-1 in fullwidth letters
 

@@ -7,6 +7,7 @@ from datetime import date
 from decimal import Decimal
 from typing import Any
 
+import pytest
 from sqlalchemy import select, text
 
 from shopfloor.app import demo
@@ -16,6 +17,8 @@ from shopfloor.registry.registry import Registry
 from shopfloor.store.tables import Balance
 from shopfloor.store.tables.lots import LotBalance
 from tests.helpers import ADMIN, ledger_mismatches, migrate_to
+
+pytestmark = pytest.mark.quick
 
 
 def _figures(reg: Registry) -> dict[tuple[int, int], tuple[Decimal, ...]]:

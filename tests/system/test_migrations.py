@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 
@@ -9,6 +10,8 @@ from shopfloor.app.wiring import open_registry
 from shopfloor.registry.registry import Registry
 from shopfloor.store.tables import Base
 from tests.helpers import ADMIN
+
+pytestmark = pytest.mark.quick
 
 
 def test_migrated_schema_matches_the_models(registry: Registry) -> None:

@@ -20,6 +20,8 @@ from shopfloor.registry.registry import Registry
 from tests.conftest import PG_URL
 from tests.helpers import ADMIN, apply, basic_setup
 
+pytestmark = pytest.mark.quick
+
 
 def _on_hand(registry: Registry, sku: str) -> str:
     return str(registry.invoke("get_item", {"sku": sku}, ADMIN)["on_hand"])

@@ -4,11 +4,14 @@ is never handed on, so no read sees what an earlier one left behind."""
 
 from __future__ import annotations
 
+import pytest
 from sqlalchemy import select
 
 from shopfloor.registry.registry import Registry
 from shopfloor.store.tables import Item, Location
 from tests.helpers import ADMIN, apply, basic_setup
+
+pytestmark = pytest.mark.quick
 
 
 def test_an_untouched_session_is_kept_a_used_one_never(registry: Registry) -> None:

@@ -18,6 +18,8 @@ from shopfloor.store.prepared import Prepared
 from shopfloor.store.tables import Item
 from tests.helpers import ADMIN, apply, basic_setup
 
+pytestmark = pytest.mark.quick
+
 
 def _company(registry: Registry) -> int:
     basic_setup(registry)

@@ -31,8 +31,8 @@ from shopfloor.registry.registry import Registry
 from shopfloor.surfaces.auth import Authenticator
 from shopfloor.surfaces.server import build_app
 from tests.helpers import ADMIN, basic_setup
-from tests.mcp.clients import http_session, stdio_session
 from tests.servers import serving
+from tests.surfaces.mcp.clients import http_session, stdio_session
 
 HOSTILE = {
     "script": "<script>alert(1)</script>",
@@ -274,11 +274,11 @@ def test_mcp_refuses_lone_surrogates_and_keeps_answering(sqlite_url: str) -> Non
                                              "preview": False}}}
     line = json.dumps(call).encode()  # ASCII: the surrogate travels as the escape \ud800
     assert b"\\ud800" in line
-    from tests.reliability.test_abuse import spawn_stdio
+    from tests.system.test_abuse import spawn_stdio
 
     proc = spawn_stdio(sqlite_url)
     try:
-        from tests.reliability.test_abuse import _init_stdio, _stdio_exchange
+        from tests.system.test_abuse import _init_stdio, _stdio_exchange
 
         _init_stdio(proc)
         replies = _stdio_exchange(proc, line, 6)

@@ -176,7 +176,7 @@ def test_revoking_a_token_subject_withdraws_its_proposals(reg: Registry) -> None
 
 
 def test_token_revoke_on_the_command_line(reg: Registry, db_url: str) -> None:
-    from tests.reliability.test_backup import cli
+    from tests.system.test_backup import cli
 
     bot = Actor.of("bot2", "operator", needs_approval=True)
     held = apply(reg, "create_stock_adjustment", bot, location="MAIN", reason="found",

@@ -6,7 +6,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 from shopfloor.app.wiring import catalogue_tools
+
+pytestmark = pytest.mark.quick
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 

@@ -15,8 +15,8 @@ from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
 from shopfloor.store.tables import StockMovement
 from shopfloor.store.tables.corrections import Revert
+from tests.corrections.test_revert import stock
 from tests.helpers import ADMIN, apply, basic_setup, ledger_mismatches
-from tests.reliability.test_revert import stock
 
 
 def _race(calls: list[Callable[[], dict[str, Any]]]) -> list[dict[str, Any]]:

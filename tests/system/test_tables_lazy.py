@@ -8,7 +8,11 @@ import subprocess
 import sys
 from importlib import import_module
 
+import pytest
+
 from shopfloor.store import tables
+
+pytestmark = pytest.mark.quick
 
 
 def test_each_name_is_read_from_the_module_that_defines_it() -> None:

@@ -15,8 +15,8 @@ from shopfloor.app.wiring import post_history
 from shopfloor.registry.registry import Registry
 from shopfloor.store import migrate
 from shopfloor.store.tables import StockMovement, Variance
+from tests.corrections.test_revert import stock
 from tests.helpers import apply, basic_setup, ledger_mismatches
-from tests.reliability.test_revert import stock
 
 
 def _to(reg: Registry, revision: str, down: bool) -> None:

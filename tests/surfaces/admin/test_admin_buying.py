@@ -15,11 +15,11 @@ import httpx
 import pytest
 
 from shopfloor.registry.registry import Registry
+from tests.buying.test_buying import alpha_and_beta, world
+from tests.buying.test_buying_mrp import need
 from tests.helpers import apply
-from tests.reliability.test_buying import alpha_and_beta, world
-from tests.reliability.test_buying_mrp import need
-from tests.reliability.test_mrp import TODAY, day, run_job
-from tests.surfaces.test_admin_office import _client
+from tests.planning.test_mrp import TODAY, day, run_job
+from tests.surfaces.admin.test_admin_office import _client
 
 
 @pytest.fixture

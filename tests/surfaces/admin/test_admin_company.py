@@ -15,8 +15,10 @@ from starlette.testclient import TestClient
 from shopfloor.app.settings import Settings
 from shopfloor.registry.registry import Registry
 from shopfloor.surfaces.http import create_app
+from tests.base.test_company_profile import png
 from tests.helpers import ADMIN
-from tests.reliability.test_company_profile import png
+
+pytestmark = pytest.mark.quick
 
 
 @pytest.fixture

@@ -4,12 +4,15 @@ to a euro one, in a deployment that keeps its books in euros."""
 
 from __future__ import annotations
 
+import pytest
 from starlette.testclient import TestClient
 
 from shopfloor.app.settings import Settings
 from shopfloor.registry.registry import Registry
 from shopfloor.surfaces.http import create_app
 from tests.helpers import apply, basic_setup
+
+pytestmark = pytest.mark.quick
 
 
 def test_an_orders_money_is_in_its_own_currency(registry: Registry, db_url: str) -> None:

@@ -14,8 +14,8 @@ from shopfloor.app.accounts import Accounts
 from shopfloor.app.settings import Settings
 from shopfloor.registry.registry import Registry
 from shopfloor.surfaces.server import build_app
+from tests.floor.test_shop_floor import MON, _world
 from tests.helpers import ADMIN, apply
-from tests.reliability.test_shop_floor import MON, _world
 from tests.servers import serving
 
 PASSWORD = "floor password"

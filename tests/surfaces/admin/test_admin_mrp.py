@@ -13,8 +13,8 @@ import pytest
 
 from shopfloor.registry.registry import Registry
 from tests.helpers import ADMIN
-from tests.reliability.test_mrp import TODAY, _world, run_job, sell
-from tests.surfaces.test_admin_office import _client
+from tests.planning.test_mrp import TODAY, _world, run_job, sell
+from tests.surfaces.admin.test_admin_office import _client
 
 
 @pytest.fixture

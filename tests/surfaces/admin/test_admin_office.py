@@ -17,7 +17,7 @@ from shopfloor.app.settings import Settings
 from shopfloor.registry.registry import Registry
 from shopfloor.surfaces.server import build_app
 from tests.helpers import ADMIN, apply, basic_setup
-from tests.reliability.test_mrp import TODAY, _world, run_job
+from tests.planning.test_mrp import TODAY, _world, run_job
 from tests.servers import serving
 
 PASSWORD = "office password"
@@ -78,7 +78,7 @@ def test_the_pages_for_the_day_link_to_their_actions(client: httpx.Client,
 
 @pytest.fixture
 def lots_client(registry: Registry, db_url: str) -> Iterator[httpx.Client]:
-    from tests.reliability.test_available_lots import _world as lots_world
+    from tests.lots.test_available_lots import _world as lots_world
     lots_world(registry)
     registry.clock = lambda: datetime.now(UTC)
     yield from _client(registry, db_url)

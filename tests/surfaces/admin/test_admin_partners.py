@@ -17,6 +17,8 @@ from shopfloor.registry.registry import Registry
 from shopfloor.surfaces.http import create_app
 from tests.helpers import ADMIN, apply, basic_setup
 
+pytestmark = pytest.mark.quick
+
 
 @pytest.fixture
 def client(registry: Registry, db_url: str) -> Iterator[TestClient]:

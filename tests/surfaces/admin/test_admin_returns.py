@@ -19,6 +19,8 @@ from shopfloor.surfaces.http import create_app
 from shopfloor.ui.paper import link
 from tests.helpers import apply, basic_setup
 
+pytestmark = pytest.mark.quick
+
 
 @pytest.fixture
 def client(registry: Registry, db_url: str) -> Iterator[TestClient]:

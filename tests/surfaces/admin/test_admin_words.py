@@ -20,6 +20,8 @@ from shopfloor.registry.registry import Registry
 from shopfloor.surfaces.http import create_app
 from tests.helpers import ADMIN, apply, basic_setup
 
+pytestmark = pytest.mark.quick
+
 
 @pytest.fixture
 def app(registry: Registry, db_url: str) -> Iterator[TestClient]:

@@ -7,8 +7,12 @@ from __future__ import annotations
 import re
 from xml.etree import ElementTree
 
+import pytest
+
 from shopfloor.ui.charts import bars, projected_stock
 from shopfloor.ui.formats import Formats
+
+pytestmark = pytest.mark.quick
 
 RECORD = {"sku": "GLUE", "today": "2026-11-25", "on_hand": "12.000000", "end_balance": "-8",
           "first_short": "2026-12-10", "rows": [

@@ -6,8 +6,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from shopfloor.app.wiring import catalogue_tools
 from shopfloor.surfaces.admin import forms
+
+pytestmark = pytest.mark.quick
 
 SCHEMA: dict[str, Any] = {"properties": {
     "sku": {"type": "string"}, "name": {"type": "string"},

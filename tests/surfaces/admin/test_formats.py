@@ -5,7 +5,11 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+import pytest
+
 from shopfloor.ui.formats import Formats, formats_for, negotiate
+
+pytestmark = pytest.mark.quick
 
 
 def test_money_uses_the_currencys_own_decimals_in_the_readers_locale() -> None:

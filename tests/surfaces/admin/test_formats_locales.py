@@ -12,6 +12,8 @@ import pytest
 from shopfloor.kernel.text import money, unit_cost
 from shopfloor.ui.formats import Formats
 
+pytestmark = pytest.mark.quick
+
 NBSP, NNBSP = "\xa0", "\u202f"
 
 MONEY = {  # 1234.565 in each locale and currency: half up to the currency's minor units

@@ -7,7 +7,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import pytest
+
 from shopfloor.tools import catalogue
+
+pytestmark = pytest.mark.quick
 
 CODE = re.compile(r"\b[a-z]+_[a-z_]+\b")
 # A file's header names the columns as they are typed into it: there the codes are the words.

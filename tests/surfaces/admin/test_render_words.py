@@ -9,7 +9,11 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import pytest
+
 import shopfloor.ui
+
+pytestmark = pytest.mark.quick
 
 RENDER = Path(shopfloor.ui.__file__).parent / "render.js"
 CALLS = [

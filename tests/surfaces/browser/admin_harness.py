@@ -3,7 +3,7 @@
 Every request outside the server is recorded and refused; the recorder is proved by a
 canary load in the same browser context; a Content-Security-Policy refusal on our pages
 counts as a failure too (a page that tried to load or run something it must not).
-axe-core (pinned in tests/e2e/js) checks each page for serious or critical violations.
+axe-core (pinned in tests/js) checks each page for serious or critical violations.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from playwright.async_api import Browser, BrowserContext, Page, Route
 
-from tests.e2e import harness
+from tests.surfaces.browser import harness
 
 AXE = harness.JS / "node_modules" / "axe-core" / "axe.min.js"
 

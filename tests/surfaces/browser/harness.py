@@ -20,8 +20,8 @@ from typing import Any
 import pytest
 from playwright.async_api import Browser, Frame, Page, Route, async_playwright
 
-JS = Path(__file__).parent / "js"
-ARTIFACTS = Path(__file__).parents[2] / "artifacts" / "e2e"
+JS = Path(__file__).parents[2] / "js"
+ARTIFACTS = Path(__file__).parents[3] / "artifacts" / "e2e"
 HOST_URL = "http://host.test/host.html"
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",

@@ -23,12 +23,12 @@ import pytest
 from playwright.async_api import Page
 
 from shopfloor.registry.registry import Registry
-from tests.e2e import admin_harness as ah
-from tests.e2e import harness
-from tests.e2e.test_admin_mrp import PHONE, PLAN, _three_of_one_item, demo_served
-from tests.e2e.test_admin_records import PASSWORD, no_long_money
+from tests.base.test_paper import decoded
 from tests.helpers import ADMIN
-from tests.reliability.test_paper import decoded
+from tests.surfaces.browser import admin_harness as ah
+from tests.surfaces.browser import harness
+from tests.surfaces.browser.test_admin_mrp import PHONE, PLAN, _three_of_one_item, demo_served
+from tests.surfaces.browser.test_admin_records import PASSWORD, no_long_money
 
 __all__ = ["demo_served"]
 pytestmark = pytest.mark.browser

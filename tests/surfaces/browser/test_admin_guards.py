@@ -20,10 +20,10 @@ from shopfloor.app.wiring import open_registry
 from shopfloor.registry.registry import Registry
 from shopfloor.surfaces.auth import Authenticator
 from shopfloor.surfaces.server import build_app
-from tests.e2e import admin_harness as ah
-from tests.e2e import harness
 from tests.helpers import ADMIN, apply, basic_setup
 from tests.servers import serving
+from tests.surfaces.browser import admin_harness as ah
+from tests.surfaces.browser import harness
 
 pytestmark = pytest.mark.browser
 HOSTILE = """<img src=x onerror="window.pwned=1">"""

@@ -21,10 +21,10 @@ from shopfloor.app.settings import Settings
 from shopfloor.app.wiring import open_registry
 from shopfloor.registry.registry import Registry
 from shopfloor.surfaces.server import build_app
-from tests.e2e import admin_harness as ah
-from tests.e2e.test_admin_records import PASSWORD, _browse
 from tests.helpers import ADMIN, apply
 from tests.servers import serving
+from tests.surfaces.browser import admin_harness as ah
+from tests.surfaces.browser.test_admin_records import PASSWORD, _browse
 
 pytestmark = pytest.mark.browser
 PLAN = "main .plan-card"

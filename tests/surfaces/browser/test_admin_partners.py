@@ -12,10 +12,10 @@ import pytest
 from playwright.async_api import Page
 
 from shopfloor.registry.registry import Registry
-from tests.e2e import admin_harness as ah
-from tests.e2e.test_admin_records import _browse, served
+from tests.base.test_company_profile import png
 from tests.helpers import ADMIN, apply
-from tests.reliability.test_company_profile import png
+from tests.surfaces.browser import admin_harness as ah
+from tests.surfaces.browser.test_admin_records import _browse, served
 
 __all__ = ["served"]
 pytestmark = pytest.mark.browser

@@ -20,10 +20,10 @@ from shopfloor.registry.registry import Registry
 from shopfloor.surfaces.auth import Authenticator
 from shopfloor.surfaces.server import build_app
 from shopfloor.ui.cards import PREVIEW_URI
-from tests.e2e import harness
 from tests.helpers import ADMIN, apply, basic_setup
-from tests.mcp.clients import http_session
 from tests.servers import serving
+from tests.surfaces.browser import harness
+from tests.surfaces.mcp.clients import http_session
 
 pytestmark = pytest.mark.browser
 

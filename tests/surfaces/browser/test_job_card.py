@@ -34,10 +34,10 @@ from shopfloor.store.tables import Job, ManufacturingOrder, PurchaseOrder
 from shopfloor.surfaces.auth import Authenticator
 from shopfloor.surfaces.server import build_app
 from shopfloor.ui.cards import JOB_URI
-from tests.e2e import harness
 from tests.helpers import ADMIN, apply
-from tests.mcp.clients import http_session
 from tests.servers import serving
+from tests.surfaces.browser import harness
+from tests.surfaces.mcp.clients import http_session
 
 pytestmark = pytest.mark.browser
 ITEMS, ORDERS = 20_000, 10_000

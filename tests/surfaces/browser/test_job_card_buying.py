@@ -13,11 +13,11 @@ import pytest
 
 from shopfloor.registry.registry import Registry
 from shopfloor.ui.cards import JOB_URI, resources
-from tests.e2e import harness
+from tests.buying.test_buying import alpha_and_beta, world
+from tests.buying.test_buying_mrp import need
 from tests.helpers import ADMIN, apply
-from tests.reliability.test_buying import alpha_and_beta, world
-from tests.reliability.test_buying_mrp import need
-from tests.reliability.test_mrp import TODAY, day, run_job
+from tests.planning.test_mrp import TODAY, day, run_job
+from tests.surfaces.browser import harness
 
 pytestmark = pytest.mark.browser
 

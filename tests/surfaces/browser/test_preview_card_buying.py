@@ -12,9 +12,9 @@ import pytest
 
 from shopfloor.registry.registry import Registry
 from shopfloor.ui.cards import PREVIEW_URI, resources
-from tests.e2e import harness
+from tests.buying.test_buying import world
 from tests.helpers import ADMIN, apply
-from tests.reliability.test_buying import world
+from tests.surfaces.browser import harness
 
 pytestmark = pytest.mark.browser
 

@@ -23,10 +23,10 @@ from shopfloor.app.settings import Settings
 from shopfloor.app.wiring import open_registry
 from shopfloor.registry.registry import Registry
 from shopfloor.surfaces.server import build_app
-from tests.e2e import admin_harness as ah
-from tests.e2e import harness
 from tests.helpers import ADMIN, apply
 from tests.servers import serving
+from tests.surfaces.browser import admin_harness as ah
+from tests.surfaces.browser import harness
 
 pytestmark = pytest.mark.browser
 PASSWORD = "a long office password"

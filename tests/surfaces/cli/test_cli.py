@@ -17,8 +17,8 @@ import pytest
 from shopfloor.app.settings import Settings
 from shopfloor.app.wiring import open_registry
 from shopfloor.surfaces.cli import EXIT_CODES, parse_args
-from tests.contract.surfaces import Ran, cli_in_process
 from tests.helpers import ADMIN, basic_setup
+from tests.surfaces.contract.surfaces import Ran, cli_in_process
 
 LOCAL = Settings().local_actor
 

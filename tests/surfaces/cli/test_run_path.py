@@ -23,7 +23,7 @@ from shopfloor.surfaces.cli import app as cli
 from shopfloor.surfaces.http import create_app
 from tests.helpers import apply, basic_setup
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def test_the_overview_and_home_count_the_same_items_below_reorder_point(

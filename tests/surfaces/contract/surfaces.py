@@ -26,7 +26,7 @@ from shopfloor.app.settings import Settings
 from shopfloor.registry.registry import Registry
 from shopfloor.surfaces.auth import Authenticator
 from shopfloor.surfaces.mcp.surface import build_server, settings_actor
-from tests.mcp.clients import http_session, stdio_session
+from tests.surfaces.mcp.clients import http_session, stdio_session
 
 Call = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
 ROLES = {"admin": "admin", "viewer": "viewer", "anonymous": ""}

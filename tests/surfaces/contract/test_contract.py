@@ -27,11 +27,11 @@ from shopfloor.registry.registry import Registry
 from shopfloor.surfaces.auth import Authenticator
 from shopfloor.surfaces.mcp.surface import build_server, settings_actor
 from shopfloor.surfaces.server import build_app
-from tests.contract import surfaces
-from tests.contract.normalise import differences, normalise
 from tests.helpers import apply, basic_setup
-from tests.mcp.clients import http_session, stdio_session
 from tests.servers import serving
+from tests.surfaces.contract import surfaces
+from tests.surfaces.contract.normalise import differences, normalise
+from tests.surfaces.mcp.clients import http_session, stdio_session
 
 Call = surfaces.Call
 ADJ = {"location": "MAIN", "reason": "count", "lines": [{"sku": "M1", "quantity_delta": "1"}]}

@@ -14,9 +14,9 @@ from shopfloor.app.settings import Settings
 from shopfloor.registry.registry import Registry
 from shopfloor.surfaces.auth import Authenticator
 from shopfloor.surfaces.server import build_app
-from tests.contract.surfaces import cli_in_process
 from tests.helpers import ADMIN
 from tests.servers import serving
+from tests.surfaces.contract.surfaces import cli_in_process
 
 PASSWORD = "s3cret enough"
 

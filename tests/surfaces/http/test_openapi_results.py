@@ -11,7 +11,7 @@ import pytest
 from shopfloor.registry.registry import Registry
 from shopfloor.surfaces.openapi import document
 from tests.helpers import ADMIN
-from tests.reliability.test_bad_input import CASES, _fill, _world
+from tests.system.test_bad_input import CASES, _fill, _world
 
 
 def _validator(registry: Registry, tool: str) -> jsonschema.Draft202012Validator:

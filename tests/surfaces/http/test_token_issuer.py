@@ -25,8 +25,8 @@ from shopfloor.store.engine import Store
 from shopfloor.store.tables import Meta
 from shopfloor.surfaces.auth import Authenticator
 from shopfloor.surfaces.server import build_app
-from tests.contract.surfaces import Ran, cli_in_process
 from tests.servers import serving
+from tests.surfaces.contract.surfaces import Ran, cli_in_process
 
 PASSWORD = "issuer test password"
 

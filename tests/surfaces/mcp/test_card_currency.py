@@ -12,8 +12,8 @@ from shopfloor.app.wiring import open_registry
 from shopfloor.surfaces.auth import Authenticator
 from shopfloor.surfaces.server import build_app
 from shopfloor.ui.cards import PREVIEW_URI
-from tests.mcp.clients import http_session
 from tests.servers import serving
+from tests.surfaces.mcp.clients import http_session
 
 
 def test_the_preview_card_carries_the_books_currency(sqlite_url: str,

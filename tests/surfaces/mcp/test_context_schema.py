@@ -14,6 +14,8 @@ from shopfloor.registry.registry import Registry
 from shopfloor.registry.results import result_envelope
 from tests.helpers import ADMIN, apply, basic_setup
 
+pytestmark = pytest.mark.quick
+
 
 @pytest.fixture
 def reg(sqlite_url: str) -> Registry:

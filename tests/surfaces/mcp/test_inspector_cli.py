@@ -14,7 +14,7 @@ from shopfloor.app.wiring import open_registry
 from shopfloor.ui.cards import JOB_URI, PREVIEW_URI
 from tests.helpers import basic_setup
 
-INSPECTOR = Path(__file__).parents[1] / "e2e" / "js" / "node_modules" / ".bin" / "mcp-inspector"
+INSPECTOR = Path(__file__).parents[2] / "js" / "node_modules" / ".bin" / "mcp-inspector"
 
 
 def inspector(db_url: str, *args: str) -> subprocess.CompletedProcess[str]:

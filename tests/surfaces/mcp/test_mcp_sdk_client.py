@@ -26,8 +26,8 @@ from shopfloor.surfaces.auth import Authenticator
 from shopfloor.surfaces.server import build_app
 from shopfloor.ui.cards import JOB_URI, PREVIEW_URI
 from tests.helpers import ADMIN, basic_setup
-from tests.mcp.clients import http_session
 from tests.servers import serving
+from tests.surfaces.mcp.clients import http_session
 
 ADJ = {"location": "MAIN", "reason": "found", "lines": [{"sku": "M1", "quantity_delta": "4"}]}
 MODES = {"legacy": "2025-11-25", "auto": "2026-07-28"}  # client mode -> negotiated protocol

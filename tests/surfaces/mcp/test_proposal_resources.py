@@ -26,8 +26,8 @@ from shopfloor.registry.registry import Registry
 from shopfloor.surfaces.auth import Authenticator
 from shopfloor.surfaces.server import build_app
 from tests.helpers import apply, basic_setup, on_hand
-from tests.mcp.clients import http_session
 from tests.servers import serving
+from tests.surfaces.mcp.clients import http_session
 
 PENDING = "shopfloor://proposals/pending"
 FOUND = {"location": "MAIN", "reason": "found behind the rack",

@@ -22,8 +22,8 @@ from shopfloor.registry.toolsets import DISCOVERY
 from shopfloor.surfaces.auth import Authenticator
 from shopfloor.surfaces.server import build_app
 from tests.helpers import ADMIN, basic_setup
-from tests.mcp.clients import http_session
 from tests.servers import serving
+from tests.surfaces.mcp.clients import http_session
 
 TOOLS = catalogue_tools()
 DAY = {t.name for t in TOOLS if t.facts.everyday or t.facts.toolset == DISCOVERY}
