@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import BigInteger, DateTime, Numeric
+from sqlalchemy import BigInteger, ColumnElement, DateTime, Numeric, Text, cast, type_coerce
 from sqlalchemy.engine import Dialect
 from sqlalchemy.types import TypeDecorator, TypeEngine
 
@@ -91,3 +91,25 @@ class UtcDateTime(TypeDecorator[datetime]):
             return None
         stamp: datetime = value
         return stamp.replace(tzinfo=UTC) if stamp.tzinfo is None else stamp.astimezone(UTC)
+
+
+def as_stored(column: ColumnElement[Any], dialect: str) -> ColumnElement[Any]:
+    """A `Dec` column (or a sum of them) as the database holds it, for a reader that only
+    prints it: SQLite's integer of millionths, PostgreSQL's NUMERIC as text. `plain_text`
+    prints either exactly, without a `Decimal` made per value (an export of a million
+    amounts spends its time there)."""
+    if dialect == "postgresql":
+        return cast(column, Text())
+    return type_coerce(column, BigInteger())
+
+
+def plain_text(stored: int | str | None) -> str:
+    """An `as_stored` value as a plain exact number: no exponent, no trailing zeros."""
+    if stored is None:
+        return "0"
+    if isinstance(stored, int):
+        whole, part = divmod(abs(stored), 10 ** SCALE)
+        sign = "-" if stored < 0 else ""
+        return f"{sign}{whole}.{part:06d}".rstrip("0") if part else f"{sign}{whole}"
+    text = stored.rstrip("0").rstrip(".") if "." in stored else stored
+    return "0" if text in ("-0", "") else text

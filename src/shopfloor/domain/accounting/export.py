@@ -15,10 +15,11 @@ from collections import defaultdict
 from collections.abc import Iterator
 from datetime import UTC, date, datetime, time
 from decimal import Decimal
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from sqlalchemy import func, select
 
+from shopfloor.domain.accounting import entries
 from shopfloor.domain.accounting.chart import KIND_DEFAULTS, STOCK_ROLE, Account, Chart, chart
 from shopfloor.domain.base.context import Op
 from shopfloor.kernel.numbers import ZERO
@@ -33,8 +34,11 @@ from shopfloor.store.tables import (
     Supplier,
     SupplierBill,
 )
+from shopfloor.store.types import as_stored, plain_text
 
 PAGE = 2000
+CHUNK = 500
+"""Entries per piece of CSV text handed on: few pieces, each of a bounded size."""
 COLUMNS = ("date", "entry", "account", "account_name", "debit", "credit", "currency",
            "document_type", "document", "partner", "memo")
 TOP = {"asset": "Assets", "liability": "Liabilities", "equity": "Equity",
@@ -49,16 +53,22 @@ class Entry(NamedTuple):
     memo: str
 
 
-Summed = tuple[Entry, dict[str, list[Decimal]]]
+Line = tuple[str, str, str, str]
+"""An entry's line per account: its code, then debit, credit and debit - credit as exact
+plain text."""
 
 
 def _lines(op: Op, start: datetime | None, end: datetime | None
-           ) -> Iterator[tuple[Entry, list[tuple[str, Decimal, Decimal]], str]]:
+           ) -> Iterator[tuple[Entry, list[Line], str]]:
     """Entries oldest first, each with its lines summed per account and its partner: a
     page of entries at a time (by id, so any database and any transaction mode), then
-    their lines, as plain rows, not ORM objects: a million lines cost the memory of one
-    page and no identity map, and an entry's date is converted once, not per line."""
+    their lines summed by the database and read as the database stores them, printed
+    straight to text (`plain_text`): a million lines cost the memory of one page, no
+    identity map and no `Decimal` per amount."""
     e, ln = JournalEntry, JournalLine
+    debit, credit = func.sum(ln.debit), func.sum(ln.credit)
+    sums = (as_stored(debit, op.dialect), as_stored(credit, op.dialect),
+            as_stored(debit - credit, op.dialect))
     after = 0
     while True:
         stmt = select(e.id, e.posted_at, e.document_type, e.document_number, e.memo) \
@@ -70,24 +80,20 @@ def _lines(op: Op, start: datetime | None, end: datetime | None
         entries = [Entry(*r) for r in op.session.execute(stmt)]
         if not entries:
             return
-        sums: dict[int, dict[str, list[Decimal]]] = defaultdict(
-            lambda: defaultdict(lambda: [ZERO, ZERO]))
-        for entry_id, account, debit, credit in op.session.execute(
-                select(ln.entry_id, ln.account, ln.debit, ln.credit)
-                .where(ln.entry_id.in_([x.id for x in entries])).order_by(ln.id)):
-            pair = sums[entry_id][account]
-            pair[0] += debit
-            pair[1] += credit
-        yield from _named(op, [(x, sums[x.id]) for x in entries])
+        found: dict[int, list[Line]] = {}
+        # the page's id range, not a list of its ids: one indexed range scan (an entry in
+        # the range but outside the dates is read and left)
+        for entry_id, account, d, c, net in op.session.execute(
+                select(ln.entry_id, ln.account, *sums)
+                .where(ln.entry_id.between(entries[0].id, entries[-1].id))
+                .group_by(ln.entry_id, ln.account)
+                .order_by(ln.entry_id, func.min(ln.id))):
+            found.setdefault(entry_id, []).append(
+                (account, plain_text(d), plain_text(c), plain_text(net)))
+        partners = _partners(op, entries)
+        for x in entries:
+            yield x, found.get(x.id, []), partners.get((x.document_type, x.document_number), "")
         after = entries[-1].id
-
-
-def _named(op: Op, page: list[Summed]
-           ) -> Iterator[tuple[Entry, list[tuple[str, Decimal, Decimal]], str]]:
-    partners = _partners(op, [entry for entry, _ in page])
-    for entry, sums in page:
-        yield (entry, [(acc, d, c) for acc, (d, c) in sums.items()],
-               partners.get((entry.document_type, entry.document_number), ""))
 
 
 def _partners(op: Op, page: list[Entry]) -> dict[tuple[str | None, str | None], str]:
@@ -121,25 +127,29 @@ def plain(amount: Decimal) -> str:
 
 def csv_lines(op: Op, currency: str, start: datetime | None = None,
               end: datetime | None = None) -> Iterator[str]:
-    """A header, then one row per account of each entry."""
+    """A header, then one row per account of each entry, in chunks of many rows. What is
+    the same on an entry's rows (date, document, partner, memo) is made once per entry,
+    an account's cells once per export."""
     names = chart(op).names()
     buf = io.StringIO()
     out = csv.writer(buf, lineterminator="\n")
-
-    def row(values: tuple[Any, ...]) -> str:
-        buf.seek(0)
-        buf.truncate()
-        out.writerow(values)
-        return buf.getvalue()
-
-    yield row(COLUMNS)
-    for e, lines, partner in _lines(op, start, end):
-        for account, debit, credit in lines:
-            known = names.get(account)
-            yield row((e.posted_at.date().isoformat(), e.id, cell(account),
-                       cell(known.name if known else ""), plain(debit), plain(credit),
-                       currency, e.document_type or "", cell(e.document_number or ""),
-                       cell(partner), cell(e.memo)))
+    accounts: dict[str, tuple[str, str]] = {}
+    out.writerow(COLUMNS)
+    for i, (e, lines, partner) in enumerate(_lines(op, start, end)):
+        head = (e.posted_at.date().isoformat(), e.id)
+        tail = (currency, e.document_type or "", cell(e.document_number or ""),
+                cell(partner), cell(e.memo))
+        for account, debit, credit, _ in lines:
+            named = accounts.get(account)
+            if named is None:
+                known = names.get(account)
+                named = accounts[account] = (cell(account), cell(known.name if known else ""))
+            out.writerow((*head, *named, debit, credit, *tail))
+        if i % CHUNK == 0:
+            yield buf.getvalue()
+            buf.seek(0)
+            buf.truncate()
+    yield buf.getvalue()
 
 
 INVENTORY = "Assets:Inventory"
@@ -177,12 +187,29 @@ def _month_ends(first: date, last: date) -> list[date]:
             return out
 
 
-def stock_value(op: Op, moment: datetime) -> Decimal:
-    """The stock's value at `moment` from the ledger itself (not the journal): what the
-    balance assertions hold the journal to."""
-    found = op.session.scalar(select(func.coalesce(func.sum(StockMovement.value), ZERO))
-                              .where(StockMovement.created_at < moment))
-    return Decimal(found or ZERO)
+class StockValue:
+    """The stock's value at a run of ascending moments, from the ledger itself (not the
+    journal): what the balance assertions hold the journal to. Each item and location's
+    value is rounded to the currency's minor unit, as the journal's stock lines carry it
+    (`entries`); each ledger row is summed once, by the database, in the span it falls
+    in, and the running value per item and location is kept here."""
+
+    def __init__(self, op: Op) -> None:
+        self.op = op
+        self.unit = entries.minor_unit(op)
+        self.held: dict[tuple[int, int], Decimal] = defaultdict(lambda: ZERO)
+        self.since: datetime | None = None
+
+    def at(self, moment: datetime) -> Decimal:
+        m = StockMovement
+        stmt = select(m.item_id, m.location_id, func.sum(m.value)).where(
+            m.created_at < moment).group_by(m.item_id, m.location_id)
+        if self.since is not None:
+            stmt = stmt.where(m.created_at >= self.since)
+        for item, loc, value in self.op.session.execute(stmt):
+            self.held[(item, loc)] += Decimal(value or ZERO)
+        self.since = moment
+        return sum((entries.to_unit(v, self.unit) for v in self.held.values()), ZERO)
 
 
 def _stock_codes(c: Chart) -> set[str]:
@@ -207,8 +234,13 @@ def beancount_lines(op: Op, currency: str, start: datetime | None = None,
     stock = {code for code, role in used if role == STOCK_ROLE} | _stock_codes(c)
     codes = {code for code, _ in used} | stock
 
+    named: dict[str, str] = {}
+
     def name(code: str) -> str:
-        return beancount_name(code, names.get(code), code in stock)
+        found = named.get(code)
+        if found is None:
+            found = named[code] = beancount_name(code, names.get(code), code in stock)
+        return found
 
     yield f'option "title" "Stock journal"\noption "operating_currency" "{currency}"\n\n'
     yield f"{first.isoformat()} open {INVENTORY} {currency}\n"
@@ -218,8 +250,10 @@ def beancount_lines(op: Op, currency: str, start: datetime | None = None,
     assertions = iter(_month_ends(first, last))
     due = next(assertions)
 
+    valued = StockValue(op)
+
     def balance(day: date) -> str:
-        value = stock_value(op, datetime.combine(day, time(), tzinfo=UTC))
+        value = valued.at(datetime.combine(day, time(), tzinfo=UTC))
         return f"{day.isoformat()} balance {INVENTORY} {plain(value)} {currency}\n"
 
     for e, lines, partner in _lines(op, start, end):
@@ -229,11 +263,8 @@ def beancount_lines(op: Op, currency: str, start: datetime | None = None,
             due = next(assertions)
         yield (f"{day.isoformat()} * {_quoted(partner)} {_quoted(e.memo)}"
                f"{_link(e.document_number)}\n")
-        for account, debit, credit in lines:
-            amount = debit - credit
-            if amount:
-                yield f"  {name(account)}  {plain(amount)} {currency}\n"
-        yield "\n"
+        yield "".join(f"  {name(account)}  {net} {currency}\n"
+                      for account, _, _, net in lines if net != "0") + "\n"
     while True:
         yield balance(due)
         try:

@@ -79,7 +79,8 @@ def post(op: Op) -> None:
         return
     known = {i: k for i, k in book.kinds.items() if k is not None}
     op.cache.setdefault(_kinds, {}).update(known)
-    write(op, _drafts(op, moves, variances))
+    slots = book.slots
+    write(op, _drafts(op, moves, variances), held=lambda i, loc: slots[(i, loc)].value)
 
 
 def _drafts(op: Op, moves: list[dict[str, Any]],
@@ -275,6 +276,7 @@ def post_history(op: Op) -> int:
     order = [f[0] for f in firsts] + [f[0] for f in lonely if f[0] not in
                                       {x[0] for x in firsts}]
     written = 0
+    value: dict[tuple[int, int], Decimal] = defaultdict(lambda: ZERO)  # the stock so far
     for operation_id in order:
         where_m = (StockMovement.operation_id == operation_id if operation_id is not None
                    else StockMovement.operation_id.is_(None))
@@ -287,8 +289,10 @@ def post_history(op: Op) -> int:
             select(*(getattr(Variance, c) for c in VARIANCE_COLUMNS)).where(where_v)
             .order_by(Variance.id))]
         op.operation_id = operation_id
+        for m in moves:
+            value[(m["item_id"], m["location_id"])] += m["value"]
         drafts = [d for d in _drafts(op, moves, variances) if d.posts()]
-        write(op, drafts, history=True)
+        write(op, drafts, held=lambda i, loc: value[(i, loc)], history=True)
         written += len(drafts)
     op.operation_id = None
     return written
