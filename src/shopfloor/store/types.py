@@ -105,11 +105,16 @@ def as_stored(column: ColumnElement[Any], dialect: str) -> ColumnElement[Any]:
 
 def plain_text(stored: int | str | None) -> str:
     """An `as_stored` value as a plain exact number: no exponent, no trailing zeros."""
-    if stored is None:
+    if not stored:
         return "0"
-    if isinstance(stored, int):
-        whole, part = divmod(abs(stored), 10 ** SCALE)
-        sign = "-" if stored < 0 else ""
-        return f"{sign}{whole}.{part:06d}".rstrip("0") if part else f"{sign}{whole}"
-    text = stored.rstrip("0").rstrip(".") if "." in stored else stored
+    if type(stored) is int:
+        negative = stored < 0
+        whole, part = divmod(-stored if negative else stored, _ONE)
+        text = f"{whole}.{part:06d}".rstrip("0") if part else str(whole)
+        return "-" + text if negative else text
+    text = str(stored)
+    text = text.rstrip("0").rstrip(".") if "." in text else text
     return "0" if text in ("-0", "") else text
+
+
+_ONE = 10 ** SCALE

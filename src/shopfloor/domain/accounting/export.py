@@ -53,18 +53,19 @@ class Entry(NamedTuple):
     memo: str
 
 
-Line = tuple[str, str, str, str]
-"""An entry's line per account: its code, then debit, credit and debit - credit as exact
-plain text."""
+Stored = int | str
+"""An amount as the database stores it (`as_stored`), printed by `plain_text`."""
+Line = tuple[str, Stored, Stored, Stored]
+"""An entry's line per account: its code, then debit, credit and debit - credit."""
 
 
 def _lines(op: Op, start: datetime | None, end: datetime | None
            ) -> Iterator[tuple[Entry, list[Line], str]]:
     """Entries oldest first, each with its lines summed per account and its partner: a
     page of entries at a time (by id, so any database and any transaction mode), then
-    their lines summed by the database and read as the database stores them, printed
-    straight to text (`plain_text`): a million lines cost the memory of one page, no
-    identity map and no `Decimal` per amount."""
+    their lines summed by the database and read as plain rows of what it stores (printed
+    straight to text by `plain_text`, only the amounts a format shows): a million lines
+    cost the memory of one page, no ORM row and no `Decimal` per amount."""
     e, ln = JournalEntry, JournalLine
     debit, credit = func.sum(ln.debit), func.sum(ln.credit)
     sums = (as_stored(debit, op.dialect), as_stored(credit, op.dialect),
@@ -77,19 +78,19 @@ def _lines(op: Op, start: datetime | None, end: datetime | None
             stmt = stmt.where(e.posted_at >= start)
         if end is not None:
             stmt = stmt.where(e.posted_at < end)
-        entries = [Entry(*r) for r in op.session.execute(stmt)]
+        conn = op.session.connection()
+        entries = [Entry(*r) for r in conn.execute(stmt)]
         if not entries:
             return
         found: dict[int, list[Line]] = {}
         # the page's id range, not a list of its ids: one indexed range scan (an entry in
         # the range but outside the dates is read and left)
-        for entry_id, account, d, c, net in op.session.execute(
+        for entry_id, *line in conn.execute(
                 select(ln.entry_id, ln.account, *sums)
                 .where(ln.entry_id.between(entries[0].id, entries[-1].id))
                 .group_by(ln.entry_id, ln.account)
                 .order_by(ln.entry_id, func.min(ln.id))):
-            found.setdefault(entry_id, []).append(
-                (account, plain_text(d), plain_text(c), plain_text(net)))
+            found.setdefault(entry_id, []).append(tuple(line))
         partners = _partners(op, entries)
         for x in entries:
             yield x, found.get(x.id, []), partners.get((x.document_type, x.document_number), "")
@@ -144,7 +145,7 @@ def csv_lines(op: Op, currency: str, start: datetime | None = None,
             if named is None:
                 known = names.get(account)
                 named = accounts[account] = (cell(account), cell(known.name if known else ""))
-            out.writerow((*head, *named, debit, credit, *tail))
+            out.writerow((*head, *named, plain_text(debit), plain_text(credit), *tail))
         if i % CHUNK == 0:
             yield buf.getvalue()
             buf.seek(0)
@@ -199,6 +200,8 @@ class StockValue:
         self.unit = entries.minor_unit(op)
         self.held: dict[tuple[int, int], Decimal] = defaultdict(lambda: ZERO)
         self.since: datetime | None = None
+        self.total = ZERO
+        """The sum of `held` each rounded, kept as they change."""
 
     def at(self, moment: datetime) -> Decimal:
         m = StockMovement
@@ -206,10 +209,14 @@ class StockValue:
             m.created_at < moment).group_by(m.item_id, m.location_id)
         if self.since is not None:
             stmt = stmt.where(m.created_at >= self.since)
+        unit = self.unit
         for item, loc, value in self.op.session.execute(stmt):
-            self.held[(item, loc)] += Decimal(value or ZERO)
+            if value:
+                before = self.held[(item, loc)]
+                after = self.held[(item, loc)] = before + value
+                self.total += entries.to_unit(after, unit) - entries.to_unit(before, unit)
         self.since = moment
-        return sum((entries.to_unit(v, self.unit) for v in self.held.values()), ZERO)
+        return self.total
 
 
 def _stock_codes(c: Chart) -> set[str]:
@@ -263,8 +270,9 @@ def beancount_lines(op: Op, currency: str, start: datetime | None = None,
             due = next(assertions)
         yield (f"{day.isoformat()} * {_quoted(partner)} {_quoted(e.memo)}"
                f"{_link(e.document_number)}\n")
+        amounts = ((account, plain_text(net)) for account, _, _, net in lines)
         yield "".join(f"  {name(account)}  {net} {currency}\n"
-                      for account, _, _, net in lines if net != "0") + "\n"
+                      for account, net in amounts if net != "0") + "\n"
     while True:
         yield balance(due)
         try:
