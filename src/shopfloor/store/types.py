@@ -15,6 +15,7 @@ from typing import Any
 
 from sqlalchemy import BigInteger, ColumnElement, DateTime, Numeric, Text, cast, type_coerce
 from sqlalchemy.engine import Dialect
+from sqlalchemy.orm import InstrumentedAttribute
 from sqlalchemy.types import TypeDecorator, TypeEngine
 
 SCALE = 6
@@ -93,7 +94,8 @@ class UtcDateTime(TypeDecorator[datetime]):
         return stamp.replace(tzinfo=UTC) if stamp.tzinfo is None else stamp.astimezone(UTC)
 
 
-def as_stored(column: ColumnElement[Any], dialect: str) -> ColumnElement[Any]:
+def as_stored(column: ColumnElement[Any] | InstrumentedAttribute[Any], dialect: str
+              ) -> ColumnElement[Any]:
     """A `Dec` column (or a sum of them) as the database holds it, for a reader that only
     prints it: SQLite's integer of millionths, PostgreSQL's NUMERIC as text. `plain_text`
     prints either exactly, without a `Decimal` made per value (an export of a million

@@ -15,7 +15,7 @@ from collections import defaultdict
 from collections.abc import Iterator
 from datetime import UTC, date, datetime, time
 from decimal import Decimal
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from sqlalchemy import func, select
 
@@ -63,13 +63,14 @@ def _lines(op: Op, start: datetime | None, end: datetime | None
            ) -> Iterator[tuple[Entry, list[Line], str]]:
     """Entries oldest first, each with its lines summed per account and its partner: a
     page of entries at a time (by id, so any database and any transaction mode), then
-    their lines summed by the database and read as plain rows of what it stores (printed
-    straight to text by `plain_text`, only the amounts a format shows): a million lines
-    cost the memory of one page, no ORM row and no `Decimal` per amount."""
+    their lines in the order of the index on their entry (no sort, no grouping by the
+    database), read as plain rows of what it stores and printed straight to text by
+    `plain_text`, only the amounts a format shows: a million lines cost the memory of one
+    page, no ORM row and no `Decimal` per amount (an account twice in an entry, which is
+    rare, is summed here)."""
     e, ln = JournalEntry, JournalLine
-    debit, credit = func.sum(ln.debit), func.sum(ln.credit)
-    sums = (as_stored(debit, op.dialect), as_stored(credit, op.dialect),
-            as_stored(debit - credit, op.dialect))
+    amounts = (as_stored(ln.debit, op.dialect), as_stored(ln.credit, op.dialect),
+               as_stored(ln.debit - ln.credit, op.dialect))
     after = 0
     while True:
         stmt = select(e.id, e.posted_at, e.document_type, e.document_number, e.memo) \
@@ -79,22 +80,32 @@ def _lines(op: Op, start: datetime | None, end: datetime | None
         if end is not None:
             stmt = stmt.where(e.posted_at < end)
         conn = op.session.connection()
-        entries = [Entry(*r) for r in conn.execute(stmt)]
+        entries = [Entry(*r) for r in conn.execute(stmt).all()]
         if not entries:
             return
-        found: dict[int, list[Line]] = {}
+        found: dict[int, dict[str, tuple[Stored, Stored, Stored]]] = {}
         # the page's id range, not a list of its ids: one indexed range scan (an entry in
         # the range but outside the dates is read and left)
-        for entry_id, *line in conn.execute(
-                select(ln.entry_id, ln.account, *sums)
+        for entry_id, account, *amount in conn.execute(
+                select(ln.entry_id, ln.account, *amounts)
                 .where(ln.entry_id.between(entries[0].id, entries[-1].id))
-                .group_by(ln.entry_id, ln.account)
-                .order_by(ln.entry_id, func.min(ln.id))):
-            found.setdefault(entry_id, []).append(tuple(line))
+                .order_by(ln.entry_id, ln.id)).all():
+            lines = found.setdefault(entry_id, {})
+            had = lines.get(account)
+            lines[account] = tuple(amount) if had is None else _added(had, amount)
         partners = _partners(op, entries)
         for x in entries:
-            yield x, found.get(x.id, []), partners.get((x.document_type, x.document_number), "")
+            yield (x, [(a, *sums) for a, sums in found.get(x.id, {}).items()],
+                   partners.get((x.document_type, x.document_number), ""))
         after = entries[-1].id
+
+
+def _added(had: tuple[Stored, ...], more: list[Stored]) -> tuple[Stored, Stored, Stored]:
+    """Two lines of one account in one entry, summed exactly in their stored form."""
+    d, c, net = (a + b if isinstance(a, int) and isinstance(b, int)
+                 else format(Decimal(a) + Decimal(b), "f")
+                 for a, b in zip(had, more, strict=True))
+    return d, c, net
 
 
 def _partners(op: Op, page: list[Entry]) -> dict[tuple[str | None, str | None], str]:
@@ -128,29 +139,37 @@ def plain(amount: Decimal) -> str:
 
 def csv_lines(op: Op, currency: str, start: datetime | None = None,
               end: datetime | None = None) -> Iterator[str]:
-    """A header, then one row per account of each entry, in chunks of many rows. What is
-    the same on an entry's rows (date, document, partner, memo) is made once per entry,
-    an account's cells once per export."""
+    """A header, then one row per account of each entry, in chunks of many rows. The text
+    fields are quoted by the csv module once each: an entry's (date, document, partner,
+    memo) once per entry, an account's once per export; the amounts are plain numbers
+    and never need quoting, so a row is those pieces joined."""
     names = chart(op).names()
     buf = io.StringIO()
     out = csv.writer(buf, lineterminator="\n")
-    accounts: dict[str, tuple[str, str]] = {}
-    out.writerow(COLUMNS)
+
+    def row(values: tuple[Any, ...]) -> str:
+        buf.seek(0)
+        buf.truncate()
+        out.writerow(values)
+        return buf.getvalue()
+
+    accounts: dict[str, str] = {}
+    chunk = [row(COLUMNS)]
     for i, (e, lines, partner) in enumerate(_lines(op, start, end)):
-        head = (e.posted_at.date().isoformat(), e.id)
-        tail = (currency, e.document_type or "", cell(e.document_number or ""),
-                cell(partner), cell(e.memo))
+        head = f"{e.posted_at.date().isoformat()},{e.id},"
+        tail = row((currency, e.document_type or "", cell(e.document_number or ""),
+                    cell(partner), cell(e.memo)))
         for account, debit, credit, _ in lines:
             named = accounts.get(account)
             if named is None:
                 known = names.get(account)
-                named = accounts[account] = (cell(account), cell(known.name if known else ""))
-            out.writerow((*head, *named, plain_text(debit), plain_text(credit), *tail))
+                named = accounts[account] = row(
+                    (cell(account), cell(known.name if known else ""))).rstrip("\n")
+            chunk.append(f"{head}{named},{plain_text(debit)},{plain_text(credit)},{tail}")
         if i % CHUNK == 0:
-            yield buf.getvalue()
-            buf.seek(0)
-            buf.truncate()
-    yield buf.getvalue()
+            yield "".join(chunk)
+            chunk = []
+    yield "".join(chunk)
 
 
 INVENTORY = "Assets:Inventory"
