@@ -377,3 +377,27 @@ def test_a_dollar_charge_on_a_bill_lands_at_the_bills_rate_leaving_no_exchange(
     assert lines(entry) == {GRNI: D(18), CLEARING: D(4), EXCHANGE: D(-2), PAYABLE: D(-20)}
     assert trial(registry) == {INVENTORY: D(22), PAYABLE: D(-20), EXCHANGE: D(-2)}
     inventory_equals_valuation(registry)
+
+
+def test_a_reverted_bill_finds_its_charges_rows_by_their_cents(registry: Registry) -> None:
+    basic_setup(registry)
+    apply(registry, "modify_supplier", supplier="Acme", bill_tolerance_amount="10")
+    po = received(registry, "M1", "3", "1")
+    so = apply(registry, "create_sales_order", customer="Bob", location="MAIN",
+               lines=[{"sku": "M1", "quantity": "1", "unit_price": "9"}])
+    apply(registry, "fulfill_order", number=so["number"])
+    done = bill(registry, "C-1", [(po, "M1", "3", "1.1")],
+                charges=[{"order": po, "description": "freight", "amount": "1"}])
+    # 0.10 more on 3: 0.20 on hand, 0.10 shipped; the 1.00 freight: 0.666667 on hand,
+    # 0.333333 shipped, in cents the stock's step 2.20 -> 2.866667 (0.67) and 0.33
+    correction, charge = entries(registry, po)[-2:]
+    assert lines(correction) == {INVENTORY: D("0.2"), PPV: D("0.1"), GRNI: D("-0.3")}
+    assert lines(charge) == {INVENTORY: D("0.67"), PPV: D("0.33"), CLEARING: D(-1)}
+    revert(registry, done)
+    # the 0.666667 row is the charge's (its line 0.67), the 0.20 the correction's: the
+    # stock's step back 2.866667 -> 2.00 (-0.87), the shares -0.433333 (-0.43)
+    assert lines(entries(registry, po)[-1]) == {INVENTORY: D("-0.87"), PPV: D("-0.43"),
+                                                GRNI: D("0.3"), CLEARING: D(1)}
+    assert CLEARING not in trial(registry)
+    grni_holds_what_is_unbilled(registry)
+    inventory_equals_valuation(registry)

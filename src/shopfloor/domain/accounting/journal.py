@@ -173,8 +173,9 @@ def _landed(op: Op, moves: list[dict[str, Any]], reverted: list[str]) -> set[int
 
     A live row is a landed cost's when this operation landed one on its order and item
     (the bill posts its price corrections before it lands a charge, so they never share
-    an entry). A revert's row is what the row it negates was: the original entry that
-    debited that stock by that amount credited Landed costs clearing or did not."""
+    an entry). A revert's row is what the row it negates was: the original entry whose
+    line on that stock is nearest its amount (a line is in cents, a row to the millionth)
+    credited Landed costs clearing or did not."""
     rows = [i for i, m in enumerate(moves) if m["reason"] == "revaluation"
             and m["document_type"] != REVALUED]
     if not rows:
@@ -199,13 +200,12 @@ def _landed(op: Op, moves: list[dict[str, Any]], reverted: list[str]) -> set[int
     for i in rows:  # each original line answers one row: two of one amount are two rows
         m = moves[i]
         here = [s for s in stock if s[1:3] == (m["item_id"], m["location_id"])]
-        exact = next((s for s in here if s[3] == -m["value"]), None)
-        if exact is not None:
-            stock.remove(exact)
-            landed = exact[0]
-        else:  # summed with other rows in its entry: a landed cost's if all its entries were
-            landed = bool(here) and all(s[0] for s in here)
-        if landed:
+        if not here:
+            continue
+        # the nearest: the original line is in cents, the row to the millionth
+        nearest = min(here, key=lambda s: abs(s[3] + m["value"]))
+        stock.remove(nearest)
+        if nearest[0]:
             out.add(i)
     return out
 
