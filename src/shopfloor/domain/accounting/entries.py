@@ -71,10 +71,7 @@ Held = Callable[[int, int], Decimal]
 
 def minor_unit(op: Op) -> Decimal:
     """The books' currency's smallest amount: 0.01 for EUR, 1 for JPY."""
-    if _UNIT not in op.cache:
-        op.cache[_UNIT] = Decimal(1).scaleb(-get_currency_precision(books.currency(op)))
-    unit: Decimal = op.cache[_UNIT]
-    return unit
+    return Decimal(1).scaleb(-get_currency_precision(books.currency(op)))
 
 
 def to_unit(amount: Decimal, unit: Decimal) -> Decimal:
@@ -148,7 +145,6 @@ def _round(op: Op, drafts: list[Draft], held: Held | None) -> None:
         d.lines = lines
 
 
-_UNIT = "books_minor_unit"
 # Built once: a statement made per call is compiled-cache keyed again on every apply
 _ENTRY = insert(JournalEntry).returning(JournalEntry.id)
 _ENTRIES = insert(JournalEntry).returning(JournalEntry.id, sort_by_parameter_order=True)
