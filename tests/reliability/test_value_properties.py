@@ -236,6 +236,12 @@ class Books(Unwinding):
             grni = s.scalar(select(func.coalesce(func.sum(JournalLine.credit - JournalLine.debit),
                                                  0)).where(JournalLine.role == "grni"))
         assert Decimal(grni) == owed, (grni, owed)
+        # and line by line, as the accountant's GRNI list shows it
+        listed = self.reg.invoke("list_unbilled_receipts", {}, ADMIN)
+        for row in listed["rows"]:
+            assert Decimal(row["value"]) == Decimal(row["unbilled"]) * Decimal(
+                row["unit_price"]), row
+        assert Decimal(listed["value"]) == owed
 
     @invariant()
     def inventory_is_the_valuation(self) -> None:
