@@ -12,6 +12,7 @@ import pytest
 
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
+from tests.given import Given
 from tests.helpers import ADMIN, apply, ledger_mismatches
 from tests.reliability.test_lots import TODAY, lots_of
 
@@ -34,11 +35,12 @@ def buy(reg: Registry, supplier: str, sku: str, qty: str, price: str,
 
 def base(reg: Registry) -> None:
     reg.clock = lambda: TODAY
-    apply(reg, "create_location", code="MAIN", name="Main")
+    given = Given(reg)
+    given.location()
     for name in ("Mill", "Sweet"):
-        apply(reg, "create_supplier", name=name)
+        given.supplier(name)
     for name in ("Cafe", "Deli"):
-        apply(reg, "create_customer", name=name)
+        given.customer(name)
 
 
 def test_completion_costs_the_output_from_actual_consumption_with_scrap_and_a_substitute(
