@@ -84,6 +84,10 @@ class Given:
         return self.apply("create_item", sku=sku, name=name or f"Item {sku}", kind=kind,
                           **fields)
 
+    def offer(self, sku: str, supplier: str = "Acme", **fields: Any) -> dict[str, Any]:
+        """What `supplier` sells `sku` as (its unit, pack, price breaks ...)."""
+        return self.apply("set_supplier_item", sku=sku, supplier=supplier, **fields)
+
     def recipe(self, sku: str, components: Mapping[str, str], **fields: Any) -> dict[str, Any]:
         """`sku` made of `components` (sku: quantity per unit)."""
         return self.apply("update_recipe", sku=sku, components=[
