@@ -84,6 +84,10 @@ class Given:
         return self.apply("create_item", sku=sku, name=name or f"Item {sku}", kind=kind,
                           **fields)
 
+    def modify(self, sku: str, **fields: Any) -> dict[str, Any]:
+        """An item changed after it was made (what a test means to version or re-count)."""
+        return self.apply("modify_item", sku=sku, **fields)
+
     def offer(self, sku: str, supplier: str = "Acme", **fields: Any) -> dict[str, Any]:
         """What `supplier` sells `sku` as (its unit, pack, price breaks ...)."""
         return self.apply("set_supplier_item", sku=sku, supplier=supplier, **fields)

@@ -78,9 +78,10 @@ def _item(reg: Registry, sku: str, **args: Any) -> tuple[Decimal, list[tuple[str
 
 
 def _setup(reg: Registry) -> None:
-    Given(reg).item("LT", name="Tracked", batch_tracked=True, precision=3)
+    company = Given(reg)
+    company.item("LT", name="Tracked", batch_tracked=True, precision=3)
     for sku in ("M1", "M2"):  # the steps move thousandths
-        apply(reg, "modify_item", sku=sku, precision=3)
+        company.modify(sku, precision=3)
 
 
 @settings(max_examples=12, deadline=None,
