@@ -24,13 +24,10 @@ def apply(registry: Registry, tool: str, actor: Actor = ADMIN, **args: Any) -> d
 
 
 def basic_setup(registry: Registry, *, negative: bool = False) -> None:
-    apply(registry, "create_location", code="MAIN", name="Main", allow_negative=negative)
-    apply(registry, "create_location", code="SHOP", name="Shop")
-    apply(registry, "create_supplier", name="Acme")
-    apply(registry, "create_customer", name="Bob")
-    for sku in ("M1", "M2", "P1"):
-        apply(registry, "create_item", sku=sku, name=f"Item {sku}",
-              kind="product" if sku.startswith("P") else "material", purchase_price="1")
+    """`given.company()` (tests/given.py), for the tests written before it."""
+    from tests.given import Given  # (given.py builds on this module's `apply`)
+
+    Given(registry).company(negative=negative)
 
 
 def snapshot(registry: Registry) -> dict[str, Any]:
