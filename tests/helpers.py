@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
@@ -141,19 +140,3 @@ def listed_events(registry: Registry, types: list[str],
         if enough(events) or time.monotonic() > deadline:
             return events
         time.sleep(0.05)
-
-
-class Clock:
-    """A clock a test moves instead of sleeping, set as a registry's `clock` (tokens,
-    sessions, previews all read it). Frozen `at` a moment when given, so a test can stand
-    on a boundary to the second; otherwise the real time plus what the test moved."""
-
-    def __init__(self, at: datetime | None = None) -> None:
-        self.at = at
-        self.ahead = timedelta(0)
-
-    def __call__(self) -> datetime:
-        return (self.at or datetime.now(UTC)) + self.ahead
-
-    def move(self, by: timedelta) -> None:
-        self.ahead += by

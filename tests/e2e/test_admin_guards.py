@@ -20,9 +20,10 @@ from shopfloor.app.wiring import open_registry
 from shopfloor.registry.registry import Registry
 from shopfloor.surfaces.auth import Authenticator
 from shopfloor.surfaces.server import build_app
+from tests.clock import Clock
 from tests.e2e import admin_harness as ah
 from tests.e2e import harness
-from tests.helpers import ADMIN, Clock, apply, basic_setup
+from tests.helpers import ADMIN, apply, basic_setup
 from tests.servers import serving
 
 pytestmark = pytest.mark.browser

@@ -16,7 +16,7 @@ from shopfloor.app.wiring import open_registry
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.surfaces.auth import Authenticator
 from shopfloor.surfaces.server import build_app
-from tests.helpers import Clock
+from tests.clock import Clock
 from tests.servers import serving
 
 SSE = {"Accept": "text/event-stream, application/json"}

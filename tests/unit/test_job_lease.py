@@ -10,7 +10,7 @@ from shopfloor.app.settings import Settings
 from shopfloor.app.wiring import open_registry, worker_for
 from shopfloor.store import queue
 from shopfloor.store.tables import Job
-from tests.helpers import Clock
+from tests.clock import Clock
 
 LEASE = timedelta(seconds=20)
 
