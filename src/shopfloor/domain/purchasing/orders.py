@@ -16,6 +16,7 @@ from shopfloor.domain.base.context import Op
 from shopfloor.domain.base.sequences import claim_number
 from shopfloor.domain.lines import rules
 from shopfloor.domain.lines.columns import copied
+from shopfloor.domain.lines.moves import LineMoved, Moved, raised_since
 from shopfloor.domain.lines.rules import LineSpec as LineSpec  # what callers spell lines in
 from shopfloor.domain.purchasing import units
 from shopfloor.domain.stock import ledger as stock
@@ -163,10 +164,11 @@ def cancel_purchase_order(op: Op, number: str) -> PurchaseOrder:
     return po
 
 
-def receive_purchase_order(op: Op, number: str, lines: Sequence[LineSpec] | None,
+def receive_purchase_order(op: Op, po: PurchaseOrder, lines: Sequence[LineSpec] | None,
                            lot: str | None, expiry: date | None,
-                           change_expiry: bool = False) -> PurchaseOrder:
-    po = lookup.purchase_order(op, number, lock=True)
+                           change_expiry: bool = False) -> Moved[PurchaseOrder]:
+    """Book `po`'s lines in. The caller found and locked `po` (one lookup per write)."""
+    number, start = po.number, len(op.warnings)
     if po.status == PO.draft:
         raise Conflict(f"{number} is a draft; open it before receiving", field="number")
     rules.still_open(po, "purchase order", OPEN_PO)
@@ -193,7 +195,8 @@ def receive_purchase_order(op: Op, number: str, lines: Sequence[LineSpec] | None
     done = all(ln.received_quantity >= ln.quantity for ln in po.lines)
     rules.move_status(op, "purchase_order", po, PO.received if done else PO.partially_received)
     touch(po)
-    return po
+    return Moved(po, tuple(LineMoved(r.line.item.sku, r.quantity) for r in todo),
+                 raised_since(op, start))
 
 
 def _arrival(op: Op, po: PurchaseOrder, line: PurchaseOrderLine, fld: str) -> None:
