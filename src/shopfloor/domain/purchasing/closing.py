@@ -12,7 +12,7 @@ from __future__ import annotations
 from shopfloor.domain.base import lookup
 from shopfloor.domain.base.context import Op
 from shopfloor.domain.lines import rules
-from shopfloor.domain.lines.moves import LineMoved, Moved, raised_since
+from shopfloor.domain.lines.rules import LineMoved, Moved, raised_since
 from shopfloor.domain.stock.items import touch
 from shopfloor.kernel.numbers import ZERO
 from shopfloor.kernel.statuses import CLOSABLE_PO, PO, said

@@ -16,7 +16,7 @@ from shopfloor.domain.base.context import Op
 from shopfloor.domain.base.sequences import claim_number
 from shopfloor.domain.lines import rules
 from shopfloor.domain.lines.columns import copied
-from shopfloor.domain.lines.moves import LineMoved, Moved, raised_since
+from shopfloor.domain.lines.rules import LineMoved, Moved, raised_since
 from shopfloor.domain.lines.rules import LineSpec as LineSpec  # what callers spell lines in
 from shopfloor.domain.purchasing import units
 from shopfloor.domain.stock import ledger as stock
