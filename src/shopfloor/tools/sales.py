@@ -156,7 +156,7 @@ class ModifySalesOrder(NumberOrId, WriteRequest):
              role=Role.admin, description="Change an open sales order; lines replace all.",
              destructive=True)
 def modify_sales_order(op: Op, req: ModifySalesOrder) -> Done[SalesOrderOut]:
-    so = orders.modify_sales_order(op, _so(op, req), customer=req.customer,
+    so = orders.modify_sales_order(op, locked_so(op, req), customer=req.customer,
                                    location=req.location, due_date=req.due_date, notes=None,
                                    lines=[ln.spec() for ln in req.lines] if req.lines else None)
     remark(op, "sales_order", so, **remarks(req))
@@ -169,7 +169,7 @@ def modify_sales_order(op: Op, req: ModifySalesOrder) -> Done[SalesOrderOut]:
              destructive=True,
              undo=Undo.using(reverts.cancelled("sales_order")))
 def delete_sales_order(op: Op, req: ByNumberWrite) -> Done[SalesOrderOut]:
-    so = orders.cancel_sales_order(op, _so(op, req))
+    so = orders.cancel_sales_order(op, locked_so(op, req))
     return Done(f"Cancel sales order {so.number}", sales_order_out(so))
 
 

@@ -60,11 +60,12 @@ def create_purchase_order(op: Op, supplier: str, location: str, lines: Sequence[
     return po
 
 
-def modify_purchase_order(op: Op, number: str, *, supplier: str | None, location: str | None,
-                          expected_date: date | None, notes: str | None,
+def modify_purchase_order(op: Op, po: PurchaseOrder, *, supplier: str | None,
+                          location: str | None, expected_date: date | None, notes: str | None,
                           lines: Sequence[LineSpec] | None, status: str | None
                           ) -> PurchaseOrder:
-    po = lookup.purchase_order(op, number, lock=True)
+    """Change `po`, found and locked by the caller."""
+    number = po.number
     rules.still_open(po, "purchase order", OPEN_PO)
     received = any(ln.received_quantity > 0 for ln in po.lines)
     if supplier is not None and supplier != po.supplier.name:
@@ -154,8 +155,9 @@ def _keeps_received(t: units.Terms, line: PurchaseOrderLine | None, i: int) -> N
                                " already received", field=f"lines[{i}].quantity")
 
 
-def cancel_purchase_order(op: Op, number: str) -> PurchaseOrder:
-    po = lookup.purchase_order(op, number, lock=True)
+def cancel_purchase_order(op: Op, po: PurchaseOrder) -> PurchaseOrder:
+    """Cancel `po`, found and locked by the caller."""
+    number = po.number
     rules.still_open(po, "purchase order", OPEN_PO)
     if any(ln.received_quantity > 0 for ln in po.lines):
         raise Conflict(f"{number} is partly received; modify its lines down instead",

@@ -74,10 +74,11 @@ def create_sales_order(op: Op, customer: str, location: str, lines: Sequence[Lin
     return so
 
 
-def modify_sales_order(op: Op, number: str, *, customer: str | None, location: str | None,
+def modify_sales_order(op: Op, so: SalesOrder, *, customer: str | None, location: str | None,
                        due_date: date | None, notes: str | None,
                        lines: Sequence[LineSpec] | None) -> SalesOrder:
-    so = lookup.sales_order(op, number, lock=True)
+    """Change `so`, found and locked by the caller."""
+    number = so.number
     rules.still_open(so, "sales order", OPEN_SO)
     shipped = {ln.item_id: ln.fulfilled_quantity for ln in so.lines}
     if customer is not None and customer != so.customer.name:
@@ -131,8 +132,8 @@ def modify_sales_order(op: Op, number: str, *, customer: str | None, location: s
     return so
 
 
-def cancel_sales_order(op: Op, number: str) -> SalesOrder:
-    so = lookup.sales_order(op, number, lock=True)
+def cancel_sales_order(op: Op, so: SalesOrder) -> SalesOrder:
+    """Cancel `so`, found and locked by the caller."""
     rules.still_open(so, "sales order", OPEN_SO)
     _commit_lines(op, so, -1)
     rules.move_status(op, "sales_order", so, SO.cancelled)

@@ -187,7 +187,7 @@ class ModifyPurchaseOrder(NumberOrId, WriteRequest):
              destructive=True)
 def modify_purchase_order(op: Op, req: ModifyPurchaseOrder) -> Done[PurchaseOrderOut]:
     po = orders.modify_purchase_order(
-        op, _po(op, req), supplier=req.supplier, location=req.location,
+        op, locked_po(op, req), supplier=req.supplier, location=req.location,
         expected_date=req.expected_date, notes=None, status=req.status,
         lines=[ln.spec() for ln in req.lines] if req.lines else None)
     remark(op, "purchase_order", po, **remarks(req))
@@ -200,7 +200,7 @@ def modify_purchase_order(op: Op, req: ModifyPurchaseOrder) -> Done[PurchaseOrde
              destructive=True,
              undo=Undo.using(reverts.cancelled("purchase_order")))
 def delete_purchase_order(op: Op, req: ByNumberWrite) -> Done[PurchaseOrderOut]:
-    po = orders.cancel_purchase_order(op, _po(op, req))
+    po = orders.cancel_purchase_order(op, locked_po(op, req))
     return Done(f"Cancel purchase order {po.number}", purchase_order_out(po))
 
 
