@@ -25,6 +25,7 @@ from shopfloor.store.engine import Store
 from shopfloor.store.migrate import upgrade
 from shopfloor.store.tables import Base
 from tests.copies import Copies
+from tests.given import Given
 
 PG_URL = os.environ.get("SHOPFLOOR_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 ADMIN = Actor.of("alice", "admin")
@@ -132,3 +133,9 @@ def registry(db_url: str) -> Iterator[Registry]:
     reg = open_registry(Settings(database_url=db_url))
     yield reg
     reg.store.dispose()
+
+
+@pytest.fixture
+def given(registry: Registry) -> Given:
+    """The test's company, said in the fixture language of tests/given.py."""
+    return Given(registry)

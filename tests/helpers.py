@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from decimal import Decimal
+from decimal import ROUND_HALF_EVEN, Decimal
 from typing import Any
 
 from alembic import command
@@ -24,13 +24,10 @@ def apply(registry: Registry, tool: str, actor: Actor = ADMIN, **args: Any) -> d
 
 
 def basic_setup(registry: Registry, *, negative: bool = False) -> None:
-    apply(registry, "create_location", code="MAIN", name="Main", allow_negative=negative)
-    apply(registry, "create_location", code="SHOP", name="Shop")
-    apply(registry, "create_supplier", name="Acme")
-    apply(registry, "create_customer", name="Bob")
-    for sku in ("M1", "M2", "P1"):
-        apply(registry, "create_item", sku=sku, name=f"Item {sku}",
-              kind="product" if sku.startswith("P") else "material", purchase_price="1")
+    """`given.company()` (tests/given.py), for the tests written before it."""
+    from tests.given import Given  # (given.py builds on this module's `apply`)
+
+    Given(registry).company(negative=negative)
 
 
 def snapshot(registry: Registry) -> dict[str, Any]:
@@ -74,9 +71,11 @@ def ledger_mismatches(registry: Registry) -> list[str]:
 
 
 def journal_mismatches(s: Any) -> list[str]:
-    """Issue 31's books: every journal entry balances, and the stock's lines hold exactly
-    the ledger's value per item and location (each ledger row's value went to stock),
-    whichever accounts the company's rules named then."""
+    """Issue 31's books: every journal entry balances, its lines are in cents (the demo's
+    and the tests' books are in euros), and the stock's lines hold the ledger's value per
+    item and location rounded to the cent (each ledger row's value went to stock, as a
+    step in its place's rounded value), whichever accounts the company's rules named
+    then."""
     from shopfloor.store.tables import JournalLine
 
     bad = [f"entry {e} debits {d} != credits {c}" for e, d, c in s.execute(
@@ -90,8 +89,13 @@ def journal_mismatches(s: Any) -> list[str]:
         select(JournalLine.item_id, JournalLine.location_id, func.sum(JournalLine.debit),
                func.sum(JournalLine.credit)).where(JournalLine.role == "inventory")
         .group_by(JournalLine.item_id, JournalLine.location_id))}
+    cent = Decimal("0.01")
+    bad += [f"line {i} of entry {e}: {d} / {c} is not in cents" for i, e, d, c in s.execute(
+        select(JournalLine.id, JournalLine.entry_id, JournalLine.debit, JournalLine.credit))
+        if Decimal(d).quantize(cent) != d or Decimal(c).quantize(cent) != c]
     bad += [f"stock lines of item {k[0]} at {k[1]} hold {held.get(k, 0)}, the ledger {v}"
-            for k, v in ledger.items() if held.get(k, Decimal(0)) != v]
+            for k, v in ledger.items()
+            if held.get(k, Decimal(0)) != v.quantize(cent, rounding=ROUND_HALF_EVEN)]
     bad += [f"stock lines of item {k[0]} at {k[1]} hold {v} with no ledger rows"
             for k, v in held.items() if k not in ledger and v]
     return bad

@@ -8,6 +8,7 @@ import contextlib
 import shutil
 import subprocess
 import sys
+from decimal import ROUND_HALF_EVEN
 from decimal import Decimal as D
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,7 @@ from tests.helpers import ADMIN, apply, basic_setup, journal_mismatches
 
 INVENTORY, GRNI, COGS, ADJUSTMENTS = "1310", "2110", "5000", "5100"
 FINISHED, WIP, LABOUR, PPV = "1330", "1320", "5300", "5200"
+ROUNDING = "7990"
 
 
 def entries(reg: Registry, document: str | None = None) -> list[dict[str, Any]]:
@@ -51,8 +53,22 @@ def inventory_equals_valuation(reg: Registry) -> None:
         assert journal_mismatches(s) == []
     closing = trial(reg)
     stock = sum((v for k, v in closing.items() if k in ("1310", "1325", "1330")), D(0))
-    value = D(reg.invoke("get_stock_valuation", {}, ADMIN)["total"]["value"])
-    assert stock == value
+    assert stock == valuation_in_cents(reg)
+
+
+def valuation_in_cents(reg: Registry, **args: Any) -> D:
+    """The stock valuation's rows each rounded to the cent, summed: what the Inventory
+    accounts hold (the journal posts an item's stock lines as steps of its value at its
+    place rounded to the cent)."""
+    total, cursor = D(0), None
+    while True:
+        page = reg.invoke("get_stock_valuation", {**args, "cursor": cursor} if cursor
+                          else args, ADMIN)
+        total += sum((D(r["value"]).quantize(D("0.01"), rounding=ROUND_HALF_EVEN)
+                      for r in page["rows"]), D(0))
+        cursor = page.get("next_cursor")
+        if not cursor:
+            return total
 
 
 def test_a_receipt_a_shipment_and_an_adjustment_post_what_an_accountant_expects(
@@ -189,3 +205,39 @@ def test_the_stock_accounts_read_back_as_set(registry: Registry) -> None:
     after = {(a["role"], a["item_kind"]): (a["code"], a["name"])
              for a in registry.invoke("get_stock_accounts", {}, ADMIN)["accounts"]}
     assert after[("cogs", None)] == ("6000", "Cost of sales")
+
+
+def test_lines_are_in_cents_and_what_rounding_leaves_goes_to_the_rounding_account(
+        registry: Registry, tmp_path: Path) -> None:
+    basic_setup(registry)
+    po = apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
+               lines=[{"sku": "M1", "quantity": "1", "unit_price": "1"}])["number"]
+    apply(registry, "receive_purchase_order", number=po)
+    apply(registry, "create_stock_adjustment", location="MAIN", reason="opening",
+          lines=[{"sku": "M1", "quantity_delta": "2", "unit_cost": "1"}])
+    so = apply(registry, "create_sales_order", customer="Bob", location="MAIN",
+               lines=[{"sku": "M1", "quantity": "1", "unit_price": "5"}])
+    apply(registry, "fulfill_order", number=so["number"])
+    apply(registry, "create_stock_transfer", from_location="MAIN", to_location="SHOP",
+          lines=[{"sku": "M1", "quantity": "1"}])
+    apply(registry, "correct_purchase_receipt", number=po, sku="M1", unit_price="2")
+    # 1.00 more on the receipt's unit, which shared the shelf with 2 others: a third left
+    # with the shipment (0.333333, a variance), a third went to SHOP with the transfer and
+    # a third stays at MAIN (0.333333 or 4 each, the value 1.00 to the millionth). In
+    # cents each stock line is its place's step 1.00 -> 1.33 (0.33 twice), the variance
+    # 0.33, GRNI -1.00: the 0.01 they leave over is rounding
+    assert lines(entries(registry, po)[-1]) == {INVENTORY: D("0.66"), PPV: D("0.33"),
+                                                ROUNDING: D("0.01"), GRNI: D(-1)}
+    exact = D(registry.invoke("get_stock_valuation", {}, ADMIN)["total"]["value"])
+    assert exact == D("2.666667")
+    # the Inventory account holds each place's value to the cent: 1.33 + 1.33
+    assert trial(registry)[INVENTORY] == D("2.66") == valuation_in_cents(registry)
+    inventory_equals_valuation(registry)
+    so = apply(registry, "create_sales_order", customer="Bob", location="MAIN",
+               lines=[{"sku": "M1", "quantity": "1", "unit_price": "5"}])
+    apply(registry, "fulfill_order", number=so["number"])
+    # the last unit at MAIN leaves at its 1.333333 or 4: 1.33 either way, MAIN's 1.33 gone
+    assert lines(entries(registry, so["number"])[-1]) == {COGS: D("1.33"),
+                                                         INVENTORY: D("-1.33")}
+    inventory_equals_valuation(registry)
+    assert "balance Assets:Inventory 1.33 EUR" in bean_check(registry, tmp_path)

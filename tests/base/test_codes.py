@@ -15,6 +15,7 @@ from shopfloor.kernel import gs1
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.actor import Actor
 from shopfloor.registry.registry import Registry
+from tests.given import Given
 from tests.helpers import ADMIN, apply
 
 TODAY = datetime(2026, 11, 23, 9, 0, tzinfo=UTC)
@@ -34,14 +35,9 @@ def find(reg: Registry, code: str) -> dict[str, Any]:
 
 def setup(reg: Registry) -> str:
     reg.clock = lambda: TODAY
-    apply(reg, "create_location", code="MAIN", name="Main")
-    apply(reg, "create_supplier", name="Mill")
-    apply(reg, "create_customer", name="Cafe")
-    apply(reg, "create_item", sku="FLOUR", name="Flour", batch_tracked=True, gtin=GTIN)
-    apply(reg, "create_item", sku="SUGAR", name="Sugar", batch_tracked=True)
-    po = apply(reg, "create_purchase_order", supplier="Mill", location="MAIN",
-               lines=[{"sku": "FLOUR", "quantity": "30", "unit_price": "2"},
-                      {"sku": "SUGAR", "quantity": "5", "unit_price": "1"}])
+    given = Given(reg).bakery(gtin=GTIN)
+    given.item("SUGAR", name="Sugar", batch_tracked=True)
+    po = given.po({"FLOUR": ("30", "2"), "SUGAR": ("5", "1")}, "Mill")
     apply(reg, "receive_purchase_order", number=po["number"], lines=[
         {"sku": "FLOUR", "quantity": "30", "lots": [
             {"lot": "L-LATE", "quantity": "10", "expiry": "2027-03-01"},

@@ -32,6 +32,7 @@ from shopfloor.surfaces.http import create_app
 from shopfloor.surfaces.mcp.surface import build_server, settings_actor
 from shopfloor.surfaces.paper import Printer
 from shopfloor.ui.paper import link, path_of
+from tests.given import Given
 from tests.helpers import apply
 
 TODAY = datetime(2026, 11, 23, 9, 0, tzinfo=UTC)
@@ -48,29 +49,23 @@ def reg(sqlite_url: str) -> Iterator[Registry]:
 
 
 def company(reg: Registry) -> dict[str, str]:
-    apply(reg, "create_location", code="MAIN", name="Main warehouse")
-    apply(reg, "create_supplier", name="Acme Mills", email="orders@acme.test")
-    apply(reg, "create_customer", name="Cafe Bleu", phone="+33 1 23")
-    apply(reg, "create_item", sku="FLOUR", name="Flour type 550", batch_tracked=True,
-          gtin=GTIN, uom="kg")
-    apply(reg, "create_item", sku="SALT", name="Sea salt", uom="kg")
-    apply(reg, "create_item", sku="BREAD", name="Country loaf", kind="product")
-    apply(reg, "update_recipe", sku="BREAD", components=[
-        {"sku": "FLOUR", "quantity": "0.5"}, {"sku": "SALT", "quantity": "0.01"}])
-    po = apply(reg, "create_purchase_order", supplier="Acme Mills", location="MAIN",
-               lines=[{"sku": "FLOUR", "quantity": "120", "unit_price": "3.1671"},
-                      {"sku": "SALT", "quantity": "3", "unit_price": "0.335"}])
-    received = apply(reg, "create_purchase_order", supplier="Acme Mills", location="MAIN",
-                     lines=[{"sku": "FLOUR", "quantity": "30", "unit_price": "3"},
-                            {"sku": "SALT", "quantity": "10", "unit_price": "1"}])
+    given = Given(reg)
+    given.location(name="Main warehouse")
+    given.supplier("Acme Mills", email="orders@acme.test")
+    given.customer("Cafe Bleu", phone="+33 1 23")
+    given.item("FLOUR", name="Flour type 550", batch_tracked=True, gtin=GTIN, uom="kg")
+    given.item("SALT", name="Sea salt", uom="kg")
+    given.item("BREAD", "product", name="Country loaf")
+    given.recipe("BREAD", {"FLOUR": "0.5", "SALT": "0.01"})
+    po = given.po({"FLOUR": ("120", "3.1671"), "SALT": ("3", "0.335")}, "Acme Mills")
+    received = given.po({"FLOUR": ("30", "3"), "SALT": ("10", "1")}, "Acme Mills")
     apply(reg, "receive_purchase_order", number=received["number"], lines=[
         {"sku": "FLOUR", "quantity": "30", "lots": [
             {"lot": "L-LATE", "quantity": "20", "expiry": "2027-03-01"},
             {"lot": "L-SOON", "quantity": "10", "expiry": "2026-12-31"}]},
         {"sku": "SALT", "quantity": "10"}])
-    so = apply(reg, "create_sales_order", customer="Cafe Bleu", location="MAIN",
-               lines=[{"sku": "FLOUR", "quantity": "15"}, {"sku": "SALT", "quantity": "2"}])
-    mo = apply(reg, "create_manufacturing_order", sku="BREAD", quantity="40", location="MAIN")
+    so = given.so({"FLOUR": "15", "SALT": "2"}, "Cafe Bleu")
+    mo = given.mo("BREAD", "40")
     return {"po": po["number"], "so": so["number"], "mo": mo["number"]}
 
 
@@ -102,13 +97,12 @@ def test_purchase_order_prints_lines_and_a_total_rounded_per_line(reg: Registry)
 
 def supplier_order(reg: Registry, currency: str, price: str) -> str:
     """A purchase order to a supplier billing in `currency` (a rate is for receipts)."""
-    apply(reg, "create_location", code="MAIN", name="Main warehouse")
-    apply(reg, "create_supplier", name="Far Away Co", currency=currency)
-    apply(reg, "create_item", sku="BOLT", name="Hex bolt", uom="pcs")
-    apply(reg, "create_item", sku="NUT", name="Hex nut", uom="pcs")
-    po = apply(reg, "create_purchase_order", supplier="Far Away Co", location="MAIN",
-               lines=[{"sku": "BOLT", "quantity": "1200", "unit_price": price},
-                      {"sku": "NUT", "quantity": "3", "unit_price": "0.335"}])
+    given = Given(reg)
+    given.location(name="Main warehouse")
+    given.supplier("Far Away Co", currency=currency)
+    given.item("BOLT", name="Hex bolt", uom="pcs")
+    given.item("NUT", name="Hex nut", uom="pcs")
+    po = given.po({"BOLT": ("1200", price), "NUT": ("3", "0.335")}, "Far Away Co")
     assert po["currency"] == currency
     return str(po["number"])
 
@@ -123,12 +117,12 @@ def test_a_purchase_order_prints_in_its_own_currency(reg: Registry) -> None:
 
 def test_a_purchase_order_in_the_suppliers_unit_prints_that_unit(reg: Registry) -> None:
     """Boxes on the order are boxes on its paper: 11 box at 3.50 a box, not 11 pcs."""
-    apply(reg, "create_location", code="MAIN", name="Main warehouse")
-    apply(reg, "create_supplier", name="Alpha")
-    apply(reg, "create_item", sku="RESA", name="Resistor 10k", uom="pcs")
-    apply(reg, "set_supplier_item", sku="RESA", supplier="Alpha", purchase_unit="box",
-          units_per_purchase_unit="100",
-          price_breaks=[{"min_quantity": "1", "unit_price": "3.50"}])
+    given = Given(reg)
+    given.location(name="Main warehouse")
+    given.supplier("Alpha")
+    given.item("RESA", name="Resistor 10k", uom="pcs")
+    given.offer("RESA", "Alpha", purchase_unit="box", units_per_purchase_unit="100",
+                price_breaks=[{"min_quantity": "1", "unit_price": "3.50"}])
     po = apply(reg, "create_purchase_order", supplier="Alpha", location="MAIN", lines=[
         {"sku": "RESA", "quantity": "11", "unit": "box", "unit_price": "3.50"}])
     _, text = printed(reg, "purchase_order", po["number"])

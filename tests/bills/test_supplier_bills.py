@@ -328,3 +328,76 @@ def test_the_journal_csv_will_not_run_a_suppliers_name_as_a_formula(
     partners = {r["partner"] for r in rows if r["document_type"] == "supplier_bill"}
     assert partners == {"'" + evil}
     assert not any(v.startswith(("=", "+", "@")) for r in rows for v in r.values())
+
+
+def test_a_reverted_bill_books_each_row_back_against_its_own_account(
+        registry: Registry) -> None:
+    basic_setup(registry)
+    apply(registry, "modify_supplier", supplier="Acme", bill_tolerance_amount="10")
+    po = received(registry, "M1", "10", "4")
+    so = apply(registry, "create_sales_order", customer="Bob", location="MAIN",
+               lines=[{"sku": "M1", "quantity": "6", "unit_price": "9"}])
+    apply(registry, "fulfill_order", number=so["number"])
+    done = bill(registry, "P-1", [(po, "M1", "10", "4.5")],
+                charges=[{"order": po, "description": "freight", "amount": "5"}])
+    # 0.50 more on 10: 4 on hand (2.00), 6 shipped (3.00); the 5.00 freight by value alike
+    correction, charge = entries(registry, po)[-2:]
+    assert lines(correction) == {INVENTORY: D(2), PPV: D(3), GRNI: D(-5)}
+    assert lines(charge) == {INVENTORY: D(2), PPV: D(3), CLEARING: D(-5)}
+    (entry,) = entries(registry, done["bill"])
+    assert lines(entry) == {GRNI: D(45), CLEARING: D(5), PAYABLE: D(-50)}
+    revert(registry, done)
+    # each re-pricing row and share goes back to the account it came from: the price
+    # correction's to GRNI, the charge's to Landed costs clearing
+    assert lines(entries(registry, po)[-1]) == {INVENTORY: D(-4), PPV: D(-6), GRNI: D(5),
+                                                CLEARING: D(5)}
+    assert lines(entries(registry, done["bill"])[-1]) == {GRNI: D(-45), CLEARING: D(-5),
+                                                          PAYABLE: D(50)}
+    assert CLEARING not in trial(registry)
+    grni_holds_what_is_unbilled(registry)
+    inventory_equals_valuation(registry)
+
+
+def test_a_dollar_charge_on_a_bill_lands_at_the_bills_rate_leaving_no_exchange(
+        registry: Registry) -> None:
+    basic_setup(registry)
+    apply(registry, "create_supplier", name="Wires Inc", currency="USD")
+    apply(registry, "set_exchange_rate", currency="USD", rate="0.9", valid_from="2000-01-01")
+    apply(registry, "set_exchange_rate", currency="USD", rate="0.8",
+          valid_from="2999-01-01")
+    po = received(registry, "M1", "10", "2", supplier="Wires Inc")  # 18.00 EUR at 0.90
+    done = apply(registry, "create_supplier_bill", supplier="Wires Inc", number="W-9",
+                 date="2999-01-05",
+                 lines=[{"order": po, "sku": "M1", "quantity": "10", "unit_price": "2"}],
+                 charges=[{"order": po, "description": "freight", "amount": "5"}])
+    # billed at 0.80: goods 16.00 against GRNI's 18.00 (2.00 exchange gain); the freight
+    # lands at the bill's 0.80 as 4.00 and is payable at 4.00: no exchange on it
+    assert done["charges"][0]["company_amount"] == "4"
+    (entry,) = entries(registry, done["bill"])
+    assert lines(entry) == {GRNI: D(18), CLEARING: D(4), EXCHANGE: D(-2), PAYABLE: D(-20)}
+    assert trial(registry) == {INVENTORY: D(22), PAYABLE: D(-20), EXCHANGE: D(-2)}
+    inventory_equals_valuation(registry)
+
+
+def test_a_reverted_bill_finds_its_charges_rows_by_their_cents(registry: Registry) -> None:
+    basic_setup(registry)
+    apply(registry, "modify_supplier", supplier="Acme", bill_tolerance_amount="10")
+    po = received(registry, "M1", "3", "1")
+    so = apply(registry, "create_sales_order", customer="Bob", location="MAIN",
+               lines=[{"sku": "M1", "quantity": "1", "unit_price": "9"}])
+    apply(registry, "fulfill_order", number=so["number"])
+    done = bill(registry, "C-1", [(po, "M1", "3", "1.1")],
+                charges=[{"order": po, "description": "freight", "amount": "1"}])
+    # 0.10 more on 3: 0.20 on hand, 0.10 shipped; the 1.00 freight: 0.666667 on hand,
+    # 0.333333 shipped, in cents the stock's step 2.20 -> 2.866667 (0.67) and 0.33
+    correction, charge = entries(registry, po)[-2:]
+    assert lines(correction) == {INVENTORY: D("0.2"), PPV: D("0.1"), GRNI: D("-0.3")}
+    assert lines(charge) == {INVENTORY: D("0.67"), PPV: D("0.33"), CLEARING: D(-1)}
+    revert(registry, done)
+    # the 0.666667 row is the charge's (its line 0.67), the 0.20 the correction's: the
+    # stock's step back 2.866667 -> 2.00 (-0.87), the shares -0.433333 (-0.43)
+    assert lines(entries(registry, po)[-1]) == {INVENTORY: D("-0.87"), PPV: D("-0.43"),
+                                                GRNI: D("0.3"), CLEARING: D(1)}
+    assert CLEARING not in trial(registry)
+    grni_holds_what_is_unbilled(registry)
+    inventory_equals_valuation(registry)

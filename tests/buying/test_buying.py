@@ -16,16 +16,18 @@ from shopfloor.registry.registry import Registry
 from shopfloor.surfaces.paper import Printer
 from shopfloor.ui.paper import path_of
 from tests.base.test_paper import text_of
+from tests.given import Given
 from tests.helpers import ADMIN, apply, snapshot
 
 
 def world(reg: Registry) -> None:
-    apply(reg, "create_location", code="MAIN", name="Main")
-    apply(reg, "create_supplier", name="Alpha")
-    apply(reg, "create_supplier", name="Beta")
-    apply(reg, "create_supplier", name="Wires Inc", currency="USD")
-    apply(reg, "create_item", sku="RESA", name="Resistor A", kind="material")
-    apply(reg, "create_item", sku="WIRE", name="Wire", kind="material")
+    given = Given(reg)
+    given.location()
+    for name in ("Alpha", "Beta"):
+        given.supplier(name)
+    given.supplier("Wires Inc", currency="USD")
+    given.item("RESA", name="Resistor A")
+    given.item("WIRE", name="Wire")
 
 
 def alpha_and_beta(reg: Registry, *, preferred: str | None = None) -> None:

@@ -10,14 +10,15 @@ from typing import Any
 
 from shopfloor.registry.registry import Registry
 from tests.buying.test_buying import alpha_and_beta, refused, stock_of, world
+from tests.given import Given
 from tests.helpers import ADMIN, apply
 from tests.planning.test_mrp import TODAY, day, plan_of, run_job
 
 
 def need(reg: Registry, quantity: str, days: int, sku: str = "RESA") -> None:
-    apply(reg, "create_customer", name=f"C{sku}{days}")
-    apply(reg, "create_sales_order", customer=f"C{sku}{days}", location="MAIN",
-          due_date=day(days), lines=[{"sku": sku, "quantity": quantity, "unit_price": "1"}])
+    given = Given(reg)
+    given.customer(f"C{sku}{days}")
+    given.so({sku: (quantity, "1")}, f"C{sku}{days}", due_date=day(days))
 
 
 def groups(plan: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:

@@ -13,24 +13,24 @@ from sqlalchemy import func, select
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
 from shopfloor.store.tables import Variance
+from tests.given import Given
 from tests.helpers import ADMIN, apply, ledger_mismatches, snapshot
 
 
 def world(reg: Registry) -> None:
-    apply(reg, "create_location", code="MAIN", name="Main")
-    apply(reg, "create_location", code="SHOP", name="Shop")
-    apply(reg, "create_supplier", name="Acme")
-    apply(reg, "create_supplier", name="Wires Inc", currency="USD")
-    apply(reg, "create_customer", name="Bob")
+    given = Given(reg)
+    given.location("MAIN")
+    given.location("SHOP")
+    given.supplier("Acme")
+    given.supplier("Wires Inc", currency="USD")
+    given.customer("Bob")
     for sku in ("LA", "LB"):
-        apply(reg, "create_item", sku=sku, name=f"Item {sku}")
+        given.item(sku)
 
 
 def received(reg: Registry, lines: list[tuple[str, str, str]], supplier: str = "Acme"
              ) -> str:
-    po = apply(reg, "create_purchase_order", supplier=supplier, location="MAIN",
-               lines=[{"sku": s, "quantity": q, "unit_price": p} for s, q, p in lines])
-    apply(reg, "receive_purchase_order", number=po["number"])
+    po = Given(reg).po({s: (q, p) for s, q, p in lines}, supplier, receive=True)
     return str(po["number"])
 
 

@@ -8,6 +8,7 @@ from typing import Any
 from shopfloor.app.wiring import worker_for
 from shopfloor.registry.registry import Registry
 from tests.floor.test_shop_floor import _world
+from tests.given import Given
 from tests.helpers import ADMIN, apply
 
 
@@ -20,9 +21,9 @@ def _plan(reg: Registry, today: str) -> dict[str, Any]:
 
 
 def _demand(reg: Registry, sku: str, due: str) -> None:
-    apply(reg, "create_customer", name="Bob")
-    apply(reg, "create_sales_order", customer="Bob", location="MAIN", due_date=due,
-          lines=[{"sku": sku, "quantity": 100, "unit_price": 50}])
+    given = Given(reg)
+    given.customer("Bob")
+    given.so({sku: ("100", "50")}, due_date=due)
 
 
 def test_a_planned_order_starts_as_its_routing_needs_not_its_lead_time(

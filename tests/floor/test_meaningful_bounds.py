@@ -10,6 +10,7 @@ from decimal import Decimal as D
 from shopfloor.registry.registry import Registry
 from tests.buying.test_buying import refused
 from tests.floor.test_shop_floor import _mo, _world
+from tests.given import Given
 from tests.helpers import ADMIN, apply
 
 
@@ -52,14 +53,17 @@ def _terms(breaks: list[tuple[str, str]]) -> dict[str, object]:
             "price_breaks": [{"min_quantity": q, "unit_price": p} for q, p in breaks]}
 
 
-def _buyer(reg: Registry) -> None:
-    apply(reg, "create_location", code="MAIN", name="Main")
-    apply(reg, "create_supplier", name="Alpha")
-    apply(reg, "create_item", sku="RESA", name="Resistor", kind="material")
+def buyer(given: Given) -> Given:
+    """MAIN, and supplier Alpha for the resistor RESA."""
+    given.location()
+    given.supplier("Alpha")
+    given.item("RESA", name="Resistor")
+    return given
 
 
-def test_a_price_break_that_raises_the_price_is_refused_naming_it(registry: Registry) -> None:
-    _buyer(registry)
+def test_a_price_break_that_raises_the_price_is_refused_naming_it(registry: Registry,
+                                                                  given: Given) -> None:
+    buyer(given)
     err = refused(registry, "set_supplier_item",
                   _terms([("1", "4.00"), ("10", "3.50"), ("100", "3.60")]))
     assert (err.code, err.field) == ("validation_error", "price_breaks[2].unit_price")
@@ -68,8 +72,8 @@ def test_a_price_break_that_raises_the_price_is_refused_naming_it(registry: Regi
                                                    ("100", "3.50")]))
 
 
-def test_unit_names_are_normalised_like_keys(registry: Registry) -> None:
-    _buyer(registry)
+def test_unit_names_are_normalised_like_keys(registry: Registry, given: Given) -> None:
+    buyer(given)
     wide = "\uff42\uff4f\uff58"  # "box" in fullwidth letters
     done = apply(registry, "set_supplier_item", **{**_terms([("1", "4")]),
                                                     "purchase_unit": wide})

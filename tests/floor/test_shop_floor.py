@@ -14,27 +14,38 @@ import pytest
 
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
+from tests.given import Given
 from tests.helpers import ADMIN, apply
 
 MON = "2027-03-01"
 
 
 def _world(reg: Registry) -> None:
-    apply(reg, "create_location", code="MAIN", name="Main")
+    given = Given(reg)
+    given.location()
     for sku, kind in (("BOARD", "material"), ("SCREW", "material"), ("TABLE", "product")):
-        apply(reg, "create_item", sku=sku, name=sku.title(), kind=kind)
-    apply(reg, "update_recipe", sku="TABLE", components=[{"sku": "BOARD", "quantity": 2},
-                                                         {"sku": "SCREW", "quantity": 8}])
-    apply(reg, "create_stock_adjustment", location="MAIN", reason="opening", lines=[
-        {"sku": "BOARD", "quantity_delta": "1000", "unit_cost": "5.00"},
-        {"sku": "SCREW", "quantity_delta": "5000", "unit_cost": "0.10"}])
-    apply(reg, "create_work_centre", code="CUT", name="Cutting", hourly_cost="30.00")
-    apply(reg, "create_work_centre", code="ASM", name="Assembly", hourly_cost="40.00")
-    apply(reg, "update_routing", sku="TABLE", operations=[
+        given.item(sku, kind, name=sku.title())
+    given.recipe("TABLE", {"BOARD": "2", "SCREW": "8"})
+    given.stock({"BOARD": ("1000", "5.00"), "SCREW": ("5000", "0.10")})
+    given.work_centre("CUT", name="Cutting", hourly_cost="30.00")
+    given.work_centre("ASM", name="Assembly", hourly_cost="40.00")
+    given.routing("TABLE", [
         {"sequence": 10, "name": "Cut", "work_centre": "CUT", "setup_minutes": 30,
          "run_minutes": 2},
         {"sequence": 20, "name": "Assemble", "work_centre": "ASM", "setup_minutes": 15,
          "run_minutes": 3}])
+
+
+def _shelves(reg: Registry) -> None:
+    """SHELF made of one PLANK in 3 min on SAW (one unit), at MAIN."""
+    given = Given(reg)
+    given.location()
+    given.item("PLANK", name="Plank")
+    given.item("SHELF", "product", name="Shelf")
+    given.recipe("SHELF", {"PLANK": "1"})
+    given.work_centre("SAW")
+    given.routing("SHELF", [{"sequence": 1, "name": "Saw", "work_centre": "SAW",
+                             "run_minutes": 3}])
 
 
 def _mo(reg: Registry, **args: Any) -> dict[str, Any]:
@@ -196,13 +207,7 @@ OVERLOAD = [[], *([f"SAW on {MON}: {m} of 480 min planned ({p}%)"]
 def _saw_orders_of(reg: Registry, dues: dict[str, str]) -> None:
     """SAW (one unit) and a SHELF order of 300 min per number, each from Monday 08:00, in
     the order given, each preview warning of the overload it makes."""
-    apply(reg, "create_location", code="MAIN", name="Main")
-    apply(reg, "create_item", sku="PLANK", name="Plank")
-    apply(reg, "create_item", sku="SHELF", name="Shelf", kind="product")
-    apply(reg, "update_recipe", sku="SHELF", components=[{"sku": "PLANK", "quantity": 1}])
-    apply(reg, "create_work_centre", code="SAW", name="Saw")
-    apply(reg, "update_routing", sku="SHELF", operations=[
-        {"sequence": 1, "name": "Saw", "work_centre": "SAW", "run_minutes": 3}])
+    _shelves(reg)
     for n, number in enumerate(dues):
         args = {"sku": "SHELF", "location": "MAIN", "quantity": 100, "number": number,
                 "due_date": dues[number], "start": f"{MON}T08:00:00Z"}
@@ -263,13 +268,7 @@ def test_an_overloaded_day_in_the_coming_weeks_is_an_alert(registry: Registry) -
     from shopfloor.app import alerts
 
     monday = date.today() + timedelta(days=7 - date.today().weekday())
-    apply(registry, "create_location", code="MAIN", name="Main")
-    apply(registry, "create_item", sku="PLANK", name="Plank")
-    apply(registry, "create_item", sku="SHELF", name="Shelf", kind="product")
-    apply(registry, "update_recipe", sku="SHELF", components=[{"sku": "PLANK", "quantity": 1}])
-    apply(registry, "create_work_centre", code="SAW", name="Saw")
-    apply(registry, "update_routing", sku="SHELF", operations=[
-        {"sequence": 1, "name": "Saw", "work_centre": "SAW", "run_minutes": 3}])
+    _shelves(registry)
     shown = alerts.content(registry, "overloaded-centres", alerts.WATCHER)
     assert shown["count"] == 0
     for number in ("A", "B"):  # 300 min each, both from Monday 08:00: 600 of 480

@@ -9,6 +9,7 @@ from decimal import Decimal as D
 from typing import Any
 
 from shopfloor.registry.registry import Registry
+from tests.given import Given
 from tests.helpers import ADMIN, apply
 from tests.planning.test_mrp import run_job
 
@@ -20,11 +21,7 @@ def _world(reg: Registry, free: str = "4", blocked: str = "6", *, expired: bool 
     """FLOUR at MAIN: lot L1 usable (none when `free` is 0), lot L2 held (or, with
     `expired`, past its expiry)."""
     reg.clock = lambda: NOW
-    apply(reg, "create_location", code="MAIN", name="Main")
-    apply(reg, "create_supplier", name="Mill")
-    apply(reg, "create_customer", name="Cafe")
-    apply(reg, "create_item", sku="FLOUR", name="Flour", batch_tracked=True,
-          purchase_price="2", default_supplier="Mill")
+    given = Given(reg).bakery(purchase_price="2", default_supplier="Mill")
     for lot, qty, expiry in (("L1", free, "2027-06-01"),
                              ("L2", blocked, "2026-11-01" if expired else None)):
         if D(qty) == 0:
@@ -32,9 +29,7 @@ def _world(reg: Registry, free: str = "4", blocked: str = "6", *, expired: bool 
         spec: dict[str, Any] = {"lot": lot}
         if expiry:
             spec["expiry"] = expiry
-        apply(reg, "create_stock_adjustment", location="MAIN", reason="opening",
-              lines=[{"sku": "FLOUR", "quantity_delta": qty, "unit_cost": "2",
-                      "lots": [spec]}])
+        given.stock({"FLOUR": {"quantity": qty, "unit_cost": "2", "lots": [spec]}})
     if not expired:
         apply(reg, "hold_lot", sku="FLOUR", lot="L2", reason="lab test pending")
 
@@ -112,17 +107,14 @@ def test_mrp_buys_when_the_only_stock_is_held(registry: Registry) -> None:
 
 def test_mrp_makes_when_the_only_stock_of_a_product_is_held(registry: Registry) -> None:
     registry.clock = lambda: NOW
-    apply(registry, "create_location", code="MAIN", name="Main")
-    apply(registry, "create_supplier", name="Mill")
-    apply(registry, "create_customer", name="Cafe")
-    apply(registry, "create_item", sku="FLOUR", name="Flour", default_supplier="Mill",
-          purchase_price="1")
-    apply(registry, "create_item", sku="BREAD", name="Bread", kind="product",
-          batch_tracked=True, lead_time_days=1)
-    apply(registry, "update_recipe", sku="BREAD", components=[{"sku": "FLOUR", "quantity": "2"}])
-    apply(registry, "create_stock_adjustment", location="MAIN", reason="opening",
-          lines=[{"sku": "BREAD", "quantity_delta": "8", "unit_cost": "3",
-                  "lots": [{"lot": "B1"}]}])
+    given = Given(registry)
+    given.location()
+    given.supplier("Mill")
+    given.customer("Cafe")
+    given.item("FLOUR", name="Flour", default_supplier="Mill", purchase_price="1")
+    given.item("BREAD", "product", name="Bread", batch_tracked=True, lead_time_days=1)
+    given.recipe("BREAD", {"FLOUR": "2"})
+    given.stock({"BREAD": {"quantity": "8", "unit_cost": "3", "lots": [{"lot": "B1"}]}})
     apply(registry, "hold_lot", sku="BREAD", lot="B1", reason="recall")
     apply(registry, "create_sales_order", customer="Cafe", location="MAIN",
           due_date="2026-12-10", lines=[{"sku": "BREAD", "quantity": "5"}])

@@ -19,15 +19,16 @@ from shopfloor.registry.registry import Registry
 from shopfloor.store.bulk import insert_returning
 from shopfloor.store.tables import Batch, Item, table
 from shopfloor.store.tables.lots import LotBalance
+from tests.given import Given
 from tests.helpers import apply, basic_setup, ledger_mismatches
 
 BATCHES = table(Batch)
 
 
 def _tracked(registry: Registry, n: int) -> None:
-    for i in range(n):
-        apply(registry, "create_item", sku=f"T{i}", name=f"Tracked {i}", batch_tracked=True,
-              precision=6)  # counted to a millionth: the fractions below are its own
+    given = Given(registry)
+    for i in range(n):  # counted to a millionth: the fractions below are its own
+        given.item(f"T{i}", name=f"Tracked {i}", batch_tracked=True, precision=6)
 
 
 def _receive(registry: Registry, lines: list[dict[str, Any]]) -> dict[str, Any]:

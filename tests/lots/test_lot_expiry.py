@@ -10,6 +10,7 @@ import pytest
 
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
+from tests.given import Given
 from tests.helpers import ADMIN, apply, ledger_mismatches, snapshot
 from tests.lots.test_lots import TODAY, setup
 
@@ -130,11 +131,11 @@ def test_an_adjustment_into_a_lot_with_another_expiry_is_refused(registry: Regis
 
 def product(reg: Registry) -> None:
     setup(reg)
-    apply(reg, "create_item", sku="M", name="Material", purchase_price="1")
-    apply(reg, "create_item", sku="BREAD", name="Bread", kind="product", batch_tracked=True)
-    apply(reg, "update_recipe", sku="BREAD", components=[{"sku": "M", "quantity": "1"}])
-    apply(reg, "create_stock_adjustment", location="MAIN", reason="opening",
-          lines=[{"sku": "M", "quantity_delta": "100", "unit_cost": "1"}])
+    given = Given(reg)
+    given.item("M", name="Material", purchase_price="1")
+    given.item("BREAD", "product", name="Bread", batch_tracked=True)
+    given.recipe("BREAD", {"M": "1"})
+    given.stock({"M": ("100", "1")})
 
 
 def make(reg: Registry, quantity: str = "2") -> str:

@@ -12,6 +12,7 @@ import pytest
 
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
+from tests.given import Given
 from tests.helpers import ADMIN, apply, ledger_mismatches
 from tests.lots.test_lots import TODAY, lots_of
 
@@ -32,13 +33,15 @@ def buy(reg: Registry, supplier: str, sku: str, qty: str, price: str,
     return str(po["number"])
 
 
-def base(reg: Registry) -> None:
+def base(reg: Registry) -> Given:
     reg.clock = lambda: TODAY
-    apply(reg, "create_location", code="MAIN", name="Main")
+    given = Given(reg)
+    given.location()
     for name in ("Mill", "Sweet"):
-        apply(reg, "create_supplier", name=name)
+        given.supplier(name)
     for name in ("Cafe", "Deli"):
-        apply(reg, "create_customer", name=name)
+        given.customer(name)
+    return given
 
 
 def test_completion_costs_the_output_from_actual_consumption_with_scrap_and_a_substitute(
@@ -82,13 +85,12 @@ def test_completion_costs_the_output_from_actual_consumption_with_scrap_and_a_su
 
 
 def two_levels(reg: Registry) -> dict[str, str]:
-    base(reg)
+    given = base(reg)
     for sku, kind in (("FLOUR", "material"), ("SUGAR", "material"), ("DOUGH", "intermediate"),
                       ("BREAD", "product")):
-        apply(reg, "create_item", sku=sku, name=sku, kind=kind, batch_tracked=True)
-    apply(reg, "update_recipe", sku="DOUGH", components=[{"sku": "FLOUR", "quantity": "2"},
-                                                         {"sku": "SUGAR", "quantity": "1"}])
-    apply(reg, "update_recipe", sku="BREAD", components=[{"sku": "DOUGH", "quantity": "1"}])
+        given.item(sku, kind, name=sku, batch_tracked=True)
+    given.recipe("DOUGH", {"FLOUR": "2", "SUGAR": "1"})
+    given.recipe("BREAD", {"DOUGH": "1"})
     docs = {"po_flour": buy(reg, "Mill", "FLOUR", "20", "1", [{"lot": "F1"}]),
             "po_sugar": buy(reg, "Sweet", "SUGAR", "8", "2", [{"lot": "S1"}])}
     buy(reg, "Mill", "FLOUR", "5", "1", [{"lot": "F2"}])  # another lot, never used

@@ -13,6 +13,7 @@ import pytest
 
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
+from tests.given import Given
 from tests.helpers import ADMIN, apply, ledger_mismatches, snapshot
 
 TODAY = datetime(2026, 11, 23, 9, 0, tzinfo=UTC)
@@ -31,10 +32,7 @@ def refused(reg: Registry, tool: str, **args: Any) -> ShopfloorError:
 
 def setup(reg: Registry) -> None:
     reg.clock = lambda: TODAY
-    apply(reg, "create_location", code="MAIN", name="Main")
-    apply(reg, "create_supplier", name="Mill")
-    apply(reg, "create_customer", name="Cafe")
-    apply(reg, "create_item", sku="FLOUR", name="Flour", batch_tracked=True, purchase_price="2")
+    Given(reg).bakery(purchase_price="2")
 
 
 def receive(reg: Registry, sku: str, lines: list[dict[str, Any]], price: str = "2") -> str:

@@ -10,17 +10,18 @@ import pytest
 
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
+from tests.given import Given
 from tests.helpers import ADMIN, apply, ledger_mismatches, snapshot
 from tests.lots.test_lots import TODAY, refused
 
 
 def setup(reg: Registry) -> None:
     reg.clock = lambda: TODAY
-    apply(reg, "create_location", code="MAIN", name="Main")
-    apply(reg, "create_supplier", name="Tools Inc")
-    apply(reg, "create_customer", name="Builder")
-    apply(reg, "create_item", sku="DRILL", name="Drill", serial_tracked=True,
-          purchase_price="80")
+    given = Given(reg)
+    given.location()
+    given.supplier("Tools Inc")
+    given.customer("Builder")
+    given.item("DRILL", name="Drill", serial_tracked=True, purchase_price="80")
 
 
 def order(reg: Registry, qty: str) -> str:

@@ -18,6 +18,7 @@ import pytest
 from shopfloor.app.wiring import worker_for
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
+from tests.given import Given
 from tests.helpers import ADMIN, apply, ledger_mismatches, snapshot
 
 TODAY = date(2026, 12, 1)
@@ -63,10 +64,13 @@ def replan_is_empty(reg: Registry, job_id: str, **args: Any) -> None:
     assert again["messages"] == [], again["messages"]
 
 
-def base(reg: Registry) -> None:
-    apply(reg, "create_location", code="MAIN", name="Main")
-    apply(reg, "create_supplier", name="Acme")
-    apply(reg, "create_customer", name="Bob")
+def base(reg: Registry) -> Given:
+    """MAIN, supplier Acme and customer Bob."""
+    given = Given(reg)
+    given.location()
+    given.supplier()
+    given.customer()
+    return given
 
 
 def sell(reg: Registry, sku: str, quantity: str, due: int, location: str = "MAIN") -> str:
@@ -76,24 +80,21 @@ def sell(reg: Registry, sku: str, quantity: str, due: int, location: str = "MAIN
 
 
 def stock(reg: Registry, location: str = "MAIN", **quantities: str) -> None:
-    apply(reg, "create_stock_adjustment", location=location, reason="opening",
-          lines=[{"sku": s, "quantity_delta": q} for s, q in quantities.items()])
+    Given(reg).stock(quantities, location)
 
 
 def _world(reg: Registry) -> tuple[str, str, str]:
-    base(reg)
-    apply(reg, "create_item", sku="P", name="Product", kind="product", lead_time_days=2)
-    apply(reg, "create_item", sku="I", name="Intermediate", kind="intermediate",
-          lead_time_days=3)
-    apply(reg, "create_item", sku="M", name="Material", lead_time_days=5,
-          default_supplier="Acme", purchase_price="1.5")
-    apply(reg, "update_recipe", sku="P", components=[{"sku": "I", "quantity": "2"}])
-    apply(reg, "update_recipe", sku="I", components=[{"sku": "M", "quantity": "3"}])
-    stock(reg, P="1", I="2", M="4")
+    given = base(reg)
+    given.item("P", "product", name="Product", lead_time_days=2)
+    given.item("I", "intermediate", name="Intermediate", lead_time_days=3)
+    given.item("M", name="Material", lead_time_days=5, default_supplier="Acme",
+               purchase_price="1.5")
+    given.recipe("P", {"I": "2"})
+    given.recipe("I", {"M": "3"})
+    given.stock({"P": "1", "I": "2", "M": "4"})
     first = sell(reg, "P", "5", 10)
     second = sell(reg, "P", "7", 31)             # a second wave, three weeks later
-    po = apply(reg, "create_purchase_order", supplier="Acme", location="MAIN",
-               expected_date=day(3), lines=[{"sku": "M", "quantity": "10"}])["number"]
+    po = given.po({"M": "10"}, expected_date=day(3))["number"]
     return first, second, po
 
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from shopfloor.registry.registry import Registry
-from tests.helpers import ADMIN, apply
+from tests.given import Given
+from tests.helpers import ADMIN
 from tests.planning.test_mrp import TODAY as T
 from tests.planning.test_mrp import (
     base,
@@ -23,8 +24,7 @@ from tests.planning.test_mrp import (
 
 
 def _item(reg: Registry, sku: str, **fields: Any) -> None:
-    apply(reg, "create_item", sku=sku, name=sku, default_supplier="Acme",
-          purchase_price="1", **fields)
+    Given(reg).item(sku, name=sku, default_supplier="Acme", purchase_price="1", **fields)
 
 
 def _job(reg: Registry) -> tuple[str, dict[str, Any]]:

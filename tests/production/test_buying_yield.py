@@ -10,6 +10,7 @@ from typing import Any
 
 from shopfloor.registry.registry import Registry
 from tests.buying.test_buying import refused, stock_of
+from tests.given import Given
 from tests.helpers import ADMIN, apply, ledger_mismatches
 from tests.planning.test_mrp import day, plan_of
 
@@ -20,9 +21,10 @@ def seed(reg: Registry, sku: str, quantity: str, cost: str) -> None:
 
 
 def pcb(reg: Registry) -> None:
-    apply(reg, "create_location", code="MAIN", name="Main")
-    apply(reg, "create_item", sku="R10K", name="Resistor 10k", kind="material")
-    apply(reg, "create_item", sku="PCB", name="Board", kind="product")
+    given = Given(reg)
+    given.location()
+    given.item("R10K", name="Resistor 10k")
+    given.item("PCB", "product", name="Board")
     apply(reg, "update_recipe", sku="PCB", components=[
         {"sku": "R10K", "quantity": "3", "attrition_percent": "5", "setup_quantity": "15",
          "rounding_multiple": "50"}])
@@ -82,11 +84,12 @@ def test_mrp_orders_what_the_yield_takes(registry: Registry) -> None:
 
 
 def log_and_planks(reg: Registry, shares: list[str]) -> dict[str, Any]:
-    apply(reg, "create_location", code="MAIN", name="Main")
-    apply(reg, "create_item", sku="LOG", name="Log", kind="material")
-    apply(reg, "create_item", sku="PLANK", name="Plank", kind="product")
-    apply(reg, "create_item", sku="SAWDUST", name="Sawdust", kind="material", uom="kg")
-    apply(reg, "create_item", sku="BARK", name="Bark", kind="material", uom="kg")
+    given = Given(reg)
+    given.location()
+    given.item("LOG", name="Log")
+    given.item("PLANK", "product", name="Plank")
+    given.item("SAWDUST", name="Sawdust", uom="kg")
+    given.item("BARK", name="Bark", uom="kg")
     seed(reg, "LOG", "10", "100")
     by = [{"sku": s, "quantity": "2", "cost_share_percent": p}
           for s, p in zip(("SAWDUST", "BARK"), shares, strict=False)]

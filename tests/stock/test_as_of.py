@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
+from tests.given import Given
 from tests.helpers import ADMIN, apply
 from tests.stock import test_ledger_properties as ledger_properties
 
@@ -77,10 +78,10 @@ def _item(reg: Registry, sku: str, **args: Any) -> tuple[Decimal, list[tuple[str
 
 
 def _setup(reg: Registry) -> None:
-    apply(reg, "create_item", sku="LT", name="Tracked", kind="material", batch_tracked=True,
-          precision=3)
+    company = Given(reg)
+    company.item("LT", name="Tracked", batch_tracked=True, precision=3)
     for sku in ("M1", "M2"):  # the steps move thousandths
-        apply(reg, "modify_item", sku=sku, precision=3)
+        company.modify(sku, precision=3)
 
 
 @settings(max_examples=12, deadline=None,

@@ -13,33 +13,29 @@ import pytest
 
 from shopfloor.registry.registry import Registry
 from tests.buying.test_buying import refused
+from tests.given import Given
 from tests.helpers import ADMIN, apply, on_hand
 
 
 def _world(reg: Registry) -> dict[str, str]:
-    apply(reg, "create_location", code="MAIN", name="Main")
-    apply(reg, "create_location", code="SHOP", name="Shop")
-    apply(reg, "create_customer", name="Bob")
-    apply(reg, "create_item", sku="SAND", name="Sand", kind="material", uom="kg")
-    apply(reg, "create_item", sku="GRIT", name="Grit", kind="material", uom="kg",
-          batch_tracked=True)
-    apply(reg, "create_item", sku="BAG", name="Bag of sand", kind="product", uom="kg")
-    apply(reg, "update_recipe", sku="BAG", components=[{"sku": "SAND", "quantity": "1"}])
-    apply(reg, "create_work_centre", code="WC", name="Bench")
-    apply(reg, "update_routing", sku="BAG", operations=[
-        {"sequence": 10, "name": "Fill", "work_centre": "WC", "run_minutes": "1"}])
-    apply(reg, "create_stock_adjustment", location="MAIN", reason="opening", lines=[
-        {"sku": "SAND", "quantity_delta": "100", "unit_cost": "2"},
-        {"sku": "GRIT", "quantity_delta": "10", "unit_cost": "1",
-         "lots": [{"lot": "G1", "quantity": "5"}, {"lot": "G2", "quantity": "5"}]}])
-    mo = apply(reg, "create_manufacturing_order", sku="BAG", quantity="10", location="MAIN")
-    done = apply(reg, "create_manufacturing_order", sku="BAG", quantity="2", location="MAIN")
-    apply(reg, "complete_manufacturing_order", number=done["number"])
-    so = apply(reg, "create_sales_order", customer="Bob", location="MAIN",
-               lines=[{"sku": "SAND", "quantity": "5"}])
-    apply(reg, "fulfill_order", number=so["number"])
-    adj = apply(reg, "create_stock_adjustment", location="MAIN", reason="found",
-                lines=[{"sku": "SAND", "quantity_delta": "1"}])
+    given = Given(reg)
+    given.location("MAIN")
+    given.location("SHOP")
+    given.customer("Bob")
+    given.item("SAND", name="Sand", uom="kg")
+    given.item("GRIT", name="Grit", uom="kg", batch_tracked=True)
+    given.item("BAG", "product", name="Bag of sand", uom="kg")
+    given.recipe("BAG", {"SAND": "1"})
+    given.work_centre("WC", name="Bench")
+    given.routing("BAG", [{"sequence": 10, "name": "Fill", "work_centre": "WC",
+                           "run_minutes": "1"}])
+    given.stock({"SAND": ("100", "2"), "GRIT": {
+        "quantity": "10", "unit_cost": "1",
+        "lots": [{"lot": "G1", "quantity": "5"}, {"lot": "G2", "quantity": "5"}]}})
+    mo = given.mo("BAG", "10")
+    done = given.mo("BAG", "2", complete=True)
+    so = given.so({"SAND": "5"}, fulfil=True)
+    adj = given.stock({"SAND": "1"}, reason="found")
     return {"mo": mo["number"], "done": done["number"], "so": so["number"],
             "adj": adj["number"]}
 

@@ -16,7 +16,8 @@ from shopfloor.app.wiring import worker_for
 from shopfloor.kernel import keys
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
-from tests.helpers import ADMIN, apply, basic_setup
+from tests.given import Given
+from tests.helpers import ADMIN, apply
 
 
 def _preview(reg: Registry, tool: str, **args: Any) -> dict[str, Any]:
@@ -28,9 +29,8 @@ def _warned(preview: dict[str, Any], code: str) -> list[dict[str, Any]]:
 
 
 @pytest.fixture
-def reg(registry: Registry) -> Registry:
-    basic_setup(registry)
-    apply(registry, "create_item", sku="PLAIN-1", name="Plain one")
+def reg(registry: Registry, given: Given) -> Registry:
+    given.company().item("PLAIN-1", name="Plain one")
     return registry
 
 

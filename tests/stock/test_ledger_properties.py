@@ -25,7 +25,8 @@ from shopfloor.registry.registry import Registry
 from shopfloor.store.tables import Balance, StockMovement
 from tests.conftest import _truncate
 from tests.copies import Copies
-from tests.helpers import ADMIN, apply, basic_setup, ledger_mismatches, quick_snapshot
+from tests.given import Given
+from tests.helpers import ADMIN, apply, ledger_mismatches, quick_snapshot
 
 SKUS = ("M1", "M2", "P1")
 LOCS = ("MAIN", "SHOP")
@@ -73,9 +74,9 @@ def _check(reg: Registry) -> None:
 
 
 def _company(reg: Registry) -> None:
-    basic_setup(reg)
+    company = Given(reg).company()
     for sku in ("M1", "M2", "P1"):  # counted to the gram: the quantities have 3 places
-        apply(reg, "modify_item", sku=sku, precision=3)
+        company.modify(sku, precision=3)
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

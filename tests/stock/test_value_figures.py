@@ -13,6 +13,7 @@ from sqlalchemy import func, select
 from shopfloor.registry.registry import Registry
 from shopfloor.store.tables import Balance, Variance
 from tests.corrections.test_revert import revert, stock
+from tests.given import Given
 from tests.helpers import ADMIN, apply, basic_setup, ledger_mismatches
 from tests.lots.test_lots import refused
 
@@ -208,8 +209,7 @@ def test_goods_that_truly_left_are_expensed_naming_their_document(registry: Regi
 
 
 def _tracked(reg: Registry) -> None:
-    basic_setup(reg)
-    apply(reg, "create_item", sku="LOT", name="Lotted", kind="material", batch_tracked=True)
+    Given(reg).company().item("LOT", name="Lotted", batch_tracked=True)
 
 
 def test_figure_m_both_reverts_give_back_the_first_lots_cost(registry: Registry) -> None:

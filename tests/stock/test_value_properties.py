@@ -31,8 +31,18 @@ from sqlalchemy import func, select
 from shopfloor.domain.stock.valuation import FLOWS
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
-from shopfloor.store.tables import Balance, Item, StockMovement, Variance
+from shopfloor.store.tables import (
+    Balance,
+    Item,
+    JournalLine,
+    PurchaseOrderLine,
+    StockMovement,
+    SupplierBill,
+    SupplierBillLine,
+    Variance,
+)
 from shopfloor.store.tables.corrections import Revert, StockReturn
+from tests.accounting.test_journal import valuation_in_cents
 from tests.helpers import ADMIN, apply, ledger_mismatches
 from tests.machines import Unwinding, run_machine
 from tests.stock.test_ledger_properties import fresh  # noqa: F401  (the fixture)
@@ -205,6 +215,42 @@ class Books(Unwinding):
         assert ledger_mismatches(self.reg) == []
         bought, booked = _purchase_side(self.reg)
         assert bought == booked, (bought, booked)
+
+    @invariant()
+    def grni_is_what_is_received_and_not_billed(self) -> None:
+        """Issue 31: the Goods received not invoiced account holds, for every order line,
+        (received - returned - billed) x its price: what the company owes for goods it
+        holds and has no bill for yet. Bills here bill at the order's price, so every
+        unit of a line stands at its one price (a price correction re-prices the line's
+        units not billed yet); the amounts are in cents as the journal's."""
+        with self.reg.store.reading() as s:
+            counted = SupplierBill.operation_id.is_(None) | ~SupplierBill.operation_id.in_(
+                select(Revert.reverted_operation_id))
+            billed = dict(s.execute(
+                select(SupplierBillLine.order_line_id, func.sum(SupplierBillLine.stock_quantity))
+                .join(SupplierBill, SupplierBill.id == SupplierBillLine.bill_id)
+                .where(counted).group_by(SupplierBillLine.order_line_id)).all())
+            owed = sum(((ln.received_quantity - ln.returned_quantity
+                         - billed.get(ln.id, Decimal(0))) * ln.unit_price
+                        for ln in s.scalars(select(PurchaseOrderLine))), Decimal(0))
+            grni = s.scalar(select(func.coalesce(func.sum(JournalLine.credit - JournalLine.debit),
+                                                 0)).where(JournalLine.role == "grni"))
+        assert Decimal(grni) == owed, (grni, owed)
+        # and line by line, as the accountant's GRNI list shows it
+        listed = self.reg.invoke("list_unbilled_receipts", {}, ADMIN)
+        for row in listed["rows"]:
+            assert Decimal(row["value"]) == Decimal(row["unbilled"]) * Decimal(
+                row["unit_price"]), row
+        assert Decimal(listed["value"]) == owed
+
+    @invariant()
+    def inventory_is_the_valuation(self) -> None:
+        """Issue 31: the Inventory accounts hold the stock valuation's rows, each to the
+        cent, at every step."""
+        tb = self.reg.invoke("get_trial_balance", {}, ADMIN)
+        stock = sum((Decimal(r["closing"]) for r in tb["rows"]
+                     if r["account"] in ("1310", "1325", "1330")), Decimal(0))
+        assert stock == valuation_in_cents(self.reg)
 
     @invariant()
     def the_report_adds_up(self) -> None:

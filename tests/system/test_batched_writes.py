@@ -20,6 +20,7 @@ from sqlalchemy import event
 
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
+from tests.given import Given
 from tests.helpers import ADMIN, apply, basic_setup, ledger_mismatches, on_hand, snapshot
 
 
@@ -38,8 +39,9 @@ def counted(registry: Registry) -> Iterator[list[str]]:
 
 
 def _items(registry: Registry, n: int) -> None:
+    given = Given(registry)
     for i in range(n):
-        apply(registry, "create_item", sku=f"B{i}", name=f"Bulk {i}", purchase_price="2")
+        given.item(f"B{i}", name=f"Bulk {i}", purchase_price="2")
 
 
 def _adjust(lines: int) -> dict[str, Any]:

@@ -25,7 +25,8 @@ from shopfloor.tools.views import (
     recipe_out,
     stock_out,
 )
-from tests.helpers import ADMIN, apply, basic_setup
+from tests.given import Given
+from tests.helpers import ADMIN, apply
 
 pytestmark = pytest.mark.quick
 
@@ -51,22 +52,16 @@ def _orm_detail(op: Op, sku: str) -> dict[str, Any]:
 
 
 @pytest.fixture
-def world(registry: Registry) -> Registry:
-    basic_setup(registry)
-    apply(registry, "modify_item", sku="M1", precision=3)  # counted to the gram
-    apply(registry, "create_item", sku="P2", name="Second", kind="product",
-          default_supplier="Acme", purchase_price="2.5", reorder_point="3")
-    apply(registry, "create_stock_adjustment", location="SHOP", reason="seed",
-          lines=[{"sku": "M1", "quantity_delta": "7.25", "unit_cost": "1.5"},
-                 {"sku": "M2", "quantity_delta": "2", "unit_cost": "3"}])
-    apply(registry, "create_stock_adjustment", location="MAIN", reason="seed",
-          lines=[{"sku": "M1", "quantity_delta": "5", "unit_cost": "1"},
-                 {"sku": "P1", "quantity_delta": "1", "unit_cost": "9"}])
-    apply(registry, "update_recipe", sku="P1", components=[
-        {"sku": "M2", "quantity": "3"}, {"sku": "M1", "quantity": "0.5"}])
-    apply(registry, "create_sales_order", customer="Bob", location="MAIN",
-          lines=[{"sku": "M1", "quantity": "2"}])
-    apply(registry, "create_item", sku="GONE", name="Gone")
+def world(registry: Registry, given: Given) -> Registry:
+    given.company()
+    given.apply("modify_item", sku="M1", precision=3)  # counted to the gram
+    given.item("P2", "product", name="Second", default_supplier="Acme", purchase_price="2.5",
+               reorder_point="3")
+    given.stock({"M1": ("7.25", "1.5"), "M2": ("2", "3")}, "SHOP", reason="seed")
+    given.stock({"M1": ("5", "1"), "P1": ("1", "9")}, reason="seed")
+    given.recipe("P1", {"M2": "3", "M1": "0.5"})
+    given.so({"M1": "2"})
+    given.item("GONE", name="Gone")
     apply(registry, "delete_item", sku="GONE")
     return registry
 

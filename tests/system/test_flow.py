@@ -9,6 +9,7 @@ from decimal import Decimal as D
 from typing import Any
 
 from shopfloor.registry.registry import Registry
+from tests.given import Given
 from tests.helpers import ADMIN, apply, ledger_mismatches
 
 
@@ -18,14 +19,14 @@ def stock(reg: Registry, sku: str) -> dict[str, Any]:
     return {k: D(rows[0][k]) for k in ("on_hand", "committed", "available", "average_cost")}
 
 
-def test_purchase_receive_manufacture_fulfil(registry: Registry) -> None:
+def test_purchase_receive_manufacture_fulfil(registry: Registry, given: Given) -> None:
     reg = registry
-    apply(reg, "create_location", code="MAIN", name="Main")
-    apply(reg, "create_supplier", name="Acme")
-    apply(reg, "create_customer", name="Bob")
+    given.location()
+    given.supplier()
+    given.customer()
     for sku, kind in (("M1", "material"), ("M2", "material"), ("I1", "intermediate"),
                       ("P1", "product")):
-        apply(reg, "create_item", sku=sku, name=sku, kind=kind)
+        given.item(sku, kind, name=sku)
     apply(reg, "update_recipe", sku="I1", components=[{"sku": "M1", "quantity": "3"}])
     apply(reg, "update_recipe", sku="P1", components=[{"sku": "I1", "quantity": "2"},
                                                       {"sku": "M2", "quantity": "1"}])

@@ -12,6 +12,7 @@ import subprocess
 import sys
 import tokenize
 import warnings
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -24,6 +25,7 @@ pytestmark = pytest.mark.quick
 SRC = Path(__file__).resolve().parents[2] / "src" / "shopfloor"
 BELOW_THE_REGISTRY = ("kernel", "store", "domain", "registry")
 MAX_LINES = 450
+MAX_TABLES = 8
 DESTRUCTIVE_PREFIXES = ("delete_", "modify_", "correct_", "rebuild_", "revert_", "close_")
 # DESIGN section 3: beyond the prefixes, these change or remove what was there
 DESTRUCTIVE = {"update_stock_adjustment", "update_recipe", "batch_update_recipes",
@@ -113,6 +115,18 @@ def test_no_module_outgrows_one_concept() -> None:
     big = [f"{p.relative_to(SRC)}: {n}" for p in sorted(SRC.rglob("*.py"))
            if "migrations" not in p.parts and (n := len(p.read_text().splitlines())) > MAX_LINES]
     assert big == []
+
+
+def test_no_table_module_holds_more_than_eight_tables() -> None:
+    """The schema is one module per concept (issue 33: one module had grown to 25
+    tables): a ninth table in a module is a second concept wanting a module of its own."""
+    from shopfloor.store import tables
+    from shopfloor.store.tables.core import Base
+
+    tables.everything()
+    held = Counter(m.class_.__module__.rsplit(".", 1)[1] for m in Base.registry.mappers)
+    assert set(held) <= set(tables.MODULES), held
+    assert {m: n for m, n in held.items() if n > MAX_TABLES} == {}, held
 
 
 # Underscore names other libraries make public (namedtuples, rows, os).

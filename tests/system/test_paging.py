@@ -10,20 +10,20 @@ import pytest
 
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
+from tests.given import Given
 from tests.helpers import ADMIN, apply
 
 
 def _world(reg: Registry) -> None:
-    apply(reg, "create_location", code="MAIN", name="Main")
-    apply(reg, "create_location", code="SHOP", name="Shop")
-    apply(reg, "create_supplier", name="Acme")
+    given = Given(reg)
+    given.location("MAIN")
+    given.location("SHOP")
+    given.supplier("Acme")
     for i in range(7):
-        apply(reg, "create_item", sku=f"S-{i}", name=f"Item {i}", reorder_point="10",
-              reorder_quantity="5", default_supplier="Acme")
-    apply(reg, "create_stock_adjustment", location="MAIN", reason="opening",
-          lines=[{"sku": f"S-{i}", "quantity_delta": str(i * 3)} for i in range(1, 7)])
-    apply(reg, "create_stock_adjustment", location="SHOP", reason="opening",
-          lines=[{"sku": f"S-{i}", "quantity_delta": "1"} for i in range(0, 7, 2)])
+        given.item(f"S-{i}", name=f"Item {i}", reorder_point="10", reorder_quantity="5",
+                   default_supplier="Acme")
+    given.stock({f"S-{i}": str(i * 3) for i in range(1, 7)})
+    given.stock({f"S-{i}": "1" for i in range(0, 7, 2)}, "SHOP")
 
 
 def _all_pages(reg: Registry, tool: str, key: str, **args: Any) -> list[dict[str, Any]]:

@@ -16,21 +16,20 @@ from shopfloor.domain.planning import reports
 from shopfloor.registry.registry import Registry
 from shopfloor.store.prepared import Prepared
 from shopfloor.store.tables import Item
-from tests.helpers import ADMIN, apply, basic_setup
+from tests.given import Given
+from tests.helpers import ADMIN
 
 pytestmark = pytest.mark.quick
 
 
 def _company(registry: Registry) -> int:
-    basic_setup(registry)
-    apply(registry, "modify_item", sku="P1", precision=3)  # sold by the metre
-    apply(registry, "modify_item", sku="P1", purchase_price="12.345678", reorder_point="2.5",
-          default_supplier="Acme", batch_tracked=False, order_multiple="0.25")
-    apply(registry, "update_recipe", sku="P1",
-          components=[{"sku": "M1", "quantity": "1.5"}, {"sku": "M2", "quantity": "0.000001"}])
+    given = Given(registry).company()
+    given.modify("P1", precision=3)  # sold by the metre
+    given.modify("P1", purchase_price="12.345678", reorder_point="2.5", default_supplier="Acme",
+                 batch_tracked=False, order_multiple="0.25")
+    given.recipe("P1", {"M1": "1.5", "M2": "0.000001"})
     for location, qty in (("MAIN", "7.125"), ("SHOP", "2")):
-        apply(registry, "create_stock_adjustment", location=location, reason="count",
-              lines=[{"sku": "P1", "quantity_delta": qty}])
+        given.stock({"P1": qty}, location, reason="count")
     got = registry.invoke("get_item", {"sku": "P1"}, ADMIN)
     assert got["stock"] and got["recipe"]
     return int(got["id"])

@@ -20,6 +20,7 @@ from shopfloor.app.wiring import open_registry
 from shopfloor.registry.registry import Registry
 from shopfloor.store.tables import Balance, Item, Job, OperationLog
 from tests.conftest import _truncate
+from tests.given import Given
 from tests.helpers import apply, ledger_mismatches
 
 BIG_ROWS = 2500
@@ -64,7 +65,7 @@ def test_two_workers_run_each_job_once_and_survive_a_sigkill(pg_schema_url: str,
     url = pg_schema_url
     _truncate(url)
     reg = open_registry(Settings(database_url=url))
-    apply(reg, "create_location", code="MAIN", name="Main")
+    Given(reg).location()
     big_id = _queue_imports(reg)
     assert len(_jobs(reg)) == SMALL_JOBS + 1
 

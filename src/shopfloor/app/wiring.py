@@ -300,6 +300,7 @@ def worker_for(registry: Registry, settings: Settings | None = None, **options: 
         options.setdefault("heartbeat", settings.job_heartbeat_seconds)
         options.setdefault("stale_after", timedelta(seconds=settings.job_stale_seconds))
         options.setdefault("delivery", deliverer_for(registry, settings))
+    options.setdefault("clock", lambda: registry.clock())  # read at each use: a test moves it
     return Worker(registry.store, registry.job_runners(), **options)
 
 

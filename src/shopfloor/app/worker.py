@@ -38,7 +38,7 @@ class Worker:
     def __init__(self, store: Store, kinds: dict[str, Runner], *, name: str | None = None,
                  poll: float = 0.5, heartbeat: float = 2.0,
                  stale_after: timedelta = timedelta(seconds=20),
-                 delivery: Deliverer | None = None) -> None:
+                 delivery: Deliverer | None = None, clock: queue.Clock = queue.now) -> None:
         self.store = store
         self.delivery = delivery
         self.kinds = kinds
@@ -46,16 +46,18 @@ class Worker:
         self.poll = poll
         self.heartbeat = heartbeat
         self.stale_after = stale_after
+        self.clock = clock  # the leases' (queue.Clock)
 
     def run_one(self, job_id: str | None = None) -> bool:
-        job = queue.claim(self.store, self.name, job_id)
+        job = queue.claim(self.store, self.name, job_id, clock=self.clock)
         if job is None:
             return False
         self.execute(job)
         return True
 
     def execute(self, job: Job) -> None:
-        ctx = JobContext(self.store, job.id, self.name, job.actor, dict(job.arguments))
+        ctx = JobContext(self.store, job.id, self.name, job.actor, dict(job.arguments),
+                         self.clock)
         done = threading.Event()
 
         def keep_alive() -> None:
@@ -119,7 +121,7 @@ class Worker:
         while not stop.is_set():
             try:
                 if time.monotonic() - last_sweep > self.stale_after.total_seconds() / 4:
-                    queue.requeue_stale(self.store, self.stale_after)
+                    queue.requeue_stale(self.store, self.stale_after, clock=self.clock)
                     last_sweep = time.monotonic()
                 if not self.run_one():
                     stop.wait(self.poll)

@@ -28,6 +28,7 @@ class JobContext:
     worker: str
     actor: str
     arguments: dict[str, Any]
+    clock: queue.Clock = queue.now
     fraction: float = 0.0
     message: str = ""
     defer: bool = False
@@ -44,7 +45,8 @@ class JobContext:
         if self.defer or time.monotonic() - self._saved < SAVE_EVERY:
             return
         self._saved = time.monotonic()
-        if queue.beat(self.store, self.job_id, self.worker, fraction, message):
+        if queue.beat(self.store, self.job_id, self.worker, fraction, message,
+                      clock=self.clock):
             self._stop.set()
             raise Cancelled
 
@@ -54,7 +56,7 @@ class JobContext:
         stop = queue.stop_requested(self.store, self.job_id, self.worker)
         if not stop and not self.defer:
             stop = queue.beat(self.store, self.job_id, self.worker, self.fraction,
-                              self.message or None)
+                              self.message or None, clock=self.clock)
         if stop:
             self._stop.set()
 

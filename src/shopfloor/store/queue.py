@@ -9,6 +9,7 @@ worker stops heartbeating is re-queued, a bounded number of times, then failed.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from typing import Any
@@ -34,6 +35,11 @@ def now() -> datetime:
     return datetime.now(UTC)
 
 
+Clock = Callable[[], datetime]
+"""A job's lease runs on its worker's clock (the registry's): claims and heartbeats stamp
+by it and the stale sweep reads it, so a test moves it past a lease instead of waiting."""
+
+
 def finished(session: Any, job: Job) -> None:
     """The job's event, in the transaction that ends it (the outbox)."""
     outbox.emit(session.connection(), EventType.job_finished, {
@@ -50,7 +56,8 @@ def enqueue(session: Any, kind: str, arguments: dict[str, Any], actor: str) -> J
     return job
 
 
-def claim(store: Store, worker: str, job_id: str | None = None) -> Job | None:
+def claim(store: Store, worker: str, job_id: str | None = None, *,
+          clock: Clock = now) -> Job | None:
     """Take the oldest queued job (or this one) for `worker`; None when there is none.
 
     An idle worker polls this every half second: it looks with a read first, so it takes
@@ -73,7 +80,7 @@ def claim(store: Store, worker: str, job_id: str | None = None) -> Job | None:
             job = s.scalars(stmt).first()
             if job is None:
                 return None
-            stamp = now()
+            stamp = clock()
             job.status, job.worker, job.attempts = JobState.running, worker, job.attempts + 1
             job.heartbeat_at, job.started_at = stamp, job.started_at or stamp
             job.message = f"running on {worker}"
@@ -84,7 +91,7 @@ def claim(store: Store, worker: str, job_id: str | None = None) -> Job | None:
 
 
 def beat(store: Store, job_id: str, worker: str, progress: float | None = None,
-         message: str | None = None) -> bool:
+         message: str | None = None, *, clock: Clock = now) -> bool:
     """Record liveness (and progress); True when the job should stop (cancel or lost)."""
     def attempt() -> bool:
         with store.writing() as s:
@@ -93,7 +100,7 @@ def beat(store: Store, job_id: str, worker: str, progress: float | None = None,
             job = s.get(Job, job_id, options=[defer(Job.result)])
             if job is None or job.worker != worker or job.status != JobState.running:
                 return True
-            job.heartbeat_at = now()
+            job.heartbeat_at = clock()
             if progress is not None:
                 job.progress = Decimal(str(round(min(max(progress, 0.0), 1.0), 4)))
             if message is not None:
@@ -150,10 +157,11 @@ def complete(session: Any, job_id: str, worker: str, message: str, result: dict[
     finished(session, job)
 
 
-def requeue_stale(store: Store, timeout: timedelta, max_attempts: int = MAX_ATTEMPTS) -> int:
+def requeue_stale(store: Store, timeout: timedelta, max_attempts: int = MAX_ATTEMPTS, *,
+                  clock: Clock = now) -> int:
     """Jobs whose worker went silent: back to the queue, or failed after `max_attempts`."""
     def attempt() -> int:
-        cutoff = now() - timeout
+        cutoff = clock() - timeout
         with store.writing() as s:
             stmt = select(Job).where(Job.status == JobState.running, or_(
                 Job.heartbeat_at.is_(None), Job.heartbeat_at < cutoff))

@@ -13,8 +13,9 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import BigInteger, DateTime, Numeric
+from sqlalchemy import BigInteger, ColumnElement, DateTime, Numeric, Text, cast, type_coerce
 from sqlalchemy.engine import Dialect
+from sqlalchemy.orm import InstrumentedAttribute
 from sqlalchemy.types import TypeDecorator, TypeEngine
 
 SCALE = 6
@@ -91,3 +92,31 @@ class UtcDateTime(TypeDecorator[datetime]):
             return None
         stamp: datetime = value
         return stamp.replace(tzinfo=UTC) if stamp.tzinfo is None else stamp.astimezone(UTC)
+
+
+def as_stored(column: ColumnElement[Any] | InstrumentedAttribute[Any], dialect: str
+              ) -> ColumnElement[Any]:
+    """A `Dec` column (or a sum of them) as the database holds it, for a reader that only
+    prints it: SQLite's integer of millionths, PostgreSQL's NUMERIC as text. `plain_text`
+    prints either exactly, without a `Decimal` made per value (an export of a million
+    amounts spends its time there)."""
+    if dialect == "postgresql":
+        return cast(column, Text())
+    return type_coerce(column, BigInteger())
+
+
+def plain_text(stored: int | str | None) -> str:
+    """An `as_stored` value as a plain exact number: no exponent, no trailing zeros."""
+    if not stored:
+        return "0"
+    if type(stored) is int:
+        negative = stored < 0
+        whole, part = divmod(-stored if negative else stored, _ONE)
+        text = f"{whole}.{part:06d}".rstrip("0") if part else str(whole)
+        return "-" + text if negative else text
+    text = str(stored)
+    text = text.rstrip("0").rstrip(".") if "." in text else text
+    return "0" if text in ("-0", "") else text
+
+
+_ONE = 10 ** SCALE

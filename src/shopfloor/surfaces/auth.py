@@ -14,6 +14,11 @@ A verified token's actor is kept (bounded, least recently used out first) until 
 token's own `exp`, so a client sending the same token on every request pays for one
 signature check, not one per request; expiry is still checked on every use.
 
+Time is the registry's clock, read at each use, never the process's: minting, expiry
+(`exp`, `nbf`, `iat`, checked by PyJWT's own rules but against that clock), the cache and
+the sessions all move with it, so a test moves one clock past a token's life instead of
+waiting it out.
+
 A token minted by a password sign-in names its session (`sid`): that one is checked
 against the session row on every use, so a sign-out or a disabled account ends it at once.
 Any token of a revoked subject (`shopfloor token revoke`) issued up to its revocation is
@@ -52,6 +57,7 @@ REVOKED_TTL = 1.0
 
 class Authenticator:
     def __init__(self, registry: Registry, settings: Settings) -> None:
+        self._registry = registry
         self._key = registry.key("jwt")
         self._issuer, self._audience = load_token_names(registry.store)
         self._jwks = jwt.PyJWKClient(settings.jwks_url) if settings.jwks_url else None
@@ -65,7 +71,7 @@ class Authenticator:
             OrderedDict()
         self._revoked: tuple[float, dict[str, float]] = (-math.inf, {})
         self._lock = threading.Lock()
-        self.accounts = Accounts(registry.store)
+        self.accounts = Accounts(registry.store, clock=lambda: registry.clock())
         self.session_ttl = timedelta(minutes=settings.session_minutes)
 
     @property
@@ -77,7 +83,7 @@ class Authenticator:
         """`needs_approval`: the bearer's applies are held as proposals (claim `approval`)."""
         for r in roles:
             Role.parse(r)
-        now = int(time.time())
+        now = int(self._now())
         claims: dict[str, Any] = {"sub": subject, "roles": roles, "iat": now,
                                   "exp": now + ttl_seconds, "iss": self._issuer,
                                   "aud": self._audience}
@@ -174,7 +180,7 @@ class Authenticator:
             hit = self._verified.get(token)
             if hit is None:
                 return None
-            if hit[0] <= time.time():
+            if hit[0] <= self._now():
                 del self._verified[token]
                 raise Unauthenticated("the token has expired", details={"reason": "expired"})
             self._verified.move_to_end(token)
@@ -190,15 +196,47 @@ class Authenticator:
             while len(self._verified) > CACHE_SIZE:
                 self._verified.popitem(last=False)
 
+    def _now(self) -> float:
+        return self._registry.clock().timestamp()
+
     def _decode(self, token: str) -> dict[str, Any]:
-        options: Any = {"require": ["exp", "sub", "iss", "aud"]}
+        """Signature, issuer and audience by PyJWT; its times against our clock (timely)."""
+        options: Any = {"require": ["exp", "sub", "iss", "aud"], "verify_exp": False,
+                        "verify_nbf": False, "verify_iat": False}
         if self._jwks is not None and jwt.get_unverified_header(token).get("alg") != "HS256":
             signing = self._jwks.get_signing_key_from_jwt(token)
             issuer, audience = self._provider
-            return jwt.decode(token, signing.key, algorithms=["RS256", "ES256"],
-                              issuer=issuer, audience=audience, options=options)
-        return jwt.decode(token, self._key, algorithms=ALGORITHMS, issuer=self._issuer,
-                          audience=self._audience, options=options)
+            claims = jwt.decode(token, signing.key, algorithms=["RS256", "ES256"],
+                                issuer=issuer, audience=audience, options=options)
+        else:
+            claims = jwt.decode(token, self._key, algorithms=ALGORITHMS, issuer=self._issuer,
+                                audience=self._audience, options=options)
+        timely(claims, self._now())
+        return claims
+
+
+def timely(claims: dict[str, Any], now: float) -> None:
+    """PyJWT's time rules (no leeway, the errors and texts it raises) at `now`: PyJWT reads
+    the process's time and takes no other, so its own checks are off and these stand in."""
+    iat, nbf, exp = (_whole(claims, name) for name in ("iat", "nbf", "exp"))
+    if iat is not None and iat > now:
+        raise jwt.ImmatureSignatureError("The token is not yet valid (iat)")
+    if nbf is not None and nbf > now:
+        raise jwt.ImmatureSignatureError("The token is not yet valid (nbf)")
+    if exp is not None and exp <= now:
+        raise jwt.ExpiredSignatureError("Signature has expired")
+
+
+def _whole(claims: dict[str, Any], name: str) -> int | None:
+    if name not in claims:
+        return None
+    try:
+        return int(claims[name])
+    except (ValueError, TypeError, OverflowError):
+        if name == "iat":
+            raise jwt.InvalidIssuedAtError("Issued At claim (iat) must be an integer.") from None
+        label = "Not Before" if name == "nbf" else "Expiration Time"
+        raise jwt.DecodeError(f"{label} claim ({name}) must be an integer.") from None
 
 
 def client_address(request: Request) -> str | None:

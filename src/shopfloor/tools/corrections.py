@@ -23,9 +23,9 @@ from shopfloor.registry.facts import Undo
 from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
 from shopfloor.store.tables import ManufacturingOrder, PurchaseOrder, SalesOrder
 from shopfloor.tools.fields import Amount, Key, Money, NonNegative, Out, Text
-from shopfloor.tools.purchasing.orders import PurchaseOrderOut, purchase_order_out
+from shopfloor.tools.purchasing.orders import PurchaseOrderOut, locked_po, purchase_order_out
 from shopfloor.tools.refs import NumberOrId, number_of
-from shopfloor.tools.sales import SalesOrderOut, sales_order_out
+from shopfloor.tools.sales import SalesOrderOut, locked_so, sales_order_out
 from shopfloor.tools.views import ManufacturingOrderOut, manufacturing_order_out
 
 tools = Toolset("corrections")
@@ -40,10 +40,6 @@ def _why(reason: str | None) -> str:
     return f" (reason: {reason})" if reason else ""
 
 
-def _dropped(op: Op) -> int:
-    return sum(1 for c in op.changes if c.field.endswith((" on order", " outstanding")))
-
-
 @tools.write("close_purchase_order", title="Close purchase order short",
              response=PurchaseOrderOut,
              role=Role.admin,
@@ -52,9 +48,9 @@ def _dropped(op: Op) -> int:
              destructive=True,
              undo=Undo.using(reverts.closed("purchase_order")))
 def close_purchase_order(op: Op, req: CloseOrder) -> Done[PurchaseOrderOut]:
-    number = number_of(op, PurchaseOrder, req, "purchase order")
-    po = po_closing.close_purchase_order(op, number, req.reason)
-    return Done(describe_close("purchase order", number, _dropped(op)),
+    closed = po_closing.close_purchase_order(op, locked_po(op, req), req.reason)
+    po = closed.document
+    return Done(describe_close("purchase order", po.number, len(closed.lines)),
                 purchase_order_out(po))
 
 
@@ -65,9 +61,10 @@ def close_purchase_order(op: Op, req: CloseOrder) -> Done[PurchaseOrderOut]:
              destructive=True,
              undo=Undo.using(reverts.closed("sales_order")))
 def close_sales_order(op: Op, req: CloseOrder) -> Done[SalesOrderOut]:
-    number = number_of(op, SalesOrder, req, "sales order")
-    so = so_closing.close_sales_order(op, number, req.reason)
-    return Done(describe_close("sales order", number, _dropped(op)), sales_order_out(so))
+    closed = so_closing.close_sales_order(op, locked_so(op, req), req.reason)
+    so = closed.document
+    return Done(describe_close("sales order", so.number, len(closed.lines)),
+                sales_order_out(so))
 
 
 @tools.write("close_manufacturing_order", title="Close manufacturing order short",

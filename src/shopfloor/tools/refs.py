@@ -7,7 +7,8 @@ given and naming different things is refused rather than one silently winning.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict
 from sqlalchemy import select
@@ -53,6 +54,28 @@ def _key(op: Op, model: Any, column: Any, key: str | None, ident: int | None, *,
 
 def number_of(op: Op, model: Any, ref: NumberOrId, what: str) -> str:
     return _key(op, model, model.number, ref.number, ref.id, key_field="number", what=what)
+
+
+D = TypeVar("D")
+
+
+def document(op: Op, model: Any, ref: NumberOrId, what: str,
+             by_number: Callable[..., D]) -> D:
+    """The document a write names, found and locked once, to be handed to the domain
+    whole: by number through the domain's own lookup (`by_number`), by id in one query
+    here. Both given and naming different documents is refused."""
+    if ref.id is None:
+        if ref.number is None:
+            raise ValidationFailed("give number or id", field="number")
+        return by_number(op, ref.number, lock=True)
+    found: Any = op.session.scalars(
+        op.lock(select(model).where(model.id == ref.id))).unique().one_or_none()
+    if found is None:
+        raise NotFound(f"no {what} with id {ref.id}", field="id")
+    if ref.number is not None and ref.number != found.number:
+        raise ValidationFailed(f"id {ref.id} is {what} {found.number}, not {ref.number}",
+                               field="id")
+    return cast(D, found)
 
 
 def sku_of(op: Op, ref: SkuOrId) -> str:

@@ -42,7 +42,7 @@ from shopfloor.tools.order_fields import (
     remarks,
     total_said,
 )
-from shopfloor.tools.refs import NumberOrId, number_of
+from shopfloor.tools.refs import NumberOrId, document, number_of
 
 
 # -- what a sales order reads as, on every surface. Beside the tools that take it, so that
@@ -79,6 +79,11 @@ class SalesOrderPage(Page):
 
 def _so(op: Op, req: NumberOrId) -> str:
     return number_of(op, SalesOrder, req, "sales order")
+
+
+def locked_so(op: Op, req: NumberOrId) -> SalesOrder:
+    """The sales order a write names, found and locked once for the domain."""
+    return document(op, SalesOrder, req, "sales order", lookup.sales_order)
 
 
 class ListSalesOrders(Request):
@@ -151,7 +156,7 @@ class ModifySalesOrder(NumberOrId, WriteRequest):
              role=Role.admin, description="Change an open sales order; lines replace all.",
              destructive=True)
 def modify_sales_order(op: Op, req: ModifySalesOrder) -> Done[SalesOrderOut]:
-    so = orders.modify_sales_order(op, _so(op, req), customer=req.customer,
+    so = orders.modify_sales_order(op, locked_so(op, req), customer=req.customer,
                                    location=req.location, due_date=req.due_date, notes=None,
                                    lines=[ln.spec() for ln in req.lines] if req.lines else None)
     remark(op, "sales_order", so, **remarks(req))
@@ -164,7 +169,7 @@ def modify_sales_order(op: Op, req: ModifySalesOrder) -> Done[SalesOrderOut]:
              destructive=True,
              undo=Undo.using(reverts.cancelled("sales_order")))
 def delete_sales_order(op: Op, req: ByNumberWrite) -> Done[SalesOrderOut]:
-    so = orders.cancel_sales_order(op, _so(op, req))
+    so = orders.cancel_sales_order(op, locked_so(op, req))
     return Done(f"Cancel sales order {so.number}", sales_order_out(so))
 
 
@@ -181,6 +186,7 @@ class FulfillOrder(NumberOrId, WriteRequest):
              subject="the sales order fulfilment")
 def fulfill_order(op: Op, req: FulfillOrder) -> Done[SalesOrderOut]:
     specs = [ln.spec() for ln in req.lines] if req.lines else None
-    so = orders.fulfill_sales_order(op, _so(op, req), specs)
-    moved = sum(1 for c in op.changes if c.field.endswith(" shipped"))
-    return Done(f"Ship {moved} line(s) of {so.number}: now {said(so.status)}", sales_order_out(so))
+    shipped = orders.fulfill_sales_order(op, locked_so(op, req), specs)
+    so = shipped.document
+    return Done(f"Ship {len(shipped.lines)} line(s) of {so.number}: now {said(so.status)}",
+                sales_order_out(so))

@@ -15,20 +15,21 @@ from starlette.testclient import TestClient
 from shopfloor.app.settings import Settings
 from shopfloor.registry.registry import Registry
 from shopfloor.surfaces.http import create_app
-from tests.helpers import ADMIN, apply, basic_setup
+from tests.given import Given
+from tests.helpers import ADMIN, apply
 
 pytestmark = pytest.mark.quick
 
 
 @pytest.fixture
-def client(registry: Registry, db_url: str) -> Iterator[TestClient]:
-    basic_setup(registry)
-    apply(registry, "create_supplier", name="Far Away Co", currency="USD",
-          contact="Dana", address="9 Harbour Rd\nPortland, OR")
-    apply(registry, "set_supplier_item", sku="M1", supplier="Far Away Co", supplier_sku="FA-77",
-          purchase_unit="box", units_per_purchase_unit="12", lead_time_days=9,
-          price_breaks=[{"min_quantity": "1", "unit_price": "3.5"},
-                        {"min_quantity": "20", "unit_price": "3.25"}], preferred=True)
+def client(registry: Registry, given: Given, db_url: str) -> Iterator[TestClient]:
+    given.company()
+    given.supplier("Far Away Co", currency="USD", contact="Dana",
+                   address="9 Harbour Rd\nPortland, OR")
+    given.offer("M1", "Far Away Co", supplier_sku="FA-77", purchase_unit="box",
+                units_per_purchase_unit="12", lead_time_days=9,
+                price_breaks=[{"min_quantity": "1", "unit_price": "3.5"},
+                              {"min_quantity": "20", "unit_price": "3.25"}], preferred=True)
     app = create_app(registry, Settings(database_url=db_url, currency="EUR"))
     with TestClient(app, headers={"Accept-Language": "en-GB",
                                   "Origin": "http://testserver"}) as c:  # a page of its own

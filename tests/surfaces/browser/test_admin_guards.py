@@ -7,8 +7,8 @@ server refuses one anyway; hostile names are text in every view."""
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Iterator
+from datetime import timedelta
 from typing import Any
 
 import httpx
@@ -20,6 +20,7 @@ from shopfloor.app.wiring import open_registry
 from shopfloor.registry.registry import Registry
 from shopfloor.surfaces.auth import Authenticator
 from shopfloor.surfaces.server import build_app
+from tests.clock import Clock
 from tests.helpers import ADMIN, apply, basic_setup
 from tests.servers import serving
 from tests.surfaces.browser import admin_harness as ah
@@ -28,12 +29,13 @@ from tests.surfaces.browser import harness
 pytestmark = pytest.mark.browser
 HOSTILE = """<img src=x onerror="window.pwned=1">"""
 PASSWORD = "correct horse battery"
-SESSION_SECONDS = 3
+SESSION_MINUTES = 30
 
 
-def _serve(sqlite_url: str, minutes: float) -> Iterator[tuple[str, Registry, Settings]]:
-    settings = Settings(database_url=sqlite_url, session_minutes=minutes)
+def _serve(sqlite_url: str, clock: Clock) -> Iterator[tuple[str, Registry, Settings]]:
+    settings = Settings(database_url=sqlite_url, session_minutes=SESSION_MINUTES)
     reg = open_registry(settings)
+    reg.clock = clock  # the server's: it shares this process
     basic_setup(reg)
     apply(reg, "create_stock_adjustment", location="MAIN", reason="seed",
           lines=[{"sku": "M1", "quantity_delta": "50", "unit_cost": "2"}])
@@ -45,14 +47,13 @@ def _serve(sqlite_url: str, minutes: float) -> Iterator[tuple[str, Registry, Set
 
 
 @pytest.fixture
-def served(sqlite_url: str) -> Iterator[tuple[str, Registry, Settings]]:
-    yield from _serve(sqlite_url, 30)
+def clock() -> Clock:
+    return Clock()
 
 
 @pytest.fixture
-def served_briefly(sqlite_url: str) -> Iterator[tuple[str, Registry, Settings]]:
-    """Sessions of a few seconds: long enough to start work, short enough to wait out."""
-    yield from _serve(sqlite_url, SESSION_SECONDS / 60)
+def served(sqlite_url: str, clock: Clock) -> Iterator[tuple[str, Registry, Settings]]:
+    yield from _serve(sqlite_url, clock)
 
 
 def _pos(reg: Registry) -> list[dict[str, Any]]:
@@ -61,8 +62,8 @@ def _pos(reg: Registry) -> list[dict[str, Any]]:
 
 
 def test_session_ends_mid_work_and_an_edited_form_cannot_apply(
-        served_briefly: tuple[str, Registry, Settings]) -> None:
-    url, reg, _ = served_briefly
+        served: tuple[str, Registry, Settings], clock: Clock) -> None:
+    url, reg, _ = served
 
     async def run() -> None:
         async with harness.browser() as browser, ah.admin_context(browser, url) as (ctx, watch):
@@ -70,11 +71,10 @@ def test_session_ends_mid_work_and_an_edited_form_cannot_apply(
             # 1. Expired mid-work: the Preview press lands on sign-in, with the reason,
             #    and signing in again returns to the form.
             await ah.sign_in(page, url, "ann", PASSWORD)
-            started = time.monotonic()
             await page.goto(url + "/tools/create_purchase_order?supplier=Acme&location=MAIN")
             await page.fill("input[name='lines.0.sku']", "M2")
             await page.fill("input[name='lines.0.quantity']", "10")
-            await asyncio.sleep(max(0.0, SESSION_SECONDS + 0.5 - (time.monotonic() - started)))
+            clock.move(timedelta(minutes=SESSION_MINUTES))  # its last moment is behind us
             await page.click("#submit")
             await page.wait_for_selector("#sign-in-reason")
             assert "session expired" in await page.inner_text("#sign-in-reason")

@@ -22,6 +22,7 @@ from shopfloor.app.settings import Settings
 from shopfloor.app.wiring import open_registry
 from shopfloor.registry.registry import Registry
 from shopfloor.surfaces.server import build_app
+from tests.given import Given
 from tests.helpers import ADMIN, apply
 from tests.servers import serving
 from tests.surfaces.browser import admin_harness as ah
@@ -39,22 +40,19 @@ LONG_MONEY = re.compile(r"[€$£]\s?\d[\d,.]*[.,]\d{5,}|\d[\d.,]*[.,]\d{5,}\s?[
 def served(sqlite_url: str) -> Iterator[tuple[str, Registry]]:
     settings = Settings(database_url=sqlite_url, currency="EUR")
     reg = open_registry(settings)
-    apply(reg, "create_location", code="MAIN", name="Main warehouse")
-    apply(reg, "create_supplier", name="Glue Works")
-    apply(reg, "create_customer", name="Café Linde")
-    apply(reg, "create_item", sku="GLUE", name="Wood glue", batch_tracked=True,
-          purchase_price="3.1671", reorder_point="5", default_supplier="Glue Works",
-          shelf_life_days=90, uom="kg")
-    apply(reg, "create_item", sku="CLAMP", name="Clamp", purchase_price="7.25",
-          sales_price="12.5")
-    apply(reg, "create_item", sku="BOX", name="Glue box", kind="product", sales_price="30")
-    apply(reg, "update_recipe", sku="BOX", components=[{"sku": "GLUE", "quantity": "0.25"},
-                                                       {"sku": "CLAMP", "quantity": "2"}])
+    given = Given(reg)
+    given.location(name="Main warehouse")
+    given.supplier("Glue Works")
+    given.customer("Café Linde")
+    given.item("GLUE", name="Wood glue", batch_tracked=True, purchase_price="3.1671",
+               reorder_point="5", default_supplier="Glue Works", shelf_life_days=90, uom="kg")
+    given.item("CLAMP", name="Clamp", purchase_price="7.25", sales_price="12.5")
+    given.item("BOX", "product", name="Glue box", sales_price="30")
+    given.recipe("BOX", {"GLUE": "0.25", "CLAMP": "2"})
     for lot, qty in (("G-1", "8"), ("G-2", "4")):
-        apply(reg, "create_stock_adjustment", location="MAIN", reason="opening",
-              lines=[{"sku": "GLUE", "quantity_delta": qty, "unit_cost": "3.1671",
-                      "lots": [{"lot": lot, "expiry": EXPIRY}]}])
-    apply(reg, "hold_lot", sku="GLUE", lot="G-2", reason="lab test pending")
+        given.stock({"GLUE": {"quantity": qty, "unit_cost": "3.1671",
+                              "lots": [{"lot": lot, "expiry": EXPIRY}]}})
+    given.apply("hold_lot", sku="GLUE", lot="G-2", reason="lab test pending")
     Accounts(reg.store).create("olga", PASSWORD, "admin")
     with serving(build_app(reg, settings)) as url:
         yield url, reg

@@ -20,7 +20,8 @@ from shopfloor.registry.registry import Registry
 from shopfloor.surfaces.auth import Authenticator
 from shopfloor.surfaces.server import build_app
 from shopfloor.ui.cards import PREVIEW_URI
-from tests.helpers import ADMIN, apply, basic_setup
+from tests.given import Given
+from tests.helpers import ADMIN, apply
 from tests.servers import serving
 from tests.surfaces.browser import harness
 from tests.surfaces.mcp.clients import http_session
@@ -33,11 +34,9 @@ def served(sqlite_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[s
     monkeypatch.setenv("SHOPFLOOR_CURRENCY", "EUR")
     settings = Settings(database_url=sqlite_url)
     reg = open_registry(settings)
-    basic_setup(reg)
-    apply(reg, "create_item", sku="OAK-40", name="Oak board 40 mm", uom="m",
-          purchase_price="60.5")
-    apply(reg, "create_stock_adjustment", location="MAIN", reason="seed",
-          lines=[{"sku": "OAK-40", "quantity_delta": "10", "unit_cost": "60"}])
+    given = Given(reg).company()
+    given.item("OAK-40", name="Oak board 40 mm", uom="m", purchase_price="60.5")
+    given.stock({"OAK-40": ("10", "60")}, reason="seed")
     token = Authenticator(reg, settings).mint("card-user", ["admin"], 600)
     with serving(build_app(reg, settings)) as url:
         yield url, token, reg

@@ -23,7 +23,8 @@ from shopfloor.app.settings import Settings
 from shopfloor.app.wiring import open_registry
 from shopfloor.registry.registry import Registry
 from shopfloor.surfaces.server import build_app
-from tests.helpers import ADMIN, apply
+from tests.given import Given
+from tests.helpers import ADMIN
 from tests.servers import serving
 from tests.surfaces.browser import admin_harness as ah
 from tests.surfaces.browser import harness
@@ -36,9 +37,10 @@ PASSWORD = "a long office password"
 def served(sqlite_url: str) -> Iterator[tuple[str, Registry]]:
     settings = Settings(database_url=sqlite_url, currency="EUR")
     reg = open_registry(settings)
-    apply(reg, "create_location", code="MAIN", name="Main warehouse")
-    apply(reg, "create_supplier", name="Nordic Timber")
-    apply(reg, "create_customer", name="Café Linde")
+    given = Given(reg)
+    given.location(name="Main warehouse")
+    given.supplier("Nordic Timber")
+    given.customer("Café Linde")
     Accounts(reg.store).create("olga", PASSWORD, "admin")
     with serving(build_app(reg, settings)) as url:
         yield url, reg

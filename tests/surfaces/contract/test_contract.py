@@ -27,7 +27,7 @@ from shopfloor.registry.registry import Registry
 from shopfloor.surfaces.auth import Authenticator
 from shopfloor.surfaces.mcp.surface import build_server, settings_actor
 from shopfloor.surfaces.server import build_app
-from tests.helpers import apply, basic_setup
+from tests.given import Given
 from tests.servers import serving
 from tests.surfaces.contract import surfaces
 from tests.surfaces.contract.normalise import differences, normalise
@@ -176,18 +176,15 @@ def world(tmp_path_factory: pytest.TempPathFactory, sqlite_template: Path) -> Pa
     path = tmp_path_factory.mktemp("contract") / "world.db"
     shutil.copy(sqlite_template, path)
     reg = open_registry(Settings(database_url=f"sqlite:///{path}"))
-    basic_setup(reg)
-    apply(reg, "update_recipe", sku="P1", components=[{"sku": "M1", "quantity": "2"}])
-    apply(reg, "create_stock_adjustment", location="MAIN", reason="seed",
-          lines=[{"sku": "M1", "quantity_delta": "8", "unit_cost": "1.25"}])
-    apply(reg, "create_item", sku="M3", name="Item M3", reorder_point="5", reorder_quantity="20")
-    apply(reg, "create_purchase_order", supplier="Acme", location="MAIN",
-          lines=[{"sku": "M2", "quantity": "10", "unit_price": "3"}])
-    apply(reg, "create_item", sku="T1", name="Tracked", batch_tracked=True)
-    apply(reg, "create_stock_adjustment", location="MAIN", reason="seed", lines=[
-        {"sku": "T1", "quantity_delta": "5", "unit_cost": "2",
-         "lots": [{"lot": "L1", "expiry": "2030-01-01", "quantity": "3"}, {"lot": "L2",
-                                                                           "quantity": "2"}]}])
+    given = Given(reg).company()
+    given.recipe("P1", {"M1": "2"})
+    given.stock({"M1": ("8", "1.25")}, reason="seed")
+    given.item("M3", reorder_point="5", reorder_quantity="20")
+    given.po({"M2": ("10", "3")})
+    given.item("T1", name="Tracked", batch_tracked=True)
+    given.stock({"T1": {"quantity": "5", "unit_cost": "2", "lots": [
+        {"lot": "L1", "expiry": "2030-01-01", "quantity": "3"}, {"lot": "L2", "quantity": "2"}]}},
+        reason="seed")
     reg.store.dispose()
     return path
 

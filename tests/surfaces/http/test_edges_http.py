@@ -3,8 +3,8 @@ verified once per token but still refused the moment they expire."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import httpx
@@ -16,15 +16,23 @@ from shopfloor.app.wiring import open_registry
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.surfaces.auth import Authenticator
 from shopfloor.surfaces.server import build_app
+from tests.clock import Clock
 from tests.servers import serving
 
 SSE = {"Accept": "text/event-stream, application/json"}
 
 
 @pytest.fixture
-def server(sqlite_url: str) -> Iterator[tuple[str, Authenticator]]:
+def clock() -> Clock:
+    """Frozen on a whole second: a token's `exp` is a whole second from it."""
+    return Clock(datetime.now(UTC).replace(microsecond=0))
+
+
+@pytest.fixture
+def server(sqlite_url: str, clock: Clock) -> Iterator[tuple[str, Authenticator]]:
     settings = Settings(database_url=sqlite_url)
     reg = open_registry(settings)
+    reg.clock = clock
     try:
         with serving(build_app(reg, settings, run_worker=False)) as url:
             yield url, Authenticator(reg, settings)
@@ -61,20 +69,39 @@ def test_a_verified_token_is_kept_and_reused(server: Any) -> None:
     assert auth.actor(header) is first  # from the cache: no second verification
 
 
-def test_a_cached_token_is_refused_once_it_expires(server: Any) -> None:
+def test_a_cached_token_is_refused_once_it_expires(server: Any, clock: Clock) -> None:
+    """Kept in the server's cache, a token is still refused from its `exp` second on; a
+    fresh verifier (no cache) refuses it the same way."""
     url, auth = server
-    header = _bearer(auth, ttl=4)  # long enough for two calls on a loaded machine
+    header = _bearer(auth, ttl=60)
     exp = jwt.decode(header["Authorization"][7:], options={"verify_signature": False})["exp"]
+    assert exp == clock().timestamp() + 60
     with httpx.Client(timeout=5) as client:
         assert client.get(f"{url}/api/v1/tools", headers=header).status_code == 200
+        clock.move(timedelta(seconds=59))
         assert client.get(f"{url}/api/v1/tools", headers=header).status_code == 200
-        time.sleep(max(0.0, exp - time.time()) + 0.2)
+        clock.move(timedelta(seconds=1))
         r = client.get(f"{url}/api/v1/tools", headers=header)
-        assert r.status_code == 401, r.text
-        assert "expired" in r.json()["error"]["message"]
+        assert r.status_code == 401, r.text[:300]
+        assert r.json()["error"]["code"] == "unauthenticated"
+        assert r.json()["error"]["message"] == "the token has expired"
     with pytest.raises(ShopfloorError) as info:
         auth.actor(header["Authorization"])
     assert info.value.code == "unauthenticated"
+    assert info.value.message == "the token has expired"
+    assert info.value.details == {"reason": "expired"}
+
+
+def test_a_token_is_refused_before_its_time_by_the_same_clock(server: Any,
+                                                              clock: Clock) -> None:
+    """`iat` and `nbf` read the registry's clock too: a token from its future is refused."""
+    _, auth = server
+    clock.move(timedelta(minutes=5))
+    ahead = auth.mint("tester", ["viewer"], 600)
+    clock.move(timedelta(minutes=-5))
+    with pytest.raises(ShopfloorError) as info:
+        auth.actor(f"Bearer {ahead}")
+    assert info.value.message == "invalid token: ImmatureSignatureError"
 
 
 def test_the_cache_is_bounded_and_never_trusts_an_unverified_token(server: Any) -> None:

@@ -19,6 +19,7 @@ from typing import Any, NamedTuple
 
 from sqlalchemy import func, select
 
+from shopfloor.domain.accounting import entries
 from shopfloor.domain.accounting.chart import KIND_DEFAULTS, STOCK_ROLE, Account, Chart, chart
 from shopfloor.domain.base.context import Op
 from shopfloor.kernel.numbers import ZERO
@@ -33,8 +34,11 @@ from shopfloor.store.tables import (
     Supplier,
     SupplierBill,
 )
+from shopfloor.store.types import as_stored, plain_text
 
 PAGE = 2000
+CHUNK = 500
+"""Entries per piece of CSV text handed on: few pieces, each of a bounded size."""
 COLUMNS = ("date", "entry", "account", "account_name", "debit", "credit", "currency",
            "document_type", "document", "partner", "memo")
 TOP = {"asset": "Assets", "liability": "Liabilities", "equity": "Equity",
@@ -49,16 +53,24 @@ class Entry(NamedTuple):
     memo: str
 
 
-Summed = tuple[Entry, dict[str, list[Decimal]]]
+Stored = int | str
+"""An amount as the database stores it (`as_stored`), printed by `plain_text`."""
+Line = tuple[str, Stored, Stored, Stored]
+"""An entry's line per account: its code, then debit, credit and debit - credit."""
 
 
 def _lines(op: Op, start: datetime | None, end: datetime | None
-           ) -> Iterator[tuple[Entry, list[tuple[str, Decimal, Decimal]], str]]:
+           ) -> Iterator[tuple[Entry, list[Line], str]]:
     """Entries oldest first, each with its lines summed per account and its partner: a
     page of entries at a time (by id, so any database and any transaction mode), then
-    their lines, as plain rows, not ORM objects: a million lines cost the memory of one
-    page and no identity map, and an entry's date is converted once, not per line."""
+    their lines in the order of the index on their entry (no sort, no grouping by the
+    database), read as plain rows of what it stores and printed straight to text by
+    `plain_text`, only the amounts a format shows: a million lines cost the memory of one
+    page, no ORM row and no `Decimal` per amount (an account twice in an entry, which is
+    rare, is summed here)."""
     e, ln = JournalEntry, JournalLine
+    amounts = (as_stored(ln.debit, op.dialect), as_stored(ln.credit, op.dialect),
+               as_stored(ln.debit - ln.credit, op.dialect))
     after = 0
     while True:
         stmt = select(e.id, e.posted_at, e.document_type, e.document_number, e.memo) \
@@ -67,27 +79,33 @@ def _lines(op: Op, start: datetime | None, end: datetime | None
             stmt = stmt.where(e.posted_at >= start)
         if end is not None:
             stmt = stmt.where(e.posted_at < end)
-        entries = [Entry(*r) for r in op.session.execute(stmt)]
+        conn = op.session.connection()
+        entries = [Entry(*r) for r in conn.execute(stmt).all()]
         if not entries:
             return
-        sums: dict[int, dict[str, list[Decimal]]] = defaultdict(
-            lambda: defaultdict(lambda: [ZERO, ZERO]))
-        for entry_id, account, debit, credit in op.session.execute(
-                select(ln.entry_id, ln.account, ln.debit, ln.credit)
-                .where(ln.entry_id.in_([x.id for x in entries])).order_by(ln.id)):
-            pair = sums[entry_id][account]
-            pair[0] += debit
-            pair[1] += credit
-        yield from _named(op, [(x, sums[x.id]) for x in entries])
+        found: dict[int, dict[str, tuple[Stored, Stored, Stored]]] = {}
+        # the page's id range, not a list of its ids: one indexed range scan (an entry in
+        # the range but outside the dates is read and left)
+        for entry_id, account, *amount in conn.execute(
+                select(ln.entry_id, ln.account, *amounts)
+                .where(ln.entry_id.between(entries[0].id, entries[-1].id))
+                .order_by(ln.entry_id, ln.id)).all():
+            lines = found.setdefault(entry_id, {})
+            had = lines.get(account)
+            lines[account] = tuple(amount) if had is None else _added(had, amount)
+        partners = _partners(op, entries)
+        for x in entries:
+            yield (x, [(a, *sums) for a, sums in found.get(x.id, {}).items()],
+                   partners.get((x.document_type, x.document_number), ""))
         after = entries[-1].id
 
 
-def _named(op: Op, page: list[Summed]
-           ) -> Iterator[tuple[Entry, list[tuple[str, Decimal, Decimal]], str]]:
-    partners = _partners(op, [entry for entry, _ in page])
-    for entry, sums in page:
-        yield (entry, [(acc, d, c) for acc, (d, c) in sums.items()],
-               partners.get((entry.document_type, entry.document_number), ""))
+def _added(had: tuple[Stored, ...], more: list[Stored]) -> tuple[Stored, Stored, Stored]:
+    """Two lines of one account in one entry, summed exactly in their stored form."""
+    d, c, net = (a + b if isinstance(a, int) and isinstance(b, int)
+                 else format(Decimal(a) + Decimal(b), "f")
+                 for a, b in zip(had, more, strict=True))
+    return d, c, net
 
 
 def _partners(op: Op, page: list[Entry]) -> dict[tuple[str | None, str | None], str]:
@@ -121,7 +139,10 @@ def plain(amount: Decimal) -> str:
 
 def csv_lines(op: Op, currency: str, start: datetime | None = None,
               end: datetime | None = None) -> Iterator[str]:
-    """A header, then one row per account of each entry."""
+    """A header, then one row per account of each entry, in chunks of many rows. The text
+    fields are quoted by the csv module once each: an entry's (date, document, partner,
+    memo) once per entry, an account's once per export; the amounts are plain numbers
+    and never need quoting, so a row is those pieces joined."""
     names = chart(op).names()
     buf = io.StringIO()
     out = csv.writer(buf, lineterminator="\n")
@@ -132,14 +153,23 @@ def csv_lines(op: Op, currency: str, start: datetime | None = None,
         out.writerow(values)
         return buf.getvalue()
 
-    yield row(COLUMNS)
-    for e, lines, partner in _lines(op, start, end):
-        for account, debit, credit in lines:
-            known = names.get(account)
-            yield row((e.posted_at.date().isoformat(), e.id, cell(account),
-                       cell(known.name if known else ""), plain(debit), plain(credit),
-                       currency, e.document_type or "", cell(e.document_number or ""),
-                       cell(partner), cell(e.memo)))
+    accounts: dict[str, str] = {}
+    chunk = [row(COLUMNS)]
+    for i, (e, lines, partner) in enumerate(_lines(op, start, end)):
+        head = f"{e.posted_at.date().isoformat()},{e.id},"
+        tail = row((currency, e.document_type or "", cell(e.document_number or ""),
+                    cell(partner), cell(e.memo)))
+        for account, debit, credit, _ in lines:
+            named = accounts.get(account)
+            if named is None:
+                known = names.get(account)
+                named = accounts[account] = row(
+                    (cell(account), cell(known.name if known else ""))).rstrip("\n")
+            chunk.append(f"{head}{named},{plain_text(debit)},{plain_text(credit)},{tail}")
+        if i % CHUNK == 0:
+            yield "".join(chunk)
+            chunk = []
+    yield "".join(chunk)
 
 
 INVENTORY = "Assets:Inventory"
@@ -177,12 +207,35 @@ def _month_ends(first: date, last: date) -> list[date]:
             return out
 
 
-def stock_value(op: Op, moment: datetime) -> Decimal:
-    """The stock's value at `moment` from the ledger itself (not the journal): what the
-    balance assertions hold the journal to."""
-    found = op.session.scalar(select(func.coalesce(func.sum(StockMovement.value), ZERO))
-                              .where(StockMovement.created_at < moment))
-    return Decimal(found or ZERO)
+class StockValue:
+    """The stock's value at a run of ascending moments, from the ledger itself (not the
+    journal): what the balance assertions hold the journal to. Each item and location's
+    value is rounded to the currency's minor unit, as the journal's stock lines carry it
+    (`entries`); each ledger row is summed once, by the database, in the span it falls
+    in, and the running value per item and location is kept here."""
+
+    def __init__(self, op: Op) -> None:
+        self.op = op
+        self.unit = entries.minor_unit(op)
+        self.held: dict[tuple[int, int], Decimal] = defaultdict(lambda: ZERO)
+        self.since: datetime | None = None
+        self.total = ZERO
+        """The sum of `held` each rounded, kept as they change."""
+
+    def at(self, moment: datetime) -> Decimal:
+        m = StockMovement
+        stmt = select(m.item_id, m.location_id, func.sum(m.value)).where(
+            m.created_at < moment).group_by(m.item_id, m.location_id)
+        if self.since is not None:
+            stmt = stmt.where(m.created_at >= self.since)
+        unit = self.unit
+        for item, loc, value in self.op.session.execute(stmt):
+            if value:
+                before = self.held[(item, loc)]
+                after = self.held[(item, loc)] = before + value
+                self.total += entries.to_unit(after, unit) - entries.to_unit(before, unit)
+        self.since = moment
+        return self.total
 
 
 def _stock_codes(c: Chart) -> set[str]:
@@ -207,8 +260,13 @@ def beancount_lines(op: Op, currency: str, start: datetime | None = None,
     stock = {code for code, role in used if role == STOCK_ROLE} | _stock_codes(c)
     codes = {code for code, _ in used} | stock
 
+    named: dict[str, str] = {}
+
     def name(code: str) -> str:
-        return beancount_name(code, names.get(code), code in stock)
+        found = named.get(code)
+        if found is None:
+            found = named[code] = beancount_name(code, names.get(code), code in stock)
+        return found
 
     yield f'option "title" "Stock journal"\noption "operating_currency" "{currency}"\n\n'
     yield f"{first.isoformat()} open {INVENTORY} {currency}\n"
@@ -218,8 +276,10 @@ def beancount_lines(op: Op, currency: str, start: datetime | None = None,
     assertions = iter(_month_ends(first, last))
     due = next(assertions)
 
+    valued = StockValue(op)
+
     def balance(day: date) -> str:
-        value = stock_value(op, datetime.combine(day, time(), tzinfo=UTC))
+        value = valued.at(datetime.combine(day, time(), tzinfo=UTC))
         return f"{day.isoformat()} balance {INVENTORY} {plain(value)} {currency}\n"
 
     for e, lines, partner in _lines(op, start, end):
@@ -229,11 +289,9 @@ def beancount_lines(op: Op, currency: str, start: datetime | None = None,
             due = next(assertions)
         yield (f"{day.isoformat()} * {_quoted(partner)} {_quoted(e.memo)}"
                f"{_link(e.document_number)}\n")
-        for account, debit, credit in lines:
-            amount = debit - credit
-            if amount:
-                yield f"  {name(account)}  {plain(amount)} {currency}\n"
-        yield "\n"
+        amounts = ((account, plain_text(net)) for account, _, _, net in lines)
+        yield "".join(f"  {name(account)}  {net} {currency}\n"
+                      for account, net in amounts if net != "0") + "\n"
     while True:
         yield balance(due)
         try:

@@ -12,25 +12,23 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass, field
-from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import func, insert, select
+from sqlalchemy import func, select
 
 from shopfloor.domain.accounting.chart import Chart, chart
-from shopfloor.domain.base import period_lock
+from shopfloor.domain.accounting.entries import Draft, write
 from shopfloor.domain.base.context import Op
 from shopfloor.domain.stock.ledger import Ledger
 from shopfloor.kernel.numbers import ZERO
-from shopfloor.store.bulk import executemany
-from shopfloor.store.prepared import Prepared
 from shopfloor.store.tables import (
     Item,
     JournalEntry,
     JournalLine,
     LandedCost,
+    LandedCostLine,
+    PurchaseOrder,
     Revert,
     StockMovement,
     Variance,
@@ -67,27 +65,6 @@ MEMO = {"receipt": "Goods received", "supplier_return": "Returned to supplier",
         "correction": "Correction", "revert": "Revert"}
 
 
-@dataclass
-class Draft:
-    """One entry being built: its lines summed per (account, item, location)."""
-
-    posted_at: datetime
-    document_type: str | None
-    document_number: str | None
-    memo: str
-    reverses: str | None = None
-    counter: str = "adjustments"
-    """The role that balances the entry's variances."""
-    lines: dict[tuple[str, str, int | None, int | None], Decimal] = field(
-        default_factory=lambda: defaultdict(lambda: ZERO))
-
-    def add(self, role: str, account: str, amount: Decimal, item_id: int | None = None,
-            location_id: int | None = None) -> None:
-        """`amount` signed: positive a debit, negative a credit."""
-        if amount:
-            self.lines[(role, account, item_id, location_id)] += amount
-
-
 def post(op: Op) -> None:
     """Write the entries for what `op` has moved since its last flush. Previews post
     nothing (they are rolled back, and a preview's operation has no id to name)."""
@@ -102,8 +79,8 @@ def post(op: Op) -> None:
         return
     known = {i: k for i, k in book.kinds.items() if k is not None}
     op.cache.setdefault(_kinds, {}).update(known)
-    drafts = _drafts(op, moves, variances)
-    _write(op, [d for d in drafts if any(d.lines.values())])
+    slots = book.slots
+    write(op, _drafts(op, moves, variances), held=lambda i, loc: slots[(i, loc)].value)
 
 
 def _drafts(op: Op, moves: list[dict[str, Any]],
@@ -119,9 +96,7 @@ def _drafts(op: Op, moves: list[dict[str, Any]],
         # value to stock, its counter by the original's reason), so the stock's lines
         # equal the ledger whatever the revert moved, and the entry mirrors the original
         moves = _as_reversed(op, list(reverted), moves)
-    repriced = any(m["reason"] == "revaluation" for m in moves)
-    landed = op.session.scalar(select(func.count()).select_from(LandedCost).where(
-        LandedCost.operation_id.in_([op.operation_id, *reverted]))) if repriced else 0
+    landed = _landed(op, moves, list(reverted))
     kinds = _kinds(op, {m["item_id"] for m in moves})
     by_doc: dict[tuple[Any, ...], Draft] = {}
 
@@ -137,7 +112,7 @@ def _drafts(op: Op, moves: list[dict[str, Any]],
                                         reverses=reverted[0] if reverted else None)
         return found
 
-    for m in moves:
+    for i, m in enumerate(moves):
         d = draft(m)
         loc, item = m["location_id"], m["item_id"]
         value: Decimal = m["value"]
@@ -147,7 +122,7 @@ def _drafts(op: Op, moves: list[dict[str, Any]],
         if reason in TRANSFERS or m["document_type"] == REVALUED:
             continue  # both sides are stock accounts, or the row's variance is its other side
         if reason == "revaluation":
-            role = "landed_costs" if landed else DOCUMENT_COUNTER.get(
+            role = "landed_costs" if i in landed else DOCUMENT_COUNTER.get(
                 m["document_type"], "adjustments")
         elif reason in ROW_COUNTER:
             role = ROW_COUNTER[reason]
@@ -158,6 +133,7 @@ def _drafts(op: Op, moves: list[dict[str, Any]],
         else:
             d.add(role, c.account(role, loc, kinds.get(item)).code, -value, None, None)
     purchase = next((d for d in by_doc.values() if d.document_type == PO), None)
+    owed: dict[int, dict[str, Decimal]] = defaultdict(lambda: defaultdict(lambda: ZERO))
     for v in variances:
         amount: Decimal = v["amount"]
         kind = v["kind"]
@@ -174,15 +150,64 @@ def _drafts(op: Op, moves: list[dict[str, Any]],
         d.add(expense, c.account(expense, v["location_id"]).code, amount, v["item_id"],
               v["location_id"])
         d.counter = counter
+        owed[id(d)][counter] -= amount
     for d in by_doc.values():
-        # What the lines leave over is the variances' other side: the document's own
-        # account (a price difference is owed to the supplier) or nothing at all (a
-        # transfer onto negative stock: its two stock rows differ by its variance)
+        # What the lines leave over is the variances' other side: each variance's own
+        # counter (a price difference is owed to the supplier, a landed cost's share to
+        # its carrier) or nothing at all (a transfer onto negative stock: its two stock
+        # rows differ by its variance)
         rest = -sum(d.lines.values(), ZERO)
-        if rest:
+        if rest and rest == sum(owed[id(d)].values(), ZERO):
+            for role, amount in owed[id(d)].items():
+                d.add(role, c.account(role).code, amount)
+        elif rest:
             d.add(d.counter, c.account(d.counter).code, rest)
     drafts.extend(by_doc.values())
     return drafts
+
+
+def _landed(op: Op, moves: list[dict[str, Any]], reverted: list[str]) -> set[int]:
+    """The positions of the re-pricing rows that are a landed cost's (their other side is
+    Landed costs clearing, not the document's account), decided row by row: one operation
+    can re-price a receipt and land a charge on it (a supplier's bill does both).
+
+    A live row is a landed cost's when this operation landed one on its order and item
+    (the bill posts its price corrections before it lands a charge, so they never share
+    an entry). A revert's row is what the row it negates was: the original entry whose
+    line on that stock is nearest its amount (a line is in cents, a row to the millionth)
+    credited Landed costs clearing or did not."""
+    rows = [i for i, m in enumerate(moves) if m["reason"] == "revaluation"
+            and m["document_type"] != REVALUED]
+    if not rows:
+        return set()
+    if not reverted:
+        covered = set(op.session.execute(
+            select(PurchaseOrder.number, LandedCostLine.item_id)
+            .join(LandedCost, LandedCost.id == LandedCostLine.landed_cost_id)
+            .join(PurchaseOrder, PurchaseOrder.id == LandedCost.order_id)
+            .where(LandedCost.operation_id == op.operation_id)).all())
+        return {i for i in rows
+                if (moves[i]["document_number"], moves[i]["item_id"]) in covered}
+    found = op.session.execute(
+        select(JournalLine.entry_id, JournalLine.role, JournalLine.item_id,
+               JournalLine.location_id, JournalLine.debit - JournalLine.credit)
+        .join(JournalEntry, JournalEntry.id == JournalLine.entry_id)
+        .where(JournalEntry.operation_id.in_(reverted))).all()
+    carried = {e for e, role, *_ in found if role == "landed_costs"}
+    stock = [(e in carried, item, loc, Decimal(amount))
+             for e, role, item, loc, amount in found if role == "inventory"]
+    out = set()
+    for i in rows:  # each original line answers one row: two of one amount are two rows
+        m = moves[i]
+        here = [s for s in stock if s[1:3] == (m["item_id"], m["location_id"])]
+        if not here:
+            continue
+        # the nearest: the original line is in cents, the row to the millionth
+        nearest = min(here, key=lambda s: abs(s[3] + m["value"]))
+        stock.remove(nearest)
+        if nearest[0]:
+            out.add(i)
+    return out
 
 
 def _made(op: Op, d: Draft, c: Chart, value: Decimal, m: dict[str, Any]) -> None:
@@ -230,37 +255,6 @@ def _kinds(op: Op, ids: Iterable[int]) -> dict[int, str]:
     return known
 
 
-def _write(op: Op, drafts: list[Draft], *, history: bool = False) -> None:
-    """`history`: a database's past, posted as it happened, whatever is locked now."""
-    if not drafts:
-        return
-    if not history:
-        period_lock.guard(op, (d.posted_at for d in drafts))
-    conn = op.session.connection()
-    entries = [{"posted_at": d.posted_at, "operation_id": op.operation_id,
-                "document_type": d.document_type, "document_number": d.document_number,
-                "memo": d.memo, "reverses": d.reverses, "created_at": op.now} for d in drafts]
-    # one entry (nearly every write) is one plain INSERT; several keep their order
-    made = [_ENTRY.all(conn, entries[0])[0][0]] if len(entries) == 1 else \
-        conn.execute(_ENTRIES, entries).scalars().all()
-    lines = []
-    for entry_id, d in zip(made, drafts, strict=True):
-        for (role, account, item_id, location_id), amount in d.lines.items():
-            if amount:
-                lines.append({"entry_id": entry_id, "account": account, "role": role,
-                              "debit": amount if amount > 0 else ZERO,
-                              "credit": -amount if amount < 0 else ZERO,
-                              "item_id": item_id, "location_id": location_id,
-                              "posted_at": d.posted_at})
-    executemany(conn, _LINES, lines)
-
-
-# Built once: a statement made per call is compiled-cache keyed again on every apply
-_ENTRY = Prepared(insert(JournalEntry).returning(JournalEntry.id))
-_ENTRIES = insert(JournalEntry).returning(JournalEntry.id, sort_by_parameter_order=True)
-_LINES = insert(JournalLine)
-
-
 MOVE_COLUMNS = ("item_id", "location_id", "batch_id", "quantity", "unit_cost", "value",
                 "reason", "document_type", "document_number", "operation_id", "created_at")
 VARIANCE_COLUMNS = ("item_id", "location_id", "batch_id", "amount", "kind", "document_type",
@@ -282,6 +276,7 @@ def post_history(op: Op) -> int:
     order = [f[0] for f in firsts] + [f[0] for f in lonely if f[0] not in
                                       {x[0] for x in firsts}]
     written = 0
+    value: dict[tuple[int, int], Decimal] = defaultdict(lambda: ZERO)  # the stock so far
     for operation_id in order:
         where_m = (StockMovement.operation_id == operation_id if operation_id is not None
                    else StockMovement.operation_id.is_(None))
@@ -294,8 +289,10 @@ def post_history(op: Op) -> int:
             select(*(getattr(Variance, c) for c in VARIANCE_COLUMNS)).where(where_v)
             .order_by(Variance.id))]
         op.operation_id = operation_id
-        drafts = [d for d in _drafts(op, moves, variances) if any(d.lines.values())]
-        _write(op, drafts, history=True)
+        for m in moves:
+            value[(m["item_id"], m["location_id"])] += m["value"]
+        drafts = [d for d in _drafts(op, moves, variances) if d.posts()]
+        write(op, drafts, held=lambda i, loc: value[(i, loc)], history=True)
         written += len(drafts)
     op.operation_id = None
     return written

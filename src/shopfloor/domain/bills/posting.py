@@ -5,7 +5,9 @@ landed on the goods, and goods received not invoiced cleared into accounts payab
 The bill's own entry is Dr GRNI (the receipts' booked value of what it bills) and Dr
 Landed costs clearing (its charges as landed), Cr Accounts payable (the bill at its own
 date's rate), the rest to Exchange differences: a bill in dollars at another rate than
-the receipt's settles the difference there, never in the stock's value. Its price
+the receipt's settles the difference there, never in the stock's value. Its charges
+land at the bill's own rate (not today's): a charge is payable at exactly what it added to
+the goods, so it leaves no exchange difference of its own. Its price
 corrections post first (the re-pricing walk's own entries, against GRNI), so GRNI is
 cleared at the corrected value. A revert negates all of it.
 """
@@ -16,8 +18,9 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time
 from decimal import Decimal
 
-from sqlalchemy import insert, select
+from sqlalchemy import select
 
+from shopfloor.domain.accounting import entries
 from shopfloor.domain.accounting.chart import chart
 from shopfloor.domain.base import lookup, period_lock
 from shopfloor.domain.base.context import Op
@@ -29,8 +32,6 @@ from shopfloor.domain.purchasing import units
 from shopfloor.kernel.errors import Conflict, ShopfloorError, ValidationFailed
 from shopfloor.kernel.numbers import ZERO, cost, fmt
 from shopfloor.store.tables import (
-    JournalEntry,
-    JournalLine,
     PurchaseOrder,
     PurchaseOrderLine,
     Supplier,
@@ -181,8 +182,9 @@ def create(op: Op, spec: Spec) -> SupplierBill:
     for i, c in enumerate(spec.charges):
         po = _order(op, supplier, currency, c.order, f"charges[{i}].order")
         try:
-            doc = landed_costs.add(op, landed_costs.Spec(c.order, None, c.amount, currency,
-                                                         c.allocate_by, c.description))
+            doc = landed_costs.add(op, landed_costs.Spec(
+                c.order, None, c.amount, currency, c.allocate_by, c.description,
+                spec.bill_date))
         except ShopfloorError as exc:  # named as this bill's request names it
             exc.field = f"charges[{i}].{CHARGE_FIELDS.get(exc.field or '', exc.field)}"
             raise
@@ -223,18 +225,10 @@ def _post(op: Op, bill: SupplierBill, clearing: Decimal) -> None:
 def write(op: Op, at: datetime, bill: SupplierBill, lines: list[tuple[str, Decimal]],
           reverses: str | None) -> None:
     """One entry naming the bill; the payable's memo names the supplier."""
-    if not lines:
-        return
-    period_lock.guard(op, [at])
     c = chart(op)
     memo = f"{'Revert: ' if reverses else ''}Bill {bill.supplier_number} from " \
            f"{bill.supplier.name}"
-    conn = op.session.connection()
-    entry_id = conn.execute(insert(JournalEntry).returning(JournalEntry.id), {
-        "posted_at": at, "operation_id": op.operation_id, "document_type": DOC,
-        "document_number": bill.number, "memo": memo, "reverses": reverses,
-        "created_at": op.now}).scalar_one()
-    conn.execute(insert(JournalLine), [
-        {"entry_id": entry_id, "account": c.account(role).code, "role": role,
-         "debit": amount if amount > 0 else ZERO, "credit": -amount if amount < 0 else ZERO,
-         "item_id": None, "location_id": None, "posted_at": at} for role, amount in lines])
+    d = entries.Draft(at, DOC, bill.number, memo, reverses)
+    for role, amount in lines:
+        d.add(role, c.account(role).code, amount)
+    entries.write(op, [d])

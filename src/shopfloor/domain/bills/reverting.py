@@ -13,7 +13,7 @@ from shopfloor.domain.bills.posting import DOC, write
 from shopfloor.domain.corrections.ledger import Original, moved_since, reverse_moves
 from shopfloor.domain.stock.items import touch
 from shopfloor.kernel.errors import NotFound
-from shopfloor.kernel.numbers import ZERO, fmt
+from shopfloor.kernel.numbers import fmt
 from shopfloor.store.tables import JournalEntry, JournalLine, PurchaseOrder, SupplierBill
 
 
@@ -40,14 +40,7 @@ def revert(op: Op, o: Original) -> None:
     reverse_moves(op, o)  # its variances are answered by every revert
     if o.blockers:
         return
-    lines = _negated(op, o.operation_id)
-    if bill.charges:
-        # the journal books a revert's re-pricing rows against Landed costs clearing when
-        # the reverted operation landed a charge: the price corrections' share on hand
-        # belongs to GRNI, so it is moved back there
-        on_hand = sum((ln.capitalised for ln in bill.lines), ZERO)
-        lines += [("grni", on_hand), ("landed_costs", -on_hand)]
-    write(op, op.now, bill, [(r, a) for r, a in lines if a], o.operation_id)
+    write(op, op.now, bill, _negated(op, o.operation_id), o.operation_id)
     op.change(DOC, bill.number, "reverted", None, "yes")
 
 

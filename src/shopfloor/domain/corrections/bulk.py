@@ -56,7 +56,7 @@ def mrp_plan(op: Op, o: Original) -> None:
     for mo in made:
         production.cancel(op, mo.number)
     for po in bought:
-        orders.cancel_purchase_order(op, po.number)
+        orders.cancel_purchase_order(op, po)
     mo_ids, po_ids = [mo.id for mo in made], [po.id for po in bought]
     gone = op.session.connection().execute(delete(Peg).where(
         Peg.manufacturing_order_id.in_(mo_ids) | Peg.purchase_order_id.in_(po_ids))).rowcount

@@ -17,6 +17,7 @@ in that movement's value): those movements are reverted first.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import date
 from decimal import Decimal
 
 from sqlalchemy import func, select
@@ -52,6 +53,9 @@ class Spec:
     currency: str | None
     allocate_by: str
     description: str
+    rate_on: date | None = None
+    """The day whose exchange rate converts it: a supplier's bill's own date (what the
+    payable is booked at, so a charge leaves no exchange difference); else today."""
 
 
 def _receipt(op: Op, operation_id: str, number: str | None) -> str:
@@ -111,7 +115,7 @@ def add(op: Op, req: Spec) -> LandedCost:
                        "goes onto received goods", field="number")
     currency = currencies.code(req.currency) if req.currency is not None \
         else currencies.of_document(po)
-    rate = currencies.rate_on(op, currency, op.now.date())
+    rate = currencies.rate_on(op, currency, req.rate_on or op.now.date())
     amount = allocation.in_company(req.amount, rate)
     bases = [allocation.base(allocation.Received(ln.item.sku, *received[ln.item_id],
                                                  ln.item.weight), req.allocate_by)

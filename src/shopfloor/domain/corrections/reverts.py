@@ -159,13 +159,13 @@ def _created(kind: str, op: Op, o: Original) -> None:
             if any(ln.received_quantity > 0 for ln in po.lines):
                 o.blockers.append(f"purchase order {number} has been received since")
                 return
-            purchases.cancel_purchase_order(op, number)
+            purchases.cancel_purchase_order(op, po)
         elif kind == "sales_order":
             so = lookup.sales_order(op, number, lock=True)
             if any(ln.fulfilled_quantity > 0 for ln in so.lines):
                 o.blockers.append(f"sales order {number} has shipped since")
                 return
-            sales.cancel_sales_order(op, number)
+            sales.cancel_sales_order(op, so)
         else:
             mo = lookup.manufacturing_order(op, number, lock=True)
             if mo.completed_quantity > 0:

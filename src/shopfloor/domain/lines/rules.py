@@ -1,17 +1,20 @@
 """The rules every order's lines follow, whichever kind: one line per item, lines that
 name their lots, a document that changes only while open and closes short only from an
-open or partly done status. Purchasing and sales both read them; neither reads the other.
+open or partly done status; and what a write on lines did, as data (`Moved`), so that a
+tool renders its summary from figures, never from the text logged for people. Purchasing
+and sales both read them; neither reads the other.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
-from typing import NamedTuple
+from typing import Generic, NamedTuple, TypeVar
 
 from shopfloor.domain.base import lookup
-from shopfloor.domain.base.context import Op
+from shopfloor.domain.base.context import Caution, Op
 from shopfloor.domain.stock import lots
 from shopfloor.kernel.errors import Conflict, ValidationFailed
 from shopfloor.kernel.statuses import said
@@ -85,3 +88,30 @@ def lot_line(item: Item, qty: Decimal, fld: str, spec: LineSpec | None,
         named = (lots.LotIn(lot, None, expiry, change_expiry, "expiry"),)
     return lots.Line(item, qty, fld.removesuffix(".quantity"), named,
                      spec.serials if spec else (), expiry)
+
+
+D = TypeVar("D")
+
+
+@dataclass(frozen=True)
+class LineMoved:
+    sku: str
+    quantity: Decimal  # stock units
+
+
+@dataclass(frozen=True)
+class Moved(Generic[D]):
+    """A write's document, the lines it moved (or dropped) and the warnings it raised."""
+
+    document: D
+    lines: tuple[LineMoved, ...]
+    warnings: tuple[Caution, ...] = ()
+
+    def warned(self, code: str) -> int:
+        """How many of its warnings carry `code`."""
+        return sum(1 for w in self.warnings if w.code == code)
+
+
+def raised_since(op: Op, start: int) -> tuple[Caution, ...]:
+    """The warnings an operation raised after it held `start` of them: one write's own."""
+    return tuple(op.warnings[start:])

@@ -12,20 +12,26 @@ from __future__ import annotations
 from shopfloor.domain.base import lookup
 from shopfloor.domain.base.context import Op
 from shopfloor.domain.lines import rules
+from shopfloor.domain.lines.rules import LineMoved, Moved, raised_since
 from shopfloor.domain.stock.items import touch
 from shopfloor.kernel.numbers import ZERO
 from shopfloor.kernel.statuses import CLOSABLE_PO, PO, said
 from shopfloor.store.tables import PurchaseOrder
 
 
-def close_purchase_order(op: Op, number: str, reason: str | None) -> PurchaseOrder:
-    po = lookup.purchase_order(op, number, lock=True)
+def close_purchase_order(op: Op, po: PurchaseOrder, reason: str | None
+                         ) -> Moved[PurchaseOrder]:
+    """Close `po` short; its lines are what it no longer expects. The caller found and
+    locked `po`."""
+    number, start = po.number, len(op.warnings)
     rules.closable(number, "purchase order", po.status, CLOSABLE_PO,
                    " (cancel a draft instead)" if po.status == PO.draft else "")
+    dropped: list[LineMoved] = []
     for ln in po.lines:
         short = ln.quantity - ln.received_quantity
         if short > 0:
             op.change("purchase_order", number, f"line {ln.item.sku} on order", short, ZERO)
+            dropped.append(LineMoved(ln.item.sku, short))
     if not any(ln.received_quantity > 0 for ln in po.lines):
         op.warn("nothing_received", f"{number} has received nothing; closing it is "
                 "the same as cancelling it")
@@ -34,7 +40,7 @@ def close_purchase_order(op: Op, number: str, reason: str | None) -> PurchaseOrd
     if reason:
         po.notes = f"{po.notes}\n{reason}" if po.notes else reason
     touch(po)
-    return po
+    return Moved(po, tuple(dropped), raised_since(op, start))
 
 
 def reopen_purchase_order(op: Op, number: str, status: str) -> list[str]:

@@ -16,6 +16,7 @@ from shopfloor.domain.base.context import Op
 from shopfloor.domain.base.sequences import claim_number
 from shopfloor.domain.lines import rules
 from shopfloor.domain.lines.columns import copied
+from shopfloor.domain.lines.rules import LineMoved, Moved, raised_since
 from shopfloor.domain.lines.rules import LineSpec as LineSpec  # what callers spell lines in
 from shopfloor.domain.purchasing import units
 from shopfloor.domain.stock import ledger as stock
@@ -59,11 +60,12 @@ def create_purchase_order(op: Op, supplier: str, location: str, lines: Sequence[
     return po
 
 
-def modify_purchase_order(op: Op, number: str, *, supplier: str | None, location: str | None,
-                          expected_date: date | None, notes: str | None,
+def modify_purchase_order(op: Op, po: PurchaseOrder, *, supplier: str | None,
+                          location: str | None, expected_date: date | None, notes: str | None,
                           lines: Sequence[LineSpec] | None, status: str | None
                           ) -> PurchaseOrder:
-    po = lookup.purchase_order(op, number, lock=True)
+    """Change `po`, found and locked by the caller."""
+    number = po.number
     rules.still_open(po, "purchase order", OPEN_PO)
     received = any(ln.received_quantity > 0 for ln in po.lines)
     if supplier is not None and supplier != po.supplier.name:
@@ -153,8 +155,9 @@ def _keeps_received(t: units.Terms, line: PurchaseOrderLine | None, i: int) -> N
                                " already received", field=f"lines[{i}].quantity")
 
 
-def cancel_purchase_order(op: Op, number: str) -> PurchaseOrder:
-    po = lookup.purchase_order(op, number, lock=True)
+def cancel_purchase_order(op: Op, po: PurchaseOrder) -> PurchaseOrder:
+    """Cancel `po`, found and locked by the caller."""
+    number = po.number
     rules.still_open(po, "purchase order", OPEN_PO)
     if any(ln.received_quantity > 0 for ln in po.lines):
         raise Conflict(f"{number} is partly received; modify its lines down instead",
@@ -163,10 +166,11 @@ def cancel_purchase_order(op: Op, number: str) -> PurchaseOrder:
     return po
 
 
-def receive_purchase_order(op: Op, number: str, lines: Sequence[LineSpec] | None,
+def receive_purchase_order(op: Op, po: PurchaseOrder, lines: Sequence[LineSpec] | None,
                            lot: str | None, expiry: date | None,
-                           change_expiry: bool = False) -> PurchaseOrder:
-    po = lookup.purchase_order(op, number, lock=True)
+                           change_expiry: bool = False) -> Moved[PurchaseOrder]:
+    """Book `po`'s lines in. The caller found and locked `po` (one lookup per write)."""
+    number, start = po.number, len(op.warnings)
     if po.status == PO.draft:
         raise Conflict(f"{number} is a draft; open it before receiving", field="number")
     rules.still_open(po, "purchase order", OPEN_PO)
@@ -193,7 +197,8 @@ def receive_purchase_order(op: Op, number: str, lines: Sequence[LineSpec] | None
     done = all(ln.received_quantity >= ln.quantity for ln in po.lines)
     rules.move_status(op, "purchase_order", po, PO.received if done else PO.partially_received)
     touch(po)
-    return po
+    return Moved(po, tuple(LineMoved(r.line.item.sku, r.quantity) for r in todo),
+                 raised_since(op, start))
 
 
 def _arrival(op: Op, po: PurchaseOrder, line: PurchaseOrderLine, fld: str) -> None:

@@ -11,6 +11,7 @@ from decimal import Decimal
 from shopfloor.domain.base import lookup
 from shopfloor.domain.base.context import Op
 from shopfloor.domain.lines import rules
+from shopfloor.domain.lines.rules import LineMoved, Moved, raised_since
 from shopfloor.domain.stock import ledger as stock
 from shopfloor.domain.stock.items import touch
 from shopfloor.kernel.numbers import ZERO
@@ -18,21 +19,25 @@ from shopfloor.kernel.statuses import CLOSABLE_SO, SO, said
 from shopfloor.store.tables import SalesOrder
 
 
-def close_sales_order(op: Op, number: str, reason: str | None) -> SalesOrder:
-    so = lookup.sales_order(op, number, lock=True)
+def close_sales_order(op: Op, so: SalesOrder, reason: str | None) -> Moved[SalesOrder]:
+    """Close `so` short; its lines are what it no longer ships. The caller found and
+    locked `so`."""
+    number, start = so.number, len(op.warnings)
     rules.closable(number, "sales order", so.status, CLOSABLE_SO, "")
     stock.prefetch(op, [ln.item for ln in so.lines], so.location)
+    dropped: list[LineMoved] = []
     for ln in so.lines:
         short = ln.quantity - ln.fulfilled_quantity
         if short > 0:
             op.change("sales_order", number, f"line {ln.item.sku} outstanding", short, ZERO)
             stock.reserve(op, ln.item, so.location, -short)
+            dropped.append(LineMoved(ln.item.sku, short))
     op.change("sales_order", number, "status", so.status, SO.closed)
     so.status = SO.closed
     if reason:
         so.notes = f"{so.notes}\n{reason}" if so.notes else reason
     touch(so)
-    return so
+    return Moved(so, tuple(dropped), raised_since(op, start))
 
 
 def reopen_sales_order(op: Op, number: str, status: str) -> list[str]:

@@ -15,6 +15,7 @@ from shopfloor.domain.base.context import Op
 from shopfloor.domain.base.sequences import claim_number
 from shopfloor.domain.lines import rules
 from shopfloor.domain.lines.columns import copied
+from shopfloor.domain.lines.rules import LineMoved, Moved, raised_since
 from shopfloor.domain.lines.rules import LineSpec as LineSpec  # what callers spell lines in
 from shopfloor.domain.stock import ledger as stock
 from shopfloor.domain.stock import lots
@@ -73,10 +74,11 @@ def create_sales_order(op: Op, customer: str, location: str, lines: Sequence[Lin
     return so
 
 
-def modify_sales_order(op: Op, number: str, *, customer: str | None, location: str | None,
+def modify_sales_order(op: Op, so: SalesOrder, *, customer: str | None, location: str | None,
                        due_date: date | None, notes: str | None,
                        lines: Sequence[LineSpec] | None) -> SalesOrder:
-    so = lookup.sales_order(op, number, lock=True)
+    """Change `so`, found and locked by the caller."""
+    number = so.number
     rules.still_open(so, "sales order", OPEN_SO)
     shipped = {ln.item_id: ln.fulfilled_quantity for ln in so.lines}
     if customer is not None and customer != so.customer.name:
@@ -130,8 +132,8 @@ def modify_sales_order(op: Op, number: str, *, customer: str | None, location: s
     return so
 
 
-def cancel_sales_order(op: Op, number: str) -> SalesOrder:
-    so = lookup.sales_order(op, number, lock=True)
+def cancel_sales_order(op: Op, so: SalesOrder) -> SalesOrder:
+    """Cancel `so`, found and locked by the caller."""
     rules.still_open(so, "sales order", OPEN_SO)
     _commit_lines(op, so, -1)
     rules.move_status(op, "sales_order", so, SO.cancelled)
@@ -166,8 +168,10 @@ def _outstanding(order_lines: Sequence[SalesOrderLine], lines: Sequence[LineSpec
     return todo
 
 
-def fulfill_sales_order(op: Op, number: str, lines: Sequence[LineSpec] | None) -> SalesOrder:
-    so = lookup.sales_order(op, number, lock=True)
+def fulfill_sales_order(op: Op, so: SalesOrder, lines: Sequence[LineSpec] | None
+                        ) -> Moved[SalesOrder]:
+    """Ship `so`'s lines. The caller found and locked `so` (one lookup per write)."""
+    number, start = so.number, len(op.warnings)
     rules.still_open(so, "sales order", OPEN_SO)
     todo = _outstanding(so.lines, lines, number)
     stock.prefetch(op, [line.item for line, _, _ in todo], so.location)
@@ -188,4 +192,5 @@ def fulfill_sales_order(op: Op, number: str, lines: Sequence[LineSpec] | None) -
     done = all(ln.fulfilled_quantity >= ln.quantity for ln in so.lines)
     rules.move_status(op, "sales_order", so, SO.fulfilled if done else SO.partially_fulfilled)
     touch(so)
-    return so
+    return Moved(so, tuple(LineMoved(line.item.sku, qty) for line, qty, _ in todo),
+                 raised_since(op, start))

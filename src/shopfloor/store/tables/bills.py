@@ -15,7 +15,9 @@ from decimal import Decimal
 from sqlalchemy import Date, ForeignKey, Index, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from shopfloor.store.tables.core import Base, PurchaseOrderLine, Supplier
+from shopfloor.store.tables.core import Base
+from shopfloor.store.tables.partners import Supplier
+from shopfloor.store.tables.purchasing import PurchaseOrderLine
 
 __all__ = ["SupplierBill", "SupplierBillCharge", "SupplierBillLine"]
 

@@ -21,7 +21,10 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from shopfloor.store.tables.core import ZERO, Base, Item, PurchaseOrder, Supplier, Versioned
+from shopfloor.store.tables.core import ZERO, Base, Versioned
+from shopfloor.store.tables.items import Item
+from shopfloor.store.tables.partners import Supplier
+from shopfloor.store.tables.purchasing import PurchaseOrder
 
 
 class SupplierItem(Versioned, Base):

@@ -13,7 +13,9 @@ from decimal import Decimal
 from sqlalchemy import ForeignKey, Integer, String
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from shopfloor.store.tables.core import ZERO, Base, Item, Location, Remarked, Versioned
+from shopfloor.store.tables.core import ZERO, Base, Remarked, Versioned
+from shopfloor.store.tables.items import Item
+from shopfloor.store.tables.locations import Location
 
 
 class Revert(Base):

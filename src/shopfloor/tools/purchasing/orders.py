@@ -46,7 +46,7 @@ from shopfloor.tools.order_fields import (
     remarks,
     total_said,
 )
-from shopfloor.tools.refs import NumberOrId, number_of
+from shopfloor.tools.refs import NumberOrId, document, number_of
 from shopfloor.tools.views import PegOut, pegs_out
 
 
@@ -105,6 +105,11 @@ class PurchaseOrderPage(Page):
 
 def _po(op: Op, req: NumberOrId) -> str:
     return number_of(op, PurchaseOrder, req, "purchase order")
+
+
+def locked_po(op: Op, req: NumberOrId) -> PurchaseOrder:
+    """The purchase order a write names, found and locked once for the domain."""
+    return document(op, PurchaseOrder, req, "purchase order", lookup.purchase_order)
 
 
 class ListPurchaseOrders(Request):
@@ -182,7 +187,7 @@ class ModifyPurchaseOrder(NumberOrId, WriteRequest):
              destructive=True)
 def modify_purchase_order(op: Op, req: ModifyPurchaseOrder) -> Done[PurchaseOrderOut]:
     po = orders.modify_purchase_order(
-        op, _po(op, req), supplier=req.supplier, location=req.location,
+        op, locked_po(op, req), supplier=req.supplier, location=req.location,
         expected_date=req.expected_date, notes=None, status=req.status,
         lines=[ln.spec() for ln in req.lines] if req.lines else None)
     remark(op, "purchase_order", po, **remarks(req))
@@ -195,7 +200,7 @@ def modify_purchase_order(op: Op, req: ModifyPurchaseOrder) -> Done[PurchaseOrde
              destructive=True,
              undo=Undo.using(reverts.cancelled("purchase_order")))
 def delete_purchase_order(op: Op, req: ByNumberWrite) -> Done[PurchaseOrderOut]:
-    po = orders.cancel_purchase_order(op, _po(op, req))
+    po = orders.cancel_purchase_order(op, locked_po(op, req))
     return Done(f"Cancel purchase order {po.number}", purchase_order_out(po))
 
 
@@ -219,11 +224,10 @@ class ReceivePurchaseOrder(NumberOrId, ExpiryChange, WriteRequest):
              undo=Undo.using(reverts.po_receipt))
 def receive_purchase_order(op: Op, req: ReceivePurchaseOrder) -> Done[PurchaseOrderOut]:
     specs = [ln.spec() for ln in req.lines] if req.lines else None
-    po = orders.receive_purchase_order(op, _po(op, req), specs, req.batch, req.expiry,
-                                       req.change_expiry)
-    moved = sum(1 for c in op.changes if c.field.endswith(" received"))
-    timing = [f"{n} {code}" for code in ("late", "early")
-              if (n := sum(1 for w in op.warnings if w.code == code))]
-    return Done(f"Receive {moved} line(s) of {po.number}"
+    got = orders.receive_purchase_order(op, locked_po(op, req), specs, req.batch, req.expiry,
+                                        req.change_expiry)
+    po = got.document
+    timing = [f"{n} {code}" for code in ("late", "early") if (n := got.warned(code))]
+    return Done(f"Receive {len(got.lines)} line(s) of {po.number}"
                 + (f" ({', '.join(timing)})" if timing else "")
                 + f": now {said(po.status)}", purchase_order_out(po))

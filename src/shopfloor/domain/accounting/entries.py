@@ -1,0 +1,152 @@
+"""The journal's one writer: every entry, whoever builds it (the per-operation drafts of
+what stock moved, a supplier's bill), is checked against the period lock, proved
+balanced and written with the same prepared statements here.
+
+One writer keeps the rules an entry must satisfy in one place: a new kind of entry cannot
+skip the lock or post an unbalanced entry by writing its rows itself.
+
+Lines are posted in the books' currency's minor units (cents for EUR, Babel's digits),
+while the stock is valued to six decimals a row. Each line is rounded on its own and what
+the rounding leaves over (a debit and a credit of one exact amount round alike, so only an
+entry of three or more lines leaves any) goes to the Rounding account, so every entry
+balances to the cent. A stock line is not rounded on its own: it is the step in its item
+and location's value rounded to cents (the value after it, rounded, less the value before
+it, rounded). So an item's stock lines always add up to its value at that place rounded to
+cents, however many sub-cent steps it took, and the Inventory accounts equal the stock
+valuation's rows each rounded to cents, what a valuation printed to the cent shows and
+sums. Rounding each line on its own instead would let the account drift from the
+valuation by up to half a cent per movement; rounding the whole stock's value at once
+would need the whole stock's exact value on every write.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from decimal import ROUND_HALF_EVEN, Decimal
+
+from babel.numbers import get_currency_precision
+from sqlalchemy import insert
+
+from shopfloor.domain.accounting.chart import STOCK_ROLE, chart
+from shopfloor.domain.base import books, period_lock
+from shopfloor.domain.base.context import Op
+from shopfloor.kernel.errors import Internal
+from shopfloor.kernel.numbers import ZERO
+from shopfloor.store.bulk import executemany
+from shopfloor.store.prepared import Prepared
+from shopfloor.store.tables import JournalEntry, JournalLine
+
+Key = tuple[str, str, int | None, int | None]
+"""A line's role, account code, item and location (the last two on stock lines only)."""
+
+
+@dataclass
+class Draft:
+    """One entry being built: its lines summed per (role, account, item, location)."""
+
+    posted_at: datetime
+    document_type: str | None
+    document_number: str | None
+    memo: str
+    reverses: str | None = None
+    counter: str = "adjustments"
+    """The role that balances the entry's variances when they name no other."""
+    lines: dict[Key, Decimal] = field(default_factory=lambda: defaultdict(lambda: ZERO))
+
+    def add(self, role: str, account: str, amount: Decimal, item_id: int | None = None,
+            location_id: int | None = None) -> None:
+        """`amount` signed: positive a debit, negative a credit."""
+        if amount:
+            self.lines[(role, account, item_id, location_id)] += amount
+
+    def posts(self) -> bool:
+        return any(self.lines.values())
+
+
+Held = Callable[[int, int], Decimal]
+"""The stock's exact value at an item and location once the entries' rows are in."""
+
+
+def minor_unit(op: Op) -> Decimal:
+    """The books' currency's smallest amount: 0.01 for EUR, 1 for JPY."""
+    return Decimal(1).scaleb(-get_currency_precision(books.currency(op)))
+
+
+def to_unit(amount: Decimal, unit: Decimal) -> Decimal:
+    """The one rounding of the books (half to even, as the stock's own)."""
+    return amount.quantize(unit, rounding=ROUND_HALF_EVEN)
+
+
+def write(op: Op, drafts: list[Draft], *, held: Held | None = None,
+          history: bool = False) -> None:
+    """Write `drafts` as entries (in order) of `op`, in the currency's minor units.
+    `held`: where the drafts have stock lines, each item and location's exact value after
+    them. `history`: a database's past, posted as it happened, whatever is locked now.
+    Refuses (PeriodLocked) an entry dated on or before the lock; an entry whose exact
+    debits and credits differ is a bug in its builder, never written."""
+    drafts = [d for d in drafts if d.posts()]
+    if not drafts:
+        return
+    if not history:
+        period_lock.guard(op, (d.posted_at for d in drafts))
+    for d in drafts:
+        off = sum(d.lines.values(), ZERO)
+        if off:
+            raise Internal(f"the entry {d.memo!r} for {d.document_number} is off by {off}: "
+                           "not posted")
+    _round(op, drafts, held)
+    conn = op.session.connection()
+    entries = [{"posted_at": d.posted_at, "operation_id": op.operation_id,
+                "document_type": d.document_type, "document_number": d.document_number,
+                "memo": d.memo, "reverses": d.reverses, "created_at": op.now} for d in drafts]
+    # one entry (nearly every write) is one plain INSERT; several keep their order
+    made = [_ENTRY.all(conn, entries[0])[0][0]] if len(entries) == 1 else \
+        conn.execute(_ENTRIES, entries).scalars().all()
+    lines = []
+    for entry_id, d in zip(made, drafts, strict=True):
+        for (role, account, item_id, location_id), amount in d.lines.items():
+            if amount:
+                lines.append({"entry_id": entry_id, "account": account, "role": role,
+                              "debit": amount if amount > 0 else ZERO,
+                              "credit": -amount if amount < 0 else ZERO,
+                              "item_id": item_id, "location_id": location_id,
+                              "posted_at": d.posted_at})
+    executemany(conn, _LINES, lines)
+
+
+def _round(op: Op, drafts: list[Draft], held: Held | None) -> None:
+    """Every line to the minor unit, stock lines as steps of their place's rounded value
+    (see the module), the residue of each entry to Rounding."""
+    unit = minor_unit(op)
+    moved: dict[tuple[int, int], Decimal] = defaultdict(lambda: ZERO)
+    for d in drafts:
+        for (role, _, item, loc), amount in d.lines.items():
+            if role == STOCK_ROLE and item is not None and loc is not None:
+                moved[(item, loc)] += amount
+    if moved and held is None:
+        raise Internal("stock lines need their places' values to round")
+    value = {k: held(*k) - v for k, v in moved.items()} if held is not None else {}
+    rounding = chart(op).account("rounding").code
+    for d in drafts:
+        lines: dict[Key, Decimal] = defaultdict(lambda: ZERO)
+        for key, amount in d.lines.items():
+            role, _, item, loc = key
+            if role == STOCK_ROLE and item is not None and loc is not None:
+                before = value[(item, loc)]
+                value[(item, loc)] = before + amount
+                lines[key] += to_unit(before + amount, unit) - to_unit(before, unit)
+            else:
+                lines[key] += to_unit(amount, unit)
+        residue = -sum(lines.values(), ZERO)
+        if residue:
+            lines[("rounding", rounding, None, None)] += residue
+        d.lines = lines
+
+
+# Built once: a statement made per call is compiled-cache keyed again on every apply
+_ENTRY = Prepared(insert(JournalEntry).returning(JournalEntry.id))
+_ENTRIES = insert(JournalEntry).returning(JournalEntry.id, sort_by_parameter_order=True)
+_LINES = insert(JournalLine)

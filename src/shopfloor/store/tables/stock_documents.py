@@ -1,0 +1,67 @@
+"""The stock documents that are neither bought, sold nor made: adjustments (counts and
+write-offs at one location) and transfers (from one location to another)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from decimal import Decimal
+
+from sqlalchemy import ForeignKey, Integer, String
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from shopfloor.store.tables.core import ZERO, Base, Versioned
+from shopfloor.store.tables.items import Item
+from shopfloor.store.tables.locations import Location
+
+
+class StockAdjustment(Versioned, Base):
+    __tablename__ = "stock_adjustments"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    number: Mapped[str] = mapped_column(String(64), unique=True)
+    location_id: Mapped[int] = mapped_column(ForeignKey("locations.id"))
+    reason: Mapped[str] = mapped_column(String(500))
+    created_at: Mapped[datetime]
+
+    location: Mapped[Location] = relationship(lazy="joined")
+    lines: Mapped[list[StockAdjustmentLine]] = relationship(
+        order_by="StockAdjustmentLine.position", cascade="all, delete-orphan"
+    )
+
+
+class StockAdjustmentLine(Base):
+    __tablename__ = "stock_adjustment_lines"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    adjustment_id: Mapped[int] = mapped_column(ForeignKey("stock_adjustments.id"), index=True)
+    item_id: Mapped[int] = mapped_column(ForeignKey("items.id"))
+    position: Mapped[int] = mapped_column(Integer, default=0)
+    quantity_delta: Mapped[Decimal]
+    counted_quantity: Mapped[Decimal | None]
+    counted_at: Mapped[datetime | None]
+    unit_cost: Mapped[Decimal] = mapped_column(default=ZERO)
+    item: Mapped[Item] = relationship(lazy="joined")
+
+
+class StockTransfer(Versioned, Base):
+    __tablename__ = "stock_transfers"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    number: Mapped[str] = mapped_column(String(64), unique=True)
+    from_location_id: Mapped[int] = mapped_column(ForeignKey("locations.id"))
+    to_location_id: Mapped[int] = mapped_column(ForeignKey("locations.id"))
+    created_at: Mapped[datetime]
+
+    from_location: Mapped[Location] = relationship(foreign_keys=[from_location_id], lazy="joined")
+    to_location: Mapped[Location] = relationship(foreign_keys=[to_location_id], lazy="joined")
+    lines: Mapped[list[StockTransferLine]] = relationship(
+        order_by="StockTransferLine.position", cascade="all, delete-orphan"
+    )
+
+
+class StockTransferLine(Base):
+    __tablename__ = "stock_transfer_lines"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    transfer_id: Mapped[int] = mapped_column(ForeignKey("stock_transfers.id"), index=True)
+    item_id: Mapped[int] = mapped_column(ForeignKey("items.id"))
+    position: Mapped[int] = mapped_column(Integer, default=0)
+    quantity: Mapped[Decimal]
+    unit_cost: Mapped[Decimal] = mapped_column(default=ZERO)
+    item: Mapped[Item] = relationship(lazy="joined")
