@@ -230,3 +230,55 @@ def insert_returning(conn: Connection, table: Table, rows: Sequence[Mapping[str,
         sql = said.head + ", ".join([said.group] * len(chunk)) + said.tail
         out += conn.exec_driver_sql(sql, tuple(v for row in chunk for v in row)).all()
     return out
+
+
+_WITH_PARENT: dict[tuple[int, int, tuple[str, ...], tuple[str, ...]],
+                   tuple[Insert, Insert, str, _Plan, _Plan] | None] = {}
+
+
+def insert_with_parent(conn: Connection, parent: Insert, row: Mapping[str, Any], child: Insert,
+                       key: str, rows: Sequence[Mapping[str, Any]]) -> bool:
+    """PostgreSQL: one row of `parent` and its `rows` of `child` (each given the parent's
+    new primary key as `key`) in one statement (`WITH parent AS (INSERT ... RETURNING id)
+    INSERT ... SELECT parent.id, u.* FROM parent, unnest(...)`): one round trip where the
+    two inserts take two, or three when psycopg pipelines a few rows. False where it
+    cannot (another database, a statement only SQLAlchemy runs): the caller inserts them
+    itself."""
+    if conn.dialect.name != "postgresql" or not rows:
+        return False
+    heads, lines = tuple(row), tuple(rows[0])
+    cache_key = (id(parent), id(child), heads, lines)
+    if cache_key not in _WITH_PARENT:
+        _WITH_PARENT[cache_key] = _parent_plan(conn, parent, heads, child, key, lines)
+    said = _WITH_PARENT[cache_key]
+    if said is None or said[0] is not parent or said[1] is not child:
+        return False
+    sql, head_plan, line_plan = said[2:]
+    params = {**head_plan.params([row])[0], **line_plan.params(rows)}
+    if observed(conn):
+        conn.exec_driver_sql(sql, params)
+        return True
+    on_cursor(conn, sql, params, lambda cursor: cursor.execute(sql, params))
+    return True
+
+
+def _parent_plan(conn: Connection, parent: Insert, heads: tuple[str, ...], child: Insert,
+                 key: str, lines: tuple[str, ...]
+                 ) -> tuple[Insert, Insert, str, _Plan, _Plan] | None:
+    head_plan = _plan(conn, parent, heads)
+    line_plan = _plan(conn, child, lines)
+    arrays = line_plan and _unnest(conn, child, line_plan)
+    parent_table, child_table = parent.table, child.table
+    if head_plan is None or arrays is None or not head_plan.named or not isinstance(
+            parent_table, Table) or not isinstance(child_table, Table) or any(
+            n.startswith("p") and n[1:].isdigit() for n in head_plan.names):
+        return None
+    (pk,) = parent_table.primary_key.columns
+    prep = conn.dialect.identifier_preparer
+    head, _, tail = arrays.sql.partition(") SELECT * FROM ")
+    target = prep.format_table(child_table)
+    head = head.replace(f"INSERT INTO {target} (",
+                        f"INSERT INTO {target} ({prep.quote(child_table.c[key].name)}, ", 1)
+    sql = (f"WITH parent AS ({head_plan.sql} RETURNING {prep.quote(pk.name)}) {head}) "
+           f"SELECT parent.{prep.quote(pk.name)}, u.* FROM parent, {tail} AS u")
+    return parent, child, sql, head_plan, arrays

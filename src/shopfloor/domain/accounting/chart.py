@@ -11,8 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from sqlalchemy import select
+from sqlalchemy import select, true
 
+from shopfloor.domain.base import period_lock
 from shopfloor.domain.base.context import Op
 from shopfloor.kernel.errors import NotFound, ValidationFailed
 from shopfloor.store.prepared import Prepared, connection_of
@@ -84,17 +85,26 @@ def kind_of(role: str) -> Kind:
     return DEFAULTS[role].kind
 
 
-_RULES = Prepared(select(*(AccountRule.__table__.c[k] for k in (
-    "role", "location_id", "item_kind", "code", "name"))))
-"""Read by every write that moves value (its journal entry): plain rows, compiled once."""
+_LOCK = select(period_lock.LOCKS.c.lock_date.label("lock_date")).order_by(
+    period_lock.LOCKS.c.id.desc()).limit(1).scalar_subquery()
+_NOW = select(_LOCK.label("lock_date")).subquery("books")
+_RULES = Prepared(select(_NOW.c.lock_date, *(AccountRule.__table__.c[k] for k in (
+    "role", "location_id", "item_kind", "code", "name"))).select_from(
+    _NOW.outerjoin(AccountRule.__table__, true())))
+"""Read by every write that moves value (its journal entry), with the period lock that
+entry is checked against: one round trip for both, plain rows, compiled once (a lone
+row of NULLs where no rule is set)."""
 
 
 def chart(op: Op) -> Chart:
     found = op.cache.get(Chart)
     if isinstance(found, Chart):
         return found
+    read = _RULES.all(connection_of(op.session), {})
+    if read:
+        period_lock.remember(op, read[0].lock_date)
     rules = {(r.role, r.location_id, r.item_kind): Account(r.code, r.name, kind_of(r.role))
-             for r in _RULES.all(connection_of(op.session), {})}
+             for r in read if r.role is not None}
     made = op.cache[Chart] = Chart(rules)
     return made
 

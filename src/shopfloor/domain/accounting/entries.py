@@ -35,7 +35,7 @@ from shopfloor.domain.base import books, period_lock
 from shopfloor.domain.base.context import Op
 from shopfloor.kernel.errors import Internal
 from shopfloor.kernel.numbers import ZERO
-from shopfloor.store.bulk import executemany
+from shopfloor.store.bulk import executemany, insert_with_parent
 from shopfloor.store.prepared import Prepared
 from shopfloor.store.tables import JournalEntry, JournalLine
 
@@ -102,19 +102,22 @@ def write(op: Op, drafts: list[Draft], *, held: Held | None = None,
     entries = [{"posted_at": d.posted_at, "operation_id": op.operation_id,
                 "document_type": d.document_type, "document_number": d.document_number,
                 "memo": d.memo, "reverses": d.reverses, "created_at": op.now} for d in drafts]
+    if len(drafts) == 1 and conn.dialect.name == "postgresql" and insert_with_parent(
+            conn, _ENTRY_ROW, entries[0], _LINES, "entry_id", _lines(drafts[0])):
+        return  # (PostgreSQL: the entry and its lines in one statement)
     # one entry (nearly every write) is one plain INSERT; several keep their order
     made = [_ENTRY.all(conn, entries[0])[0][0]] if len(entries) == 1 else \
         conn.execute(_ENTRIES, entries).scalars().all()
-    lines = []
-    for entry_id, d in zip(made, drafts, strict=True):
-        for (role, account, item_id, location_id), amount in d.lines.items():
-            if amount:
-                lines.append({"entry_id": entry_id, "account": account, "role": role,
-                              "debit": amount if amount > 0 else ZERO,
-                              "credit": -amount if amount < 0 else ZERO,
-                              "item_id": item_id, "location_id": location_id,
-                              "posted_at": d.posted_at})
-    executemany(conn, _LINES, lines)
+    executemany(conn, _LINES, [{"entry_id": entry_id, **line} for entry_id, d in
+                               zip(made, drafts, strict=True) for line in _lines(d)])
+
+
+def _lines(d: Draft) -> list[dict[str, object]]:
+    """A rounded draft's lines as rows (without their entry)."""
+    return [{"account": account, "role": role, "debit": amount if amount > 0 else ZERO,
+             "credit": -amount if amount < 0 else ZERO, "item_id": item_id,
+             "location_id": location_id, "posted_at": d.posted_at}
+            for (role, account, item_id, location_id), amount in d.lines.items() if amount]
 
 
 def _round(op: Op, drafts: list[Draft], held: Held | None) -> None:
@@ -149,4 +152,5 @@ def _round(op: Op, drafts: list[Draft], held: Held | None) -> None:
 # Built once: a statement made per call is compiled-cache keyed again on every apply
 _ENTRY = Prepared(insert(JournalEntry).returning(JournalEntry.id))
 _ENTRIES = insert(JournalEntry).returning(JournalEntry.id, sort_by_parameter_order=True)
+_ENTRY_ROW = insert(JournalEntry)
 _LINES = insert(JournalLine)

@@ -14,6 +14,7 @@ from typing import Any
 
 from sqlalchemy import func, insert, select
 
+from shopfloor.domain.accounting.chart import chart
 from shopfloor.domain.base import period_lock
 from shopfloor.domain.base.context import Op
 from shopfloor.domain.stock.ledger import Ledger
@@ -102,6 +103,8 @@ def check(op: Op) -> None:
     if not isinstance(book, Ledger) or book.op is not op:
         return
     rows = [*book.written_moves, *book.written_variances]
+    if rows:
+        chart(op)  # the entry's accounts, read with the lock in one round trip
     day = period_lock.lock_date(op) if rows else None  # a write that moved nothing asks nothing
     if day is None:
         return

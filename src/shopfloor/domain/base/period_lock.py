@@ -38,6 +38,12 @@ def lock_date(op: Op) -> date | None:
     return found
 
 
+def remember(op: Op, day: date | None) -> None:
+    """The lock as a read of this operation found it alongside other rows (the journal's
+    chart), unless the operation already holds one."""
+    op.cache.setdefault(_KEY, day)
+
+
 def forget(op: Op) -> None:
     """After the lock is set within this operation."""
     op.cache.pop(_KEY, None)
