@@ -372,14 +372,16 @@ async def serve_stdio(settings: Settings,
     async def open_then_work() -> None:
         registry = await source.open()
         if registry is not None:
-            from shopfloor.app.worker import start_in_thread
-
             registry.store.pin_reads()  # here, on the loop: where the inline reads run
             await anyio.sleep(WORKER_AFTER)
             with anyio.move_on_after(WORKER_LATEST - WORKER_AFTER):
                 await source.answered.wait()  # the first call goes first,
                 await source.quiet(WORKER_QUIET)  # and calls in a stream before the check
+            # (in a thread: the worker's module brings webhook delivery, and httpx brings
+            # its CLI's rich and pygments, ~100 modules; on the loop they held up a call)
             worker = await anyio.to_thread.run_sync(worker_for, registry, settings)
+            from shopfloor.app.worker import start_in_thread
+
             halts.append(start_in_thread(worker))
             if catalogue is not describe_catalogue:  # reap the child, listed or not
                 await anyio.to_thread.run_sync(catalogue)
