@@ -291,7 +291,8 @@ def post_history(store: Store, clock: Callable[[], Any]) -> None:
 
 
 def worker_for(registry: Registry, settings: Settings | None = None, **options: Any) -> Worker:
-    """A worker for every job kind the catalogue declares."""
+    """A worker for every job kind the catalogue declares (their runners built at its
+    first job: see `Worker.kinds`)."""
     from datetime import timedelta
 
     from shopfloor.app.worker import Worker
@@ -301,7 +302,7 @@ def worker_for(registry: Registry, settings: Settings | None = None, **options: 
         options.setdefault("stale_after", timedelta(seconds=settings.job_stale_seconds))
         options.setdefault("delivery", deliverer_for(registry, settings))
     options.setdefault("clock", lambda: registry.clock())  # read at each use: a test moves it
-    return Worker(registry.store, registry.job_runners(), **options)
+    return Worker(registry.store, registry.job_runners, **options)
 
 
 def deliverer_for(registry: Registry, settings: Settings, *, name: str | None = None

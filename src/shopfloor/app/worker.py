@@ -14,7 +14,7 @@ import socket
 import threading
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import timedelta
 
 from shopfloor.app.delivery import Deliverer
@@ -34,19 +34,33 @@ SIGTERM is answered within seconds (orchestrators kill after 10 to 30), not afte
 long MRP run."""
 
 
+Kinds = Mapping[str, Runner]
+
+
 class Worker:
-    def __init__(self, store: Store, kinds: dict[str, Runner], *, name: str | None = None,
+    def __init__(self, store: Store, kinds: Kinds | Callable[[], Kinds], *,
+                 name: str | None = None,
                  poll: float = 0.5, heartbeat: float = 2.0,
                  stale_after: timedelta = timedelta(seconds=20),
                  delivery: Deliverer | None = None, clock: queue.Clock = queue.now) -> None:
         self.store = store
         self.delivery = delivery
-        self.kinds = kinds
+        self._kinds = kinds
         self.name = name or f"{socket.gethostname()}:{os.getpid()}:{threading.get_ident() % 10000}"
         self.poll = poll
         self.heartbeat = heartbeat
         self.stale_after = stale_after
         self.clock = clock  # the leases' (queue.Clock)
+
+    @property
+    def kinds(self) -> Kinds:
+        """The runners by job kind; given as a function, built when first needed (a job
+        claimed): building them loads every tool's module, and in `shopfloor mcp` that load
+        held the interpreter while the calls of the first seconds waited for it, each
+        call several times slower (issue 32)."""
+        if callable(self._kinds):
+            self._kinds = self._kinds()
+        return self._kinds
 
     def run_one(self, job_id: str | None = None) -> bool:
         job = queue.claim(self.store, self.name, job_id, clock=self.clock)

@@ -26,7 +26,7 @@ from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 
 from shopfloor import __version__
-from shopfloor.kernel.errors import Internal, NotFound, ShopfloorError
+from shopfloor.kernel.errors import NotFound, ShopfloorError
 from shopfloor.kernel.statuses import JOB_TERMINAL
 from shopfloor.registry.confirm import ConfirmWrites, policy
 from shopfloor.registry.toolsets import ALL
@@ -34,6 +34,7 @@ from shopfloor.surfaces.mcp import alerts as mcp_alerts
 from shopfloor.surfaces.mcp.confirm import Confirmer
 from shopfloor.surfaces.mcp.lowlevel import Screened, ShopfloorServer
 from shopfloor.surfaces.mcp.resources import Resources, no_cursor
+from shopfloor.surfaces.mcp.source import RegistrySource
 from shopfloor.surfaces.mcp.toolsets import Changes, Selection
 from shopfloor.surfaces.render import render
 from shopfloor.ui import cards
@@ -168,62 +169,6 @@ async def follow_job(ctx: ServerRequestContext[Any], registry: Registry, actor: 
         await anyio.sleep(0.25)
 
 
-class RegistrySource:
-    """Where a server gets its registry: at hand, or opened once the session is serving.
-
-    `shopfloor mcp` answers initialize and tools/list without the database; opening it
-    (imports, migration check, signing secret) runs in a thread once tools/list has been
-    answered, at once when a call needs it, or `after` seconds into the session; the
-    calls wait for it.
-    """
-
-    def __init__(self, registry: Registry | None = None, *,
-                 opener: Callable[[], Registry] | None = None, after: float = 1.0) -> None:
-        if (registry is None) == (opener is None):
-            raise ValueError("give a registry or an opener")
-        self.registry = registry
-        self._opener = opener
-        self._after = after
-        self._wanted = anyio.Event()
-        self._urgent = False
-        self._ready = anyio.Event()
-        self._error: Exception | None = None
-        self.answered = anyio.Event()
-        """Set once a call has been answered (start-up's background work waits for it)."""
-        if registry is not None:
-            self._ready.set()
-
-    def want(self, *, urgent: bool) -> None:
-        self._urgent = self._urgent or urgent
-        self._wanted.set()
-
-    async def open(self) -> Registry | None:
-        """Run by the session's task group: open the registry (once), never raise."""
-        if self._opener is None or self._ready.is_set():
-            return self.registry
-        with anyio.move_on_after(self._after):
-            await self._wanted.wait()
-        if not self._urgent:
-            await anyio.sleep(0.02)  # let the tools/list reply leave before the imports
-        try:
-            self.registry = await anyio.to_thread.run_sync(self._opener)
-        except Exception as exc:
-            log.exception("could not open the database")
-            self._error = exc
-        finally:
-            self._ready.set()
-        return self.registry
-
-    async def get(self) -> Registry:
-        if self.registry is not None:
-            return self.registry
-        self.want(urgent=True)
-        await self._ready.wait()
-        if self.registry is None:
-            raise Internal(f"the database could not be opened: {self._error}")
-        return self.registry
-
-
 def build_server(registry: Registry, actor_for: Callable[[], Actor], *,
                  output_schemas: bool = True, progress_wait: float = 300.0,
                  inline_reads: bool = False,
@@ -310,6 +255,7 @@ def server_for(catalogue: Callable[[], list[dict[str, Any]]], source: RegistrySo
 
     async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
                         ) -> types.CallToolResult | types.InputRequiredResult | dict[str, Any]:
+        source.running += 1
         try:
             actor = actor_for()
             registry = source.registry or await source.get()
@@ -327,6 +273,8 @@ def server_for(catalogue: Callable[[], list[dict[str, Any]]], source: RegistrySo
         except ShopfloorError as exc:
             return error_result(exc)
         finally:
+            source.running -= 1
+            source.last_answer = anyio.current_time()
             source.answered.set()
         return answer(text_of(result), result)
 
@@ -373,10 +321,14 @@ def request_actor() -> Actor:
 
 WORKER_AFTER = 1.0
 """Seconds after the database opens that stdio's job worker starts, or once the first
-call is answered if that is later: the worker loads every tool's module, and on a busy
-machine that load took the first call's share of the interpreter (issue 32)."""
+call is answered and the calls pause (`WORKER_QUIET`) if that is later: its start checks
+every alert (seconds of CPU on a big company) in a thread, and while it runs each call
+waits for the interpreter at every thread hop of the transport (measured: get_item over
+stdio 3-5x slower for the check's duration; issue 32)."""
+WORKER_QUIET = 0.25
+"""Seconds without a call that count as a pause."""
 WORKER_LATEST = 5.0
-"""...but however long that first call takes, no later than this."""
+"""...but however busy the session, no later than this after the database opened."""
 
 
 async def serve_stdio(settings: Settings,
@@ -420,17 +372,16 @@ async def serve_stdio(settings: Settings,
     async def open_then_work() -> None:
         registry = await source.open()
         if registry is not None:
+            registry.store.pin_reads()  # here, on the loop: where the inline reads run
+            await anyio.sleep(WORKER_AFTER)
+            with anyio.move_on_after(WORKER_LATEST - WORKER_AFTER):
+                await source.answered.wait()  # the first call goes first,
+                await source.quiet(WORKER_QUIET)  # and calls in a stream before the check
+            # (in a thread: the worker's module brings webhook delivery, and httpx brings
+            # its CLI's rich and pygments, ~100 modules; on the loop they held up a call)
+            worker = await anyio.to_thread.run_sync(worker_for, registry, settings)
             from shopfloor.app.worker import start_in_thread
 
-            registry.store.pin_reads()  # here, on the loop: where the inline reads run
-            # The worker needs every tool's module (its job runners): loaded a moment
-            # later, so that the first call (importing its own tool's only) goes first.
-            await anyio.sleep(WORKER_AFTER)
-            if not source.answered.is_set():  # the first call may be running: it goes first
-                with anyio.move_on_after(WORKER_LATEST - WORKER_AFTER):
-                    await source.answered.wait()
-                await anyio.sleep(0.05)  # (its answer leaves before the imports)
-            worker = await anyio.to_thread.run_sync(worker_for, registry, settings)
             halts.append(start_in_thread(worker))
             if catalogue is not describe_catalogue:  # reap the child, listed or not
                 await anyio.to_thread.run_sync(catalogue)
