@@ -169,7 +169,7 @@ def test_kill_during_a_big_apply_leaves_no_partial_effect(db_url: str, tmp_path:
     reg.store.dispose()
     sqlite = db_url.startswith("sqlite")
     probe = _sqlite_write_open(db_url) if sqlite else _pg_insert_open(db_url, "stock_adjustments")
-    # SQLite: the apply is the only writer, and holds the write lock for ~40 ms (1,000
+    # SQLite: the apply is then the only writer, and holds the write lock for ~40 ms (1,000
     # lines, batched): seen on two checks in a row, it is killed with most of that left.
     # PostgreSQL: the apply writes its document, then waits for the balances this test
     # holds locked: killed mid-write.
@@ -180,7 +180,10 @@ def test_kill_during_a_big_apply_leaves_no_partial_effect(db_url: str, tmp_path:
     outcome: list[object] = []
     thread = threading.Thread(target=_big_apply, args=(port, token, outcome))
     try:
-        assert not probe(), "a write transaction was open before the apply was sent"
+        # the server's job worker starts once it listens and may write once (its first
+        # claim and sweep): wait for the database to be free, then the apply is the writer
+        assert _held_for(lambda: not probe(), 0.2, give_up=30), \
+            "a write transaction stayed open before the apply was sent"
         thread.start()
         assert _held_for(probe, hold, give_up=60), "the apply never opened its write"
         assert probe() and not outcome, "the write closed before the kill"
