@@ -76,3 +76,36 @@ def test_consumption_corrected_recosts_the_product(registry: Registry) -> None:
     assert stock(registry, "P1") == (D(1), D(0), D(7))
     assert _adjusted(registry) == 0
     assert not ledger_mismatches(registry)
+
+
+def test_fewer_made_takes_back_the_by_products_the_undone_units_gave(
+        registry: Registry) -> None:
+    """P1 = 2 M1 @ 1.50, giving 1 OFFCUT a unit that carries 10%. 4 made: 12.00 consumed,
+    the offcuts 1.20 (0.30 each), the product 10.80 (2.70 each). Corrected to 2 made: 2 P1
+    leave at 2.70, 4 M1 come back at 1.50 and 2 OFFCUT leave at 0.30, so the stock is worth
+    what it was (6.00 - 5.40 - 0.60 = 0): no value is made from nothing."""
+    basic_setup(registry)
+    apply(registry, "create_item", sku="OFFCUT", name="Offcut", kind="material")
+    apply(registry, "update_recipe", sku="P1", components=[{"sku": "M1", "quantity": "2"}],
+          by_products=[{"sku": "OFFCUT", "quantity": "1", "cost_share_percent": "10"}])
+    apply(registry, "create_stock_adjustment", location="MAIN", reason="opening", lines=[
+        {"sku": "M1", "quantity_delta": "10", "unit_cost": "1.5"}])
+    mo = apply(registry, "create_manufacturing_order", sku="P1", quantity="4",
+               location="MAIN")["number"]
+    apply(registry, "complete_manufacturing_order", number=mo)
+    assert stock(registry, "OFFCUT") == (D(4), D(0), D("0.3"))
+    assert stock(registry, "P1") == (D(4), D(0), D("2.7"))
+
+    fewer = apply(registry, "correct_manufacturing_order", number=mo, completed_quantity="2")
+    assert stock(registry, "M1") == (D(6), D(4), D("1.5"))  # the 2 still to make commit it
+    assert stock(registry, "P1") == (D(2), D(0), D("2.7"))
+    assert stock(registry, "OFFCUT") == (D(2), D(0), D("0.3"))
+    worth = sum((q * c for q, _, c in (stock(registry, s) for s in ("M1", "P1", "OFFCUT"))),
+                D(0))
+    assert worth == D(15)  # the 10 M1 at 1.50 counted in, transformed, never made more
+    assert not ledger_mismatches(registry)
+
+    apply(registry, "revert_operation", operation_id=fewer["operation_id"])
+    assert stock(registry, "OFFCUT") == (D(4), D(0), D("0.3"))
+    assert stock(registry, "P1") == (D(4), D(0), D("2.7"))
+    assert not ledger_mismatches(registry)

@@ -21,7 +21,7 @@ from shopfloor.domain.base.context import Op
 from shopfloor.domain.corrections.costs import document_lots, document_unit, only_lot, recost
 from shopfloor.domain.floor import operations as floor_time
 from shopfloor.domain.orders.returns import moved_cost
-from shopfloor.domain.production import completion
+from shopfloor.domain.production import by_products, completion
 from shopfloor.domain.production import manufacturing as production
 from shopfloor.domain.stock import ledger as stock
 from shopfloor.domain.stock import lots, yields
@@ -93,6 +93,14 @@ def _completed(op: Op, mo: ManufacturingOrder, completed: Decimal) -> None:
         stock.post(op, Posting(c.item, mo.location, back, "correction", MO, number,
                                unit_cost=unit, batch_id=lot, pool=lot is None,
                                field="completed_quantity"))
+    # the by-products the undone units gave leave at what they came in at, so the
+    # components' full cost coming back is the product's and theirs leaving, to the cent
+    for item, back in by_products.given(op, mo, mo.completed_quantity, completed):
+        lot = _one(op, item, document_lots(op, MO, number, item.id, mo.location_id), number)
+        stock.post(op, Posting(item, mo.location, -back, "correction", MO, number,
+                               exit_cost=document_unit(op, MO, number, item.id),
+                               batch_id=lot, pool=lot is None, field="completed_quantity"))
+        op.change(MO, number, f"by-product {item.sku}", None, f"{fmt(-back)} taken back")
     was = completion.outstanding(mo)
     op.change(MO, number, "completed_quantity", mo.completed_quantity, completed)
     mo.completed_quantity = completed

@@ -102,6 +102,27 @@ def counted(op: Op, product: Item, quantity: Decimal) -> None:
                 details={"sku": r.item.sku, "gives": fmt(gives), "precision": places})
 
 
+def given(op: Op, mo: ManufacturingOrder, before: Decimal, after: Decimal
+          ) -> list[tuple[Item, Decimal]]:
+    """What the completions between two cumulative figures give of each by-product, the
+    difference of the cumulative figures rounded down to how it is counted: the same sum
+    whether the units are made (or taken back, `after` below `before`) at once or in parts."""
+    if not mo.by_products:
+        return []
+    items = {i.id: i for i in op.session.scalars(select(Item).where(
+        Item.id.in_([row[0] for row in mo.by_products])))}
+    stock.prefetch(op, list(items.values()), mo.location)
+    out = []
+    low, high = sorted((before, after))
+    for item_id, per, _share in mo.by_products:
+        item, places = items[item_id], precision(items[item_id])
+        quantity = storable(yields.down(Decimal(per) * high, places)
+                            - yields.down(Decimal(per) * low, places), "quantity")
+        if quantity > 0:
+            out.append((item, quantity))
+    return out
+
+
 def book(op: Op, mo: ManufacturingOrder, made: Decimal, total: Decimal) -> Decimal:
     """A completion's by-products into stock, each at its share of `total` (what the
     completion consumed), spread over its quantity; returns what the product carries.
@@ -110,16 +131,9 @@ def book(op: Op, mo: ManufacturingOrder, made: Decimal, total: Decimal) -> Decim
     none takes no share, and the parts add up to the whole."""
     if not mo.by_products:
         return total
-    items = {i.id: i for i in op.session.scalars(select(Item).where(
-        Item.id.in_([row[0] for row in mo.by_products])))}
-    stock.prefetch(op, list(items.values()), mo.location)
-    rest, done = total, mo.completed_quantity
-    for item_id, per, share in mo.by_products:
-        item, places = items[item_id], precision(items[item_id])
-        quantity = storable(yields.down(Decimal(per) * (done + made), places)
-                            - yields.down(Decimal(per) * done, places), "quantity")
-        if quantity <= 0:
-            continue
+    rest, done, shares = total, mo.completed_quantity, {r[0]: r[2] for r in mo.by_products}
+    for item, quantity in given(op, mo, done, done + made):
+        share = shares[item.id]
         value = cost(total * Decimal(share) / HUNDRED)
         rest -= value
         stock.post(op, Posting(item, mo.location, quantity, "production",
