@@ -1,4 +1,5 @@
-"""Schema migrations (Alembic), run by `shopfloor init` and on first use of a database."""
+"""Schema migrations (Alembic), run by `shopfloor init` and on first use of a database; a
+database with no table at all is built without Alembic (`store.fresh`)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from pathlib import Path
 from sqlalchemy import Connection, inspect, text
 from sqlalchemy.exc import DBAPIError
 
+from shopfloor.store import fresh
 from shopfloor.store.engine import Store
 
 _SCRIPTS = Path(__file__).parent / "migrations"
@@ -38,7 +40,9 @@ def current(store: Store) -> str | None:
 
 
 def upgrade(store: Store) -> None:
-    if current(store) == HEAD:
+    """Bring the database to HEAD: one statement when it is there; a new (empty) one is
+    built from the tables' metadata; one at an older revision is migrated by Alembic."""
+    if current(store) == HEAD or fresh.created(store, HEAD):
         return
     with store.engine.begin() as conn:
         migrate(conn)

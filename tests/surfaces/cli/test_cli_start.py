@@ -16,6 +16,8 @@ from shopfloor.app import described
 from shopfloor.app.settings import Settings
 from shopfloor.app.wiring import catalogue_tools, describe_catalogue, open_registry
 from shopfloor.kernel.errors import NotFound
+from shopfloor.store import migrate
+from shopfloor.store.engine import Store
 from shopfloor.tools import MODULES, catalogue, declared_in
 from tests.helpers import ADMIN, basic_setup
 
@@ -94,15 +96,41 @@ def test_tools_list_imports_no_tool_and_opens_no_database(tmp_path: Path) -> Non
     assert not (tmp_path / "none.db").exists()
 
 
-def test_a_fresh_database_is_migrated_by_a_call_and_a_current_one_is_not(
+def test_a_call_on_a_new_database_builds_it_without_alembic_or_the_heavy_stack(
         tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'fresh.db'}"
+    done, modules = run(url, tmp_path, "--fmt", "json", "call", "list_locations")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout.split("\nMODULES")[0])["locations"] == []
+    assert not heavy(modules), heavy(modules)  # alembic, mcp, argon2, weasyprint, jinja2...
+    store = Store(url)
+    try:
+        assert migrate.current(store) == migrate.HEAD  # the schema was made, at head
+    finally:
+        store.dispose()
+    done, _ = run(url, tmp_path, "demo")  # the company `make run` loads, into it
+    assert done.returncode == 0, done.stderr
+    assert "Loaded the demo company" in done.stderr
+    for args in (("list_locations",), ("search_items", "--arg", "limit=3")):
+        done, modules = run(url, tmp_path, "--fmt", "json", "call", *args)
+        assert done.returncode == 0, done.stderr
+        payload = json.loads(done.stdout.split("\nMODULES")[0])
+        assert payload.get("locations") or len(payload["items"]) == 3, payload
+        assert not heavy(modules), heavy(modules)
+
+
+def test_a_database_at_an_older_revision_is_still_migrated_by_alembic(
+        tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'older.db'}"
+    store = Store(url)
+    previous = sorted(migrate.REVISIONS)[-2]
+    with store.engine.begin() as conn:
+        migrate.migrate(conn, previous)
     done, modules = run(url, tmp_path, "call", "list_locations")
     assert done.returncode == 0, done.stderr
-    assert "alembic" in modules  # the schema was made
-    done, modules = run(url, tmp_path, "call", "list_locations")
-    assert done.returncode == 0, done.stderr
-    assert "alembic" not in modules
+    assert "alembic" in modules  # the one migration left was run
+    assert migrate.current(store) == migrate.HEAD
+    store.dispose()
 
 
 def test_an_unknown_tool_is_not_found_without_importing_the_catalogue(

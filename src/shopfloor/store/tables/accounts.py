@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import ForeignKey, String, Text
+from sqlalchemy import ForeignKey, String, Text, false
 from sqlalchemy.orm import Mapped, mapped_column
 
 from shopfloor.store.tables.core import Base
@@ -22,7 +22,7 @@ class Account(Base):
     password_hash: Mapped[str] = mapped_column(String(500))
     role: Mapped[str] = mapped_column(String(16))
     disabled: Mapped[bool] = mapped_column(default=False)
-    needs_approval: Mapped[bool] = mapped_column(default=False)
+    needs_approval: Mapped[bool] = mapped_column(default=False, server_default=false())
     created_at: Mapped[datetime]
     password_changed_at: Mapped[datetime]
 

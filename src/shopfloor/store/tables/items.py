@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from sqlalchemy import Boolean, ForeignKey, Integer, String
+from sqlalchemy import Boolean, ForeignKey, Integer, String, false
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from shopfloor.store.tables.core import ZERO, Base, Versioned, skeleton_of
@@ -24,10 +24,12 @@ class Item(Versioned, Base):
     reorder_quantity: Mapped[Decimal] = mapped_column(default=ZERO)
     lead_time_days: Mapped[int] = mapped_column(Integer, default=0)
     order_multiple: Mapped[Decimal | None]  # planning: order in packs of this (None: any)
-    supply_period_days: Mapped[int] = mapped_column(Integer, default=0)  # 0: lot for lot
+    # 0: lot for lot
+    supply_period_days: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     default_supplier_id: Mapped[int | None] = mapped_column(ForeignKey("suppliers.id"))
     batch_tracked: Mapped[bool] = mapped_column(Boolean, default=False)
-    serial_tracked: Mapped[bool] = mapped_column(Boolean, default=False)
+    serial_tracked: Mapped[bool] = mapped_column(Boolean, default=False,
+                                                 server_default=false())
     lot_numbering: Mapped[str | None] = mapped_column(String(64))
     shelf_life_days: Mapped[int | None] = mapped_column(Integer)
     gtin: Mapped[str | None] = mapped_column(String(14), index=True)  # as given: zeros kept
@@ -53,8 +55,8 @@ class RecipeLine(Base):
     component_id: Mapped[int] = mapped_column(ForeignKey("items.id"), index=True)
     position: Mapped[int] = mapped_column(Integer, default=0)
     quantity: Mapped[Decimal]
-    attrition_percent: Mapped[Decimal] = mapped_column(default=ZERO)
-    setup_quantity: Mapped[Decimal] = mapped_column(default=ZERO)
+    attrition_percent: Mapped[Decimal] = mapped_column(default=ZERO, server_default="0")
+    setup_quantity: Mapped[Decimal] = mapped_column(default=ZERO, server_default="0")
     rounding_multiple: Mapped[Decimal | None]
 
     component: Mapped[Item] = relationship(foreign_keys=[component_id], lazy="joined")

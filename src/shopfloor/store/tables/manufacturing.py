@@ -23,7 +23,7 @@ class ManufacturingOrder(Remarked, Versioned, Base):
     location_id: Mapped[int] = mapped_column(ForeignKey("locations.id"))
     quantity: Mapped[Decimal]
     completed_quantity: Mapped[Decimal] = mapped_column(default=ZERO)
-    scrapped_quantity: Mapped[Decimal] = mapped_column(default=ZERO)
+    scrapped_quantity: Mapped[Decimal] = mapped_column(default=ZERO, server_default="0")
     status: Mapped[str] = mapped_column(String(24), index=True)
     due_date: Mapped[date | None] = mapped_column(Date)
     by_products: Mapped[list[Any] | None] = mapped_column(JSON)  # [[item_id, qty, share]]
@@ -45,7 +45,7 @@ class ManufacturingComponent(Base):
     item_id: Mapped[int] = mapped_column(ForeignKey("items.id"))
     position: Mapped[int] = mapped_column(Integer, default=0)
     quantity_per_unit: Mapped[Decimal]
-    attrition_percent: Mapped[Decimal] = mapped_column(default=ZERO)
-    setup_quantity: Mapped[Decimal] = mapped_column(default=ZERO)
+    attrition_percent: Mapped[Decimal] = mapped_column(default=ZERO, server_default="0")
+    setup_quantity: Mapped[Decimal] = mapped_column(default=ZERO, server_default="0")
     rounding_multiple: Mapped[Decimal | None]
     item: Mapped[Item] = relationship(lazy="joined")

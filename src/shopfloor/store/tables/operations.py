@@ -7,7 +7,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import Boolean, Index, Integer, String, Text
+from sqlalchemy import Boolean, Index, Integer, String, Text, false
 from sqlalchemy.orm import Mapped, mapped_column
 
 from shopfloor.store.tables.core import ZERO, Base
@@ -64,7 +64,8 @@ class Job(Base):
     actor: Mapped[str] = mapped_column(String(200))
     worker: Mapped[str | None] = mapped_column(String(200))
     attempts: Mapped[int] = mapped_column(Integer, default=0)
-    cancel_requested: Mapped[bool] = mapped_column(Boolean, default=False)
+    cancel_requested: Mapped[bool] = mapped_column(Boolean, default=False,
+                                                   server_default=false())
     heartbeat_at: Mapped[datetime | None]
     created_at: Mapped[datetime]
     started_at: Mapped[datetime | None]

@@ -28,8 +28,8 @@ class _Partner(Versioned):  # a supplier's details and a customer's are the same
 class Supplier(_Partner, Base):
     __tablename__ = "suppliers"
     # how far a bill's price may differ from the order's and post itself (either suffices)
-    bill_tolerance_percent: Mapped[Decimal] = mapped_column(default=ZERO)
-    bill_tolerance_amount: Mapped[Decimal] = mapped_column(default=ZERO)
+    bill_tolerance_percent: Mapped[Decimal] = mapped_column(default=ZERO, server_default="0")
+    bill_tolerance_amount: Mapped[Decimal] = mapped_column(default=ZERO, server_default="0")
 
 
 class Customer(_Partner, Base):

@@ -38,7 +38,7 @@ class PurchaseOrderLine(OrderLineColumns, Base):
     order_id: Mapped[int] = mapped_column(ForeignKey("purchase_orders.id"), index=True)
     received_quantity: Mapped[Decimal] = mapped_column(default=ZERO)
     expected_date: Mapped[date | None] = mapped_column(Date)  # None: the order's date
-    returned_quantity: Mapped[Decimal] = mapped_column(default=ZERO)
+    returned_quantity: Mapped[Decimal] = mapped_column(default=ZERO, server_default="0")
     # the supplier's unit: quantities above are stock units, unit_price is per `unit`
     unit: Mapped[str | None] = mapped_column(String(32))
     units_per_unit: Mapped[Decimal | None]

@@ -37,5 +37,5 @@ class SalesOrderLine(OrderLineColumns, Base):
     __tablename__ = "sales_order_lines"
     order_id: Mapped[int] = mapped_column(ForeignKey("sales_orders.id"), index=True)
     fulfilled_quantity: Mapped[Decimal] = mapped_column(default=ZERO)
-    returned_quantity: Mapped[Decimal] = mapped_column(default=ZERO)
+    returned_quantity: Mapped[Decimal] = mapped_column(default=ZERO, server_default="0")
     item: Mapped[Item] = relationship(lazy="joined")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import date, datetime
 from decimal import Decimal
 
-from sqlalchemy import Boolean, Date, ForeignKey, Index, String, UniqueConstraint
+from sqlalchemy import Boolean, Date, ForeignKey, Index, Integer, String, UniqueConstraint, false
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from shopfloor.store.tables.core import ZERO, Base, Versioned
@@ -24,9 +24,11 @@ class Batch(Versioned, Base):
     item_id: Mapped[int] = mapped_column(ForeignKey("items.id"))
     lot_number: Mapped[str] = mapped_column(String(64))
     expiry: Mapped[date | None] = mapped_column(Date)
-    held: Mapped[bool] = mapped_column(Boolean, default=False)
+    held: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     hold_reason: Mapped[str | None] = mapped_column(String(500))
     created_at: Mapped[datetime | None]
+    # (Versioned's, with the default migration 0006 gave the lots already made)
+    version: Mapped[int] = mapped_column(Integer, nullable=False, default=1, server_default="1")
 
 
 class Balance(Versioned, Base):
@@ -40,7 +42,8 @@ class Balance(Versioned, Base):
     on_hand: Mapped[Decimal] = mapped_column(default=ZERO)
     committed: Mapped[Decimal] = mapped_column(default=ZERO)
     average_cost: Mapped[Decimal] = mapped_column(default=ZERO)  # stock_value / on_hand, shown
-    stock_value: Mapped[Decimal] = mapped_column(default=ZERO)  # the sum of its ledger values
+    # the sum of its ledger values
+    stock_value: Mapped[Decimal] = mapped_column(default=ZERO, server_default="0")
 
     item: Mapped[Item] = relationship(lazy="joined")
     location: Mapped[Location] = relationship(lazy="joined")
@@ -65,7 +68,8 @@ class StockMovement(Base):
     batch_id: Mapped[int | None] = mapped_column(ForeignKey("batches.id"))
     quantity: Mapped[Decimal]
     unit_cost: Mapped[Decimal]
-    value: Mapped[Decimal] = mapped_column(default=ZERO)  # the signed change of stock value
+    # the signed change of stock value
+    value: Mapped[Decimal] = mapped_column(default=ZERO, server_default="0")
     reason: Mapped[str] = mapped_column(String(32))
     document_type: Mapped[str | None] = mapped_column(String(32))
     document_number: Mapped[str | None] = mapped_column(String(64))
