@@ -11,6 +11,7 @@ the metadata declares it among its kin; every statement names its columns.
 
 from __future__ import annotations
 
+import threading
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -129,3 +130,30 @@ def test_upgrade_builds_only_an_empty_database_and_migrates_an_older_one(
     assert migrate.current(older) == migrate.HEAD
     with new.engine.connect() as a, older.engine.connect() as b:
         assert schema(a) == schema(b)
+
+
+def test_two_processes_starting_on_one_new_database_both_find_it_built(
+        empty: Callable[[], Store]) -> None:
+    """Two first calls at once (a CLI call while `serve` starts): one builds, the other
+    waits for it and finds the tables, where without the lock both would build and one
+    fail on a table the other made."""
+    first = empty()
+    second = Store(str(first.engine.url.render_as_string(hide_password=False)))
+    start = threading.Barrier(2)
+    failed: list[BaseException] = []
+
+    def begin(store: Store) -> None:
+        start.wait()
+        try:
+            migrate.upgrade(store)
+        except BaseException as e:  # the test's finding, asserted below
+            failed.append(e)
+
+    runs = [threading.Thread(target=begin, args=(s,)) for s in (first, second)]
+    for t in runs:
+        t.start()
+    for t in runs:
+        t.join()
+    second.dispose()
+    assert failed == []
+    assert migrate.current(first) == migrate.HEAD

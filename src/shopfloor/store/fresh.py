@@ -12,7 +12,16 @@ column (type, nullability, server default), index, constraint and row.
 
 from __future__ import annotations
 
-from sqlalchemy import Column, Connection, MetaData, PrimaryKeyConstraint, String, Table, inspect
+from sqlalchemy import (
+    Column,
+    Connection,
+    MetaData,
+    PrimaryKeyConstraint,
+    String,
+    Table,
+    inspect,
+    text,
+)
 
 from shopfloor.store.engine import Store
 
@@ -35,8 +44,11 @@ def create(conn: Connection, revision: str) -> None:
 def created(store: Store, revision: str) -> bool:
     """Build the schema if the database holds no table; False (nothing done) if it holds
     any. On SQLite the look and the build are one write transaction (BEGIN IMMEDIATE):
-    a second process starting at once waits, then finds the tables."""
+    a second process starting at once waits, then finds the tables; PostgreSQL's
+    transactional DDL gets the same from a lock on the schema's name held to the commit."""
     with store.engine.execution_options(shopfloor_write=True).begin() as conn:
+        if conn.dialect.name == "postgresql":
+            conn.execute(text("SELECT pg_advisory_xact_lock(hashtext(current_schema()))"))
         if inspect(conn).get_table_names():
             return False
         create(conn, revision)
