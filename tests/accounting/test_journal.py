@@ -21,7 +21,8 @@ from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
 from shopfloor.store.tables import JournalEntry, JournalLine
 from tests.corrections.test_revert import revert
-from tests.helpers import ADMIN, apply, basic_setup, journal_mismatches
+from tests.given import Given
+from tests.helpers import ADMIN, apply, journal_mismatches
 
 INVENTORY, GRNI, COGS, ADJUSTMENTS = "1310", "2110", "5000", "5100"
 FINISHED, WIP, LABOUR, PPV = "1330", "1320", "5300", "5200"
@@ -72,8 +73,8 @@ def valuation_in_cents(reg: Registry, **args: Any) -> D:
 
 
 def test_a_receipt_a_shipment_and_an_adjustment_post_what_an_accountant_expects(
-        registry: Registry) -> None:
-    basic_setup(registry)
+        registry: Registry, given: Given) -> None:
+    given.company()
     po = apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
                lines=[{"sku": "M1", "quantity": "10", "unit_price": "5"}])
     apply(registry, "receive_purchase_order", number=po["number"])
@@ -95,8 +96,8 @@ def test_a_receipt_a_shipment_and_an_adjustment_post_what_an_accountant_expects(
     inventory_equals_valuation(registry)
 
 
-def test_a_revert_posts_the_exact_negation_dated_now(registry: Registry) -> None:
-    basic_setup(registry)
+def test_a_revert_posts_the_exact_negation_dated_now(registry: Registry, given: Given) -> None:
+    given.company()
     po = apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
                lines=[{"sku": "M1", "quantity": "3", "unit_price": "2.5"}])
     received = apply(registry, "receive_purchase_order", number=po["number"])
@@ -110,8 +111,8 @@ def test_a_revert_posts_the_exact_negation_dated_now(registry: Registry) -> None
 
 
 def test_a_price_correction_capitalises_what_is_on_hand_and_expenses_the_rest(
-        registry: Registry) -> None:
-    basic_setup(registry)
+        registry: Registry, given: Given) -> None:
+    given.company()
     po = apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
                lines=[{"sku": "M1", "quantity": "10", "unit_price": "4"}])
     apply(registry, "receive_purchase_order", number=po["number"])
@@ -126,8 +127,8 @@ def test_a_price_correction_capitalises_what_is_on_hand_and_expenses_the_rest(
     inventory_equals_valuation(registry)
 
 
-def test_making_moves_materials_through_work_in_progress(registry: Registry) -> None:
-    basic_setup(registry)
+def test_making_moves_materials_through_work_in_progress(registry: Registry, given: Given) -> None:
+    given.company()
     apply(registry, "create_stock_adjustment", location="MAIN", reason="opening",
           lines=[{"sku": "M1", "quantity_delta": "10", "unit_cost": "3"}])
     apply(registry, "update_recipe", sku="P1",
@@ -208,8 +209,8 @@ def test_the_stock_accounts_read_back_as_set(registry: Registry) -> None:
 
 
 def test_lines_are_in_cents_and_what_rounding_leaves_goes_to_the_rounding_account(
-        registry: Registry, tmp_path: Path) -> None:
-    basic_setup(registry)
+        registry: Registry, given: Given, tmp_path: Path) -> None:
+    given.company()
     po = apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
                lines=[{"sku": "M1", "quantity": "1", "unit_price": "1"}])["number"]
     apply(registry, "receive_purchase_order", number=po)

@@ -9,11 +9,12 @@ import pytest
 
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
-from tests.helpers import ADMIN, apply, basic_setup, snapshot
+from tests.given import Given
+from tests.helpers import ADMIN, apply, snapshot
 
 
 def _world(reg: Registry) -> dict[str, dict[str, Any]]:
-    basic_setup(reg)
+    Given(reg).company()
     apply(reg, "update_recipe", sku="P1", components=[{"sku": "M1", "quantity": "2"}])
     apply(reg, "create_stock_adjustment", location="MAIN", reason="opening",
           lines=[{"sku": "M1", "quantity_delta": "50"}, {"sku": "P1", "quantity_delta": "5"}])

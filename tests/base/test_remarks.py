@@ -15,7 +15,8 @@ from shopfloor.app.settings import Settings
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
 from shopfloor.surfaces.http import create_app
-from tests.helpers import ADMIN, apply, basic_setup
+from tests.given import Given
+from tests.helpers import ADMIN, apply
 
 NOTE = "Deliver to gate 2\nCall Ana before 9"
 
@@ -25,8 +26,8 @@ def _changes(preview: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
 
 
 def test_a_purchase_orders_notes_and_reference_are_kept_read_and_changed(
-        registry: Registry) -> None:
-    basic_setup(registry)
+        registry: Registry, given: Given) -> None:
+    given.company()
     args = {"supplier": "Acme", "location": "MAIN", "notes": NOTE, "reference": " AC-7781 ",
             "lines": [{"sku": "M1", "quantity": "3", "unit_price": "2"}]}
     preview = registry.invoke("create_purchase_order", args, ADMIN)
@@ -47,8 +48,8 @@ def test_a_purchase_orders_notes_and_reference_are_kept_read_and_changed(
     assert (got["notes"], got["reference"]) == ("Gate 3", None)
 
 
-def test_a_sales_orders_reference_is_the_customers_po(registry: Registry) -> None:
-    basic_setup(registry)
+def test_a_sales_orders_reference_is_the_customers_po(registry: Registry, given: Given) -> None:
+    given.company()
     so = apply(registry, "create_sales_order", customer="Bob", location="MAIN",
                notes="Gift wrap", reference="BOB-PO-12",
                lines=[{"sku": "P1", "quantity": "1", "unit_price": "9"}])
@@ -58,8 +59,9 @@ def test_a_sales_orders_reference_is_the_customers_po(registry: Registry) -> Non
     assert (got["notes"], got["reference"]) == ("Gift wrap", "BOB-PO-13")
 
 
-def test_a_manufacturing_order_takes_notes_and_a_reference(registry: Registry) -> None:
-    basic_setup(registry)
+def test_a_manufacturing_order_takes_notes_and_a_reference(registry: Registry,
+                                                           given: Given) -> None:
+    given.company()
     apply(registry, "update_recipe", sku="P1", components=[{"sku": "M1", "quantity": "2"}])
     mo = apply(registry, "create_manufacturing_order", sku="P1", quantity="4",
                location="MAIN", notes="Use the new jig", reference="JOB-9")
@@ -77,8 +79,8 @@ def test_a_manufacturing_order_takes_notes_and_a_reference(registry: Registry) -
     assert err.value.code == "conflict" and err.value.field == "number"
 
 
-def test_returns_take_notes_and_the_partners_rma(registry: Registry) -> None:
-    basic_setup(registry)
+def test_returns_take_notes_and_the_partners_rma(registry: Registry, given: Given) -> None:
+    given.company()
     po = apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
                lines=[{"sku": "M1", "quantity": "5", "unit_price": "2"}])
     apply(registry, "receive_purchase_order", number=po["number"])
@@ -94,8 +96,8 @@ def test_returns_take_notes_and_the_partners_rma(registry: Registry) -> None:
 
 
 def test_the_page_shows_them_and_the_edit_form_starts_from_them(
-        registry: Registry, db_url: str) -> None:
-    basic_setup(registry)
+        registry: Registry, given: Given, db_url: str) -> None:
+    given.company()
     apply(registry, "update_recipe", sku="P1", components=[{"sku": "M1", "quantity": "2"}])
     po = apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
                notes=NOTE, reference="AC-7781",
@@ -119,12 +121,12 @@ def test_the_page_shows_them_and_the_edit_form_starts_from_them(
         assert "Jig B" in form and 'value="JOB-4"' in form
 
 
-def test_an_edit_form_clears_them_by_their_flags(registry: Registry) -> None:
+def test_an_edit_form_clears_them_by_their_flags(registry: Registry, given: Given) -> None:
     """A form sends an emptied field as its clear_ flag (forms.changed); the tools take
     those flags for notes and reference."""
     from shopfloor.surfaces.admin import forms
 
-    basic_setup(registry)
+    given.company()
     po = apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
                notes=NOTE, reference="AC-7781", lines=[{"sku": "M1", "quantity": "3"}])
     fields = forms.form_fields(registry.get("modify_purchase_order").input_schema)

@@ -14,7 +14,8 @@ from sqlalchemy import select
 from shopfloor.registry.registry import Registry
 from shopfloor.store.tables import Variance
 from tests.corrections.test_revert import stock
-from tests.helpers import ADMIN, apply, basic_setup, ledger_mismatches
+from tests.given import Given
+from tests.helpers import ADMIN, apply, ledger_mismatches
 from tests.machines import money
 
 
@@ -27,8 +28,8 @@ def _variances(reg: Registry) -> dict[tuple[str, str | None], D]:
     return {k: v for k, v in out.items() if v}
 
 
-def test_every_correction_takes_a_reason_the_log_shows(registry: Registry) -> None:
-    basic_setup(registry)
+def test_every_correction_takes_a_reason_the_log_shows(registry: Registry, given: Given) -> None:
+    given.company()
     apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
           lines=[{"sku": "M1", "quantity": "10", "unit_price": "5"}])
     apply(registry, "receive_purchase_order", number="PO-00001")
@@ -56,7 +57,7 @@ def test_every_correction_takes_a_reason_the_log_shows(registry: Registry) -> No
 
 def _two_receipts(reg: Registry, negative: bool = False) -> None:
     """Receipt A (PO-00001, 10 @ 5) and receipt B (PO-00002, 10 @ 8) of M1 at MAIN."""
-    basic_setup(reg, negative=negative)
+    Given(reg).company(negative=negative)
     for price in ("5", "8"):
         apply(reg, "create_purchase_order", supplier="Acme", location="MAIN",
               lines=[{"sku": "M1", "quantity": "10", "unit_price": price}])
@@ -99,7 +100,7 @@ def test_a_landed_cost_of_receipt_a_expenses_nothing_against_b(registry: Registr
 def _in_boxes_and_dollars(reg: Registry, boxes: str = "5") -> None:
     """M1 bought from Wires in boxes of 12 at 30 USD a box, `boxes` of 5 received ten days
     ago with USD at 0.8; 0.9 from five days ago."""
-    basic_setup(reg)
+    Given(reg).company()
     now = reg.clock
     apply(reg, "create_supplier", name="Wires", currency="USD")
     apply(reg, "set_exchange_rate", currency="USD", rate="0.8", valid_from="2000-01-01")

@@ -8,7 +8,8 @@ import pytest
 
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
-from tests.helpers import ADMIN, apply, basic_setup, snapshot
+from tests.given import Given
+from tests.helpers import ADMIN, apply, snapshot
 
 
 def _changes(preview: dict[str, object]) -> dict[str, tuple[object, object]]:
@@ -16,8 +17,9 @@ def _changes(preview: dict[str, object]) -> dict[str, tuple[object, object]]:
             for c in preview["changes"]}  # type: ignore[attr-defined]
 
 
-def test_a_suppliers_details_change_previewed_and_read_back(registry: Registry) -> None:
-    basic_setup(registry)
+def test_a_suppliers_details_change_previewed_and_read_back(registry: Registry,
+                                                            given: Given) -> None:
+    given.company()
     args = {"supplier": "Acme", "contact": "Ana Ruiz", "address": "1 Mill Lane\r\n\r\n Leeds ",
             "tax_id": "GB 123 456 789", "payment_terms_days": 30, "lead_time_days": 12,
             "email": "orders@acme.example", "currency": "USD"}
@@ -51,8 +53,8 @@ def test_a_suppliers_details_change_previewed_and_read_back(registry: Registry) 
 
 
 def test_a_currency_change_waits_for_the_open_orders_in_the_old_one(
-        registry: Registry) -> None:
-    basic_setup(registry)
+        registry: Registry, given: Given) -> None:
+    given.company()
     po1 = apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
                 lines=[{"sku": "M1", "quantity": "2", "unit_price": "3"}])["number"]
     po2 = apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
@@ -80,8 +82,8 @@ def test_a_currency_change_waits_for_the_open_orders_in_the_old_one(
 
 
 def test_a_partner_reads_with_open_orders_totals_and_supplier_items(
-        registry: Registry) -> None:
-    basic_setup(registry)
+        registry: Registry, given: Given) -> None:
+    given.company()
     apply(registry, "set_supplier_item", sku="M1", supplier="Acme", supplier_sku="AC-M1",
           purchase_unit="box", units_per_purchase_unit="10", lead_time_days=5,
           price_breaks=[{"min_quantity": "1", "unit_price": "12"},
@@ -116,8 +118,8 @@ def test_create_takes_the_details_too(registry: Registry) -> None:
         "Cleo Park", 14, "2 Quay St\nBristol")
 
 
-def test_a_suppliers_lead_time_is_its_items_default(registry: Registry) -> None:
-    basic_setup(registry)
+def test_a_suppliers_lead_time_is_its_items_default(registry: Registry, given: Given) -> None:
+    given.company()
     apply(registry, "modify_supplier", supplier="Acme", lead_time_days=21)
     breaks = [{"min_quantity": "1", "unit_price": "2"}]
     made = apply(registry, "set_supplier_item", sku="M1", supplier="Acme", purchase_unit="box",

@@ -13,7 +13,8 @@ from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
 from shopfloor.store.tables import StockMovement, Variance
 from tests.corrections.test_revert import stock
-from tests.helpers import ADMIN, apply, basic_setup, ledger_mismatches, snapshot
+from tests.given import Given
+from tests.helpers import ADMIN, apply, ledger_mismatches, snapshot
 
 
 def _value(reg: Registry, sku: str) -> tuple[D, D]:
@@ -25,8 +26,8 @@ def _value(reg: Registry, sku: str) -> tuple[D, D]:
     return sum(rows, D(0)), sum(adjusted, D(0))
 
 
-def test_corrected_receipt_price_recosts_what_remains(registry: Registry) -> None:
-    basic_setup(registry)
+def test_corrected_receipt_price_recosts_what_remains(registry: Registry, given: Given) -> None:
+    given.company()
     apply(registry, "create_stock_adjustment", location="MAIN", reason="opening",
           lines=[{"sku": "M1", "quantity_delta": "6", "unit_cost": "2"}])
     apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
@@ -69,8 +70,8 @@ def test_corrected_receipt_price_recosts_what_remains(registry: Registry) -> Non
     assert not ledger_mismatches(registry)
 
 
-def test_corrected_received_quantity_and_status(registry: Registry) -> None:
-    basic_setup(registry)
+def test_corrected_received_quantity_and_status(registry: Registry, given: Given) -> None:
+    given.company()
     apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
           lines=[{"sku": "M2", "quantity": "10", "unit_price": "4"}])
     apply(registry, "receive_purchase_order", number="PO-00001")
@@ -97,8 +98,8 @@ def test_corrected_received_quantity_and_status(registry: Registry) -> None:
 
 
 def test_corrected_shipment_moves_the_difference_and_commits_again(
-        registry: Registry) -> None:
-    basic_setup(registry)
+        registry: Registry, given: Given) -> None:
+    given.company()
     apply(registry, "create_stock_adjustment", location="MAIN", reason="opening",
           lines=[{"sku": "P1", "quantity_delta": "10", "unit_cost": "3"}])
     apply(registry, "create_sales_order", customer="Bob", location="MAIN",
@@ -117,8 +118,8 @@ def test_corrected_shipment_moves_the_difference_and_commits_again(
     assert not ledger_mismatches(registry)
 
 
-def test_corrected_completion_unmakes_at_cost(registry: Registry) -> None:
-    basic_setup(registry)
+def test_corrected_completion_unmakes_at_cost(registry: Registry, given: Given) -> None:
+    given.company()
     apply(registry, "update_recipe", sku="P1", components=[{"sku": "M1", "quantity": "2"},
                                                            {"sku": "M2", "quantity": "1"}])
     apply(registry, "create_stock_adjustment", location="MAIN", reason="opening", lines=[

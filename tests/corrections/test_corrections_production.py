@@ -11,7 +11,8 @@ from sqlalchemy import select
 from shopfloor.registry.registry import Registry
 from shopfloor.store.tables import Variance
 from tests.corrections.test_revert import stock
-from tests.helpers import apply, basic_setup, ledger_mismatches
+from tests.given import Given
+from tests.helpers import apply, ledger_mismatches
 from tests.lots.test_lots import refused
 
 
@@ -20,8 +21,8 @@ def _adjusted(reg: Registry) -> D:
         return sum(s.scalars(select(Variance.amount)).all(), D(0))
 
 
-def test_consumption_corrected_recosts_the_product(registry: Registry) -> None:
-    basic_setup(registry)
+def test_consumption_corrected_recosts_the_product(registry: Registry, given: Given) -> None:
+    given.company()
     apply(registry, "update_recipe", sku="P1", components=[{"sku": "M1", "quantity": "2"},
                                                            {"sku": "M2", "quantity": "1"}])
     apply(registry, "create_stock_adjustment", location="MAIN", reason="opening", lines=[

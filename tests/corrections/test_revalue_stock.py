@@ -12,7 +12,8 @@ import pytest
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
 from tests.accounting.test_journal import entries, inventory_equals_valuation, lines
-from tests.helpers import ADMIN, apply, basic_setup, ledger_mismatches, snapshot
+from tests.given import Given
+from tests.helpers import ADMIN, apply, ledger_mismatches, snapshot
 
 STOCK, REVALUATION = "1310", "5120"
 
@@ -23,8 +24,8 @@ def _balance(reg: Registry, sku: str) -> tuple[D, D, D]:
 
 
 def test_a_new_unit_cost_and_a_new_value_post_against_the_revaluation_account(
-        registry: Registry) -> None:
-    basic_setup(registry)
+        registry: Registry, given: Given) -> None:
+    given.company()
     apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
           lines=[{"sku": "M1", "quantity": "10", "unit_price": "5"}])
     apply(registry, "receive_purchase_order", number="PO-00001")
@@ -72,8 +73,8 @@ def test_a_new_unit_cost_and_a_new_value_post_against_the_revaluation_account(
     inventory_equals_valuation(registry)
 
 
-def test_a_lot_is_revalued_on_its_own(registry: Registry) -> None:
-    basic_setup(registry)
+def test_a_lot_is_revalued_on_its_own(registry: Registry, given: Given) -> None:
+    given.company()
     apply(registry, "create_item", sku="T1", name="Tracked", batch_tracked=True)
     for lot, unit in (("L1", "4"), ("L2", "6")):
         apply(registry, "create_stock_adjustment", location="MAIN", reason="seed", lines=[

@@ -12,7 +12,8 @@ import pytest
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.actor import Actor
 from shopfloor.registry.registry import Registry
-from tests.helpers import ADMIN, apply, basic_setup, ledger_mismatches, snapshot
+from tests.given import Given
+from tests.helpers import ADMIN, apply, ledger_mismatches, snapshot
 
 
 def stock(reg: Registry, sku: str, location: str = "MAIN") -> tuple[D, D, D]:
@@ -28,7 +29,7 @@ def revert(reg: Registry, result: dict[str, Any], **extra: Any) -> dict[str, Any
 
 
 def _seeded(reg: Registry) -> None:
-    basic_setup(reg)
+    Given(reg).company()
     apply(reg, "create_stock_adjustment", location="MAIN", reason="opening",
           lines=[{"sku": "M1", "quantity_delta": "6", "unit_cost": "2"}])
     apply(reg, "create_purchase_order", supplier="Acme", location="MAIN",
@@ -102,8 +103,8 @@ def test_receive_ship_then_revert_both_in_reverse_order(registry: Registry) -> N
     assert stock(registry, "M1") == (D(16), D(4), D("3.875"))
 
 
-def test_revert_of_adjustment_transfer_and_production(registry: Registry) -> None:
-    basic_setup(registry)
+def test_revert_of_adjustment_transfer_and_production(registry: Registry, given: Given) -> None:
+    given.company()
     apply(registry, "update_recipe", sku="P1", components=[{"sku": "M1", "quantity": "2"},
                                                            {"sku": "M2", "quantity": "1"}])
     apply(registry, "create_stock_adjustment", location="MAIN", reason="opening", lines=[

@@ -12,7 +12,8 @@ from sqlalchemy import select
 from shopfloor.registry.registry import Registry
 from shopfloor.store.tables import StockAdjustment
 from tests.corrections.test_revert import stock
-from tests.helpers import ADMIN, apply, basic_setup, ledger_mismatches, snapshot
+from tests.given import Given
+from tests.helpers import ADMIN, apply, ledger_mismatches, snapshot
 from tests.lots.test_lots import lots_of, receive, refused, setup
 from tests.planning.test_mrp import TODAY, base, day, run_job
 
@@ -61,8 +62,8 @@ def test_mrp_plan_reverted_and_refused_once_an_order_moved(registry: Registry) -
     assert snapshot(registry) == before
 
 
-def test_import_reverted_fields_stock_and_new_items(registry: Registry) -> None:
-    basic_setup(registry)
+def test_import_reverted_fields_stock_and_new_items(registry: Registry, given: Given) -> None:
+    given.company()
     csv = ("sku,name,purchase_price,reorder_point,on_hand:MAIN,unit_cost\n"
            "M1,,3,5,4,2.5\nNEW1,New thing,7,,2,7\n")
     job = run_job(registry, "import_items", csv=csv)
@@ -78,8 +79,8 @@ def test_import_reverted_fields_stock_and_new_items(registry: Registry) -> None:
     assert job["status"] == "succeeded"
 
 
-def test_import_revert_refused_when_a_field_changed_since(registry: Registry) -> None:
-    basic_setup(registry)
+def test_import_revert_refused_when_a_field_changed_since(registry: Registry, given: Given) -> None:
+    given.company()
     run_job(registry, "import_items", csv="sku,purchase_price\nM1,3\n")
     apply(registry, "modify_item", sku="M1", purchase_price="4")
     err = refused(registry, "revert_operation",
@@ -90,8 +91,8 @@ def test_import_revert_refused_when_a_field_changed_since(registry: Registry) ->
     assert registry.invoke("get_item", {"sku": "M1"}, ADMIN)["purchase_price"] == "1"
 
 
-def test_adjustment_update_reverted_to_its_previous_lines(registry: Registry) -> None:
-    basic_setup(registry)
+def test_adjustment_update_reverted_to_its_previous_lines(registry: Registry, given: Given) -> None:
+    given.company()
     adj = apply(registry, "create_stock_adjustment", location="MAIN", reason="found", lines=[
         {"sku": "M1", "quantity_delta": "5", "unit_cost": "2"}])
     upd = apply(registry, "update_stock_adjustment", number=adj["number"], reason="typo",

@@ -5,11 +5,12 @@ the one an office edit takes.)"""
 from __future__ import annotations
 
 from shopfloor.registry.registry import Registry
-from tests.helpers import ADMIN, apply, basic_setup
+from tests.given import Given
+from tests.helpers import ADMIN, apply
 
 
-def test_new_lines_preview_and_keep_the_returned_quantity(registry: Registry) -> None:
-    basic_setup(registry)
+def test_new_lines_preview_and_keep_the_returned_quantity(registry: Registry, given: Given) -> None:
+    given.company()
     po = apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
                lines=[{"sku": "M1", "quantity": "10"}, {"sku": "M2", "quantity": "5"}])
     apply(registry, "receive_purchase_order", number=po["number"],

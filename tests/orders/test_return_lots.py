@@ -12,6 +12,7 @@ import pytest
 
 from shopfloor.registry.registry import Registry
 from tests.corrections.test_revert import revert
+from tests.given import Given
 from tests.helpers import ADMIN, apply, ledger_mismatches, snapshot
 from tests.lots.test_lots import lots_of, receive, refused, sell, setup, three_lots
 
@@ -138,7 +139,7 @@ def test_two_serials_come_back_on_one_line_and_only_the_customers_own(
 def test_scrapped_and_quarantined_lines_name_lots_too(registry: Registry) -> None:
     setup(registry)
     docs = _serials(registry)
-    apply(registry, "create_location", code="QUAR", name="Quarantine")
+    Given(registry).location("QUAR", "Quarantine")
     err = refused(registry, "create_customer_return", number=docs["cafe"], reason="x",
                   lines=[{"sku": "SCALE", "quantity": "1", "serials": ["SN3"],
                           "disposition": "scrap"}])

@@ -12,14 +12,15 @@ from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.kernel.numbers import cost
 from shopfloor.registry.registry import Registry
 from tests.corrections.test_revert import revert, stock
-from tests.helpers import ADMIN, apply, basic_setup, ledger_mismatches, snapshot
+from tests.given import Given
+from tests.helpers import ADMIN, apply, ledger_mismatches, snapshot
 
 
 def _world(reg: Registry) -> None:
     """M1: 10 @ 2 opening; PO 10 @ 5 received -> 20 @ 3.5; SO ships 6 @ 3.5 -> 14;
     found 6 @ 1 -> (14 x 3.5 + 6) / 20 = 2.75."""
-    basic_setup(reg)
-    apply(reg, "create_location", code="QUAR", name="Quarantine")
+    Given(reg).company()
+    Given(reg).location("QUAR", "Quarantine")
     apply(reg, "create_stock_adjustment", location="MAIN", reason="opening",
           lines=[{"sku": "M1", "quantity_delta": "10", "unit_cost": "2"}])
     apply(reg, "create_purchase_order", supplier="Acme", location="MAIN",

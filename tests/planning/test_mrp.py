@@ -233,7 +233,7 @@ def test_late_receipt_is_expedited_and_unneeded_ones_cancelled(registry: Registr
 
 def test_location_plans_only_its_own_stock(registry: Registry) -> None:
     base(registry)
-    apply(registry, "create_location", code="SHOP", name="Shop")
+    Given(registry).location("SHOP")
     apply(registry, "create_item", sku="X", name="X", default_supplier="Acme",
           lead_time_days=1)
     stock(registry, "SHOP", X="10")

@@ -17,7 +17,8 @@ from shopfloor.app.wiring import worker_for
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
 from shopfloor.store.tables import Item
-from tests.helpers import ADMIN, apply, basic_setup, snapshot
+from tests.given import Given
+from tests.helpers import ADMIN, apply, snapshot
 
 
 def _refused(reg: Registry, tool: str, **args: Any) -> ShopfloorError:
@@ -27,7 +28,7 @@ def _refused(reg: Registry, tool: str, **args: Any) -> ShopfloorError:
 
 
 def _with_recipe(reg: Registry) -> None:
-    basic_setup(reg)
+    Given(reg).company()
     apply(reg, "update_recipe", sku="P1", components=[{"sku": "M1", "quantity": "2"}])
 
 
@@ -54,8 +55,8 @@ def test_modify_item_refuses_to_make_an_item_with_a_recipe_a_material(
     assert apply(registry, "modify_item", sku="P1", kind="material")["kind"] == "material"
 
 
-def test_update_recipe_refuses_a_material(registry: Registry) -> None:
-    basic_setup(registry)
+def test_update_recipe_refuses_a_material(registry: Registry, given: Given) -> None:
+    given.company()
     error = _refused(registry, "update_recipe", sku="M1", preview=False,
                      components=[{"sku": "M2", "quantity": "1"}])
     assert (error.code, error.field) == ("validation_error", "sku"), error.to_payload()

@@ -20,10 +20,10 @@ from shopfloor.registry.actor import Actor
 from shopfloor.registry.registry import Registry
 from shopfloor.store.tables import Balance, Item
 from tests.corrections.test_revert import revert, stock
+from tests.given import Given
 from tests.helpers import (
     ADMIN,
     apply,
-    basic_setup,
     ledger_mismatches,
     migrate_to,
     snapshot,
@@ -31,7 +31,7 @@ from tests.helpers import (
 
 
 def _world(reg: Registry, quantity: str = "10") -> str:
-    basic_setup(reg)
+    Given(reg).company()
     apply(reg, "update_recipe", sku="P1", components=[{"sku": "M1", "quantity": "2"},
                                                       {"sku": "M2", "quantity": "1"}])
     apply(reg, "create_stock_adjustment", location="MAIN", reason="opening", lines=[

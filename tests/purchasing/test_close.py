@@ -11,7 +11,8 @@ import pytest
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.actor import Actor
 from shopfloor.registry.registry import Registry
-from tests.helpers import ADMIN, apply, basic_setup, ledger_mismatches, snapshot
+from tests.given import Given
+from tests.helpers import ADMIN, apply, ledger_mismatches, snapshot
 from tests.planning.test_mrp import run_job
 
 
@@ -27,8 +28,8 @@ def _mrp_buys(reg: Registry, sku: str) -> D:
                 if ln["sku"] == sku), D(0))
 
 
-def test_closing_a_half_received_order_drops_its_on_order(registry: Registry) -> None:
-    basic_setup(registry)
+def test_closing_a_half_received_order_drops_its_on_order(registry: Registry, given: Given) -> None:
+    given.company()
     apply(registry, "modify_item", sku="M1", reorder_point="20", reorder_quantity="10")
     apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
           expected_date="2026-12-05",
@@ -71,8 +72,9 @@ def test_closing_a_half_received_order_drops_its_on_order(registry: Registry) ->
     assert snapshot(registry) == before
 
 
-def test_closing_a_half_shipped_sales_order_releases_committed(registry: Registry) -> None:
-    basic_setup(registry)
+def test_closing_a_half_shipped_sales_order_releases_committed(registry: Registry,
+                                                               given: Given) -> None:
+    given.company()
     apply(registry, "create_stock_adjustment", location="MAIN", reason="seed",
           lines=[{"sku": "P1", "quantity_delta": "10", "unit_cost": "3"}])
     apply(registry, "create_sales_order", customer="Bob", location="MAIN",
@@ -92,8 +94,8 @@ def test_closing_a_half_shipped_sales_order_releases_committed(registry: Registr
 
 
 def test_close_is_admin_only_and_destructive_and_refuses_finished_orders(
-        registry: Registry) -> None:
-    basic_setup(registry)
+        registry: Registry, given: Given) -> None:
+    given.company()
     tools = {t.name: t for t in registry.tools()}
     for name in ("close_purchase_order", "close_sales_order"):
         assert tools[name].facts.destructive and tools[name].facts.role.name == "admin"

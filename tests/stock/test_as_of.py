@@ -107,9 +107,8 @@ def test_reads_as_of_a_moment_equal_what_was_read_then(
     reg.store.dispose()
 
 
-def test_compare_to_gives_what_was_on_hand_then(registry: Registry) -> None:
-    from tests.helpers import basic_setup
-    basic_setup(registry)
+def test_compare_to_gives_what_was_on_hand_then(registry: Registry, given: Given) -> None:
+    given.company()
     apply(registry, "create_stock_adjustment", location="MAIN", reason="in",
           lines=[{"sku": "M1", "quantity_delta": "10", "unit_cost": "2"}])
     then = datetime.now(UTC).isoformat()

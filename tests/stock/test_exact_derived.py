@@ -12,12 +12,13 @@ from typing import Any
 
 from shopfloor.registry.registry import Registry
 from tests.buying.test_buying import refused
+from tests.given import Given
 from tests.helpers import ADMIN, apply, ledger_mismatches, on_hand
 from tests.production.test_buying_yield import committed
 
 
 def _widget(reg: Registry, *, per: str = "0.5", **line: Any) -> None:
-    apply(reg, "create_location", code="MAIN", name="Main")
+    Given(reg).location()
     apply(reg, "create_item", sku="SCREW", name="Screw", kind="material")
     apply(reg, "create_item", sku="WIDGET", name="Widget", kind="product")
     apply(reg, "update_recipe", sku="WIDGET",

@@ -9,7 +9,8 @@ import pytest
 
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
-from tests.helpers import ADMIN, apply, basic_setup, ledger_mismatches, on_hand
+from tests.given import Given
+from tests.helpers import ADMIN, apply, ledger_mismatches, on_hand
 
 
 def at(hour: int, minute: int = 0) -> datetime:
@@ -19,7 +20,7 @@ def at(hour: int, minute: int = 0) -> datetime:
 def _day(registry: Registry) -> None:
     """08:00 10 on hand; 12:00 ship 3; 14:00 receive 5 -> 12 on hand at 15:00."""
     registry.clock = lambda: at(8)
-    basic_setup(registry)
+    Given(registry).company()
     apply(registry, "create_stock_adjustment", location="MAIN", reason="opening",
           lines=[{"sku": "M1", "quantity_delta": "10", "unit_cost": "2"}])
     apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",

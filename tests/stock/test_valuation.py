@@ -24,7 +24,8 @@ from shopfloor.kernel.errors import ValidationFailed
 from shopfloor.registry.registry import Registry
 from shopfloor.store.tables import StockMovement, Variance
 from shopfloor.tools import valuation as valuation_tools
-from tests.helpers import ADMIN, apply, basic_setup
+from tests.given import Given
+from tests.helpers import ADMIN, apply
 from tests.servers import serving_registry
 
 JAN_5, JAN_10, FEB_3 = (datetime(2026, 1, 5, 9, tzinfo=UTC), datetime(2026, 1, 10, 23, 59, 59,
@@ -59,7 +60,7 @@ def period(result: dict[str, Any]) -> dict[tuple[str, str], dict[str, D]]:
 
 
 def company(registry: Registry) -> None:
-    basic_setup(registry)
+    Given(registry).company()
     apply(registry, "update_recipe", sku="P1", components=[{"sku": "M1", "quantity": "1"}])
     on(registry, JAN_5, apply(registry, "create_stock_adjustment", location="MAIN",
                               reason="opening count",
@@ -158,8 +159,8 @@ def test_pages_carry_the_totals_of_every_row(registry: Registry,
         assert seen == whole["rows"]
 
 
-def test_lots_are_valued_apart(registry: Registry) -> None:
-    basic_setup(registry)
+def test_lots_are_valued_apart(registry: Registry, given: Given) -> None:
+    given.company()
     apply(registry, "create_item", sku="LOT", name="Lotted", batch_tracked=True)
     for lot, price in (("A", "1"), ("B", "3")):
         po = apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
@@ -178,9 +179,9 @@ def test_lots_are_valued_apart(registry: Registry) -> None:
     ({"sku": "NOPE"}, "sku"),
     ({"location": "NOWHERE", "date": "2026-01-01"}, "location"),
 ])
-def test_bad_input_names_its_field(registry: Registry, args: dict[str, Any],
+def test_bad_input_names_its_field(registry: Registry, given: Given, args: dict[str, Any],
                                    field: str) -> None:
-    basic_setup(registry)
+    given.company()
     with pytest.raises(ValidationFailed if field in ("start", "cursor") else Exception) as err:
         valuation(registry, **args)
     assert getattr(err.value, "field", None) == field

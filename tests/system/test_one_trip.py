@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from shopfloor.registry.registry import Registry
-from tests.helpers import ADMIN, apply, basic_setup
+from tests.given import Given
+from tests.helpers import ADMIN, apply
 
 
 def _by_id(reg: Registry, tool: str, ident: int, **extra: Any) -> dict[str, Any]:
@@ -16,8 +17,8 @@ def _by_id(reg: Registry, tool: str, ident: int, **extra: Any) -> dict[str, Any]
     return done
 
 
-def test_summaries_count_the_lines_each_write_moved(registry: Registry) -> None:
-    basic_setup(registry)
+def test_summaries_count_the_lines_each_write_moved(registry: Registry, given: Given) -> None:
+    given.company()
     po = apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
                lines=[{"sku": "M1", "quantity": "10", "unit_price": "5"},
                       {"sku": "M2", "quantity": "10", "unit_price": "2"},

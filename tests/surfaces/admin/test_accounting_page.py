@@ -15,7 +15,8 @@ from datetime import UTC, datetime
 import httpx
 
 from shopfloor.registry.registry import Registry
-from tests.helpers import apply, basic_setup
+from tests.given import Given
+from tests.helpers import apply
 from tests.servers import serving_registry
 
 PASSWORD = "correct horse battery staple"
@@ -23,7 +24,7 @@ PASSWORD = "correct horse battery staple"
 
 def books(reg: Registry) -> str:
     reg.clock = lambda: datetime(2026, 11, 10, 9, 0, tzinfo=UTC)
-    basic_setup(reg)
+    Given(reg).company()
     po = apply(reg, "create_purchase_order", supplier="Acme", location="MAIN",
                lines=[{"sku": "M1", "quantity": "10", "unit_price": "5"}])
     apply(reg, "receive_purchase_order", number=po["number"])

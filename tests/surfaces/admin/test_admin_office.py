@@ -16,7 +16,8 @@ from shopfloor.app.accounts import Accounts
 from shopfloor.app.settings import Settings
 from shopfloor.registry.registry import Registry
 from shopfloor.surfaces.server import build_app
-from tests.helpers import ADMIN, apply, basic_setup
+from tests.given import Given
+from tests.helpers import ADMIN, apply
 from tests.planning.test_mrp import TODAY, _world, run_job
 from tests.servers import serving
 
@@ -34,8 +35,8 @@ def _client(registry: Registry, db_url: str) -> Iterator[httpx.Client]:
 
 
 @pytest.fixture
-def client(registry: Registry, db_url: str) -> Iterator[httpx.Client]:
-    basic_setup(registry)
+def client(registry: Registry, given: Given, db_url: str) -> Iterator[httpx.Client]:
+    given.company()
     yield from _client(registry, db_url)
 
 

@@ -15,15 +15,16 @@ from shopfloor.app.accounts import Accounts
 from shopfloor.app.settings import Settings
 from shopfloor.registry.registry import Registry
 from shopfloor.surfaces.server import build_app
-from tests.helpers import ADMIN, apply, basic_setup, snapshot
+from tests.given import Given
+from tests.helpers import ADMIN, apply, snapshot
 from tests.servers import serving
 
 PASSWORD = "pages password"
 
 
 @pytest.fixture
-def client(registry: Registry, db_url: str) -> Iterator[httpx.Client]:
-    basic_setup(registry)
+def client(registry: Registry, given: Given, db_url: str) -> Iterator[httpx.Client]:
+    given.company()
     Accounts(registry.store).create("pat", PASSWORD, "admin")
     with serving(build_app(registry, Settings(database_url=db_url, currency="USD"),
                            run_worker=False)) as url, \

@@ -17,14 +17,15 @@ from shopfloor.app.settings import Settings
 from shopfloor.registry.registry import Registry
 from shopfloor.surfaces.http import create_app
 from shopfloor.ui.paper import link
-from tests.helpers import apply, basic_setup
+from tests.given import Given
+from tests.helpers import apply
 
 pytestmark = pytest.mark.quick
 
 
 @pytest.fixture
-def client(registry: Registry, db_url: str) -> Iterator[TestClient]:
-    basic_setup(registry)
+def client(registry: Registry, given: Given, db_url: str) -> Iterator[TestClient]:
+    given.company()
     apply(registry, "create_supplier", name="Hinge Works", email="rma@hinge.test",
           address="4 Quay St\nBristol")
     apply(registry, "create_item", sku="HINGE", name="Brass hinge 35 mm", kind="material")

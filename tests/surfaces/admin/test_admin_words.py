@@ -18,14 +18,15 @@ from starlette.testclient import TestClient
 from shopfloor.app.settings import Settings
 from shopfloor.registry.registry import Registry
 from shopfloor.surfaces.http import create_app
-from tests.helpers import ADMIN, apply, basic_setup
+from tests.given import Given
+from tests.helpers import ADMIN, apply
 
 pytestmark = pytest.mark.quick
 
 
 @pytest.fixture
-def app(registry: Registry, db_url: str) -> Iterator[TestClient]:
-    basic_setup(registry)
+def app(registry: Registry, given: Given, db_url: str) -> Iterator[TestClient]:
+    given.company()
     made = create_app(registry, Settings(database_url=db_url, currency="EUR"))
     with TestClient(made, headers={"Accept-Language": "en-GB"}) as client:
         client.app_state = made.state  # type: ignore[attr-defined]

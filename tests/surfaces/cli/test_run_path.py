@@ -21,14 +21,15 @@ from shopfloor.app.settings import Settings
 from shopfloor.registry.registry import Registry
 from shopfloor.surfaces.cli import app as cli
 from shopfloor.surfaces.http import create_app
-from tests.helpers import apply, basic_setup
+from tests.given import Given
+from tests.helpers import apply
 
 ROOT = Path(__file__).resolve().parents[3]
 
 
 def test_the_overview_and_home_count_the_same_items_below_reorder_point(
-        registry: Registry, db_url: str) -> None:
-    basic_setup(registry)
+        registry: Registry, given: Given, db_url: str) -> None:
+    given.company()
     for sku in ("M1", "M2", "P1"):
         apply(registry, "modify_item", sku=sku, reorder_point="5", reorder_quantity="10")
     apply(registry, "create_stock_adjustment", location="MAIN", reason="count",
