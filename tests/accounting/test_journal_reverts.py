@@ -41,12 +41,9 @@ def test_the_flagged_sequence_keeps_the_stock_lines_on_the_ledger(registry: Regi
                                                                    negative: bool) -> None:
     given.company(negative=negative)
     first, scrapped, repriced, second = BELOW_ZERO if negative else PLAIN
-    apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
-          lines=[{"sku": "M1", "quantity": "10", "unit_price": "5"}])
-    apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
-          lines=[{"sku": "M1", "quantity": "10", "unit_price": "8"}])
-    apply(registry, "create_sales_order", customer="Bob", location="MAIN",
-          lines=[{"sku": "M1", "quantity": "4", "unit_price": "20"}])
+    given.po({"M1": ("10", "5")})
+    given.po({"M1": ("10", "8")})
+    given.so({"M1": ("4", "20")})
     ops = []
     for tool, args, expected in [
         ("receive_purchase_order", {"number": "PO-00001"}, first),
@@ -151,8 +148,7 @@ def test_a_periods_trial_balance_opens_with_what_came_before(registry: Registry,
     """Two range sums, before the period and within it: what was posted before a period
     is its opening, what is posted in it its debits and credits."""
     given.company()
-    apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
-          lines=[{"sku": "M1", "quantity": "10", "unit_price": "5"}])
+    given.po({"M1": ("10", "5")})
     apply(registry, "receive_purchase_order", number="PO-00001")
     today = datetime.now(UTC).date()
 

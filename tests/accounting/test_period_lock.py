@@ -206,8 +206,7 @@ def test_changing_a_locked_adjustment_posts_now_and_says_so(registry: Registry,
                                                             given: Given) -> None:
     at(registry, NOVEMBER)
     given.company()
-    adj = apply(registry, "create_stock_adjustment", location="MAIN", reason="found",
-                lines=[{"sku": "M1", "quantity_delta": "4", "unit_cost": "2.5"}])
+    adj = given.stock({"M1": ("4", "2.5")}, reason="found")
     at(registry, DECEMBER)
     lock(registry)
     args = {"number": adj["number"], "lines": [{"sku": "M1", "quantity_delta": "3",

@@ -50,9 +50,7 @@ def test_a_purchase_orders_notes_and_reference_are_kept_read_and_changed(
 
 def test_a_sales_orders_reference_is_the_customers_po(registry: Registry, given: Given) -> None:
     given.company()
-    so = apply(registry, "create_sales_order", customer="Bob", location="MAIN",
-               notes="Gift wrap", reference="BOB-PO-12",
-               lines=[{"sku": "P1", "quantity": "1", "unit_price": "9"}])
+    so = given.so({"P1": ("1", "9")}, notes="Gift wrap", reference="BOB-PO-12")
     assert (so["notes"], so["reference"]) == ("Gift wrap", "BOB-PO-12")
     apply(registry, "modify_sales_order", number=so["number"], reference="BOB-PO-13")
     got = registry.invoke("get_sales_order", {"number": so["number"]}, ADMIN)
@@ -62,7 +60,7 @@ def test_a_sales_orders_reference_is_the_customers_po(registry: Registry, given:
 def test_a_manufacturing_order_takes_notes_and_a_reference(registry: Registry,
                                                            given: Given) -> None:
     given.company()
-    apply(registry, "update_recipe", sku="P1", components=[{"sku": "M1", "quantity": "2"}])
+    given.recipe("P1", {"M1": "2"})
     mo = apply(registry, "create_manufacturing_order", sku="P1", quantity="4",
                location="MAIN", notes="Use the new jig", reference="JOB-9")
     got = registry.invoke("get_manufacturing_order", {"number": mo["number"]}, ADMIN)
@@ -81,8 +79,7 @@ def test_a_manufacturing_order_takes_notes_and_a_reference(registry: Registry,
 
 def test_returns_take_notes_and_the_partners_rma(registry: Registry, given: Given) -> None:
     given.company()
-    po = apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
-               lines=[{"sku": "M1", "quantity": "5", "unit_price": "2"}])
+    po = given.po({"M1": ("5", "2")})
     apply(registry, "receive_purchase_order", number=po["number"])
     back = apply(registry, "create_supplier_return", number=po["number"], reason="damaged",
                  notes="Photos sent", reference="RMA-551",
@@ -98,10 +95,8 @@ def test_returns_take_notes_and_the_partners_rma(registry: Registry, given: Give
 def test_the_page_shows_them_and_the_edit_form_starts_from_them(
         registry: Registry, given: Given, db_url: str) -> None:
     given.company()
-    apply(registry, "update_recipe", sku="P1", components=[{"sku": "M1", "quantity": "2"}])
-    po = apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
-               notes=NOTE, reference="AC-7781",
-               lines=[{"sku": "M1", "quantity": "3", "unit_price": "2"}])
+    given.recipe("P1", {"M1": "2"})
+    po = given.po({"M1": ("3", "2")}, notes=NOTE, reference="AC-7781")
     app = create_app(registry, Settings(database_url=db_url, currency="EUR"))
     with TestClient(app, headers={"Accept-Language": "en-GB"}) as client:
         client.cookies.set("shopfloor_session", app.state.auth.mint("ada", ["admin"], 600))
@@ -127,8 +122,7 @@ def test_an_edit_form_clears_them_by_their_flags(registry: Registry, given: Give
     from shopfloor.surfaces.admin import forms
 
     given.company()
-    po = apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
-               notes=NOTE, reference="AC-7781", lines=[{"sku": "M1", "quantity": "3"}])
+    po = given.po({"M1": "3"}, notes=NOTE, reference="AC-7781")
     fields = forms.form_fields(registry.get("modify_purchase_order").input_schema)
     record = registry.invoke("get_purchase_order", {"number": po["number"]}, ADMIN)
     original = forms.from_record(fields, record, {"number": po["number"]})
@@ -139,8 +133,7 @@ def test_an_edit_form_clears_them_by_their_flags(registry: Registry, given: Give
     apply(registry, "modify_purchase_order", **sent)
     got = registry.invoke("get_purchase_order", {"number": po["number"]}, ADMIN)
     assert (got["notes"], got["reference"]) == (None, None)
-    so = apply(registry, "create_sales_order", customer="Bob", location="MAIN",
-               notes="n", reference="r", lines=[{"sku": "P1", "quantity": "1"}])
+    so = given.so({"P1": "1"}, notes="n", reference="r")
     apply(registry, "modify_sales_order", number=so["number"], clear_reference=True)
     got = registry.invoke("get_sales_order", {"number": so["number"]}, ADMIN)
     assert (got["notes"], got["reference"]) == ("n", None)

@@ -92,8 +92,7 @@ def test_a_price_within_tolerance_re_prices_what_is_on_hand_and_expenses_the_res
     given.company()
     apply(registry, "modify_supplier", supplier="Acme", bill_tolerance_percent="5")
     po = received(registry, "M1", "10", "4")
-    so = apply(registry, "create_sales_order", customer="Bob", location="MAIN",
-               lines=[{"sku": "M1", "quantity": "6", "unit_price": "9"}])
+    so = given.so({"M1": ("6", "9")})
     apply(registry, "fulfill_order", number=so["number"])
     shown = registry.invoke("create_supplier_bill", {
         "supplier": "Acme", "number": "A-1", "date": "2026-03-02",
@@ -181,9 +180,7 @@ def test_a_freight_charge_on_the_bill_lands_by_weight(registry: Registry, given:
     given.company()
     apply(registry, "modify_item", sku="M1", weight="2")
     apply(registry, "modify_item", sku="M2", weight="1")
-    po = apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
-               lines=[{"sku": "M1", "quantity": "10", "unit_price": "1"},
-                      {"sku": "M2", "quantity": "10", "unit_price": "1"}])["number"]
+    po = given.po({"M1": ("10", "1"), "M2": ("10", "1")})["number"]
     apply(registry, "receive_purchase_order", number=po)
     done = bill(registry, "F-1", [(po, "M1", "10", "1"), (po, "M2", "10", "1")],
                 charges=[{"order": po, "description": "freight", "amount": "30",
@@ -250,8 +247,7 @@ def test_grni_equals_received_less_returned_less_billed_at_booked_value(
 def test_billed_goods_stay_received_until_the_bill_is_reverted(registry: Registry,
                                                                given: Given) -> None:
     given.company()
-    po = apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
-               lines=[{"sku": "M1", "quantity": "10", "unit_price": "1"}])
+    po = given.po({"M1": ("10", "1")})
     got = apply(registry, "receive_purchase_order", number=po["number"])
     done = bill(registry, "S-1", [(po["number"], "M1", "8", "1")])
     with pytest.raises(ShopfloorError) as info:
@@ -338,8 +334,7 @@ def test_a_reverted_bill_books_each_row_back_against_its_own_account(
     given.company()
     apply(registry, "modify_supplier", supplier="Acme", bill_tolerance_amount="10")
     po = received(registry, "M1", "10", "4")
-    so = apply(registry, "create_sales_order", customer="Bob", location="MAIN",
-               lines=[{"sku": "M1", "quantity": "6", "unit_price": "9"}])
+    so = given.so({"M1": ("6", "9")})
     apply(registry, "fulfill_order", number=so["number"])
     done = bill(registry, "P-1", [(po, "M1", "10", "4.5")],
                 charges=[{"order": po, "description": "freight", "amount": "5"}])
@@ -387,8 +382,7 @@ def test_a_reverted_bill_finds_its_charges_rows_by_their_cents(registry: Registr
     given.company()
     apply(registry, "modify_supplier", supplier="Acme", bill_tolerance_amount="10")
     po = received(registry, "M1", "3", "1")
-    so = apply(registry, "create_sales_order", customer="Bob", location="MAIN",
-               lines=[{"sku": "M1", "quantity": "1", "unit_price": "9"}])
+    so = given.so({"M1": ("1", "9")})
     apply(registry, "fulfill_order", number=so["number"])
     done = bill(registry, "C-1", [(po, "M1", "3", "1.1")],
                 charges=[{"order": po, "description": "freight", "amount": "1"}])

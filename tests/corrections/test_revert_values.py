@@ -29,12 +29,10 @@ def test_a_reverted_correction_of_goods_all_gone_takes_its_variance_back(
     adjustment's and the receipt's reverts go through and the books read as at the start."""
     given.company(negative=negative)
     start = money(registry)
-    apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
-          lines=[{"sku": "M1", "quantity": "10", "unit_price": "5"}])
+    given.po({"M1": ("10", "5")})
     placed = money(registry)
     receipt = apply(registry, "receive_purchase_order", number="PO-00001")
-    out = apply(registry, "create_stock_adjustment", location="MAIN", reason="scrap",
-                lines=[{"sku": "M1", "quantity_delta": "-10"}])
+    out = given.stock({"M1": "-10"}, reason="scrap")
     before = money(registry)
     fix = apply(registry, "correct_purchase_receipt", number="PO-00001", sku="M1",
                 unit_price="6")
@@ -54,8 +52,7 @@ def test_a_correction_of_goods_gone_below_zero_reverts_exactly(registry: Registr
     """On a location that allows negative stock: received, more than all of it shipped
     out, the price corrected, then everything reverted newest first."""
     given.company(negative=True)
-    apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
-          lines=[{"sku": "M1", "quantity": "10", "unit_price": "5"}])
+    given.po({"M1": ("10", "5")})
     start = money(registry)
     done = [apply(registry, "receive_purchase_order", number="PO-00001"),
             apply(registry, "create_stock_adjustment", location="MAIN", reason="scrap",
@@ -82,8 +79,7 @@ def test_every_value_row_of_a_landed_cost_and_a_correction_comes_back(
     """Part of the goods still here, part gone: revaluation rows and variances both; each
     revert, newest first, gives back the money tables exactly as they read before."""
     given.company()
-    apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
-          lines=[{"sku": "M1", "quantity": "9", "unit_price": "5"}])
+    given.po({"M1": ("9", "5")})
     start = money(registry)
     ops, marks = [], []
     for tool, args in [
@@ -113,8 +109,7 @@ def test_a_price_revert_waits_for_goods_moved_at_that_price_since(registry: Regi
     """More received at the corrected price after the correction: putting the old price
     back would leave those goods booked at the new one; the receipt is reverted first."""
     given.company()
-    apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
-          lines=[{"sku": "M1", "quantity": "10", "unit_price": "5"}])
+    given.po({"M1": ("10", "5")})
     apply(registry, "receive_purchase_order", number="PO-00001",
           lines=[{"sku": "M1", "quantity": "6"}])
     before = money(registry)

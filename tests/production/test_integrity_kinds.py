@@ -105,10 +105,11 @@ def test_import_rejects_a_row_making_an_item_with_a_recipe_a_material(
     assert registry.invoke("get_item", {"sku": "M2"}, ADMIN)["kind"] == "product"
 
 
-def test_batch_recipe_change_rejects_a_material_with_a_recipe(registry: Registry) -> None:
+def test_batch_recipe_change_rejects_a_material_with_a_recipe(registry: Registry,
+                                                              given: Given) -> None:
     _with_recipe(registry)
     apply(registry, "create_item", sku="P2", name="Second", kind="product")
-    apply(registry, "update_recipe", sku="P2", components=[{"sku": "M1", "quantity": "1"}])
+    given.recipe("P2", {"M1": "1"})
     _legacy_material(registry, "P1")
     preview = registry.invoke("batch_update_recipes", {"component": "M1", "scale": "2"},
                               ADMIN)

@@ -16,8 +16,7 @@ def test_search_by_skus_returns_exactly_those_deleted_included(registry: Registr
     given.company()
     apply(registry, "create_item", sku="OLD", name="Old part")
     apply(registry, "delete_item", sku="OLD")
-    apply(registry, "create_stock_adjustment", location="MAIN", reason="count",
-          lines=[{"sku": "M1", "quantity_delta": "4", "unit_cost": "1"}])
+    given.stock({"M1": ("4", "1")}, reason="count")
     found = registry.invoke("search_items", {"skus": ["OLD", "M1", "NOPE", "M1"]}, ADMIN)
     assert [(i["sku"], i["on_hand"]) for i in found["items"]] == [("M1", "4"), ("OLD", "0")]
     assert registry.invoke("search_items", {"query": "old"}, ADMIN)["items"] == []

@@ -60,14 +60,10 @@ def period(result: dict[str, Any]) -> dict[tuple[str, str], dict[str, D]]:
 
 
 def company(registry: Registry) -> None:
-    Given(registry).company()
-    apply(registry, "update_recipe", sku="P1", components=[{"sku": "M1", "quantity": "1"}])
-    on(registry, JAN_5, apply(registry, "create_stock_adjustment", location="MAIN",
-                              reason="opening count",
-                              lines=[{"sku": "M1", "quantity_delta": "10", "unit_cost": "1"}]))
-    po = apply(registry, "create_purchase_order", supplier="Acme", location="MAIN", lines=[
-        {"sku": "M1", "quantity": "10", "unit_price": "3"},
-        {"sku": "M2", "quantity": "10", "unit_price": "2"}])["number"]
+    given = Given(registry).company()
+    given.recipe("P1", {"M1": "1"})
+    on(registry, JAN_5, given.stock({"M1": ("10", "1")}, reason="opening count"))
+    po = given.po({"M1": ("10", "3"), "M2": ("10", "2")})["number"]
     on(registry, JAN_5, apply(registry, "receive_purchase_order", number=po))
     # M1 at MAIN: 20 @ 2.00 = 40.00; M2: 10 @ 2.00 = 20.00
     on(registry, JAN_10, apply(registry, "create_stock_transfer", from_location="MAIN",
@@ -187,12 +183,11 @@ def test_bad_input_names_its_field(registry: Registry, given: Given, args: dict[
     assert getattr(err.value, "field", None) == field
 
 
-def test_the_admin_page_and_the_csv_an_accountant_takes_away(registry: Registry,
+def test_the_admin_page_and_the_csv_an_accountant_takes_away(registry: Registry, given: Given,
                                                              db_url: str) -> None:
     company(registry)
     apply(registry, "create_item", sku="=HYPERLINK(1)", name="@sum")
-    apply(registry, "create_stock_adjustment", location="SHOP", reason="found", lines=[
-        {"sku": "=HYPERLINK(1)", "quantity_delta": "1", "unit_cost": "1"}])
+    given.stock({"=HYPERLINK(1)": ("1", "1")}, location="SHOP", reason="found")
     feb = {"start": "2026-02-01", "date": "2026-02-28"}
     with serving_registry(registry, db_url, ("vera", PASSWORD, "viewer")) as url, \
             httpx.Client(base_url=url, timeout=30, headers={"Origin": url}) as c:

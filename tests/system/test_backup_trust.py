@@ -20,7 +20,7 @@ from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
 from shopfloor.store.tables import Balance, Item
 from tests.given import Given
-from tests.helpers import ADMIN, apply
+from tests.helpers import ADMIN
 from tests.system.test_backup import TODAY, cli, empty_db, ours_in  # noqa: F401
 
 
@@ -55,8 +55,7 @@ def test_an_unsealed_backup_is_refused_unless_a_person_asks(
     if not db_url.startswith("sqlite"):
         pytest.skip("a seal is the SQLite file's own; pg_restore checks its archive")
     given.company()
-    apply(registry, "create_stock_adjustment", location="MAIN", reason="opening",
-          lines=[{"sku": "M1", "quantity_delta": "10", "unit_cost": "2"}])
+    given.stock({"M1": ("10", "2")})
     file = tmp_path / "books.backup"
     backup.backup(db_url, file)
     _unseal(file)
@@ -91,8 +90,7 @@ def test_any_restore_checks_the_books_before_it_commits(
     """Books that disagree in the database backed up (sealed as they were) do not come
     back as a company: on PostgreSQL too, where the restore is one transaction."""
     given.company()
-    apply(registry, "create_stock_adjustment", location="MAIN", reason="opening",
-          lines=[{"sku": "M1", "quantity_delta": "10", "unit_cost": "2"}])
+    given.stock({"M1": ("10", "2")})
     _raise_a_balance(db_url)
     file = tmp_path / "books.backup"
     backup.backup(db_url, file)

@@ -91,7 +91,7 @@ def test_a_derived_quantity_beyond_storage_is_refused(registry: Registry, given:
     """A recipe of 999,999,999 per unit, built 9,300 times, needs 9.3e12 of a component:
     more than a column holds on SQLite, and more than Shopfloor promises to store."""
     given.company()
-    apply(registry, "update_recipe", sku="P1", components=[{"sku": "M1", "quantity": "999999999"}])
+    given.recipe("P1", {"M1": "999999999"})
     before = snapshot(registry)
     for quantity in ("9300", "999999999"):
         with pytest.raises(ShopfloorError) as refused:
@@ -112,9 +112,8 @@ def test_a_stored_cost_beyond_storage_is_refused(registry: Registry, given: Give
     given.company()
     apply(registry, "modify_item", sku="P1", precision=6)  # made by the millionth
     apply(registry, "modify_item", sku="M1", precision=6)  # and taking thousandths of M1
-    apply(registry, "create_stock_adjustment", location="MAIN", reason="found",
-          lines=[{"sku": "M1", "quantity_delta": "1000", "unit_cost": "999999999"}])
-    apply(registry, "update_recipe", sku="P1", components=[{"sku": "M1", "quantity": "2000"}])
+    given.stock({"M1": ("1000", "999999999")}, reason="found")
+    given.recipe("P1", {"M1": "2000"})
     mo = apply(registry, "create_manufacturing_order", sku="P1", quantity="0.000001",
                location="MAIN")
     before = snapshot(registry)
@@ -167,9 +166,8 @@ def test_mrp_never_plans_an_order_beyond_storage(registry: Registry, given: Give
     from tests.planning.test_mrp import run_job
 
     given.company()
-    apply(registry, "update_recipe", sku="P1", components=[{"sku": "M1", "quantity": "999999999"}])
-    apply(registry, "create_sales_order", customer="Bob", location="MAIN",
-          lines=[{"sku": "P1", "quantity": "900000000", "unit_price": "1"}])
+    given.recipe("P1", {"M1": "999999999"})
+    given.so({"P1": ("900000000", "1")})
     plan = run_job(registry, "run_mrp")["result"]
     bought = [ln["sku"] for po in plan["purchase_orders"] for ln in po["lines"]]
     assert "M1" not in bought

@@ -107,10 +107,8 @@ def test_batch_recipe_change_row_by_row(registry: Registry, given: Given) -> Non
     given.company()
     apply(registry, "create_item", sku="P2", name="Second", kind="product")
     apply(registry, "create_item", sku="M3", name="Better M1", purchase_price="1")
-    apply(registry, "update_recipe", sku="P1", components=[{"sku": "M1", "quantity": "2"},
-                                                           {"sku": "M2", "quantity": "1"}])
-    apply(registry, "update_recipe", sku="P2", components=[{"sku": "M1", "quantity": "3"},
-                                                           {"sku": "M3", "quantity": "1"}])
+    given.recipe("P1", {"M1": "2", "M2": "1"})
+    given.recipe("P2", {"M1": "3", "M3": "1"})
     blocked = registry.invoke("batch_update_recipes",
                               {"component": "M1", "replace_with": "M3", "scale": "1.5"}, ADMIN)
     assert blocked["apply"] is None
@@ -135,8 +133,7 @@ def test_batch_recipe_change_row_by_row(registry: Registry, given: Given) -> Non
 
 def test_rebuild_preview_lists_corrections(registry: Registry, given: Given) -> None:
     given.company()
-    apply(registry, "create_stock_adjustment", location="MAIN", reason="seed",
-          lines=[{"sku": "M1", "quantity_delta": "5"}])
+    given.stock({"M1": "5"}, reason="seed")
     with registry.store.writing() as s:  # damage the balance behind the ledger's back
         s.scalars(select(Balance)).unique().one().on_hand = D(3)
         s.commit()

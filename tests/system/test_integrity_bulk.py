@@ -141,14 +141,13 @@ def test_a_recipe_job_fails_with_the_refusals_the_preview_shows(registry: Regist
     given.company()
     apply(registry, "create_item", sku="P2", name="Second", kind="product")
     apply(registry, "create_item", sku="M3", name="Better M1")
-    apply(registry, "update_recipe", sku="P1", components=[{"sku": "M1", "quantity": "2"}])
-    apply(registry, "update_recipe", sku="P2", components=[{"sku": "M1", "quantity": "3"}])
+    given.recipe("P1", {"M1": "2"})
+    given.recipe("P2", {"M1": "3"})
     with pytest.raises(ShopfloorError) as info:  # refused at once: a cheap argument check
         apply(registry, "batch_update_recipes", component="M1")
     assert (info.value.code, info.value.field) == ("validation_error", "replace_with")
     queued = apply(registry, "batch_update_recipes", component="M1", replace_with="M3")
-    apply(registry, "update_recipe", sku="P2", components=[{"sku": "M1", "quantity": "3"},
-                                                           {"sku": "M3", "quantity": "1"}])
+    given.recipe("P2", {"M1": "3", "M3": "1"})
     job = _run(registry, queued["job_id"])
     assert job["status"] == "failed", job
     error = job["result"]["error"]

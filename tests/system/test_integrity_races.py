@@ -164,8 +164,7 @@ def test_a_two_column_key_and_bookkeeping_tables(registry: Registry, given: Give
     registry's own tables (the idempotency race is settled where it happens) is no
     conflict to report."""
     given.company()
-    apply(registry, "create_stock_adjustment", location="MAIN", reason="seed",
-          lines=[{"sku": "M1", "quantity_delta": "1"}])
+    given.stock({"M1": "1"}, reason="seed")
     with registry.store.reading() as s:
         first = s.scalars(select(Balance)).unique().one()
         item_id, location_id = first.item_id, first.location_id

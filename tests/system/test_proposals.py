@@ -46,8 +46,7 @@ def _refused(code: str, fn: Any, *args: Any) -> dict[str, Any]:
 @pytest.fixture()
 def reg(registry: Registry, given: Given) -> Registry:
     given.company()
-    apply(registry, "create_stock_adjustment", location="MAIN", reason="opening",
-          lines=[{"sku": "M1", "quantity_delta": "10", "unit_cost": "2"}])
+    given.stock({"M1": ("10", "2")})
     return registry
 
 

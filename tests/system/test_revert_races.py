@@ -42,8 +42,7 @@ def _count(reg: Registry, model: Any) -> int:
 def test_eight_racing_reverts_of_one_operation_have_one_effect(registry: Registry,
                                                                given: Given) -> None:
     given.company()
-    apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
-          lines=[{"sku": "M1", "quantity": "10", "unit_price": "5"}])
+    given.po({"M1": ("10", "5")})
     for round_ in range(3):
         receipt = apply(registry, "receive_purchase_order", number="PO-00001")
         assert stock(registry, "M1") == (D(10), D(0), D(5))
@@ -66,10 +65,8 @@ def test_a_revert_racing_a_shipment_of_what_it_received(registry: Registry, give
     given.company()
     for round_ in range(4):
         number = f"PO-R{round_}"
-        apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
-              number=number, lines=[{"sku": "M2", "quantity": "10", "unit_price": "5"}])
-        so = apply(registry, "create_sales_order", customer="Bob", location="MAIN",
-                   lines=[{"sku": "M2", "quantity": "4", "unit_price": "9"}])
+        given.po({"M2": ("10", "5")}, number=number)
+        so = given.so({"M2": ("4", "9")})
         receipt = apply(registry, "receive_purchase_order", number=number)
         revert_args = {"operation_id": receipt["operation_id"], "preview": False}
         ship_args = {"number": so["number"], "preview": False}

@@ -30,9 +30,7 @@ def _to(reg: Registry, revision: str, down: bool) -> None:
 
 def test_backfill_keeps_the_books_as_they_stood(registry: Registry, given: Given) -> None:
     given.company()
-    apply(registry, "create_stock_adjustment", location="MAIN", reason="opening", lines=[
-        {"sku": "M1", "quantity_delta": "3", "unit_cost": "1"},
-        {"sku": "M2", "quantity_delta": "4", "unit_cost": "2.5"}])
+    given.stock({"M1": ("3", "1"), "M2": ("4", "2.5")})
     apply(registry, "create_stock_transfer", from_location="MAIN", to_location="SHOP",
           lines=[{"sku": "M2", "quantity": "1"}])
     _to(registry, "0012", down=True)

@@ -101,12 +101,11 @@ def test_a_viewer_has_no_accounting_page(registry: Registry, db_url: str) -> Non
         assert c.get("/accounting/journal.csv").status_code == 403
 
 
-def test_the_journal_pages_by_its_cursor_and_keeps_its_filters(registry: Registry,
+def test_the_journal_pages_by_its_cursor_and_keeps_its_filters(registry: Registry, given: Given,
                                                                db_url: str) -> None:
     books(registry)
     for _ in range(99):  # 101 entries: a page of 100, then one
-        apply(registry, "create_stock_adjustment", location="MAIN", reason="found",
-              lines=[{"sku": "M2", "quantity_delta": "1", "unit_cost": "2"}])
+        given.stock({"M2": ("1", "2")}, reason="found")
     with serving_registry(registry, db_url, ("ada", PASSWORD, "admin")) as url, \
             httpx.Client(base_url=url, timeout=30, headers={"Origin": url}) as c:
         c.post("/sign-in", data={"username": "ada", "password": PASSWORD, "next": "/"})

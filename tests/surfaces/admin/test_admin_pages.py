@@ -59,7 +59,7 @@ def test_every_tool_has_a_page(client: httpx.Client, registry: Registry) -> None
 
 
 def test_lists_page_and_home_counts_what_is_on_order(client: httpx.Client,
-                                                     registry: Registry) -> None:
+                                                     registry: Registry, given: Given) -> None:
     for i in range(30):
         apply(registry, "create_item", sku=f"PAGE-{i:02d}", name=f"Paged {i}")
     first = client.get("/items?query=PAGE-")
@@ -76,8 +76,7 @@ def test_lists_page_and_home_counts_what_is_on_order(client: httpx.Client,
 
     apply(registry, "modify_item", sku="M1", reorder_point="10")
     apply(registry, "modify_item", sku="M2", reorder_point="10")
-    apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
-          expected_date="2020-01-06", lines=[{"sku": "M2", "quantity": "12"}])
+    given.po({"M2": "12"}, expected_date="2020-01-06")
     home = client.get("/").text
     low = home.split('id="h-low"')[1].split("</section>")[0]
     assert "M1" in low and "M2" not in low  # M2's shortfall is covered by its order

@@ -16,7 +16,6 @@ from shopfloor.app.settings import Settings
 from shopfloor.registry.registry import Registry
 from shopfloor.surfaces.server import build_app
 from tests.given import Given
-from tests.helpers import apply
 from tests.servers import serving
 
 PASSWORD = "office password"
@@ -38,8 +37,7 @@ def orders(registry: Registry, given: Given) -> dict[str, str]:
     Accounts(registry.store).create("pat", PASSWORD, "admin")
     out = {}
     for due in ("2026-01-09", "2026-01-11", "2026-01-12"):
-        out[due] = apply(registry, "create_sales_order", customer="Bob", location="MAIN",
-                         due_date=due, lines=[{"sku": "P1", "quantity": "1"}])["number"]
+        out[due] = given.so({"P1": "1"}, due_date=due)["number"]
     return out
 
 
