@@ -51,6 +51,15 @@ def move_status(op: Op, kind: str, doc: PurchaseOrder | SalesOrder, status: str)
     doc.status = status
 
 
+def edited(op: Op, kind: str, doc: PurchaseOrder | SalesOrder, fld: str,
+           value: object) -> None:
+    """A head field an edit gives (None: left as it is), set and logged if it differs."""
+    before = getattr(doc, fld)
+    if value is not None and value != before:
+        op.change(kind, doc.number, fld, before, value)
+        setattr(doc, fld, value)
+
+
 def closed_short(op: Op, kind: str, doc: Order, status: str, reason: str | None,
                  dropped: Sequence[LineMoved], start: int) -> Moved[Order]:
     """The end of a close short, either kind: its closed `status`, the reason kept in its
