@@ -106,7 +106,6 @@ def test_mrp_buys_when_the_only_stock_is_held(registry: Registry, given: Given) 
 def test_mrp_makes_when_the_only_stock_of_a_product_is_held(registry: Registry,
                                                             given: Given) -> None:
     registry.clock = lambda: NOW
-    given = Given(registry)
     given.location()
     given.supplier("Mill")
     given.customer("Cafe")

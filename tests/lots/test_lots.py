@@ -195,7 +195,7 @@ def test_get_stock_shows_the_lots_of_a_balance(registry: Registry) -> None:
 def test_a_transfer_carries_its_lots_and_counts_are_per_lot(registry: Registry,
                                                             given: Given) -> None:
     setup(registry)
-    Given(registry).location("SHOP")
+    given.location("SHOP")
     three_lots(registry)
     apply(registry, "create_stock_transfer", from_location="MAIN", to_location="SHOP",
           lines=[{"sku": "FLOUR", "quantity": "12"}])

@@ -135,10 +135,11 @@ def test_two_serials_come_back_on_one_line_and_only_the_customers_own(
     assert ledger_mismatches(registry) == []
 
 
-def test_scrapped_and_quarantined_lines_name_lots_too(registry: Registry) -> None:
+def test_scrapped_and_quarantined_lines_name_lots_too(registry: Registry,
+                                                     given: Given) -> None:
     setup(registry)
     docs = _serials(registry)
-    Given(registry).location("QUAR", "Quarantine")
+    given.location("QUAR", "Quarantine")
     err = refused(registry, "create_customer_return", number=docs["cafe"], reason="x",
                   lines=[{"sku": "SCALE", "quantity": "1", "serials": ["SN3"],
                           "disposition": "scrap"}])

@@ -231,9 +231,9 @@ def test_late_receipt_is_expedited_and_unneeded_ones_cancelled(registry: Registr
         (day(2), day(30), so_y)
 
 
-def test_location_plans_only_its_own_stock(registry: Registry) -> None:
+def test_location_plans_only_its_own_stock(registry: Registry, given: Given) -> None:
     base(registry)
-    Given(registry).location("SHOP")
+    given.location("SHOP")
     apply(registry, "create_item", sku="X", name="X", default_supplier="Acme",
           lead_time_days=1)
     stock(registry, "SHOP", X="10")
