@@ -21,7 +21,8 @@ from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
 from shopfloor.store.tables import JournalEntry, JournalLine
 from tests.corrections.test_revert import revert
-from tests.helpers import ADMIN, apply, basic_setup, journal_mismatches
+from tests.given import Given
+from tests.helpers import ADMIN, apply, journal_mismatches
 
 INVENTORY, GRNI, COGS, ADJUSTMENTS = "1310", "2110", "5000", "5100"
 FINISHED, WIP, LABOUR, PPV = "1330", "1320", "5300", "5200"
@@ -72,33 +73,29 @@ def valuation_in_cents(reg: Registry, **args: Any) -> D:
 
 
 def test_a_receipt_a_shipment_and_an_adjustment_post_what_an_accountant_expects(
-        registry: Registry) -> None:
-    basic_setup(registry)
-    po = apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
-               lines=[{"sku": "M1", "quantity": "10", "unit_price": "5"}])
+        registry: Registry, given: Given) -> None:
+    given.company()
+    po = given.po({"M1": ("10", "5")})
     apply(registry, "receive_purchase_order", number=po["number"])
     (receipt,) = entries(registry, po["number"])
     assert lines(receipt) == {INVENTORY: D(50), GRNI: D(-50)}
     assert receipt["document_type"] == "purchase_order"
 
-    so = apply(registry, "create_sales_order", customer="Bob", location="MAIN",
-               lines=[{"sku": "M1", "quantity": "4", "unit_price": "20"}])
+    so = given.so({"M1": ("4", "20")})
     apply(registry, "fulfill_order", number=so["number"])
     (shipment,) = entries(registry, so["number"])
     assert lines(shipment) == {COGS: D(20), INVENTORY: D(-20)}
 
-    adj = apply(registry, "create_stock_adjustment", location="MAIN", reason="broken",
-                lines=[{"sku": "M1", "quantity_delta": "-1"}])
+    adj = given.stock({"M1": "-1"}, reason="broken")
     (written_off,) = entries(registry, adj["number"])
     assert lines(written_off) == {ADJUSTMENTS: D(5), INVENTORY: D(-5)}
     assert trial(registry) == {INVENTORY: D(25), GRNI: D(-50), COGS: D(20), ADJUSTMENTS: D(5)}
     inventory_equals_valuation(registry)
 
 
-def test_a_revert_posts_the_exact_negation_dated_now(registry: Registry) -> None:
-    basic_setup(registry)
-    po = apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
-               lines=[{"sku": "M1", "quantity": "3", "unit_price": "2.5"}])
+def test_a_revert_posts_the_exact_negation_dated_now(registry: Registry, given: Given) -> None:
+    given.company()
+    po = given.po({"M1": ("3", "2.5")})
     received = apply(registry, "receive_purchase_order", number=po["number"])
     revert(registry, received)
     first, second = entries(registry, po["number"])
@@ -110,13 +107,11 @@ def test_a_revert_posts_the_exact_negation_dated_now(registry: Registry) -> None
 
 
 def test_a_price_correction_capitalises_what_is_on_hand_and_expenses_the_rest(
-        registry: Registry) -> None:
-    basic_setup(registry)
-    po = apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
-               lines=[{"sku": "M1", "quantity": "10", "unit_price": "4"}])
+        registry: Registry, given: Given) -> None:
+    given.company()
+    po = given.po({"M1": ("10", "4")})
     apply(registry, "receive_purchase_order", number=po["number"])
-    so = apply(registry, "create_sales_order", customer="Bob", location="MAIN",
-               lines=[{"sku": "M1", "quantity": "6", "unit_price": "9"}])
+    so = given.so({"M1": ("6", "9")})
     apply(registry, "fulfill_order", number=so["number"])
     apply(registry, "correct_purchase_receipt", number=po["number"], sku="M1",
           unit_price="5")
@@ -126,12 +121,10 @@ def test_a_price_correction_capitalises_what_is_on_hand_and_expenses_the_rest(
     inventory_equals_valuation(registry)
 
 
-def test_making_moves_materials_through_work_in_progress(registry: Registry) -> None:
-    basic_setup(registry)
-    apply(registry, "create_stock_adjustment", location="MAIN", reason="opening",
-          lines=[{"sku": "M1", "quantity_delta": "10", "unit_cost": "3"}])
-    apply(registry, "update_recipe", sku="P1",
-          components=[{"sku": "M1", "quantity": "2"}])
+def test_making_moves_materials_through_work_in_progress(registry: Registry, given: Given) -> None:
+    given.company()
+    given.stock({"M1": ("10", "3")})
+    given.recipe("P1", {"M1": "2"})
     mo = apply(registry, "create_manufacturing_order", sku="P1", quantity="2",
                location="MAIN")
     apply(registry, "complete_manufacturing_order", number=mo["number"])
@@ -142,8 +135,9 @@ def test_making_moves_materials_through_work_in_progress(registry: Registry) -> 
     inventory_equals_valuation(registry)
 
 
-def test_every_entry_balances_and_the_beancount_export_checks(registry: Registry) -> None:
-    test_a_receipt_a_shipment_and_an_adjustment_post_what_an_accountant_expects(registry)
+def test_every_entry_balances_and_the_beancount_export_checks(registry: Registry,
+                                                              given: Given) -> None:
+    test_a_receipt_a_shipment_and_an_adjustment_post_what_an_accountant_expects(registry, given)
     for e in entries(registry):
         assert sum(lines(e).values(), D(0)) == 0
     csv_text = registry.invoke("export_journal", {"format": "csv"}, ADMIN)["text"]
@@ -180,10 +174,9 @@ def test_the_demo_companys_month_passes_bean_check(registry: Registry, tmp_path:
 
 
 def test_a_database_from_before_the_journal_gets_the_same_entries_on_open(
-        registry: Registry) -> None:
-    test_a_price_correction_capitalises_what_is_on_hand_and_expenses_the_rest(registry)
-    received = apply(registry, "create_stock_adjustment", location="MAIN", reason="found",
-                     lines=[{"sku": "M2", "quantity_delta": "2", "unit_cost": "7"}])
+        registry: Registry, given: Given) -> None:
+    test_a_price_correction_capitalises_what_is_on_hand_and_expenses_the_rest(registry, given)
+    received = given.stock({"M2": ("2", "7")}, reason="found")
     revert(registry, received)
     live = [(lines(e), e["document_number"], e["reverses"]) for e in entries(registry)]
     before = trial(registry)
@@ -208,15 +201,12 @@ def test_the_stock_accounts_read_back_as_set(registry: Registry) -> None:
 
 
 def test_lines_are_in_cents_and_what_rounding_leaves_goes_to_the_rounding_account(
-        registry: Registry, tmp_path: Path) -> None:
-    basic_setup(registry)
-    po = apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
-               lines=[{"sku": "M1", "quantity": "1", "unit_price": "1"}])["number"]
+        registry: Registry, given: Given, tmp_path: Path) -> None:
+    given.company()
+    po = given.po({"M1": ("1", "1")})["number"]
     apply(registry, "receive_purchase_order", number=po)
-    apply(registry, "create_stock_adjustment", location="MAIN", reason="opening",
-          lines=[{"sku": "M1", "quantity_delta": "2", "unit_cost": "1"}])
-    so = apply(registry, "create_sales_order", customer="Bob", location="MAIN",
-               lines=[{"sku": "M1", "quantity": "1", "unit_price": "5"}])
+    given.stock({"M1": ("2", "1")})
+    so = given.so({"M1": ("1", "5")})
     apply(registry, "fulfill_order", number=so["number"])
     apply(registry, "create_stock_transfer", from_location="MAIN", to_location="SHOP",
           lines=[{"sku": "M1", "quantity": "1"}])
@@ -233,8 +223,7 @@ def test_lines_are_in_cents_and_what_rounding_leaves_goes_to_the_rounding_accoun
     # the Inventory account holds each place's value to the cent: 1.33 + 1.33
     assert trial(registry)[INVENTORY] == D("2.66") == valuation_in_cents(registry)
     inventory_equals_valuation(registry)
-    so = apply(registry, "create_sales_order", customer="Bob", location="MAIN",
-               lines=[{"sku": "M1", "quantity": "1", "unit_price": "5"}])
+    so = given.so({"M1": ("1", "5")})
     apply(registry, "fulfill_order", number=so["number"])
     # the last unit at MAIN leaves at its 1.333333 or 4: 1.33 either way, MAIN's 1.33 gone
     assert lines(entries(registry, so["number"])[-1]) == {COGS: D("1.33"),

@@ -15,7 +15,8 @@ import pytest
 
 from shopfloor.registry.registry import Registry
 from tests.accounting.test_journal import entries, lines
-from tests.helpers import ADMIN, apply, basic_setup, ledger_mismatches
+from tests.given import Given
+from tests.helpers import ADMIN, apply, ledger_mismatches
 
 STOCK, GRNI, COGS, ADJ, PPV = "1310", "2110", "5000", "5100", "5200"
 
@@ -36,16 +37,13 @@ def _step(reg: Registry, tool: str, **args: Any) -> tuple[str, dict[str, D]]:
 
 
 @pytest.mark.parametrize("negative", [False, True], ids=["plain", "below_zero"])
-def test_the_flagged_sequence_keeps_the_stock_lines_on_the_ledger(registry: Registry,
+def test_the_flagged_sequence_keeps_the_stock_lines_on_the_ledger(registry: Registry, given: Given,
                                                                    negative: bool) -> None:
-    basic_setup(registry, negative=negative)
+    given.company(negative=negative)
     first, scrapped, repriced, second = BELOW_ZERO if negative else PLAIN
-    apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
-          lines=[{"sku": "M1", "quantity": "10", "unit_price": "5"}])
-    apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
-          lines=[{"sku": "M1", "quantity": "10", "unit_price": "8"}])
-    apply(registry, "create_sales_order", customer="Bob", location="MAIN",
-          lines=[{"sku": "M1", "quantity": "4", "unit_price": "20"}])
+    given.po({"M1": ("10", "5")})
+    given.po({"M1": ("10", "8")})
+    given.so({"M1": ("4", "20")})
     ops = []
     for tool, args, expected in [
         ("receive_purchase_order", {"number": "PO-00001"}, first),
@@ -82,13 +80,14 @@ def test_the_flagged_sequence_keeps_the_stock_lines_on_the_ledger(registry: Regi
 
 
 
-def test_a_revert_onto_stock_below_zero_negates_its_rows_exactly(registry: Registry) -> None:
+def test_a_revert_onto_stock_below_zero_negates_its_rows_exactly(registry: Registry,
+                                                                 given: Given) -> None:
     """The root of the drift: a shipment reverted onto stock below zero came back
     re-priced as incoming stock (66 on stock, a variance of -6), not as the negation of
     the row it reverses; the journal then negated the original entry (60 on stock) and
     drifted from the ledger by the difference. A revert's rows are exact negations now
     (as `Posting.undo` always said), and the journal posts the revert's own rows."""
-    basic_setup(registry, negative=True)
+    given.company(negative=True)
     for price in ("5", "8"):
         apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
               lines=[{"sku": "M1", "quantity": "10", "unit_price": price}])
@@ -115,14 +114,15 @@ def test_a_revert_onto_stock_below_zero_negates_its_rows_exactly(registry: Regis
     assert (D(b["on_hand"]), D(b["average_cost"])) == (10, D("4.4"))
 
 
-def test_reverting_newest_first_puts_stock_below_zero_back_exactly(registry: Registry) -> None:
+def test_reverting_newest_first_puts_stock_below_zero_back_exactly(registry: Registry,
+                                                                   given: Given) -> None:
     """The books' machine's unwinding, refused: 2 of 3 worth 10.00 transferred onto -17
     worth 0 arrive worth 6.666667 (3.3333335 each); the 15 short are re-priced at that to
     -50.000002 (rounded half-even, once), and 1 leaving below zero goes at the stored
     average 3.333333. Reverting that transfer re-priced its unit as incoming stock (-15
     worth -49.999995), so reverting the first one left -17 worth 0.000007 and was refused;
     exact negations go back."""
-    basic_setup(registry, negative=True)
+    given.company(negative=True)
     for price, qty in (("3.34", "1"), ("3.33", "2")):
         po = apply(registry, "create_purchase_order", supplier="Acme", location="SHOP",
                    lines=[{"sku": "M1", "quantity": qty, "unit_price": price}])
@@ -143,12 +143,12 @@ def test_reverting_newest_first_puts_stock_below_zero_back_exactly(registry: Reg
         STOCK: D(10), GRNI: D(-10)}  # SHOP's 3 worth 10.00, all back
 
 
-def test_a_periods_trial_balance_opens_with_what_came_before(registry: Registry) -> None:
+def test_a_periods_trial_balance_opens_with_what_came_before(registry: Registry,
+                                                             given: Given) -> None:
     """Two range sums, before the period and within it: what was posted before a period
     is its opening, what is posted in it its debits and credits."""
-    basic_setup(registry)
-    apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
-          lines=[{"sku": "M1", "quantity": "10", "unit_price": "5"}])
+    given.company()
+    given.po({"M1": ("10", "5")})
     apply(registry, "receive_purchase_order", number="PO-00001")
     today = datetime.now(UTC).date()
 

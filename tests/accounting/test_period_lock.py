@@ -16,7 +16,8 @@ from shopfloor.registry.actor import Actor
 from shopfloor.registry.registry import Registry
 from tests.accounting.test_journal import entries, inventory_equals_valuation, lines
 from tests.corrections.test_revert import revert
-from tests.helpers import ADMIN, apply, basic_setup
+from tests.given import Given
+from tests.helpers import ADMIN, apply
 
 INVENTORY, GRNI, ADJUSTMENTS = "1310", "2110", "5100"
 NOVEMBER = datetime(2026, 11, 10, 9, 0, tzinfo=UTC)
@@ -34,7 +35,7 @@ def lock(reg: Registry, day: str = "2026-11-30", **extra: Any) -> dict[str, Any]
 
 def received_in_november(reg: Registry, price: str = "5") -> dict[str, Any]:
     at(reg, NOVEMBER)
-    basic_setup(reg)
+    Given(reg).company()
     po = apply(reg, "create_purchase_order", supplier="Acme", location="MAIN",
                lines=[{"sku": "M1", "quantity": "10", "unit_price": price}])
     return apply(reg, "receive_purchase_order", number=po["number"])
@@ -201,11 +202,11 @@ def test_no_write_posts_into_the_closed_period_even_with_a_clock_behind_it(
     inventory_equals_valuation(registry)
 
 
-def test_changing_a_locked_adjustment_posts_now_and_says_so(registry: Registry) -> None:
+def test_changing_a_locked_adjustment_posts_now_and_says_so(registry: Registry,
+                                                            given: Given) -> None:
     at(registry, NOVEMBER)
-    basic_setup(registry)
-    adj = apply(registry, "create_stock_adjustment", location="MAIN", reason="found",
-                lines=[{"sku": "M1", "quantity_delta": "4", "unit_cost": "2.5"}])
+    given.company()
+    adj = given.stock({"M1": ("4", "2.5")}, reason="found")
     at(registry, DECEMBER)
     lock(registry)
     args = {"number": adj["number"], "lines": [{"sku": "M1", "quantity_delta": "3",

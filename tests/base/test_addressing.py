@@ -9,22 +9,19 @@ import pytest
 
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
-from tests.helpers import ADMIN, apply, basic_setup, snapshot
+from tests.given import Given
+from tests.helpers import ADMIN, snapshot
 
 
 def _world(reg: Registry) -> dict[str, dict[str, Any]]:
-    basic_setup(reg)
-    apply(reg, "update_recipe", sku="P1", components=[{"sku": "M1", "quantity": "2"}])
-    apply(reg, "create_stock_adjustment", location="MAIN", reason="opening",
-          lines=[{"sku": "M1", "quantity_delta": "50"}, {"sku": "P1", "quantity_delta": "5"}])
+    given = Given(reg).company()
+    given.recipe("P1", {"M1": "2"})
+    given.stock({"M1": "50", "P1": "5"})
     return {
-        "po": apply(reg, "create_purchase_order", supplier="Acme", location="MAIN",
-                    lines=[{"sku": "M1", "quantity": "3", "unit_price": "1"}]),
-        "so": apply(reg, "create_sales_order", customer="Bob", location="MAIN",
-                    lines=[{"sku": "P1", "quantity": "1", "unit_price": "9"}]),
-        "mo": apply(reg, "create_manufacturing_order", sku="P1", quantity="2", location="MAIN"),
-        "adj": apply(reg, "create_stock_adjustment", location="MAIN", reason="count",
-                     lines=[{"sku": "M2", "quantity_delta": "1"}]),
+        "po": given.po({"M1": ("3", "1")}),
+        "so": given.so({"P1": ("1", "9")}),
+        "mo": given.mo("P1", "2"),
+        "adj": given.stock({"M2": "1"}, reason="count"),
         "item": reg.invoke("get_item", {"sku": "P1"}, ADMIN),
     }
 
@@ -75,14 +72,13 @@ def test_writes_by_id_act_on_the_same_thing(registry: Registry, tool: str, doc: 
 
 @pytest.mark.parametrize("tool", ["get_purchase_order", "receive_purchase_order",
                                   "get_item", "modify_item", "check_availability"])
-def test_mismatched_or_unknown_ids_are_refused_naming_id(registry: Registry,
+def test_mismatched_or_unknown_ids_are_refused_naming_id(registry: Registry, given: Given,
                                                          tool: str) -> None:
     d = _world(registry)
     other = d["so"]["id"] + 1000
     key = {"number": d["po"]["number"]} if "order" in tool else {"sku": "M1"}
     extra = {"quantity": "1"} if tool == "check_availability" else {}
-    second = apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
-                   lines=[{"sku": "M2", "quantity": "1", "unit_price": "1"}])
+    second = given.po({"M2": ("1", "1")})
     mismatch = second["id"] if "order" in tool else d["item"]["id"]  # P1's id, not M1's
     before = snapshot(registry)
     for args, code in (({**key, "id": mismatch}, "validation_error"),

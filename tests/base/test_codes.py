@@ -135,11 +135,10 @@ def test_an_unknown_code_is_not_found_naming_code(registry: Registry) -> None:
     assert [(m["kind"], m["key"]) for m in found["matches"]] == [("item", "FLOUR")]
 
 
-def test_pick_list_takes_lots_first_expiring_first(registry: Registry) -> None:
+def test_pick_list_takes_lots_first_expiring_first(registry: Registry, given: Given) -> None:
     setup(registry)
     apply(registry, "hold_lot", sku="FLOUR", lot="L-SOON", reason="smell")
-    so = apply(registry, "create_sales_order", customer="Cafe", location="MAIN",
-               lines=[{"sku": "FLOUR", "quantity": "15"}, {"sku": "SUGAR", "quantity": "7"}])
+    so = given.so({"FLOUR": "15", "SUGAR": "7"}, customer="Cafe")
     picks = registry.invoke("get_pick_list", {"number": so["number"]}, VIEWER)
     flour, sugar = picks["lines"]
     assert [(p["lot"], p["quantity"]) for p in flour["picks"]] == [("L-MID", "10"),
@@ -157,12 +156,11 @@ def test_gs1_element_string_puts_fnc1_after_a_variable_field_only() -> None:
     assert gs1.parse_date("270200") is not None and gs1.parse_date("270200").day == 28
 
 
-def test_a_gs1_serial_finds_the_serial_number(registry: Registry) -> None:
+def test_a_gs1_serial_finds_the_serial_number(registry: Registry, given: Given) -> None:
     setup(registry)
     apply(registry, "create_item", sku="SCALE", name="Scale", serial_tracked=True,
           gtin="4006381333931")
-    po = apply(registry, "create_purchase_order", supplier="Mill", location="MAIN",
-               lines=[{"sku": "SCALE", "quantity": "2", "unit_price": "50"}])
+    po = given.po({"SCALE": ("2", "50")}, supplier="Mill")
     apply(registry, "receive_purchase_order", number=po["number"],
           lines=[{"sku": "SCALE", "quantity": "2", "serials": ["SN-1", "SN-2"]}])
     found = find(registry, "(01)04006381333931(21)SN-2")

@@ -15,7 +15,8 @@ from shopfloor.app.settings import Settings
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
 from shopfloor.surfaces.http import create_app
-from tests.helpers import ADMIN, apply, basic_setup
+from tests.given import Given
+from tests.helpers import ADMIN, apply
 
 NOTE = "Deliver to gate 2\nCall Ana before 9"
 
@@ -25,8 +26,8 @@ def _changes(preview: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
 
 
 def test_a_purchase_orders_notes_and_reference_are_kept_read_and_changed(
-        registry: Registry) -> None:
-    basic_setup(registry)
+        registry: Registry, given: Given) -> None:
+    given.company()
     args = {"supplier": "Acme", "location": "MAIN", "notes": NOTE, "reference": " AC-7781 ",
             "lines": [{"sku": "M1", "quantity": "3", "unit_price": "2"}]}
     preview = registry.invoke("create_purchase_order", args, ADMIN)
@@ -47,20 +48,19 @@ def test_a_purchase_orders_notes_and_reference_are_kept_read_and_changed(
     assert (got["notes"], got["reference"]) == ("Gate 3", None)
 
 
-def test_a_sales_orders_reference_is_the_customers_po(registry: Registry) -> None:
-    basic_setup(registry)
-    so = apply(registry, "create_sales_order", customer="Bob", location="MAIN",
-               notes="Gift wrap", reference="BOB-PO-12",
-               lines=[{"sku": "P1", "quantity": "1", "unit_price": "9"}])
+def test_a_sales_orders_reference_is_the_customers_po(registry: Registry, given: Given) -> None:
+    given.company()
+    so = given.so({"P1": ("1", "9")}, notes="Gift wrap", reference="BOB-PO-12")
     assert (so["notes"], so["reference"]) == ("Gift wrap", "BOB-PO-12")
     apply(registry, "modify_sales_order", number=so["number"], reference="BOB-PO-13")
     got = registry.invoke("get_sales_order", {"number": so["number"]}, ADMIN)
     assert (got["notes"], got["reference"]) == ("Gift wrap", "BOB-PO-13")
 
 
-def test_a_manufacturing_order_takes_notes_and_a_reference(registry: Registry) -> None:
-    basic_setup(registry)
-    apply(registry, "update_recipe", sku="P1", components=[{"sku": "M1", "quantity": "2"}])
+def test_a_manufacturing_order_takes_notes_and_a_reference(registry: Registry,
+                                                           given: Given) -> None:
+    given.company()
+    given.recipe("P1", {"M1": "2"})
     mo = apply(registry, "create_manufacturing_order", sku="P1", quantity="4",
                location="MAIN", notes="Use the new jig", reference="JOB-9")
     got = registry.invoke("get_manufacturing_order", {"number": mo["number"]}, ADMIN)
@@ -77,10 +77,9 @@ def test_a_manufacturing_order_takes_notes_and_a_reference(registry: Registry) -
     assert err.value.code == "conflict" and err.value.field == "number"
 
 
-def test_returns_take_notes_and_the_partners_rma(registry: Registry) -> None:
-    basic_setup(registry)
-    po = apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
-               lines=[{"sku": "M1", "quantity": "5", "unit_price": "2"}])
+def test_returns_take_notes_and_the_partners_rma(registry: Registry, given: Given) -> None:
+    given.company()
+    po = given.po({"M1": ("5", "2")})
     apply(registry, "receive_purchase_order", number=po["number"])
     back = apply(registry, "create_supplier_return", number=po["number"], reason="damaged",
                  notes="Photos sent", reference="RMA-551",
@@ -94,12 +93,10 @@ def test_returns_take_notes_and_the_partners_rma(registry: Registry) -> None:
 
 
 def test_the_page_shows_them_and_the_edit_form_starts_from_them(
-        registry: Registry, db_url: str) -> None:
-    basic_setup(registry)
-    apply(registry, "update_recipe", sku="P1", components=[{"sku": "M1", "quantity": "2"}])
-    po = apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
-               notes=NOTE, reference="AC-7781",
-               lines=[{"sku": "M1", "quantity": "3", "unit_price": "2"}])
+        registry: Registry, given: Given, db_url: str) -> None:
+    given.company()
+    given.recipe("P1", {"M1": "2"})
+    po = given.po({"M1": ("3", "2")}, notes=NOTE, reference="AC-7781")
     app = create_app(registry, Settings(database_url=db_url, currency="EUR"))
     with TestClient(app, headers={"Accept-Language": "en-GB"}) as client:
         client.cookies.set("shopfloor_session", app.state.auth.mint("ada", ["admin"], 600))
@@ -119,14 +116,13 @@ def test_the_page_shows_them_and_the_edit_form_starts_from_them(
         assert "Jig B" in form and 'value="JOB-4"' in form
 
 
-def test_an_edit_form_clears_them_by_their_flags(registry: Registry) -> None:
+def test_an_edit_form_clears_them_by_their_flags(registry: Registry, given: Given) -> None:
     """A form sends an emptied field as its clear_ flag (forms.changed); the tools take
     those flags for notes and reference."""
     from shopfloor.surfaces.admin import forms
 
-    basic_setup(registry)
-    po = apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
-               notes=NOTE, reference="AC-7781", lines=[{"sku": "M1", "quantity": "3"}])
+    given.company()
+    po = given.po({"M1": "3"}, notes=NOTE, reference="AC-7781")
     fields = forms.form_fields(registry.get("modify_purchase_order").input_schema)
     record = registry.invoke("get_purchase_order", {"number": po["number"]}, ADMIN)
     original = forms.from_record(fields, record, {"number": po["number"]})
@@ -137,8 +133,7 @@ def test_an_edit_form_clears_them_by_their_flags(registry: Registry) -> None:
     apply(registry, "modify_purchase_order", **sent)
     got = registry.invoke("get_purchase_order", {"number": po["number"]}, ADMIN)
     assert (got["notes"], got["reference"]) == (None, None)
-    so = apply(registry, "create_sales_order", customer="Bob", location="MAIN",
-               notes="n", reference="r", lines=[{"sku": "P1", "quantity": "1"}])
+    so = given.so({"P1": "1"}, notes="n", reference="r")
     apply(registry, "modify_sales_order", number=so["number"], clear_reference=True)
     got = registry.invoke("get_sales_order", {"number": so["number"]}, ADMIN)
     assert (got["notes"], got["reference"]) == ("n", None)

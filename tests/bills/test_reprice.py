@@ -14,7 +14,8 @@ from sqlalchemy import select
 from shopfloor.registry.registry import Registry
 from shopfloor.store.tables import Variance
 from tests.corrections.test_revert import stock
-from tests.helpers import ADMIN, apply, basic_setup, ledger_mismatches
+from tests.given import Given
+from tests.helpers import ADMIN, apply, ledger_mismatches
 from tests.machines import money
 
 
@@ -27,15 +28,13 @@ def _variances(reg: Registry) -> dict[tuple[str, str | None], D]:
     return {k: v for k, v in out.items() if v}
 
 
-def test_every_correction_takes_a_reason_the_log_shows(registry: Registry) -> None:
-    basic_setup(registry)
-    apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
-          lines=[{"sku": "M1", "quantity": "10", "unit_price": "5"}])
+def test_every_correction_takes_a_reason_the_log_shows(registry: Registry, given: Given) -> None:
+    given.company()
+    given.po({"M1": ("10", "5")})
     apply(registry, "receive_purchase_order", number="PO-00001")
-    apply(registry, "create_sales_order", customer="Bob", location="MAIN",
-          lines=[{"sku": "M1", "quantity": "4", "unit_price": "9"}])
+    given.so({"M1": ("4", "9")})
     apply(registry, "fulfill_order", number="SO-00001")
-    apply(registry, "update_recipe", sku="P1", components=[{"sku": "M1", "quantity": "1"}])
+    given.recipe("P1", {"M1": "1"})
     apply(registry, "create_manufacturing_order", sku="P1", quantity="2", location="MAIN")
     apply(registry, "complete_manufacturing_order", number="MO-00001")
     done = [apply(registry, "correct_purchase_receipt", number="PO-00001", sku="M1",
@@ -56,7 +55,7 @@ def test_every_correction_takes_a_reason_the_log_shows(registry: Registry) -> No
 
 def _two_receipts(reg: Registry, negative: bool = False) -> None:
     """Receipt A (PO-00001, 10 @ 5) and receipt B (PO-00002, 10 @ 8) of M1 at MAIN."""
-    basic_setup(reg, negative=negative)
+    Given(reg).company(negative=negative)
     for price in ("5", "8"):
         apply(reg, "create_purchase_order", supplier="Acme", location="MAIN",
               lines=[{"sku": "M1", "quantity": "10", "unit_price": price}])
@@ -83,12 +82,12 @@ def test_a_correction_of_receipt_a_expenses_nothing_against_b(registry: Registry
     assert not ledger_mismatches(registry)
 
 
-def test_a_landed_cost_of_receipt_a_expenses_nothing_against_b(registry: Registry) -> None:
+def test_a_landed_cost_of_receipt_a_expenses_nothing_against_b(registry: Registry,
+                                                               given: Given) -> None:
     _two_receipts(registry)
     apply(registry, "create_supplier_return", number="PO-00002", reason="bad",
           lines=[{"sku": "M1", "quantity": "10"}])
-    apply(registry, "create_sales_order", customer="Bob", location="MAIN",
-          lines=[{"sku": "M1", "quantity": "5", "unit_price": "9"}])
+    given.so({"M1": ("5", "9")})
     apply(registry, "fulfill_order", number="SO-00001")
     apply(registry, "add_landed_cost", number="PO-00001", amount="20", description="freight")
     # half of A's goods shipped: half of its freight left with them, none with B's return
@@ -99,15 +98,13 @@ def test_a_landed_cost_of_receipt_a_expenses_nothing_against_b(registry: Registr
 def _in_boxes_and_dollars(reg: Registry, boxes: str = "5") -> None:
     """M1 bought from Wires in boxes of 12 at 30 USD a box, `boxes` of 5 received ten days
     ago with USD at 0.8; 0.9 from five days ago."""
-    basic_setup(reg)
+    given = Given(reg).company()
     now = reg.clock
-    apply(reg, "create_supplier", name="Wires", currency="USD")
-    apply(reg, "set_exchange_rate", currency="USD", rate="0.8", valid_from="2000-01-01")
-    apply(reg, "set_supplier_item", supplier="Wires", sku="M1", purchase_unit="box",
-          units_per_purchase_unit="12",
-          price_breaks=[{"min_quantity": "0", "unit_price": "30"}])
-    apply(reg, "create_purchase_order", supplier="Wires", location="MAIN",
-          lines=[{"sku": "M1", "quantity": "5", "unit": "box", "unit_price": "30"}])
+    given.supplier("Wires", currency="USD")
+    given.apply("set_exchange_rate", currency="USD", rate="0.8", valid_from="2000-01-01")
+    given.offer("M1", "Wires", purchase_unit="box", units_per_purchase_unit="12",
+                price_breaks=[{"min_quantity": "0", "unit_price": "30"}])
+    given.po({"M1": {"quantity": "5", "unit": "box", "unit_price": "30"}}, supplier="Wires")
     reg.clock = lambda: now() - timedelta(days=10)
     try:
         apply(reg, "receive_purchase_order", number="PO-00001",
@@ -120,10 +117,9 @@ def _in_boxes_and_dollars(reg: Registry, boxes: str = "5") -> None:
 
 
 def test_a_line_in_boxes_and_dollars_is_corrected_at_the_receipts_rate(
-        registry: Registry) -> None:
+        registry: Registry, given: Given) -> None:
     _in_boxes_and_dollars(registry)
-    apply(registry, "create_sales_order", customer="Bob", location="MAIN",
-          lines=[{"sku": "M1", "quantity": "15", "unit_price": "9"}])
+    given.so({"M1": ("15", "9")})
     apply(registry, "fulfill_order", number="SO-00001")
     before = money(registry)
     done = apply(registry, "correct_purchase_receipt", number="PO-00001", sku="M1",

@@ -24,7 +24,8 @@ from tests.accounting.test_journal import (
     trial,
 )
 from tests.corrections.test_revert import revert
-from tests.helpers import ADMIN, apply, basic_setup
+from tests.given import Given
+from tests.helpers import ADMIN, apply
 
 INVENTORY, GRNI, PAYABLE, PPV, EXCHANGE, CLEARING = "1310", "2110", "2000", "5200", "7900", \
     "2120"
@@ -60,8 +61,8 @@ def grni_holds_what_is_unbilled(reg: Registry) -> None:
 
 
 def test_a_dollar_bill_at_another_rate_posts_its_exchange_difference(
-        registry: Registry) -> None:
-    basic_setup(registry)
+        registry: Registry, given: Given) -> None:
+    given.company()
     apply(registry, "create_supplier", name="Wires Inc", currency="USD")
     apply(registry, "set_exchange_rate", currency="USD", rate="0.9", valid_from="2000-01-01")
     apply(registry, "set_exchange_rate", currency="USD", rate="0.95",
@@ -87,12 +88,11 @@ def test_a_dollar_bill_at_another_rate_posts_its_exchange_difference(
 
 
 def test_a_price_within_tolerance_re_prices_what_is_on_hand_and_expenses_the_rest(
-        registry: Registry) -> None:
-    basic_setup(registry)
+        registry: Registry, given: Given) -> None:
+    given.company()
     apply(registry, "modify_supplier", supplier="Acme", bill_tolerance_percent="5")
     po = received(registry, "M1", "10", "4")
-    so = apply(registry, "create_sales_order", customer="Bob", location="MAIN",
-               lines=[{"sku": "M1", "quantity": "6", "unit_price": "9"}])
+    so = given.so({"M1": ("6", "9")})
     apply(registry, "fulfill_order", number=so["number"])
     shown = registry.invoke("create_supplier_bill", {
         "supplier": "Acme", "number": "A-1", "date": "2026-03-02",
@@ -114,8 +114,8 @@ def test_a_price_within_tolerance_re_prices_what_is_on_hand_and_expenses_the_res
 
 
 def test_a_price_beyond_tolerance_is_held_for_a_buyer_then_approved(
-        registry: Registry) -> None:
-    basic_setup(registry)
+        registry: Registry, given: Given) -> None:
+    given.company()
     po = received(registry, "M1", "5", "10")
     args = {"supplier": "Acme", "number": "A-9", "date": "2026-03-02",
             "lines": [{"order": po, "sku": "M1", "quantity": "5", "unit_price": "11"}]}
@@ -143,8 +143,8 @@ def test_a_price_beyond_tolerance_is_held_for_a_buyer_then_approved(
     inventory_equals_valuation(registry)
 
 
-def test_a_bill_number_repeated_for_a_supplier_is_refused(registry: Registry) -> None:
-    basic_setup(registry)
+def test_a_bill_number_repeated_for_a_supplier_is_refused(registry: Registry, given: Given) -> None:
+    given.company()
     apply(registry, "create_supplier", name="Other")
     po = received(registry, "M1", "10", "1")
     other = received(registry, "M2", "10", "1", supplier="Other")
@@ -160,8 +160,8 @@ def test_a_bill_number_repeated_for_a_supplier_is_refused(registry: Registry) ->
     assert again["bill"] != first["bill"]
 
 
-def test_billing_more_than_came_in_and_stayed_is_refused(registry: Registry) -> None:
-    basic_setup(registry)
+def test_billing_more_than_came_in_and_stayed_is_refused(registry: Registry, given: Given) -> None:
+    given.company()
     po = received(registry, "M1", "10", "1")
     apply(registry, "create_supplier_return", number=po, reason="damaged",
           lines=[{"sku": "M1", "quantity": "2"}])
@@ -175,14 +175,12 @@ def test_billing_more_than_came_in_and_stayed_is_refused(registry: Registry) -> 
     assert GRNI not in trial(registry)
 
 
-def test_a_freight_charge_on_the_bill_lands_by_weight(registry: Registry,
+def test_a_freight_charge_on_the_bill_lands_by_weight(registry: Registry, given: Given,
                                                      tmp_path: Path) -> None:
-    basic_setup(registry)
+    given.company()
     apply(registry, "modify_item", sku="M1", weight="2")
     apply(registry, "modify_item", sku="M2", weight="1")
-    po = apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
-               lines=[{"sku": "M1", "quantity": "10", "unit_price": "1"},
-                      {"sku": "M2", "quantity": "10", "unit_price": "1"}])["number"]
+    po = given.po({"M1": ("10", "1"), "M2": ("10", "1")})["number"]
     apply(registry, "receive_purchase_order", number=po)
     done = bill(registry, "F-1", [(po, "M1", "10", "1"), (po, "M2", "10", "1")],
                 charges=[{"order": po, "description": "freight", "amount": "30",
@@ -201,8 +199,8 @@ def test_a_freight_charge_on_the_bill_lands_by_weight(registry: Registry,
 
 
 def test_reverting_a_bill_undoes_its_entry_its_price_correction_and_its_charge(
-        registry: Registry) -> None:
-    basic_setup(registry)
+        registry: Registry, given: Given) -> None:
+    given.company()
     apply(registry, "modify_supplier", supplier="Acme", bill_tolerance_amount="10")
     po = received(registry, "M1", "10", "4")
     before = trial(registry)
@@ -222,8 +220,8 @@ def test_reverting_a_bill_undoes_its_entry_its_price_correction_and_its_charge(
 
 
 def test_grni_equals_received_less_returned_less_billed_at_booked_value(
-        registry: Registry) -> None:
-    basic_setup(registry)
+        registry: Registry, given: Given) -> None:
+    given.company()
     apply(registry, "modify_supplier", supplier="Acme", bill_tolerance_percent="50")
     a = received(registry, "M1", "10", "3")
     b = received(registry, "M2", "4", "2.5")
@@ -246,10 +244,10 @@ def test_grni_equals_received_less_returned_less_billed_at_booked_value(
     inventory_equals_valuation(registry)
 
 
-def test_billed_goods_stay_received_until_the_bill_is_reverted(registry: Registry) -> None:
-    basic_setup(registry)
-    po = apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
-               lines=[{"sku": "M1", "quantity": "10", "unit_price": "1"}])
+def test_billed_goods_stay_received_until_the_bill_is_reverted(registry: Registry,
+                                                               given: Given) -> None:
+    given.company()
+    po = given.po({"M1": ("10", "1")})
     got = apply(registry, "receive_purchase_order", number=po["number"])
     done = bill(registry, "S-1", [(po["number"], "M1", "8", "1")])
     with pytest.raises(ShopfloorError) as info:
@@ -267,8 +265,9 @@ def test_billed_goods_stay_received_until_the_bill_is_reverted(registry: Registr
     assert trial(registry) == {}
 
 
-def test_a_second_bill_re_prices_only_what_is_not_billed_yet(registry: Registry) -> None:
-    basic_setup(registry)
+def test_a_second_bill_re_prices_only_what_is_not_billed_yet(registry: Registry,
+                                                             given: Given) -> None:
+    given.company()
     apply(registry, "modify_supplier", supplier="Acme", bill_tolerance_percent="50")
     po = received(registry, "M1", "10", "4")
     bill(registry, "P-1", [(po, "M1", "4", "4.2")])  # all 10 re-priced: +2.00
@@ -284,8 +283,8 @@ def test_a_second_bill_re_prices_only_what_is_not_billed_yet(registry: Registry)
 
 
 def test_a_bill_dated_in_a_locked_period_is_refused_naming_its_date(
-        registry: Registry) -> None:
-    basic_setup(registry)
+        registry: Registry, given: Given) -> None:
+    given.company()
     po = received(registry, "M1", "10", "1")
     apply(registry, "set_lock_date", lock_date="2026-03-31", reason="Q1 closed")
     with pytest.raises(ShopfloorError) as info:
@@ -297,11 +296,11 @@ def test_a_bill_dated_in_a_locked_period_is_refused_naming_its_date(
 
 
 def test_a_price_corrected_after_a_return_leaves_grni_at_what_stayed(
-        registry: Registry) -> None:
+        registry: Registry, given: Given) -> None:
     """10 received at 4, 2 sent back, the price then corrected to 5: the 2 returned are
     the supplier's at the new price too, so GRNI owes 8 x 5 = 40 (it read 42: the
     returned units' difference went to price variance and GRNI both)."""
-    basic_setup(registry)
+    given.company()
     po = received(registry, "M1", "10", "4")
     apply(registry, "create_supplier_return", number=po, reason="bent",
           lines=[{"sku": "M1", "quantity": "2"}])
@@ -314,11 +313,11 @@ def test_a_price_corrected_after_a_return_leaves_grni_at_what_stayed(
 
 
 def test_the_journal_csv_will_not_run_a_suppliers_name_as_a_formula(
-        registry: Registry) -> None:
+        registry: Registry, given: Given) -> None:
     import csv
     import io
 
-    basic_setup(registry)
+    given.company()
     evil = "=HYPERLINK(\"http://x\",\"pay\")"
     apply(registry, "create_supplier", name=evil)
     po = received(registry, "M1", "2", "1", supplier=evil)
@@ -331,12 +330,11 @@ def test_the_journal_csv_will_not_run_a_suppliers_name_as_a_formula(
 
 
 def test_a_reverted_bill_books_each_row_back_against_its_own_account(
-        registry: Registry) -> None:
-    basic_setup(registry)
+        registry: Registry, given: Given) -> None:
+    given.company()
     apply(registry, "modify_supplier", supplier="Acme", bill_tolerance_amount="10")
     po = received(registry, "M1", "10", "4")
-    so = apply(registry, "create_sales_order", customer="Bob", location="MAIN",
-               lines=[{"sku": "M1", "quantity": "6", "unit_price": "9"}])
+    so = given.so({"M1": ("6", "9")})
     apply(registry, "fulfill_order", number=so["number"])
     done = bill(registry, "P-1", [(po, "M1", "10", "4.5")],
                 charges=[{"order": po, "description": "freight", "amount": "5"}])
@@ -359,8 +357,8 @@ def test_a_reverted_bill_books_each_row_back_against_its_own_account(
 
 
 def test_a_dollar_charge_on_a_bill_lands_at_the_bills_rate_leaving_no_exchange(
-        registry: Registry) -> None:
-    basic_setup(registry)
+        registry: Registry, given: Given) -> None:
+    given.company()
     apply(registry, "create_supplier", name="Wires Inc", currency="USD")
     apply(registry, "set_exchange_rate", currency="USD", rate="0.9", valid_from="2000-01-01")
     apply(registry, "set_exchange_rate", currency="USD", rate="0.8",
@@ -379,12 +377,12 @@ def test_a_dollar_charge_on_a_bill_lands_at_the_bills_rate_leaving_no_exchange(
     inventory_equals_valuation(registry)
 
 
-def test_a_reverted_bill_finds_its_charges_rows_by_their_cents(registry: Registry) -> None:
-    basic_setup(registry)
+def test_a_reverted_bill_finds_its_charges_rows_by_their_cents(registry: Registry,
+                                                               given: Given) -> None:
+    given.company()
     apply(registry, "modify_supplier", supplier="Acme", bill_tolerance_amount="10")
     po = received(registry, "M1", "3", "1")
-    so = apply(registry, "create_sales_order", customer="Bob", location="MAIN",
-               lines=[{"sku": "M1", "quantity": "1", "unit_price": "9"}])
+    so = given.so({"M1": ("1", "9")})
     apply(registry, "fulfill_order", number=so["number"])
     done = bill(registry, "C-1", [(po, "M1", "3", "1.1")],
                 charges=[{"order": po, "description": "freight", "amount": "1"}])

@@ -168,11 +168,10 @@ def test_a_unit_the_supplier_does_not_sell_in_is_refused_naming_the_line(
 
 
 def test_a_receipt_in_dollars_books_the_company_currency_at_the_days_rate(
-        registry: Registry) -> None:
+        registry: Registry, given: Given) -> None:
     """Worked example: USD at 0.92: 100 WIRE at 2.00 USD -> 100 @ 1.84."""
     world(registry)
-    po = apply(registry, "create_purchase_order", supplier="Wires Inc", location="MAIN",
-               lines=[{"sku": "WIRE", "quantity": "100", "unit_price": "2.00"}])
+    po = given.po({"WIRE": ("100", "2.00")}, supplier="Wires Inc")
     assert (po["currency"], po["total"]) == ("USD", "200")
     err = refused(registry, "receive_purchase_order", {"number": po["number"]})
     assert (err.code, err.field) == ("validation_error", "currency")
@@ -186,13 +185,12 @@ def test_a_receipt_in_dollars_books_the_company_currency_at_the_days_rate(
     assert (got["currency"], got["lines"][0]["unit_price"]) == ("USD", "2")
 
 
-def test_a_rate_set_again_for_its_day_replaces_it(registry: Registry) -> None:
+def test_a_rate_set_again_for_its_day_replaces_it(registry: Registry, given: Given) -> None:
     world(registry)
     apply(registry, "set_exchange_rate", currency="USD", rate="0.5")
     out = apply(registry, "set_exchange_rate", currency="USD", rate="0.92")
     assert (out["rate"], out["company_currency"]) == ("0.92", "EUR")
-    po = apply(registry, "create_purchase_order", supplier="Wires Inc", location="MAIN",
-               lines=[{"sku": "WIRE", "quantity": "10", "unit_price": "2"}])
+    po = given.po({"WIRE": ("10", "2")}, supplier="Wires Inc")
     apply(registry, "receive_purchase_order", number=po["number"])
     assert stock_of(registry, "WIRE") == (D(10), D("1.84"))
 
@@ -219,12 +217,11 @@ def test_modifying_an_order_in_boxes_keeps_its_terms(registry: Registry) -> None
     assert stock_of(registry, "RESA") == (D(1200), D("0.05"))
 
 
-def test_modifying_a_received_order_keeps_what_went_back(registry: Registry) -> None:
+def test_modifying_a_received_order_keeps_what_went_back(registry: Registry, given: Given) -> None:
     """A line's returned quantity survives its order's lines being given again (it was
     reset to nothing before, so a return could be counted twice)."""
     world(registry)
-    po = apply(registry, "create_purchase_order", supplier="Alpha", location="MAIN",
-               lines=[{"sku": "WIRE", "quantity": "10", "unit_price": "1"}])
+    po = given.po({"WIRE": ("10", "1")}, supplier="Alpha")
     apply(registry, "receive_purchase_order", number=po["number"],
           lines=[{"sku": "WIRE", "quantity": "6"}])
     apply(registry, "create_supplier_return", number=po["number"], reason="bent",

@@ -31,6 +31,7 @@ from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.kernel.numbers import cost
 from shopfloor.registry.registry import Registry
 from shopfloor.store.tables import Balance, StockMovement, Variance
+from tests.given import Given
 from tests.helpers import ADMIN, apply, ledger_mismatches
 from tests.machines import Unwinding, run_machine
 from tests.stock.test_ledger_properties import fresh  # noqa: F401  (the fixture)
@@ -50,11 +51,11 @@ class Landed(Unwinding):
     def __init__(self) -> None:
         super().__init__()
         self.reg = self.make()
-        apply(self.reg, "create_location", code="NEG", name="Below zero", allow_negative=True)
-        apply(self.reg, "create_supplier", name="Wires", currency="USD")
-        apply(self.reg, "set_exchange_rate", currency="USD", rate=str(USD),
-              valid_from="2000-01-01")
-        apply(self.reg, "modify_item", sku="M1", weight="1.25")  # M2 has none
+        given = Given(self.reg)
+        given.location("NEG", "Below zero", allow_negative=True)
+        given.supplier("Wires", currency="USD")
+        given.apply("set_exchange_rate", currency="USD", rate=str(USD), valid_from="2000-01-01")
+        given.modify("M1", weight="1.25")  # M2 has none
         self.pos: list[tuple[str, Decimal]] = []  # (number, rate)
         self.partly: list[tuple[str, Decimal]] = []  # received in part so far
         self.receipts: list[str] = []

@@ -226,11 +226,10 @@ def test_a_landed_cost_in_dollars_at_the_days_rate(registry: Registry) -> None:
 
 
 def test_a_receipt_with_no_rate_on_its_day_is_refused_naming_currency(
-        registry: Registry) -> None:
+        registry: Registry, given: Given) -> None:
     world(registry)
     apply(registry, "set_exchange_rate", currency="USD", rate="0.5", valid_from="2999-01-01")
-    po = apply(registry, "create_purchase_order", supplier="Wires Inc", location="MAIN",
-               lines=[{"sku": "LA", "quantity": "1", "unit_price": "1"}])["number"]
+    po = given.po({"LA": ("1", "1")}, supplier="Wires Inc")["number"]
     before = snapshot(registry)
     with pytest.raises(ShopfloorError) as info:
         apply(registry, "receive_purchase_order", number=po)
@@ -238,10 +237,9 @@ def test_a_receipt_with_no_rate_on_its_day_is_refused_naming_currency(
     assert snapshot(registry) == before
 
 
-def test_one_receipt_of_several_by_its_operation_id(registry: Registry) -> None:
+def test_one_receipt_of_several_by_its_operation_id(registry: Registry, given: Given) -> None:
     world(registry)
-    po = apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
-               lines=[{"sku": "LA", "quantity": "10", "unit_price": "10"}])["number"]
+    po = given.po({"LA": ("10", "10")})["number"]
     first = apply(registry, "receive_purchase_order", number=po,
                   lines=[{"sku": "LA", "quantity": "4"}])
     ship(registry, "LA", "2")

@@ -8,7 +8,8 @@ import pytest
 
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
-from tests.helpers import ADMIN, apply, basic_setup, snapshot
+from tests.given import Given
+from tests.helpers import ADMIN, apply, snapshot
 
 
 def _changes(preview: dict[str, object]) -> dict[str, tuple[object, object]]:
@@ -16,8 +17,9 @@ def _changes(preview: dict[str, object]) -> dict[str, tuple[object, object]]:
             for c in preview["changes"]}  # type: ignore[attr-defined]
 
 
-def test_a_suppliers_details_change_previewed_and_read_back(registry: Registry) -> None:
-    basic_setup(registry)
+def test_a_suppliers_details_change_previewed_and_read_back(registry: Registry,
+                                                            given: Given) -> None:
+    given.company()
     args = {"supplier": "Acme", "contact": "Ana Ruiz", "address": "1 Mill Lane\r\n\r\n Leeds ",
             "tax_id": "GB 123 456 789", "payment_terms_days": 30, "lead_time_days": 12,
             "email": "orders@acme.example", "currency": "USD"}
@@ -51,12 +53,10 @@ def test_a_suppliers_details_change_previewed_and_read_back(registry: Registry) 
 
 
 def test_a_currency_change_waits_for_the_open_orders_in_the_old_one(
-        registry: Registry) -> None:
-    basic_setup(registry)
-    po1 = apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
-                lines=[{"sku": "M1", "quantity": "2", "unit_price": "3"}])["number"]
-    po2 = apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
-                lines=[{"sku": "M2", "quantity": "1", "unit_price": "4"}])["number"]
+        registry: Registry, given: Given) -> None:
+    given.company()
+    po1 = given.po({"M1": ("2", "3")})["number"]
+    po2 = given.po({"M2": ("1", "4")})["number"]
     preview = registry.invoke("modify_supplier", {"supplier": "Acme", "currency": "USD"},
                               ADMIN)
     blocking = [w for w in preview["warnings"] if w["blocking"]]
@@ -70,8 +70,7 @@ def test_a_currency_change_waits_for_the_open_orders_in_the_old_one(
     apply(registry, "receive_purchase_order", number=po1)
     apply(registry, "delete_purchase_order", number=po2)
     apply(registry, "modify_supplier", supplier="Acme", currency="USD")
-    po3 = apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
-                lines=[{"sku": "M1", "quantity": "1", "unit_price": "2"}])
+    po3 = given.po({"M1": ("1", "2")})
     assert po3["currency"] == "USD"
     # back to euros: the open dollar order now holds the currency in place
     with pytest.raises(ShopfloorError) as err:
@@ -80,18 +79,16 @@ def test_a_currency_change_waits_for_the_open_orders_in_the_old_one(
 
 
 def test_a_partner_reads_with_open_orders_totals_and_supplier_items(
-        registry: Registry) -> None:
-    basic_setup(registry)
+        registry: Registry, given: Given) -> None:
+    given.company()
     apply(registry, "set_supplier_item", sku="M1", supplier="Acme", supplier_sku="AC-M1",
           purchase_unit="box", units_per_purchase_unit="10", lead_time_days=5,
           price_breaks=[{"min_quantity": "1", "unit_price": "12"},
                         {"min_quantity": "10", "unit_price": "11"}], preferred=True)
     po = apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
                reference="AC-1", lines=[{"sku": "M1", "quantity": "2", "unit": "box"}])
-    apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
-          lines=[{"sku": "M2", "quantity": "3", "unit_price": "1.5"}])
-    done = apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
-                 lines=[{"sku": "M2", "quantity": "1", "unit_price": "9"}])
+    given.po({"M2": ("3", "1.5")})
+    done = given.po({"M2": ("1", "9")})
     apply(registry, "receive_purchase_order", number=done["number"])
     got = registry.invoke("get_supplier", {"name": "Acme"}, ADMIN)
     assert [o["number"] for o in got["open_orders"]] == [po["number"], "PO-00002"]
@@ -103,8 +100,7 @@ def test_a_partner_reads_with_open_orders_totals_and_supplier_items(
             offer["lead_time_days"], offer["preferred"]) == ("M1", "AC-M1", "box", 5, True)
     assert [b["unit_price"] for b in offer["price_breaks"]] == ["12", "11"]
 
-    apply(registry, "create_sales_order", customer="Bob", location="MAIN",
-          lines=[{"sku": "P1", "quantity": "2", "unit_price": "7"}])
+    given.so({"P1": ("2", "7")})
     bob = registry.invoke("get_customer", {"name": "Bob"}, ADMIN)
     assert bob["totals"] == [{"currency": "EUR", "open_orders": 1, "open_value": "14"}]
 
@@ -116,8 +112,8 @@ def test_create_takes_the_details_too(registry: Registry) -> None:
         "Cleo Park", 14, "2 Quay St\nBristol")
 
 
-def test_a_suppliers_lead_time_is_its_items_default(registry: Registry) -> None:
-    basic_setup(registry)
+def test_a_suppliers_lead_time_is_its_items_default(registry: Registry, given: Given) -> None:
+    given.company()
     apply(registry, "modify_supplier", supplier="Acme", lead_time_days=21)
     breaks = [{"min_quantity": "1", "unit_price": "2"}]
     made = apply(registry, "set_supplier_item", sku="M1", supplier="Acme", purchase_unit="box",

@@ -13,7 +13,8 @@ from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
 from shopfloor.store.tables import StockMovement, Variance
 from tests.corrections.test_revert import stock
-from tests.helpers import ADMIN, apply, basic_setup, ledger_mismatches, snapshot
+from tests.given import Given
+from tests.helpers import ADMIN, apply, ledger_mismatches, snapshot
 
 
 def _value(reg: Registry, sku: str) -> tuple[D, D]:
@@ -25,15 +26,12 @@ def _value(reg: Registry, sku: str) -> tuple[D, D]:
     return sum(rows, D(0)), sum(adjusted, D(0))
 
 
-def test_corrected_receipt_price_recosts_what_remains(registry: Registry) -> None:
-    basic_setup(registry)
-    apply(registry, "create_stock_adjustment", location="MAIN", reason="opening",
-          lines=[{"sku": "M1", "quantity_delta": "6", "unit_cost": "2"}])
-    apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
-          lines=[{"sku": "M1", "quantity": "10", "unit_price": "5"}])
+def test_corrected_receipt_price_recosts_what_remains(registry: Registry, given: Given) -> None:
+    given.company()
+    given.stock({"M1": ("6", "2")})
+    given.po({"M1": ("10", "5")})
     apply(registry, "receive_purchase_order", number="PO-00001")
-    apply(registry, "create_sales_order", customer="Bob", location="MAIN",
-          lines=[{"sku": "M1", "quantity": "4", "unit_price": "9"}])
+    given.so({"M1": ("4", "9")})
     apply(registry, "fulfill_order", number="SO-00001")
     assert stock(registry, "M1") == (D(12), D(0), D("3.875"))  # (12 + 50) / 16
 
@@ -69,10 +67,9 @@ def test_corrected_receipt_price_recosts_what_remains(registry: Registry) -> Non
     assert not ledger_mismatches(registry)
 
 
-def test_corrected_received_quantity_and_status(registry: Registry) -> None:
-    basic_setup(registry)
-    apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
-          lines=[{"sku": "M2", "quantity": "10", "unit_price": "4"}])
+def test_corrected_received_quantity_and_status(registry: Registry, given: Given) -> None:
+    given.company()
+    given.po({"M2": ("10", "4")})
     apply(registry, "receive_purchase_order", number="PO-00001")
     done = apply(registry, "correct_purchase_receipt", number="PO-00001", sku="M2",
                  quantity="7")
@@ -97,15 +94,12 @@ def test_corrected_received_quantity_and_status(registry: Registry) -> None:
 
 
 def test_corrected_shipment_moves_the_difference_and_commits_again(
-        registry: Registry) -> None:
-    basic_setup(registry)
-    apply(registry, "create_stock_adjustment", location="MAIN", reason="opening",
-          lines=[{"sku": "P1", "quantity_delta": "10", "unit_cost": "3"}])
-    apply(registry, "create_sales_order", customer="Bob", location="MAIN",
-          lines=[{"sku": "P1", "quantity": "5", "unit_price": "9"}])
+        registry: Registry, given: Given) -> None:
+    given.company()
+    given.stock({"P1": ("10", "3")})
+    given.so({"P1": ("5", "9")})
     apply(registry, "fulfill_order", number="SO-00001")
-    apply(registry, "create_stock_adjustment", location="MAIN", reason="found",
-          lines=[{"sku": "P1", "quantity_delta": "5", "unit_cost": "6"}])
+    given.stock({"P1": ("5", "6")}, reason="found")
     assert stock(registry, "P1") == (D(10), D(0), D("4.5"))  # (5 x 3 + 5 x 6) / 10
     done = apply(registry, "correct_shipment", number="SO-00001", sku="P1", quantity="3")
     assert (done["status"], done["lines"][0]["done_quantity"]) == ("partially_fulfilled", "3")
@@ -117,13 +111,10 @@ def test_corrected_shipment_moves_the_difference_and_commits_again(
     assert not ledger_mismatches(registry)
 
 
-def test_corrected_completion_unmakes_at_cost(registry: Registry) -> None:
-    basic_setup(registry)
-    apply(registry, "update_recipe", sku="P1", components=[{"sku": "M1", "quantity": "2"},
-                                                           {"sku": "M2", "quantity": "1"}])
-    apply(registry, "create_stock_adjustment", location="MAIN", reason="opening", lines=[
-        {"sku": "M1", "quantity_delta": "10", "unit_cost": "1.5"},
-        {"sku": "M2", "quantity_delta": "3", "unit_cost": "4"}])
+def test_corrected_completion_unmakes_at_cost(registry: Registry, given: Given) -> None:
+    given.company()
+    given.recipe("P1", {"M1": "2", "M2": "1"})
+    given.stock({"M1": ("10", "1.5"), "M2": ("3", "4")})
     mo = apply(registry, "create_manufacturing_order", sku="P1", quantity="2", location="MAIN")
     apply(registry, "complete_manufacturing_order", number=mo["number"])
     assert stock(registry, "P1") == (D(2), D(0), D(7))  # 2 x 1.5 + 4

@@ -8,6 +8,7 @@ from decimal import Decimal as D
 
 from shopfloor.registry.registry import Registry
 from tests.corrections.test_revert import stock
+from tests.given import Given
 from tests.helpers import ADMIN, apply, ledger_mismatches, snapshot
 from tests.lots.test_lots import lots_of, receive, refused, sell, setup
 
@@ -70,14 +71,12 @@ def test_shipment_lot_corrected(registry: Registry) -> None:
     assert not ledger_mismatches(registry)
 
 
-def test_receipt_revert_is_blocked_per_lot(registry: Registry) -> None:
+def test_receipt_revert_is_blocked_per_lot(registry: Registry, given: Given) -> None:
     setup(registry)
-    po1 = apply(registry, "create_purchase_order", supplier="Mill", location="MAIN",
-                lines=[{"sku": "FLOUR", "quantity": "10", "unit_price": "2"}])["number"]
+    po1 = given.po({"FLOUR": ("10", "2")}, supplier="Mill")["number"]
     r1 = apply(registry, "receive_purchase_order", number=po1,
                lines=[{"sku": "FLOUR", "quantity": "10", "lots": [{"lot": "L1"}]}])
-    po2 = apply(registry, "create_purchase_order", supplier="Mill", location="MAIN",
-                lines=[{"sku": "FLOUR", "quantity": "10", "unit_price": "4"}])["number"]
+    po2 = given.po({"FLOUR": ("10", "4")}, supplier="Mill")["number"]
     r2 = apply(registry, "receive_purchase_order", number=po2,
                lines=[{"sku": "FLOUR", "quantity": "10", "lots": [{"lot": "L2"}]}])
     assert stock(registry, "FLOUR") == (D(20), D(0), D(3))  # (20 + 40) / 20

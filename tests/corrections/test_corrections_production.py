@@ -11,7 +11,8 @@ from sqlalchemy import select
 from shopfloor.registry.registry import Registry
 from shopfloor.store.tables import Variance
 from tests.corrections.test_revert import stock
-from tests.helpers import apply, basic_setup, ledger_mismatches
+from tests.given import Given
+from tests.helpers import apply, ledger_mismatches
 from tests.lots.test_lots import refused
 
 
@@ -20,19 +21,15 @@ def _adjusted(reg: Registry) -> D:
         return sum(s.scalars(select(Variance.amount)).all(), D(0))
 
 
-def test_consumption_corrected_recosts_the_product(registry: Registry) -> None:
-    basic_setup(registry)
-    apply(registry, "update_recipe", sku="P1", components=[{"sku": "M1", "quantity": "2"},
-                                                           {"sku": "M2", "quantity": "1"}])
-    apply(registry, "create_stock_adjustment", location="MAIN", reason="opening", lines=[
-        {"sku": "M1", "quantity_delta": "10", "unit_cost": "1.5"},
-        {"sku": "M2", "quantity_delta": "3", "unit_cost": "4"}])
+def test_consumption_corrected_recosts_the_product(registry: Registry, given: Given) -> None:
+    given.company()
+    given.recipe("P1", {"M1": "2", "M2": "1"})
+    given.stock({"M1": ("10", "1.5"), "M2": ("3", "4")})
     mo = apply(registry, "create_manufacturing_order", sku="P1", quantity="2",
                location="MAIN")["number"]
     apply(registry, "complete_manufacturing_order", number=mo)
     assert stock(registry, "P1") == (D(2), D(0), D(7))  # 2 x 1.5 + 4
-    apply(registry, "create_sales_order", customer="Bob", location="MAIN",
-          lines=[{"sku": "P1", "quantity": "1", "unit_price": "20"}])
+    given.so({"P1": ("1", "20")})
     apply(registry, "fulfill_order", number="SO-00001")
 
     # 5 of M1 were used, not 4: 1 more at 1.5 = 1.5 over 2 made = 0.75 a unit -> 7.75;
@@ -64,8 +61,7 @@ def test_consumption_corrected_recosts_the_product(registry: Registry) -> None:
     assert stock(registry, "P1") == (D(1), D(0), D("7.75"))
     assert _adjusted(registry) == D("0.75")
     # the first fix cannot be re-averaged back once P1 has moved since
-    lost = apply(registry, "create_stock_adjustment", location="MAIN", reason="lost",
-                 lines=[{"sku": "P1", "quantity_delta": "-1"}])
+    lost = given.stock({"P1": "-1"}, reason="lost")
     err = refused(registry, "revert_operation", operation_id=done["operation_id"])
     assert err.code == "conflict" and "correct it again" in err.message
     assert lost["number"] in err.message

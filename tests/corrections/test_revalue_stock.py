@@ -12,7 +12,8 @@ import pytest
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
 from tests.accounting.test_journal import entries, inventory_equals_valuation, lines
-from tests.helpers import ADMIN, apply, basic_setup, ledger_mismatches, snapshot
+from tests.given import Given
+from tests.helpers import ADMIN, apply, ledger_mismatches, snapshot
 
 STOCK, REVALUATION = "1310", "5120"
 
@@ -23,13 +24,11 @@ def _balance(reg: Registry, sku: str) -> tuple[D, D, D]:
 
 
 def test_a_new_unit_cost_and_a_new_value_post_against_the_revaluation_account(
-        registry: Registry) -> None:
-    basic_setup(registry)
-    apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
-          lines=[{"sku": "M1", "quantity": "10", "unit_price": "5"}])
+        registry: Registry, given: Given) -> None:
+    given.company()
+    given.po({"M1": ("10", "5")})
     apply(registry, "receive_purchase_order", number="PO-00001")
-    apply(registry, "create_sales_order", customer="Bob", location="MAIN",
-          lines=[{"sku": "M1", "quantity": "4", "unit_price": "9"}])
+    given.so({"M1": ("4", "9")})
     apply(registry, "fulfill_order", number="SO-00001")  # 6 left, worth 30
 
     before = snapshot(registry)
@@ -63,8 +62,7 @@ def test_a_new_unit_cost_and_a_new_value_post_against_the_revaluation_account(
     assert undone["reverses"] == down["operation_id"]
     assert _balance(registry, "M1") == (6, 6, 36)
 
-    apply(registry, "create_stock_adjustment", location="MAIN", reason="broken",
-          lines=[{"sku": "M1", "quantity_delta": "-1"}])  # left at the new 6
+    given.stock({"M1": "-1"}, reason="broken")  # left at the new 6
     with pytest.raises(ShopfloorError) as refused:
         apply(registry, "revert_operation", operation_id=up["operation_id"])
     assert refused.value.code == "conflict" and "left since" in refused.value.message
@@ -72,8 +70,8 @@ def test_a_new_unit_cost_and_a_new_value_post_against_the_revaluation_account(
     inventory_equals_valuation(registry)
 
 
-def test_a_lot_is_revalued_on_its_own(registry: Registry) -> None:
-    basic_setup(registry)
+def test_a_lot_is_revalued_on_its_own(registry: Registry, given: Given) -> None:
+    given.company()
     apply(registry, "create_item", sku="T1", name="Tracked", batch_tracked=True)
     for lot, unit in (("L1", "4"), ("L2", "6")):
         apply(registry, "create_stock_adjustment", location="MAIN", reason="seed", lines=[

@@ -12,7 +12,8 @@ import pytest
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.actor import Actor
 from shopfloor.registry.registry import Registry
-from tests.helpers import ADMIN, apply, basic_setup, ledger_mismatches, snapshot
+from tests.given import Given
+from tests.helpers import ADMIN, apply, ledger_mismatches, snapshot
 
 
 def stock(reg: Registry, sku: str, location: str = "MAIN") -> tuple[D, D, D]:
@@ -28,13 +29,10 @@ def revert(reg: Registry, result: dict[str, Any], **extra: Any) -> dict[str, Any
 
 
 def _seeded(reg: Registry) -> None:
-    basic_setup(reg)
-    apply(reg, "create_stock_adjustment", location="MAIN", reason="opening",
-          lines=[{"sku": "M1", "quantity_delta": "6", "unit_cost": "2"}])
-    apply(reg, "create_purchase_order", supplier="Acme", location="MAIN",
-          lines=[{"sku": "M1", "quantity": "10", "unit_price": "5"}])
-    apply(reg, "create_sales_order", customer="Bob", location="MAIN",
-          lines=[{"sku": "M1", "quantity": "4", "unit_price": "9"}])
+    given = Given(reg).company()
+    given.stock({"M1": ("6", "2")})
+    given.po({"M1": ("10", "5")})
+    given.so({"M1": ("4", "9")})
 
 
 def test_receive_ship_then_revert_both_in_reverse_order(registry: Registry) -> None:
@@ -102,13 +100,10 @@ def test_receive_ship_then_revert_both_in_reverse_order(registry: Registry) -> N
     assert stock(registry, "M1") == (D(16), D(4), D("3.875"))
 
 
-def test_revert_of_adjustment_transfer_and_production(registry: Registry) -> None:
-    basic_setup(registry)
-    apply(registry, "update_recipe", sku="P1", components=[{"sku": "M1", "quantity": "2"},
-                                                           {"sku": "M2", "quantity": "1"}])
-    apply(registry, "create_stock_adjustment", location="MAIN", reason="opening", lines=[
-        {"sku": "M1", "quantity_delta": "10", "unit_cost": "1.5"},
-        {"sku": "M2", "quantity_delta": "3", "unit_cost": "4"}])
+def test_revert_of_adjustment_transfer_and_production(registry: Registry, given: Given) -> None:
+    given.company()
+    given.recipe("P1", {"M1": "2", "M2": "1"})
+    given.stock({"M1": ("10", "1.5"), "M2": ("3", "4")})
     start = {s: stock(registry, s) for s in ("M1", "M2", "P1")}
     mo = apply(registry, "create_manufacturing_order", sku="P1", quantity="3", location="MAIN")
     made = apply(registry, "complete_manufacturing_order", number=mo["number"], quantity="2")

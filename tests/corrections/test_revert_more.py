@@ -12,7 +12,8 @@ from sqlalchemy import select
 from shopfloor.registry.registry import Registry
 from shopfloor.store.tables import StockAdjustment
 from tests.corrections.test_revert import stock
-from tests.helpers import ADMIN, apply, basic_setup, ledger_mismatches, snapshot
+from tests.given import Given
+from tests.helpers import ADMIN, apply, ledger_mismatches, snapshot
 from tests.lots.test_lots import lots_of, receive, refused, setup
 from tests.planning.test_mrp import TODAY, base, day, run_job
 
@@ -26,14 +27,14 @@ def _log(reg: Registry, tool: str) -> dict[str, Any]:
     return dict(entries[0])
 
 
-def test_mrp_plan_reverted_and_refused_once_an_order_moved(registry: Registry) -> None:
+def test_mrp_plan_reverted_and_refused_once_an_order_moved(registry: Registry,
+                                                           given: Given) -> None:
     base(registry)
     apply(registry, "create_item", sku="B", name="Bolt", purchase_price="2",
           default_supplier="Acme")
     apply(registry, "create_item", sku="K", name="Kit", kind="product")
-    apply(registry, "update_recipe", sku="K", components=[{"sku": "B", "quantity": "3"}])
-    apply(registry, "create_sales_order", customer="Bob", location="MAIN", due_date=day(20),
-          lines=[{"sku": "K", "quantity": "2", "unit_price": "1"}])
+    given.recipe("K", {"B": "3"})
+    given.so({"K": ("2", "1")}, due_date=day(20))
     job = run_job(registry, "run_mrp", today=TODAY.isoformat())
     applied = apply(registry, "apply_mrp_plan", job_id=job["job_id"])
     (mo,), (po,) = applied["manufacturing_orders"], applied["purchase_orders"]
@@ -61,8 +62,8 @@ def test_mrp_plan_reverted_and_refused_once_an_order_moved(registry: Registry) -
     assert snapshot(registry) == before
 
 
-def test_import_reverted_fields_stock_and_new_items(registry: Registry) -> None:
-    basic_setup(registry)
+def test_import_reverted_fields_stock_and_new_items(registry: Registry, given: Given) -> None:
+    given.company()
     csv = ("sku,name,purchase_price,reorder_point,on_hand:MAIN,unit_cost\n"
            "M1,,3,5,4,2.5\nNEW1,New thing,7,,2,7\n")
     job = run_job(registry, "import_items", csv=csv)
@@ -78,8 +79,8 @@ def test_import_reverted_fields_stock_and_new_items(registry: Registry) -> None:
     assert job["status"] == "succeeded"
 
 
-def test_import_revert_refused_when_a_field_changed_since(registry: Registry) -> None:
-    basic_setup(registry)
+def test_import_revert_refused_when_a_field_changed_since(registry: Registry, given: Given) -> None:
+    given.company()
     run_job(registry, "import_items", csv="sku,purchase_price\nM1,3\n")
     apply(registry, "modify_item", sku="M1", purchase_price="4")
     err = refused(registry, "revert_operation",
@@ -90,10 +91,9 @@ def test_import_revert_refused_when_a_field_changed_since(registry: Registry) ->
     assert registry.invoke("get_item", {"sku": "M1"}, ADMIN)["purchase_price"] == "1"
 
 
-def test_adjustment_update_reverted_to_its_previous_lines(registry: Registry) -> None:
-    basic_setup(registry)
-    adj = apply(registry, "create_stock_adjustment", location="MAIN", reason="found", lines=[
-        {"sku": "M1", "quantity_delta": "5", "unit_cost": "2"}])
+def test_adjustment_update_reverted_to_its_previous_lines(registry: Registry, given: Given) -> None:
+    given.company()
+    adj = given.stock({"M1": ("5", "2")}, reason="found")
     upd = apply(registry, "update_stock_adjustment", number=adj["number"], reason="typo",
                 lines=[{"sku": "M1", "quantity_delta": "8", "unit_cost": "2"},
                        {"sku": "M2", "quantity_delta": "1", "unit_cost": "3"}])
@@ -110,7 +110,8 @@ def test_adjustment_update_reverted_to_its_previous_lines(registry: Registry) ->
     assert not ledger_mismatches(registry)
 
 
-def test_hold_and_recipe_changes_revert_and_rebuild_does_not(registry: Registry) -> None:
+def test_hold_and_recipe_changes_revert_and_rebuild_does_not(registry: Registry,
+                                                             given: Given) -> None:
     setup(registry)
     receive(registry, "FLOUR", [{"lot": "L1", "quantity": "5"}])
     held = apply(registry, "hold_lot", sku="FLOUR", lot="L1", reason="mould")
@@ -123,7 +124,7 @@ def test_hold_and_recipe_changes_revert_and_rebuild_does_not(registry: Registry)
 
     apply(registry, "create_item", sku="SALT", name="Salt")
     apply(registry, "create_item", sku="BREAD", name="Bread", kind="product")
-    apply(registry, "update_recipe", sku="BREAD", components=[{"sku": "FLOUR", "quantity": "2"}])
+    given.recipe("BREAD", {"FLOUR": "2"})
     batch = run_job(registry, "batch_update_recipes", component="FLOUR", replace_with="SALT",
                     scale="1.5")
     assert batch["status"] == "succeeded"

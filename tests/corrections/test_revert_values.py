@@ -9,7 +9,8 @@ import pytest
 
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
-from tests.helpers import ADMIN, apply, basic_setup, ledger_mismatches
+from tests.given import Given
+from tests.helpers import ADMIN, apply, ledger_mismatches
 from tests.machines import money
 
 
@@ -22,18 +23,16 @@ def _refused(reg: Registry, operation_id: str) -> str:
 
 @pytest.mark.parametrize("negative", [False, True], ids=["plain", "negative_allowed"])
 def test_a_reverted_correction_of_goods_all_gone_takes_its_variance_back(
-        registry: Registry, negative: bool) -> None:
+        registry: Registry, given: Given, negative: bool) -> None:
     """R1: 10 @ 5 received, all 10 adjusted out, the price corrected to 6: a variance of
     10 on the adjustment and no ledger row. Its revert answers the variance; then the
     adjustment's and the receipt's reverts go through and the books read as at the start."""
-    basic_setup(registry, negative=negative)
+    given.company(negative=negative)
     start = money(registry)
-    apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
-          lines=[{"sku": "M1", "quantity": "10", "unit_price": "5"}])
+    given.po({"M1": ("10", "5")})
     placed = money(registry)
     receipt = apply(registry, "receive_purchase_order", number="PO-00001")
-    out = apply(registry, "create_stock_adjustment", location="MAIN", reason="scrap",
-                lines=[{"sku": "M1", "quantity_delta": "-10"}])
+    out = given.stock({"M1": "-10"}, reason="scrap")
     before = money(registry)
     fix = apply(registry, "correct_purchase_receipt", number="PO-00001", sku="M1",
                 unit_price="6")
@@ -48,12 +47,12 @@ def test_a_reverted_correction_of_goods_all_gone_takes_its_variance_back(
     assert not ledger_mismatches(registry)
 
 
-def test_a_correction_of_goods_gone_below_zero_reverts_exactly(registry: Registry) -> None:
+def test_a_correction_of_goods_gone_below_zero_reverts_exactly(registry: Registry,
+                                                               given: Given) -> None:
     """On a location that allows negative stock: received, more than all of it shipped
     out, the price corrected, then everything reverted newest first."""
-    basic_setup(registry, negative=True)
-    apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
-          lines=[{"sku": "M1", "quantity": "10", "unit_price": "5"}])
+    given.company(negative=True)
+    given.po({"M1": ("10", "5")})
     start = money(registry)
     done = [apply(registry, "receive_purchase_order", number="PO-00001"),
             apply(registry, "create_stock_adjustment", location="MAIN", reason="scrap",
@@ -76,12 +75,11 @@ def test_a_correction_of_goods_gone_below_zero_reverts_exactly(registry: Registr
 
 
 def test_every_value_row_of_a_landed_cost_and_a_correction_comes_back(
-        registry: Registry) -> None:
+        registry: Registry, given: Given) -> None:
     """Part of the goods still here, part gone: revaluation rows and variances both; each
     revert, newest first, gives back the money tables exactly as they read before."""
-    basic_setup(registry)
-    apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
-          lines=[{"sku": "M1", "quantity": "9", "unit_price": "5"}])
+    given.company()
+    given.po({"M1": ("9", "5")})
     start = money(registry)
     ops, marks = [], []
     for tool, args in [
@@ -106,12 +104,12 @@ def test_every_value_row_of_a_landed_cost_and_a_correction_comes_back(
                            ADMIN)["total"]["variances"] == "0"
 
 
-def test_a_price_revert_waits_for_goods_moved_at_that_price_since(registry: Registry) -> None:
+def test_a_price_revert_waits_for_goods_moved_at_that_price_since(registry: Registry,
+                                                                  given: Given) -> None:
     """More received at the corrected price after the correction: putting the old price
     back would leave those goods booked at the new one; the receipt is reverted first."""
-    basic_setup(registry)
-    apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
-          lines=[{"sku": "M1", "quantity": "10", "unit_price": "5"}])
+    given.company()
+    given.po({"M1": ("10", "5")})
     apply(registry, "receive_purchase_order", number="PO-00001",
           lines=[{"sku": "M1", "quantity": "6"}])
     before = money(registry)

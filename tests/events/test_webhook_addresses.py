@@ -24,6 +24,7 @@ from shopfloor.app.wiring import open_registry
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.actor import Actor
 from shopfloor.registry.registry import Registry
+from tests.given import Given
 from tests.helpers import ADMIN, apply
 from tests.receiver import receiving
 
@@ -84,7 +85,7 @@ class Resolver:
 
 
 def _deliver(reg: Registry, d: Deliverer, hook: str) -> list[dict[str, Any]]:
-    apply(reg, "create_location", code="MAIN", name="Main")
+    Given(reg).location()
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline:  # on PostgreSQL an event waits for older writes
         d.step()

@@ -28,6 +28,7 @@ from shopfloor.registry.actor import Actor
 from shopfloor.registry.registry import Registry
 from shopfloor.store import deliveries
 from shopfloor.store.tables import WebhookDelivery
+from tests.given import Given
 from tests.helpers import ADMIN, apply
 from tests.receiver import Receiver, receiving
 
@@ -105,7 +106,7 @@ def test_a_failed_delivery_comes_again_with_the_same_id_and_an_accepted_one_neve
     with receiving([500]) as rec:
         hook = _hook(reg, rec, ["operation.applied"])
         assert hook["secret"].startswith("whsec_")
-        done = apply(reg, "create_location", code="MAIN", name="Main")
+        done = Given(reg).location()
         event = final_events(reg, 2, types=["operation.applied"])[-1]
         assert event["data"] == {"operation_id": done["operation_id"],
                                  "tool": "create_location", "summary": done["summary"],
@@ -144,7 +145,7 @@ def test_a_receiver_too_slow_to_answer_gets_the_event_again_and_then_never(
     delivered; no later pass sends it again."""
     with receiving(delay=1.5) as rec:
         hook = _hook(reg, rec, ["operation.applied"])
-        apply(reg, "create_location", code="MAIN", name="Main")
+        Given(reg).location()
         event = final_events(reg, 2, types=["operation.applied"])[-1]
         d = Deliverer(reg.store, name="w1", allow_private=True, timeout=0.5)
         try:
@@ -188,7 +189,7 @@ def test_a_signature_made_with_another_secret_does_not_verify(reg: Registry) -> 
     with receiving() as rec:
         _hook(reg, rec, ["operation.applied"])
         other = _hook(reg, rec, ["job.finished"])
-        apply(reg, "create_location", code="MAIN", name="Main")
+        Given(reg).location()
         with delivering(reg):
             assert rec.wait_for(1, timeout=20)
         with pytest.raises(WebhookVerificationError):
@@ -281,7 +282,7 @@ def test_delivery_refuses_a_name_that_resolves_to_a_private_address(reg: Registr
         _hook(reg, rec, ["operation.applied"])
         hook = apply(reg, "create_webhook", url=f"http://localhost:{port}/hook",
                      events=["operation.applied"])
-        apply(reg, "create_location", code="MAIN", name="Main")
+        Given(reg).location()
         final_events(reg, 3)  # on PostgreSQL, listed once older transactions have ended
         strict = Deliverer(reg.store, name="strict", allow_private=False, timeout=2.0)
         try:
@@ -298,7 +299,7 @@ def test_delivery_refuses_a_name_that_resolves_to_a_private_address(reg: Registr
 def test_a_killed_workers_deliveries_are_sent_again_after_its_lease(reg: Registry) -> None:
     with receiving() as rec:
         _hook(reg, rec, ["operation.applied"])
-        apply(reg, "create_location", code="MAIN", name="Main")
+        Given(reg).location()
         final_events(reg, 2)
         deliveries.fan_out(reg.store)
         held = deliveries.claim(reg.store, "dead-worker", 10, timedelta(seconds=1))
@@ -314,12 +315,12 @@ def test_a_killed_workers_deliveries_are_sent_again_after_its_lease(reg: Registr
 def test_a_deleted_webhook_gets_nothing_more(reg: Registry) -> None:
     with receiving([500]) as rec:
         hook = _hook(reg, rec, ["operation.applied"])
-        apply(reg, "create_location", code="MAIN", name="Main")
+        Given(reg).location()
         with delivering(reg):
             assert rec.wait_for(1, timeout=20)
             _retry_scheduled(reg, 1)
             apply(reg, "delete_webhook", webhook_id=hook["webhook_id"])
-            apply(reg, "create_location", code="SHOP", name="Shop")
+            Given(reg).location("SHOP")
             final_events(reg, 3)
         assert _sent_once_all_due(reg) == [0, 0, 0]  # past the first retry's 5 s
         assert len(rec.received) == 1
@@ -354,7 +355,7 @@ def test_list_events_pages_in_order_and_needs_the_operator_role(reg: Registry) -
 
 
 def test_a_refused_apply_and_a_preview_leave_no_event(reg: Registry) -> None:
-    apply(reg, "create_location", code="MAIN", name="Main")
+    Given(reg).location()
     before = final_events(reg, 1)
     reg.invoke("create_location", {"code": "SHOP", "name": "Shop"}, ADMIN)  # a preview
     with pytest.raises(ShopfloorError):

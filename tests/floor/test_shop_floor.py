@@ -165,7 +165,7 @@ def test_an_item_without_a_routing_keeps_todays_order(registry: Registry) -> Non
 
 
 def test_the_planned_cost_shown_counts_yield_and_by_products_as_its_creation_did(
-        registry: Registry) -> None:
+        registry: Registry, given: Given) -> None:
     """LAMP = 3 WIRE @ 0.02 (5% attrition, set-up 15, reels of 50) + 1 BASE @ 2.00, gives
     1 OFFCUT carrying 10%, routed Cut on CUT 30 + 2/unit at 30.00/h. 80 LAMP: WIRE 240 x
     1.05 = 252 + 15 = 267 -> 300 x 0.02 = 6.00, BASE 160.00: materials 166.00; Cut 190 min
@@ -178,9 +178,7 @@ def test_the_planned_cost_shown_counts_yield_and_by_products_as_its_creation_did
         {"sku": "WIRE", "quantity": "3", "attrition_percent": "5", "setup_quantity": "15",
          "rounding_multiple": "50"}, {"sku": "BASE", "quantity": "1"}],
         by_products=[{"sku": "OFFCUT", "quantity": "1", "cost_share_percent": "10"}])
-    apply(registry, "create_stock_adjustment", location="MAIN", reason="opening", lines=[
-        {"sku": "WIRE", "quantity_delta": "1000", "unit_cost": "0.02"},
-        {"sku": "BASE", "quantity_delta": "100", "unit_cost": "2.00"}])
+    given.stock({"WIRE": ("1000", "0.02"), "BASE": ("100", "2.00")})
     apply(registry, "update_routing", sku="LAMP", operations=[
         {"sequence": 10, "name": "Cut", "work_centre": "CUT", "setup_minutes": 30,
          "run_minutes": 2}])

@@ -9,7 +9,8 @@ import pytest
 from shopfloor.kernel.errors import NotFound, ShopfloorError
 from shopfloor.registry.actor import Actor
 from shopfloor.registry.registry import Registry
-from tests.helpers import ADMIN, apply, basic_setup
+from tests.given import Given
+from tests.helpers import ADMIN, apply
 
 
 def _refused(reg: Registry, tool: str, **args: Any) -> ShopfloorError:
@@ -59,8 +60,8 @@ def test_other_bad_centre_fields_name_themselves(registry: Registry) -> None:
 
 
 def test_a_routing_replaces_whole_and_refuses_what_cannot_be_followed(
-        registry: Registry) -> None:
-    basic_setup(registry)
+        registry: Registry, given: Given) -> None:
+    given.company()
     apply(registry, "create_work_centre", code="CUT", name="Saw")
     apply(registry, "create_work_centre", code="ASM", name="Bench")
     ops = [{"sequence": 20, "name": "Assemble", "work_centre": "ASM", "setup_minutes": 15,
@@ -92,10 +93,10 @@ def test_a_routing_replaces_whole_and_refuses_what_cannot_be_followed(
 
 
 def test_an_import_carries_routings_and_rejects_a_row_whose_routing_cannot_be(
-        registry: Registry) -> None:
+        registry: Registry, given: Given) -> None:
     from shopfloor.app.wiring import worker_for
 
-    basic_setup(registry)
+    given.company()
     apply(registry, "create_work_centre", code="CUT", name="Saw")
     csv = ("sku,name,kind,routing\n"
            "T1,Table,product,10:Cut:CUT:30:2;20:Cut again: CUT :0:1.5\n"

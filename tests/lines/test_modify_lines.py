@@ -5,13 +5,13 @@ the one an office edit takes.)"""
 from __future__ import annotations
 
 from shopfloor.registry.registry import Registry
-from tests.helpers import ADMIN, apply, basic_setup
+from tests.given import Given
+from tests.helpers import ADMIN, apply
 
 
-def test_new_lines_preview_and_keep_the_returned_quantity(registry: Registry) -> None:
-    basic_setup(registry)
-    po = apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
-               lines=[{"sku": "M1", "quantity": "10"}, {"sku": "M2", "quantity": "5"}])
+def test_new_lines_preview_and_keep_the_returned_quantity(registry: Registry, given: Given) -> None:
+    given.company()
+    po = given.po({"M1": "10", "M2": "5"})
     apply(registry, "receive_purchase_order", number=po["number"],
           lines=[{"sku": "M1", "quantity": "4"}])
     apply(registry, "create_supplier_return", number=po["number"], reason="cracked",
@@ -25,10 +25,8 @@ def test_new_lines_preview_and_keep_the_returned_quantity(registry: Registry) ->
     assert [(ln["quantity"], ln["done_quantity"], ln["returned_quantity"]) for ln in got] == [
         ("10", "4", "1"), ("6", "0", "0")]
 
-    apply(registry, "create_stock_adjustment", location="MAIN", reason="opening",
-          lines=[{"sku": "P1", "quantity_delta": "9", "unit_cost": "2"}])
-    so = apply(registry, "create_sales_order", customer="Bob", location="MAIN",
-               lines=[{"sku": "P1", "quantity": "5"}])
+    given.stock({"P1": ("9", "2")})
+    so = given.so({"P1": "5"})
     apply(registry, "fulfill_order", number=so["number"], lines=[{"sku": "P1", "quantity": "3"}])
     apply(registry, "create_customer_return", number=so["number"], reason="wrong size",
           lines=[{"sku": "P1", "quantity": "1"}])

@@ -7,17 +7,17 @@ from __future__ import annotations
 import json
 
 from shopfloor.registry.registry import Registry
-from tests.helpers import ADMIN, apply, basic_setup
+from tests.given import Given
+from tests.helpers import ADMIN
 
 SALES_LINE = {"sku", "quantity", "unit_price", "done_quantity", "returned_quantity", "unit"}
 
 
-def test_a_sales_line_reads_without_a_purchase_lines_fields(registry: Registry) -> None:
-    basic_setup(registry)
-    apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
-          expected_date="2030-01-02", lines=[{"sku": "M1", "quantity": "3", "unit_price": "2"}])
-    apply(registry, "create_sales_order", customer="Bob", location="MAIN",
-          lines=[{"sku": "M1", "quantity": "2", "unit_price": "5"}])
+def test_a_sales_line_reads_without_a_purchase_lines_fields(registry: Registry,
+                                                            given: Given) -> None:
+    given.company()
+    given.po({"M1": ("3", "2")}, expected_date="2030-01-02")
+    given.so({"M1": ("2", "5")})
     po = registry.invoke("list_purchase_orders", {}, ADMIN)["orders"][0]
     so = registry.invoke("get_sales_order", {"number": registry.invoke(
         "list_sales_orders", {}, ADMIN)["orders"][0]["number"]}, ADMIN)

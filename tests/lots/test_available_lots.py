@@ -73,18 +73,17 @@ def test_an_expired_lot_is_not_available(registry: Registry) -> None:
     assert _figures(row) == (10, 0, 6, 4)
 
 
-def test_committed_stock_comes_out_of_the_usable_lots(registry: Registry) -> None:
+def test_committed_stock_comes_out_of_the_usable_lots(registry: Registry, given: Given) -> None:
     _world(registry)
-    apply(registry, "create_sales_order", customer="Cafe", location="MAIN",
-          lines=[{"sku": "FLOUR", "quantity": "3"}])
+    given.so({"FLOUR": "3"}, customer="Cafe")
     got = registry.invoke("check_availability", {"sku": "FLOUR", "quantity": "2"}, ADMIN)
     assert _figures(got) == (10, 6, 0, 1) and got["can_ship"] is False
 
 
-def test_a_component_in_a_held_lot_is_a_shortage(registry: Registry) -> None:
+def test_a_component_in_a_held_lot_is_a_shortage(registry: Registry, given: Given) -> None:
     _world(registry)
     apply(registry, "create_item", sku="BREAD", name="Bread", kind="product")
-    apply(registry, "update_recipe", sku="BREAD", components=[{"sku": "FLOUR", "quantity": "1"}])
+    given.recipe("BREAD", {"FLOUR": "1"})
     got = registry.invoke("check_availability", {"sku": "BREAD", "quantity": "5"}, ADMIN)
     assert got["can_build"] is False
     assert [(s["sku"], D(s["available"]), D(s["short"])) for s in got["shortages"]] == [
@@ -95,19 +94,18 @@ def test_a_component_in_a_held_lot_is_a_shortage(registry: Registry) -> None:
     assert "4" in short["message"] and "L2" in short["message"]
 
 
-def test_mrp_buys_when_the_only_stock_is_held(registry: Registry) -> None:
+def test_mrp_buys_when_the_only_stock_is_held(registry: Registry, given: Given) -> None:
     _world(registry, free="0")
-    apply(registry, "create_sales_order", customer="Cafe", location="MAIN",
-          due_date="2026-12-10", lines=[{"sku": "FLOUR", "quantity": "5"}])
+    given.so({"FLOUR": "5"}, customer="Cafe", due_date="2026-12-10")
     plan = run_job(registry, "run_mrp", today=TODAY)["result"]
     bought = {ln["sku"]: D(ln["quantity"]) for po in plan["purchase_orders"]
               for ln in po["lines"]}
     assert bought == {"FLOUR": D(5)}
 
 
-def test_mrp_makes_when_the_only_stock_of_a_product_is_held(registry: Registry) -> None:
+def test_mrp_makes_when_the_only_stock_of_a_product_is_held(registry: Registry,
+                                                            given: Given) -> None:
     registry.clock = lambda: NOW
-    given = Given(registry)
     given.location()
     given.supplier("Mill")
     given.customer("Cafe")
@@ -116,8 +114,7 @@ def test_mrp_makes_when_the_only_stock_of_a_product_is_held(registry: Registry) 
     given.recipe("BREAD", {"FLOUR": "2"})
     given.stock({"BREAD": {"quantity": "8", "unit_cost": "3", "lots": [{"lot": "B1"}]}})
     apply(registry, "hold_lot", sku="BREAD", lot="B1", reason="recall")
-    apply(registry, "create_sales_order", customer="Cafe", location="MAIN",
-          due_date="2026-12-10", lines=[{"sku": "BREAD", "quantity": "5"}])
+    given.so({"BREAD": "5"}, customer="Cafe", due_date="2026-12-10")
     plan = run_job(registry, "run_mrp", today=TODAY)["result"]
     assert [(m["sku"], D(m["quantity"])) for m in plan["manufacturing_orders"]] == [
         ("BREAD", 5)]

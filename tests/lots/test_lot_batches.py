@@ -20,7 +20,7 @@ from shopfloor.store.bulk import insert_returning
 from shopfloor.store.tables import Batch, Item, table
 from shopfloor.store.tables.lots import LotBalance
 from tests.given import Given
-from tests.helpers import apply, basic_setup, ledger_mismatches
+from tests.helpers import apply, ledger_mismatches
 
 BATCHES = table(Batch)
 
@@ -68,7 +68,7 @@ def test_lot_lookup_work_grows_with_lines_not_their_square(sqlite_url: str) -> N
 
     registry = open_registry(Settings(database_url=sqlite_url))
     try:
-        basic_setup(registry)
+        Given(registry).company()
         _tracked(registry, 240)
         per_line = {}
         for n in (40, 240):
@@ -83,8 +83,9 @@ def test_lot_lookup_work_grows_with_lines_not_their_square(sqlite_url: str) -> N
         registry.store.dispose()
 
 
-def test_lot_statements_do_not_grow_with_lines_on_postgresql(registry: Registry) -> None:
-    basic_setup(registry)
+def test_lot_statements_do_not_grow_with_lines_on_postgresql(registry: Registry,
+                                                             given: Given) -> None:
+    given.company()
     _tracked(registry, 30)
     texts: dict[int, list[str]] = {}
     for n in (3, 30):
@@ -106,10 +107,10 @@ def test_lot_statements_do_not_grow_with_lines_on_postgresql(registry: Registry)
         assert texts[3] == texts[30]
 
 
-def test_lots_named_again_are_found_past_one_lookup_chunk(registry: Registry) -> None:
+def test_lots_named_again_are_found_past_one_lookup_chunk(registry: Registry, given: Given) -> None:
     """500 lots on five lines (more than one lookup statement's 400 on SQLite): named
     again, every one is found, none created twice."""
-    basic_setup(registry)
+    given.company()
     _tracked(registry, 5)
     lines = [{"sku": f"T{i}", "quantity": "100",
               "lots": [{"lot": f"L{j}", "quantity": "1"} for j in range(100)]}
@@ -123,11 +124,11 @@ def test_lots_named_again_are_found_past_one_lookup_chunk(registry: Registry) ->
     assert ledger_mismatches(registry) == []
 
 
-def test_insert_returning_converts_like_sqlalchemy(registry: Registry) -> None:
+def test_insert_returning_converts_like_sqlalchemy(registry: Registry, given: Given) -> None:
     """The driver-level insert stores what SQLAlchemy's would (dates, UTC datetimes,
     booleans, None), over more rows than one SQLite statement holds, and returns each
     row's key; a table whose left-out column has a Python default goes SQLAlchemy's way."""
-    basic_setup(registry)
+    given.company()
     apply(registry, "create_item", sku="T0", name="Tracked", batch_tracked=True)
     now = datetime(2026, 11, 24, 12, 30, 1, 250, tzinfo=UTC)
     with registry.store.writing() as s:
@@ -152,9 +153,9 @@ def test_insert_returning_converts_like_sqlalchemy(registry: Registry) -> None:
     assert defaulted[0].id == stored["D1"].id
 
 
-def test_sqlalchemy_insert_and_ours_agree(registry: Registry) -> None:
+def test_sqlalchemy_insert_and_ours_agree(registry: Registry, given: Given) -> None:
     """The same rows through SQLAlchemy's insert and through ours read back the same."""
-    basic_setup(registry)
+    given.company()
     apply(registry, "create_item", sku="T0", name="Tracked", batch_tracked=True)
     now = datetime.now(UTC)
     with registry.store.writing() as s:
@@ -173,9 +174,9 @@ def test_sqlalchemy_insert_and_ours_agree(registry: Registry) -> None:
                                                           b.version)
 
 
-def test_new_lot_balances_keep_their_decimals(registry: Registry) -> None:
+def test_new_lot_balances_keep_their_decimals(registry: Registry, given: Given) -> None:
     """A fraction survives the lot balance's insert (sent in binary on PostgreSQL)."""
-    basic_setup(registry)
+    given.company()
     _tracked(registry, 2)
     _receive(registry, [{"sku": "T0", "quantity": "2.125", "lots": [{"lot": "F1"}]},
                         {"sku": "T1", "quantity": "0.000001",

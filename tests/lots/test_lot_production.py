@@ -139,7 +139,7 @@ def test_trace_backward_from_a_product_lot_reaches_every_supplier_lot(
 
 
 def test_a_recall_holds_the_lot_and_everything_made_from_it_in_one_write(
-        registry: Registry) -> None:
+        registry: Registry, given: Given) -> None:
     docs = two_levels(registry)
     preview = registry.invoke("hold_lot", {"sku": "SUGAR", "lot": "S1", "reason": "recall",
                                            "downstream": True}, ADMIN)
@@ -149,8 +149,7 @@ def test_a_recall_holds_the_lot_and_everything_made_from_it_in_one_write(
         ("Cafe", "B1"), ("Deli", "B2")}
     apply(registry, "hold_lot", sku="SUGAR", lot="S1", reason="recall", downstream=True)
     assert all(r["held"] for r in registry.invoke("list_lots", {"sku": "BREAD"}, ADMIN)["lots"])
-    so = apply(registry, "create_sales_order", customer="Cafe", location="MAIN",
-               lines=[{"sku": "BREAD", "quantity": "1"}])
+    so = given.so({"BREAD": "1"}, customer="Cafe")
     with pytest.raises(ShopfloorError) as info:
         apply(registry, "fulfill_order", number=so["number"])
     assert info.value.code == "insufficient_stock" and "B1" in info.value.message

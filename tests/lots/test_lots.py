@@ -128,11 +128,11 @@ def test_an_expired_lot_moves_only_when_named_with_allow_expired(registry: Regis
     ({"sku": "FLOUR", "quantity": "5", "serials": ["S1"]}, "validation_error",
      "lines[0].serials"),
 ])
-def test_bad_lot_input_is_refused_naming_the_field(registry: Registry, line: dict[str, Any],
+def test_bad_lot_input_is_refused_naming_the_field(registry: Registry, given: Given,
+                                                   line: dict[str, Any],
                                                     code: str, field: str) -> None:
     setup(registry)
-    po = apply(registry, "create_purchase_order", supplier="Mill", location="MAIN",
-               lines=[{"sku": "FLOUR", "quantity": "5"}])
+    po = given.po({"FLOUR": "5"}, supplier="Mill")
     before = snapshot(registry)
     err = refused(registry, "receive_purchase_order", number=po["number"], lines=[line])
     assert (err.code, err.field) == (code, field)
@@ -154,12 +154,12 @@ def test_a_lot_of_another_item_is_not_found_and_says_whose_it_is(registry: Regis
     assert info.value.code == "not_found" and "SUGAR" in info.value.message
 
 
-def test_a_numbering_rule_names_lots_and_shelf_life_dates_them(registry: Registry) -> None:
+def test_a_numbering_rule_names_lots_and_shelf_life_dates_them(registry: Registry,
+                                                               given: Given) -> None:
     setup(registry)
     apply(registry, "modify_item", sku="FLOUR", lot_numbering="FL-{date}-{seq}",
           shelf_life_days=30)
-    po = apply(registry, "create_purchase_order", supplier="Mill", location="MAIN",
-               lines=[{"sku": "FLOUR", "quantity": "5"}])
+    po = given.po({"FLOUR": "5"}, supplier="Mill")
     apply(registry, "receive_purchase_order", number=po["number"])
     rows = registry.invoke("list_lots", {"sku": "FLOUR"}, ADMIN)["lots"]
     assert [(r["lot"], r["expiry"]) for r in rows] == [("FL-261123-0001", "2026-12-23")]
@@ -167,11 +167,10 @@ def test_a_numbering_rule_names_lots_and_shelf_life_dates_them(registry: Registr
     assert (bad.code, bad.field) == ("validation_error", "lot_numbering")
 
 
-def test_untracked_items_refuse_lots(registry: Registry) -> None:
+def test_untracked_items_refuse_lots(registry: Registry, given: Given) -> None:
     setup(registry)
     apply(registry, "create_item", sku="BOX", name="Box")
-    po = apply(registry, "create_purchase_order", supplier="Mill", location="MAIN",
-               lines=[{"sku": "BOX", "quantity": "5"}])
+    po = given.po({"BOX": "5"}, supplier="Mill")
     err = refused(registry, "receive_purchase_order", number=po["number"],
                   lines=[{"sku": "BOX", "quantity": "5", "lots": [{"lot": "X"}]}])
     assert (err.code, err.field) == ("validation_error", "lines[0].lots")
@@ -193,9 +192,10 @@ def test_get_stock_shows_the_lots_of_a_balance(registry: Registry) -> None:
     assert date.fromisoformat(row["lots"][0]["expiry"]) == date(2027, 1, 1)
 
 
-def test_a_transfer_carries_its_lots_and_counts_are_per_lot(registry: Registry) -> None:
+def test_a_transfer_carries_its_lots_and_counts_are_per_lot(registry: Registry,
+                                                            given: Given) -> None:
     setup(registry)
-    apply(registry, "create_location", code="SHOP", name="Shop")
+    given.location("SHOP")
     three_lots(registry)
     apply(registry, "create_stock_transfer", from_location="MAIN", to_location="SHOP",
           lines=[{"sku": "FLOUR", "quantity": "12"}])
@@ -210,18 +210,17 @@ def test_a_transfer_carries_its_lots_and_counts_are_per_lot(registry: Registry) 
     err = refused(registry, "create_stock_adjustment", location="MAIN", reason="found",
                   lines=[{"sku": "FLOUR", "quantity_delta": "2"}])
     assert (err.code, err.field) == ("validation_error", "lines[0].lots")
-    apply(registry, "create_stock_adjustment", location="MAIN", reason="spill",
-          lines=[{"sku": "FLOUR", "quantity_delta": "-6"}])
+    given.stock({"FLOUR": "-6"}, reason="spill")
     main = registry.invoke("list_lots", {"sku": "FLOUR", "location": "MAIN"}, ADMIN)["lots"]
     assert [(r["lot"], D(r["on_hand"])) for r in main] == [("L-LATE", 9)]
     assert ledger_mismatches(registry) == []
 
 
-def test_correcting_an_adjustment_takes_back_the_lots_it_took(registry: Registry) -> None:
+def test_correcting_an_adjustment_takes_back_the_lots_it_took(registry: Registry,
+                                                              given: Given) -> None:
     setup(registry)
     three_lots(registry)
-    adj = apply(registry, "create_stock_adjustment", location="MAIN", reason="spill",
-                lines=[{"sku": "FLOUR", "quantity_delta": "-12"}])
+    adj = given.stock({"FLOUR": "-12"}, reason="spill")
     assert lots_of(registry, "FLOUR") == {"L-MID": 8, "L-LATE": 10}
     apply(registry, "update_stock_adjustment", number=adj["number"],
           lines=[{"sku": "FLOUR", "quantity_delta": "-1"}])
@@ -250,7 +249,7 @@ def test_returns_of_a_tracked_item_come_back_as_the_lot_they_left_as(
     assert ledger_mismatches(registry) == []
 
 
-def test_mrp_does_not_count_on_held_or_expired_lots(registry: Registry) -> None:
+def test_mrp_does_not_count_on_held_or_expired_lots(registry: Registry, given: Given) -> None:
     from tests.planning.test_mrp import run_job
 
     setup(registry)
@@ -259,8 +258,7 @@ def test_mrp_does_not_count_on_held_or_expired_lots(registry: Registry) -> None:
                                 {"lot": "HELD", "quantity": "10"},
                                 {"lot": "OLD", "quantity": "3", "expiry": "2026-11-01"}])
     apply(registry, "hold_lot", sku="FLOUR", lot="HELD", reason="lab")
-    apply(registry, "create_sales_order", customer="Cafe", location="MAIN",
-          due_date="2026-12-01", lines=[{"sku": "FLOUR", "quantity": "9"}])
+    given.so({"FLOUR": "9"}, customer="Cafe", due_date="2026-12-01")
     plan = run_job(registry, "run_mrp", today=TODAY.date().isoformat())["result"]
     # 17 on hand, of which only lot GOOD's 4 can be picked: 9 - 4 = 5 to buy
     bought = {ln["sku"]: D(ln["quantity"]) for po in plan["purchase_orders"]

@@ -34,14 +34,13 @@ def serials(reg: Registry) -> list[str]:
 
 
 def test_serials_come_in_one_per_unit_and_leave_by_name_with_a_history(
-        registry: Registry) -> None:
+        registry: Registry, given: Given) -> None:
     setup(registry)
     number = order(registry, "3")
     apply(registry, "receive_purchase_order", number=number,
           lines=[{"sku": "DRILL", "quantity": "3", "serials": ["D-1", "D-2", "D-3"]}])
     assert sorted(serials(registry)) == ["D-1", "D-2", "D-3"]
-    so = apply(registry, "create_sales_order", customer="Builder", location="MAIN",
-               lines=[{"sku": "DRILL", "quantity": "1"}])
+    so = given.so({"DRILL": "1"}, customer="Builder")
     unnamed = refused(registry, "fulfill_order", number=so["number"])
     assert (unnamed.code, unnamed.field) == ("validation_error", "lines.serials")
     apply(registry, "fulfill_order", number=so["number"],

@@ -12,17 +12,17 @@ import pytest
 
 from shopfloor.registry.registry import Registry
 from tests.corrections.test_revert import revert
+from tests.given import Given
 from tests.helpers import ADMIN, apply, ledger_mismatches, snapshot
 from tests.lots.test_lots import lots_of, receive, refused, sell, setup, three_lots
 
 
 def _serials(reg: Registry) -> dict[str, str]:
     """SN1..SN4 received on one PO; SN1 + SN2 shipped to Cafe, SN3 to Deli."""
-    apply(reg, "create_customer", name="Deli")
-    apply(reg, "create_item", sku="SCALE", name="Scale", serial_tracked=True,
-          purchase_price="50")
-    po = apply(reg, "create_purchase_order", supplier="Mill", location="MAIN",
-               lines=[{"sku": "SCALE", "quantity": "4", "unit_price": "50"}])["number"]
+    given = Given(reg)
+    given.customer("Deli")
+    given.item("SCALE", name="Scale", serial_tracked=True, purchase_price="50")
+    po = given.po({"SCALE": ("4", "50")}, supplier="Mill")["number"]
     apply(reg, "receive_purchase_order", number=po, lines=[
         {"sku": "SCALE", "quantity": "4", "serials": ["SN1", "SN2", "SN3", "SN4"]}])
     docs = {"po": po}
@@ -135,10 +135,11 @@ def test_two_serials_come_back_on_one_line_and_only_the_customers_own(
     assert ledger_mismatches(registry) == []
 
 
-def test_scrapped_and_quarantined_lines_name_lots_too(registry: Registry) -> None:
+def test_scrapped_and_quarantined_lines_name_lots_too(registry: Registry,
+                                                     given: Given) -> None:
     setup(registry)
     docs = _serials(registry)
-    apply(registry, "create_location", code="QUAR", name="Quarantine")
+    given.location("QUAR", "Quarantine")
     err = refused(registry, "create_customer_return", number=docs["cafe"], reason="x",
                   lines=[{"sku": "SCALE", "quantity": "1", "serials": ["SN3"],
                           "disposition": "scrap"}])
@@ -155,16 +156,14 @@ def test_scrapped_and_quarantined_lines_name_lots_too(registry: Registry) -> Non
 
 
 @pytest.mark.parametrize("tool", ["create_customer_return", "create_supplier_return"])
-def test_untracked_lines_take_no_lots(registry: Registry, tool: str) -> None:
+def test_untracked_lines_take_no_lots(registry: Registry, given: Given, tool: str) -> None:
     setup(registry)
     apply(registry, "create_item", sku="BAG", name="Bag", purchase_price="1")
-    po = apply(registry, "create_purchase_order", supplier="Mill", location="MAIN",
-               lines=[{"sku": "BAG", "quantity": "3"}])["number"]
+    po = given.po({"BAG": "3"}, supplier="Mill")["number"]
     apply(registry, "receive_purchase_order", number=po)
     number = po
     if tool == "create_customer_return":
-        number = apply(registry, "create_sales_order", customer="Cafe", location="MAIN",
-                       lines=[{"sku": "BAG", "quantity": "2"}])["number"]
+        number = given.so({"BAG": "2"}, customer="Cafe")["number"]
         apply(registry, "fulfill_order", number=number)
     for named, field in (({"lot": "X"}, "lines[0].lot"), ({"lots": [{"lot": "X"}]},
                                                           "lines[0].lots"),

@@ -12,24 +12,19 @@ from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.kernel.numbers import cost
 from shopfloor.registry.registry import Registry
 from tests.corrections.test_revert import revert, stock
-from tests.helpers import ADMIN, apply, basic_setup, ledger_mismatches, snapshot
+from tests.given import Given
+from tests.helpers import ADMIN, apply, ledger_mismatches, snapshot
 
 
 def _world(reg: Registry) -> None:
     """M1: 10 @ 2 opening; PO 10 @ 5 received -> 20 @ 3.5; SO ships 6 @ 3.5 -> 14;
     found 6 @ 1 -> (14 x 3.5 + 6) / 20 = 2.75."""
-    basic_setup(reg)
-    apply(reg, "create_location", code="QUAR", name="Quarantine")
-    apply(reg, "create_stock_adjustment", location="MAIN", reason="opening",
-          lines=[{"sku": "M1", "quantity_delta": "10", "unit_cost": "2"}])
-    apply(reg, "create_purchase_order", supplier="Acme", location="MAIN",
-          lines=[{"sku": "M1", "quantity": "10", "unit_price": "5"}])
-    apply(reg, "receive_purchase_order", number="PO-00001")
-    apply(reg, "create_sales_order", customer="Bob", location="MAIN",
-          lines=[{"sku": "M1", "quantity": "6", "unit_price": "9"}])
-    apply(reg, "fulfill_order", number="SO-00001")
-    apply(reg, "create_stock_adjustment", location="MAIN", reason="found",
-          lines=[{"sku": "M1", "quantity_delta": "6", "unit_cost": "1"}])
+    given = Given(reg).company()
+    given.location("QUAR", "Quarantine")
+    given.stock({"M1": ("10", "2")})
+    given.po({"M1": ("10", "5")}, receive=True)
+    given.so({"M1": ("6", "9")}, fulfil=True)
+    given.stock({"M1": ("6", "1")}, reason="found")
     assert stock(reg, "M1") == (D(20), D(0), D("2.75"))
 
 

@@ -199,7 +199,8 @@ def test_on_hand_goes_to_the_earliest_need(registry: Registry) -> None:
     assert record["first_short"] == day(30)
 
 
-def test_late_receipt_is_expedited_and_unneeded_ones_cancelled(registry: Registry) -> None:
+def test_late_receipt_is_expedited_and_unneeded_ones_cancelled(registry: Registry,
+                                                               given: Given) -> None:
     """2 on hand, 6 sold for day 3: the 10 on order arrive on day 9, so no new order, but
     that purchase to bring forward to day 3 and down to the 4 needed; a second purchase
     nothing needs is to cancel; one arriving weeks before its need is to defer."""
@@ -210,8 +211,7 @@ def test_late_receipt_is_expedited_and_unneeded_ones_cancelled(registry: Registr
     stock(registry, X="2")
     so = sell(registry, "X", "6", 3)
     so_y = sell(registry, "Y", "10", 30)
-    late = apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
-                 expected_date=day(9), lines=[{"sku": "X", "quantity": "10"}])["number"]
+    late = given.po({"X": "10"}, expected_date=day(9))["number"]
     spare = apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
                   expected_date=day(12), lines=[{"sku": "X", "quantity": "5"},
                                                 {"sku": "Y", "quantity": "10",
@@ -231,9 +231,9 @@ def test_late_receipt_is_expedited_and_unneeded_ones_cancelled(registry: Registr
         (day(2), day(30), so_y)
 
 
-def test_location_plans_only_its_own_stock(registry: Registry) -> None:
+def test_location_plans_only_its_own_stock(registry: Registry, given: Given) -> None:
     base(registry)
-    apply(registry, "create_location", code="SHOP", name="Shop")
+    given.location("SHOP")
     apply(registry, "create_item", sku="X", name="X", default_supplier="Acme",
           lead_time_days=1)
     stock(registry, "SHOP", X="10")

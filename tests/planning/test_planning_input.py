@@ -10,6 +10,7 @@ import pytest
 
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
+from tests.given import Given
 from tests.helpers import ADMIN, apply, snapshot
 from tests.planning.test_mrp import base, stock
 
@@ -84,7 +85,8 @@ def test_promise_by_date_counts_open_orders_and_later_promises(registry: Registr
     assert (far["can_ship"], far["earliest_date"]) == (False, day(14))
 
 
-def test_promise_through_the_recipe_dates_component_shortages(registry: Registry) -> None:
+def test_promise_through_the_recipe_dates_component_shortages(registry: Registry,
+                                                              given: Given) -> None:
     """A table (lead 2) from 4 legs (none on hand, bought in 10 days) and a top (5 on
     hand): 3 tables for day 5 cannot be built, the legs are short on day 3, and the
     earliest is day 12 (legs on day 10, then 2 days to build)."""
@@ -94,8 +96,7 @@ def test_promise_through_the_recipe_dates_component_shortages(registry: Registry
           default_supplier="Acme")
     apply(registry, "create_item", sku="TOP", name="Top", lead_time_days=3,
           default_supplier="Acme")
-    apply(registry, "update_recipe", sku="T", components=[{"sku": "LEG", "quantity": "4"},
-                                                          {"sku": "TOP", "quantity": "1"}])
+    given.recipe("T", {"LEG": "4", "TOP": "1"})
     stock(registry, TOP="5")
     got = registry.invoke("check_availability",
                           {"sku": "T", "quantity": "3", "date": day(5)}, ADMIN)

@@ -16,8 +16,7 @@ from tests.planning.test_mrp import day, plan_of
 
 
 def seed(reg: Registry, sku: str, quantity: str, cost: str) -> None:
-    apply(reg, "create_stock_adjustment", location="MAIN", reason="seed",
-          lines=[{"sku": sku, "quantity_delta": quantity, "unit_cost": cost}])
+    Given(reg).stock({sku: (quantity, cost)}, reason="seed")
 
 
 def pcb(reg: Registry) -> None:
@@ -72,11 +71,10 @@ def test_an_order_completed_in_parts_consumes_what_it_would_at_once(
     assert (stock_of(registry, "R10K")[0], committed(registry, "R10K")) == (D(850), D(150))
 
 
-def test_mrp_orders_what_the_yield_takes(registry: Registry) -> None:
+def test_mrp_orders_what_the_yield_takes(registry: Registry, given: Given) -> None:
     pcb(registry)
     apply(registry, "create_customer", name="Cust")
-    apply(registry, "create_sales_order", customer="Cust", location="MAIN", due_date=day(30),
-          lines=[{"sku": "PCB", "quantity": "80", "unit_price": "1"}])
+    given.so({"PCB": ("80", "1")}, customer="Cust", due_date=day(30))
     plan = plan_of(registry)
     assert [(m["sku"], m["quantity"]) for m in plan["manufacturing_orders"]] == [("PCB", "80")]
     lines = [ln for g in plan["purchase_orders"] for ln in g["lines"]]

@@ -17,7 +17,8 @@ from shopfloor.app.wiring import worker_for
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
 from shopfloor.store.tables import Item
-from tests.helpers import ADMIN, apply, basic_setup, snapshot
+from tests.given import Given
+from tests.helpers import ADMIN, apply, snapshot
 
 
 def _refused(reg: Registry, tool: str, **args: Any) -> ShopfloorError:
@@ -27,7 +28,7 @@ def _refused(reg: Registry, tool: str, **args: Any) -> ShopfloorError:
 
 
 def _with_recipe(reg: Registry) -> None:
-    basic_setup(reg)
+    Given(reg).company()
     apply(reg, "update_recipe", sku="P1", components=[{"sku": "M1", "quantity": "2"}])
 
 
@@ -54,8 +55,8 @@ def test_modify_item_refuses_to_make_an_item_with_a_recipe_a_material(
     assert apply(registry, "modify_item", sku="P1", kind="material")["kind"] == "material"
 
 
-def test_update_recipe_refuses_a_material(registry: Registry) -> None:
-    basic_setup(registry)
+def test_update_recipe_refuses_a_material(registry: Registry, given: Given) -> None:
+    given.company()
     error = _refused(registry, "update_recipe", sku="M1", preview=False,
                      components=[{"sku": "M2", "quantity": "1"}])
     assert (error.code, error.field) == ("validation_error", "sku"), error.to_payload()
@@ -104,10 +105,11 @@ def test_import_rejects_a_row_making_an_item_with_a_recipe_a_material(
     assert registry.invoke("get_item", {"sku": "M2"}, ADMIN)["kind"] == "product"
 
 
-def test_batch_recipe_change_rejects_a_material_with_a_recipe(registry: Registry) -> None:
+def test_batch_recipe_change_rejects_a_material_with_a_recipe(registry: Registry,
+                                                              given: Given) -> None:
     _with_recipe(registry)
     apply(registry, "create_item", sku="P2", name="Second", kind="product")
-    apply(registry, "update_recipe", sku="P2", components=[{"sku": "M1", "quantity": "1"}])
+    given.recipe("P2", {"M1": "1"})
     _legacy_material(registry, "P1")
     preview = registry.invoke("batch_update_recipes", {"component": "M1", "scale": "2"},
                               ADMIN)

@@ -20,10 +20,10 @@ from shopfloor.registry.actor import Actor
 from shopfloor.registry.registry import Registry
 from shopfloor.store.tables import Balance, Item
 from tests.corrections.test_revert import revert, stock
+from tests.given import Given
 from tests.helpers import (
     ADMIN,
     apply,
-    basic_setup,
     ledger_mismatches,
     migrate_to,
     snapshot,
@@ -31,13 +31,10 @@ from tests.helpers import (
 
 
 def _world(reg: Registry, quantity: str = "10") -> str:
-    basic_setup(reg)
-    apply(reg, "update_recipe", sku="P1", components=[{"sku": "M1", "quantity": "2"},
-                                                      {"sku": "M2", "quantity": "1"}])
-    apply(reg, "create_stock_adjustment", location="MAIN", reason="opening", lines=[
-        {"sku": "M1", "quantity_delta": "30", "unit_cost": "1"},
-        {"sku": "M2", "quantity_delta": "20", "unit_cost": "2"}])
-    mo = apply(reg, "create_manufacturing_order", sku="P1", quantity=quantity, location="MAIN")
+    given = Given(reg).company()
+    given.recipe("P1", {"M1": "2", "M2": "1"})
+    given.stock({"M1": ("30", "1"), "M2": ("20", "2")})
+    mo = given.mo("P1", quantity)
     return str(mo["number"])
 
 

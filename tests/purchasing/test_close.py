@@ -11,7 +11,8 @@ import pytest
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.actor import Actor
 from shopfloor.registry.registry import Registry
-from tests.helpers import ADMIN, apply, basic_setup, ledger_mismatches, snapshot
+from tests.given import Given
+from tests.helpers import ADMIN, apply, ledger_mismatches, snapshot
 from tests.planning.test_mrp import run_job
 
 
@@ -27,15 +28,11 @@ def _mrp_buys(reg: Registry, sku: str) -> D:
                 if ln["sku"] == sku), D(0))
 
 
-def test_closing_a_half_received_order_drops_its_on_order(registry: Registry) -> None:
-    basic_setup(registry)
+def test_closing_a_half_received_order_drops_its_on_order(registry: Registry, given: Given) -> None:
+    given.company()
     apply(registry, "modify_item", sku="M1", reorder_point="20", reorder_quantity="10")
-    apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
-          expected_date="2026-12-05",
-          lines=[{"sku": "M1", "quantity": "10", "unit_price": "5"},
-                 {"sku": "M2", "quantity": "10", "unit_price": "2"}])
-    apply(registry, "create_sales_order", customer="Bob", location="MAIN",
-          due_date="2026-12-10", lines=[{"sku": "M2", "quantity": "10", "unit_price": "3"}])
+    given.po({"M1": ("10", "5"), "M2": ("10", "2")}, expected_date="2026-12-05")
+    given.so({"M2": ("10", "3")}, due_date="2026-12-10")
     apply(registry, "receive_purchase_order", number="PO-00001",
           lines=[{"sku": "M1", "quantity": "4"}, {"sku": "M2", "quantity": "4"}])
     low = registry.invoke("list_low_stock", {}, ADMIN)["items"]
@@ -71,12 +68,11 @@ def test_closing_a_half_received_order_drops_its_on_order(registry: Registry) ->
     assert snapshot(registry) == before
 
 
-def test_closing_a_half_shipped_sales_order_releases_committed(registry: Registry) -> None:
-    basic_setup(registry)
-    apply(registry, "create_stock_adjustment", location="MAIN", reason="seed",
-          lines=[{"sku": "P1", "quantity_delta": "10", "unit_cost": "3"}])
-    apply(registry, "create_sales_order", customer="Bob", location="MAIN",
-          lines=[{"sku": "P1", "quantity": "5", "unit_price": "9"}])
+def test_closing_a_half_shipped_sales_order_releases_committed(registry: Registry,
+                                                               given: Given) -> None:
+    given.company()
+    given.stock({"P1": ("10", "3")}, reason="seed")
+    given.so({"P1": ("5", "9")})
     apply(registry, "fulfill_order", number="SO-00001", lines=[{"sku": "P1", "quantity": "2"}])
     assert (_stock(registry, "P1")["on_hand"], _stock(registry, "P1")["committed"]) == ("8", "3")
 
@@ -92,13 +88,12 @@ def test_closing_a_half_shipped_sales_order_releases_committed(registry: Registr
 
 
 def test_close_is_admin_only_and_destructive_and_refuses_finished_orders(
-        registry: Registry) -> None:
-    basic_setup(registry)
+        registry: Registry, given: Given) -> None:
+    given.company()
     tools = {t.name: t for t in registry.tools()}
     for name in ("close_purchase_order", "close_sales_order"):
         assert tools[name].facts.destructive and tools[name].facts.role.name == "admin"
-    apply(registry, "create_purchase_order", supplier="Acme", location="MAIN", status="draft",
-          lines=[{"sku": "M1", "quantity": "1"}])
+    given.po({"M1": "1"}, status="draft")
     with pytest.raises(ShopfloorError) as info:
         registry.invoke("close_purchase_order", {"number": "PO-00001"}, Actor.of("o", "operator"))
     assert info.value.code == "forbidden"

@@ -9,7 +9,8 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from shopfloor.registry.registry import Registry
-from tests.helpers import ADMIN, apply, basic_setup
+from tests.given import Given
+from tests.helpers import ADMIN, apply
 
 
 def _days(n: int) -> str:
@@ -29,8 +30,8 @@ def _said(result: dict[str, Any]) -> dict[str, tuple[str, str, str | None]]:
             for w in result["warnings"] if w["code"] in ("late", "early")}
 
 
-def test_receipt_judges_each_line_by_its_own_date(registry: Registry) -> None:
-    basic_setup(registry)
+def test_receipt_judges_each_line_by_its_own_date(registry: Registry, given: Given) -> None:
+    given.company()
     number = _order(registry, _days(10), [
         # due 3 days ago on its line, though the order says in 10 days: late
         {"sku": "M1", "quantity": "5", "unit_price": "2", "expected_date": _days(-3)},
@@ -63,8 +64,8 @@ def test_receipt_judges_each_line_by_its_own_date(registry: Registry) -> None:
         [("M1", _days(-3), "5"), ("M2", _days(10), "4"), ("P1", _days(0), "2")]
 
 
-def test_partial_receipt_names_the_line_asked_for(registry: Registry) -> None:
-    basic_setup(registry)
+def test_partial_receipt_names_the_line_asked_for(registry: Registry, given: Given) -> None:
+    given.company()
     number = _order(registry, _days(-1), [
         {"sku": "M1", "quantity": "5", "unit_price": "2", "expected_date": _days(1)},
         {"sku": "M2", "quantity": "4", "unit_price": "3"}])
@@ -79,8 +80,8 @@ def test_partial_receipt_names_the_line_asked_for(registry: Registry) -> None:
     assert done["status"] == "partially_received"
 
 
-def test_no_date_no_judgement(registry: Registry) -> None:
-    basic_setup(registry)
+def test_no_date_no_judgement(registry: Registry, given: Given) -> None:
+    given.company()
     number = _order(registry, None, [
         {"sku": "M1", "quantity": "5", "unit_price": "2"},
         {"sku": "M2", "quantity": "4", "unit_price": "3", "expected_date": _days(0)}])

@@ -107,16 +107,12 @@ def test_reads_as_of_a_moment_equal_what_was_read_then(
     reg.store.dispose()
 
 
-def test_compare_to_gives_what_was_on_hand_then(registry: Registry) -> None:
-    from tests.helpers import basic_setup
-    basic_setup(registry)
-    apply(registry, "create_stock_adjustment", location="MAIN", reason="in",
-          lines=[{"sku": "M1", "quantity_delta": "10", "unit_cost": "2"}])
+def test_compare_to_gives_what_was_on_hand_then(registry: Registry, given: Given) -> None:
+    given.company()
+    given.stock({"M1": ("10", "2")}, reason="in")
     then = datetime.now(UTC).isoformat()
-    apply(registry, "create_stock_adjustment", location="MAIN", reason="out",
-          lines=[{"sku": "M1", "quantity_delta": "-4"}])
-    apply(registry, "create_stock_adjustment", location="SHOP", reason="in",
-          lines=[{"sku": "M2", "quantity_delta": "3", "unit_cost": "1"}])
+    given.stock({"M1": "-4"}, reason="out")
+    given.stock({"M2": ("3", "1")}, location="SHOP", reason="in")
     rows = {(r["sku"], r["location"]): r for r in registry.invoke(
         "get_stock", {"compare_to": then}, ADMIN)["balances"]}
     assert (rows[("M1", "MAIN")]["on_hand"], rows[("M1", "MAIN")]["was"]) == ("6", "10")

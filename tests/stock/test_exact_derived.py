@@ -12,18 +12,19 @@ from typing import Any
 
 from shopfloor.registry.registry import Registry
 from tests.buying.test_buying import refused
+from tests.given import Given
 from tests.helpers import ADMIN, apply, ledger_mismatches, on_hand
 from tests.production.test_buying_yield import committed
 
 
 def _widget(reg: Registry, *, per: str = "0.5", **line: Any) -> None:
-    apply(reg, "create_location", code="MAIN", name="Main")
-    apply(reg, "create_item", sku="SCREW", name="Screw", kind="material")
-    apply(reg, "create_item", sku="WIDGET", name="Widget", kind="product")
-    apply(reg, "update_recipe", sku="WIDGET",
-          components=[{"sku": "SCREW", "quantity": per, **line}])
-    apply(reg, "create_stock_adjustment", location="MAIN", reason="opening",
-          lines=[{"sku": "SCREW", "quantity_delta": "10", "unit_cost": "1"}])
+    given = Given(reg)
+    given.location()
+    given.item("SCREW", name="Screw")
+    given.item("WIDGET", "product", name="Widget")
+    given.apply("update_recipe", sku="WIDGET",
+                components=[{"sku": "SCREW", "quantity": per, **line}])
+    given.stock({"SCREW": ("10", "1")})
 
 
 def _make(reg: Registry, quantity: str) -> str:
@@ -68,13 +69,12 @@ def test_a_recipe_line_that_rounds_makes_any_quantity(registry: Registry) -> Non
     assert ledger_mismatches(registry) == []
 
 
-def test_attrition_that_takes_part_of_a_piece_is_refused(registry: Registry) -> None:
+def test_attrition_that_takes_part_of_a_piece_is_refused(registry: Registry, given: Given) -> None:
     _widget(registry, per="1", attrition_percent="10")
     err = refused(registry, "create_manufacturing_order",
                   {"sku": "WIDGET", "quantity": "3", "location": "MAIN"})
     assert (err.field, err.details["needs"]) == ("quantity", "3.3")
-    apply(registry, "create_stock_adjustment", location="MAIN", reason="more",
-          lines=[{"sku": "SCREW", "quantity_delta": "10"}])
+    given.stock({"SCREW": "10"}, reason="more")
     number = _make(registry, "10")  # 11 screws
     _complete(registry, number, "5")  # 5.5 of them: 6 taken
     assert (on_hand(registry, "SCREW"), committed(registry, "SCREW")) == (D(14), D(5))
@@ -84,12 +84,11 @@ def test_attrition_that_takes_part_of_a_piece_is_refused(registry: Registry) -> 
 
 
 def test_a_by_product_that_would_be_part_of_a_piece_is_refused_and_given_whole(
-        registry: Registry) -> None:
+        registry: Registry, given: Given) -> None:
     _widget(registry, per="1")
     apply(registry, "create_item", sku="CHIP", name="Chip", kind="material")
-    apply(registry, "update_recipe", sku="WIDGET", components=[
-        {"sku": "SCREW", "quantity": "1"}],
-        by_products=[{"sku": "CHIP", "quantity": "0.5", "cost_share_percent": "10"}])
+    given.recipe("WIDGET", {"SCREW": "1"},
+                 by_products=[{"sku": "CHIP", "quantity": "0.5", "cost_share_percent": "10"}])
     err = refused(registry, "create_manufacturing_order",
                   {"sku": "WIDGET", "quantity": "3", "location": "MAIN"})
     assert (err.code, err.field) == ("validation_error", "quantity")
@@ -116,13 +115,13 @@ def test_a_completion_corrected_down_gives_back_whole_pieces(registry: Registry)
 
 
 def test_a_planned_order_that_would_take_part_of_a_piece_is_refused_naming_it(
-        registry: Registry) -> None:
+        registry: Registry, given: Given) -> None:
     from tests.planning.test_mrp import TODAY, base, run_job, sell
     base(registry)
     apply(registry, "create_item", sku="P", name="Product", kind="product")
     apply(registry, "create_item", sku="M", name="Material", default_supplier="Acme",
           purchase_price="1")
-    apply(registry, "update_recipe", sku="P", components=[{"sku": "M", "quantity": "0.5"}])
+    given.recipe("P", {"M": "0.5"})
     sell(registry, "P", "3", 10)
     job = run_job(registry, "run_mrp", today=TODAY.isoformat())
     ref = job["result"]["manufacturing_orders"][0]["ref"]

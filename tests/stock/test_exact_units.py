@@ -194,8 +194,7 @@ def test_a_need_finer_than_is_stored_moves_as_stored(registry: Registry,
     given.item("GOLD", name="Gold", uom="g")
     given.item("PIN", "product", name="Pin", uom="g")
     given.recipe("PIN", {"GOLD": "0.333333"})
-    apply(registry, "create_stock_adjustment", location="MAIN", reason="opening", lines=[
-        {"sku": "GOLD", "quantity_delta": "0.033333", "unit_cost": "55.123457"}])
+    given.stock({"GOLD": ("0.033333", "55.123457")})
     mo = apply(registry, "create_manufacturing_order", sku="PIN", quantity="0.1",
                location="MAIN")
     apply(registry, "complete_manufacturing_order", number=mo["number"])
@@ -267,8 +266,7 @@ def test_a_sales_line_finer_than_its_unit_is_refused(registry: Registry,
         "customer": "Bob", "location": "MAIN",
         "lines": [{"sku": "OIL", "quantity": "0.25"}, {"sku": "BOLT", "quantity": "2.5"}]})
     assert (err.code, err.field) == ("validation_error", "lines[1].quantity")
-    so = apply(registry, "create_sales_order", customer="Bob", location="MAIN",
-               lines=[{"sku": "OIL", "quantity": "0.25"}, {"sku": "BOLT", "quantity": "3"}])
+    so = given.so({"OIL": "0.25", "BOLT": "3"})
     err = refused(registry, "fulfill_order", {
         "number": so["number"], "lines": [{"sku": "OIL", "quantity": "0.0001"}]})
     assert (err.code, err.field) == ("validation_error", "lines[0].quantity")
@@ -322,15 +320,15 @@ def test_returning_in_pounds_leaves_no_rounding_to_record(registry: Registry) ->
     assert ledger_mismatches(registry) == []
 
 
-def test_the_last_kilogram_out_takes_the_rounding_and_records_it(registry: Registry) -> None:
+def test_the_last_kilogram_out_takes_the_rounding_and_records_it(registry: Registry,
+                                                                 given: Given) -> None:
     """Shipped at the average, 3.493 kg x 4.408818 is 15.400001 of the 15.400002 the two
     receipts put on stock: the shipment's row is worth that, and the 0.000001 it leaves
     goes as a rounding (a row of quantity 0 and a rounding variance, in the valuation's
     variances and on the Rounding account), so the balance is 0 and 0; the shipment's
     revert takes it back."""
     _two_receipts(registry)
-    so = apply(registry, "create_sales_order", customer="Bob", location="MAIN",
-               lines=[{"sku": "RESIN", "quantity": "3.493"}])
+    so = given.so({"RESIN": "3.493"})
     shipped = apply(registry, "fulfill_order", number=so["number"])
     assert _stock(registry) == (D(0), D(0))
     assert _rounding(registry) == D("0.000001")

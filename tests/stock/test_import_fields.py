@@ -13,7 +13,8 @@ import pytest
 from shopfloor.app.wiring import worker_for
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
-from tests.helpers import ADMIN, apply, basic_setup, ledger_mismatches, on_hand, snapshot
+from tests.given import Given
+from tests.helpers import ADMIN, apply, ledger_mismatches, on_hand, snapshot
 
 
 def _rows(reg: Registry, csv: str, **args: Any) -> dict[str, Any]:
@@ -29,8 +30,9 @@ def _run(reg: Registry, csv: str) -> dict[str, Any]:
     return job["result"]  # type: ignore[no-any-return]
 
 
-def test_import_sets_lot_sizing_tracking_numbering_and_shelf_life(registry: Registry) -> None:
-    basic_setup(registry)
+def test_import_sets_lot_sizing_tracking_numbering_and_shelf_life(registry: Registry,
+                                                                  given: Given) -> None:
+    given.company()
     csv = ("sku,name,order_multiple,supply_period_days,serial_tracked,lot_numbering,"
            "shelf_life_days,on_hand:MAIN\n"
            "SCREW,Screw,100,14,,,,\n"
@@ -50,8 +52,9 @@ def test_import_sets_lot_sizing_tracking_numbering_and_shelf_life(registry: Regi
     assert not ledger_mismatches(registry)
 
 
-def test_import_rejects_what_modify_item_refuses_naming_the_column(registry: Registry) -> None:
-    basic_setup(registry)
+def test_import_rejects_what_modify_item_refuses_naming_the_column(registry: Registry,
+                                                                   given: Given) -> None:
+    given.company()
     apply(registry, "create_item", sku="FLOUR", name="Flour", batch_tracked=True)
     apply(registry, "create_stock_adjustment", location="MAIN", reason="count",
           lines=[{"sku": "FLOUR", "quantity_delta": "5", "unit_cost": "1",
@@ -79,8 +82,9 @@ def test_import_rejects_what_modify_item_refuses_naming_the_column(registry: Reg
     assert registry.invoke("get_item", {"sku": "FLOUR"}, ADMIN)["batch_tracked"] is True
 
 
-def test_import_may_turn_tracking_off_once_the_lots_are_empty(registry: Registry) -> None:
-    basic_setup(registry)
+def test_import_may_turn_tracking_off_once_the_lots_are_empty(registry: Registry,
+                                                              given: Given) -> None:
+    given.company()
     apply(registry, "create_item", sku="FLOUR", name="Flour", batch_tracked=True)
     result = _run(registry, "sku,batch_tracked\nFLOUR,false\n")
     assert result["updated"] == 1
@@ -88,10 +92,10 @@ def test_import_may_turn_tracking_off_once_the_lots_are_empty(registry: Registry
 
 
 def test_a_serial_tracked_item_stays_tracked_when_a_row_clears_batch(
-        registry: Registry) -> None:
+        registry: Registry, given: Given) -> None:
     """batch_tracked=false on a serial-tracked item with serials in stock leaves it tracked
     (by serial): nothing is stranded, so the row is not refused."""
-    basic_setup(registry)
+    given.company()
     apply(registry, "create_item", sku="SAW", name="Saw", serial_tracked=True)
     apply(registry, "create_stock_adjustment", location="MAIN", reason="count",
           lines=[{"sku": "SAW", "quantity_delta": "1", "unit_cost": "9", "serials": ["S-1"]}])
@@ -100,10 +104,11 @@ def test_a_serial_tracked_item_stays_tracked_when_a_row_clears_batch(
     assert registry.invoke("get_item", {"sku": "SAW"}, ADMIN)["serial_tracked"] is True
 
 
-def test_an_imported_count_finer_than_its_unit_is_the_rows_reject(registry: Registry) -> None:
+def test_an_imported_count_finer_than_its_unit_is_the_rows_reject(registry: Registry,
+                                                                  given: Given) -> None:
     """Counted stock in an import is held to the item's unit as a typed count is: 2.5 pcs
     is the row's reject naming its column, 2.5 kg (a row that makes the item kg) is not."""
-    basic_setup(registry)
+    given.company()
     csv = ("sku,name,uom,on_hand:MAIN\n"
            "M1,,,2.5\n"
            "N1,Sand,kg,2.5\n"

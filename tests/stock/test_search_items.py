@@ -7,15 +7,16 @@ import pytest
 
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
-from tests.helpers import ADMIN, apply, basic_setup
+from tests.given import Given
+from tests.helpers import ADMIN, apply
 
 
-def test_search_by_skus_returns_exactly_those_deleted_included(registry: Registry) -> None:
-    basic_setup(registry)
+def test_search_by_skus_returns_exactly_those_deleted_included(registry: Registry,
+                                                               given: Given) -> None:
+    given.company()
     apply(registry, "create_item", sku="OLD", name="Old part")
     apply(registry, "delete_item", sku="OLD")
-    apply(registry, "create_stock_adjustment", location="MAIN", reason="count",
-          lines=[{"sku": "M1", "quantity_delta": "4", "unit_cost": "1"}])
+    given.stock({"M1": ("4", "1")}, reason="count")
     found = registry.invoke("search_items", {"skus": ["OLD", "M1", "NOPE", "M1"]}, ADMIN)
     assert [(i["sku"], i["on_hand"]) for i in found["items"]] == [("M1", "4"), ("OLD", "0")]
     assert registry.invoke("search_items", {"query": "old"}, ADMIN)["items"] == []
@@ -23,8 +24,8 @@ def test_search_by_skus_returns_exactly_those_deleted_included(registry: Registr
     assert [i["sku"] for i in narrowed["items"]] == ["M2"]
 
 
-def test_too_many_skus_is_refused_naming_the_field(registry: Registry) -> None:
-    basic_setup(registry)
+def test_too_many_skus_is_refused_naming_the_field(registry: Registry, given: Given) -> None:
+    given.company()
     with pytest.raises(ShopfloorError) as refused:
         registry.invoke("search_items", {"skus": [f"S{i}" for i in range(501)]}, ADMIN)
     assert (refused.value.code, refused.value.field) == ("validation_error", "skus")

@@ -9,7 +9,8 @@ import pytest
 
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
-from tests.helpers import ADMIN, apply, basic_setup, ledger_mismatches, on_hand
+from tests.given import Given
+from tests.helpers import ADMIN, apply, ledger_mismatches, on_hand
 
 
 def at(hour: int, minute: int = 0) -> datetime:
@@ -19,13 +20,10 @@ def at(hour: int, minute: int = 0) -> datetime:
 def _day(registry: Registry) -> None:
     """08:00 10 on hand; 12:00 ship 3; 14:00 receive 5 -> 12 on hand at 15:00."""
     registry.clock = lambda: at(8)
-    basic_setup(registry)
-    apply(registry, "create_stock_adjustment", location="MAIN", reason="opening",
-          lines=[{"sku": "M1", "quantity_delta": "10", "unit_cost": "2"}])
-    apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
-          lines=[{"sku": "M1", "quantity": "5", "unit_price": "2"}])
-    apply(registry, "create_sales_order", customer="Bob", location="MAIN",
-          lines=[{"sku": "M1", "quantity": "3", "unit_price": "4"}])
+    given = Given(registry).company()
+    given.stock({"M1": ("10", "2")})
+    given.po({"M1": ("5", "2")})
+    given.so({"M1": ("3", "4")})
     registry.clock = lambda: at(12)
     apply(registry, "fulfill_order", number="SO-00001")
     registry.clock = lambda: at(14)

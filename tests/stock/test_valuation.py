@@ -24,7 +24,8 @@ from shopfloor.kernel.errors import ValidationFailed
 from shopfloor.registry.registry import Registry
 from shopfloor.store.tables import StockMovement, Variance
 from shopfloor.tools import valuation as valuation_tools
-from tests.helpers import ADMIN, apply, basic_setup
+from tests.given import Given
+from tests.helpers import ADMIN, apply
 from tests.servers import serving_registry
 
 JAN_5, JAN_10, FEB_3 = (datetime(2026, 1, 5, 9, tzinfo=UTC), datetime(2026, 1, 10, 23, 59, 59,
@@ -59,14 +60,10 @@ def period(result: dict[str, Any]) -> dict[tuple[str, str], dict[str, D]]:
 
 
 def company(registry: Registry) -> None:
-    basic_setup(registry)
-    apply(registry, "update_recipe", sku="P1", components=[{"sku": "M1", "quantity": "1"}])
-    on(registry, JAN_5, apply(registry, "create_stock_adjustment", location="MAIN",
-                              reason="opening count",
-                              lines=[{"sku": "M1", "quantity_delta": "10", "unit_cost": "1"}]))
-    po = apply(registry, "create_purchase_order", supplier="Acme", location="MAIN", lines=[
-        {"sku": "M1", "quantity": "10", "unit_price": "3"},
-        {"sku": "M2", "quantity": "10", "unit_price": "2"}])["number"]
+    given = Given(registry).company()
+    given.recipe("P1", {"M1": "1"})
+    on(registry, JAN_5, given.stock({"M1": ("10", "1")}, reason="opening count"))
+    po = given.po({"M1": ("10", "3"), "M2": ("10", "2")})["number"]
     on(registry, JAN_5, apply(registry, "receive_purchase_order", number=po))
     # M1 at MAIN: 20 @ 2.00 = 40.00; M2: 10 @ 2.00 = 20.00
     on(registry, JAN_10, apply(registry, "create_stock_transfer", from_location="MAIN",
@@ -158,8 +155,8 @@ def test_pages_carry_the_totals_of_every_row(registry: Registry,
         assert seen == whole["rows"]
 
 
-def test_lots_are_valued_apart(registry: Registry) -> None:
-    basic_setup(registry)
+def test_lots_are_valued_apart(registry: Registry, given: Given) -> None:
+    given.company()
     apply(registry, "create_item", sku="LOT", name="Lotted", batch_tracked=True)
     for lot, price in (("A", "1"), ("B", "3")):
         po = apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
@@ -178,20 +175,19 @@ def test_lots_are_valued_apart(registry: Registry) -> None:
     ({"sku": "NOPE"}, "sku"),
     ({"location": "NOWHERE", "date": "2026-01-01"}, "location"),
 ])
-def test_bad_input_names_its_field(registry: Registry, args: dict[str, Any],
+def test_bad_input_names_its_field(registry: Registry, given: Given, args: dict[str, Any],
                                    field: str) -> None:
-    basic_setup(registry)
+    given.company()
     with pytest.raises(ValidationFailed if field in ("start", "cursor") else Exception) as err:
         valuation(registry, **args)
     assert getattr(err.value, "field", None) == field
 
 
-def test_the_admin_page_and_the_csv_an_accountant_takes_away(registry: Registry,
+def test_the_admin_page_and_the_csv_an_accountant_takes_away(registry: Registry, given: Given,
                                                              db_url: str) -> None:
     company(registry)
     apply(registry, "create_item", sku="=HYPERLINK(1)", name="@sum")
-    apply(registry, "create_stock_adjustment", location="SHOP", reason="found", lines=[
-        {"sku": "=HYPERLINK(1)", "quantity_delta": "1", "unit_cost": "1"}])
+    given.stock({"=HYPERLINK(1)": ("1", "1")}, location="SHOP", reason="found")
     feb = {"start": "2026-02-01", "date": "2026-02-28"}
     with serving_registry(registry, db_url, ("vera", PASSWORD, "viewer")) as url, \
             httpx.Client(base_url=url, timeout=30, headers={"Origin": url}) as c:

@@ -14,7 +14,7 @@ from shopfloor.registry.registry import Registry
 from shopfloor.store.tables import Balance, Variance
 from tests.corrections.test_revert import revert, stock
 from tests.given import Given
-from tests.helpers import ADMIN, apply, basic_setup, ledger_mismatches
+from tests.helpers import ADMIN, apply, ledger_mismatches
 from tests.lots.test_lots import refused
 
 
@@ -60,7 +60,7 @@ def _ship(reg: Registry, sku: str, qty: str) -> tuple[str, dict[str, Any]]:
 
 
 def _figure_a(reg: Registry) -> str:
-    basic_setup(reg)
+    Given(reg).company()
     _opening(reg, "M1", "10", "1")
     po, _ = _po(reg, "M1", "10", "9")
     assert stock(reg, "M1") == (D(20), D(0), D(5))
@@ -99,8 +99,9 @@ def test_figure_a_supplier_return_takes_no_more_than_the_stock_holds(
     _books(registry)
 
 
-def test_figure_c_a_return_that_empties_the_stock_drops_nothing(registry: Registry) -> None:
-    basic_setup(registry)
+def test_figure_c_a_return_that_empties_the_stock_drops_nothing(registry: Registry,
+                                                                given: Given) -> None:
+    given.company()
     _opening(registry, "M1", "5", "10")
     po, _ = _po(registry, "M1", "10", "4")
     assert stock(registry, "M1") == (D(15), D(0), D(6))
@@ -114,10 +115,10 @@ def test_figure_c_a_return_that_empties_the_stock_drops_nothing(registry: Regist
 
 
 def test_a_price_corrected_after_a_return_leaves_other_stock_alone(
-        registry: Registry) -> None:
+        registry: Registry, given: Given) -> None:
     """Goods returned to their supplier were that receipt's own: a later price correction
     expenses their difference against the return and never re-prices the other stock."""
-    basic_setup(registry)
+    given.company()
     _opening(registry, "M1", "10", "4")
     po, _ = _po(registry, "M1", "10", "4")
     ret = apply(registry, "create_supplier_return", number=po, reason="wrong",
@@ -140,7 +141,7 @@ def test_a_price_corrected_after_a_return_leaves_other_stock_alone(
 
 
 def _po2(reg: Registry) -> str:
-    basic_setup(reg)
+    Given(reg).company()
     po, _ = _po(reg, "M1", "10", "4")
     return po
 

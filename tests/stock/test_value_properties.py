@@ -43,6 +43,7 @@ from shopfloor.store.tables import (
 )
 from shopfloor.store.tables.corrections import Revert, StockReturn
 from tests.accounting.test_journal import valuation_in_cents
+from tests.given import Given
 from tests.helpers import ADMIN, apply, ledger_mismatches
 from tests.machines import Unwinding, run_machine
 from tests.stock.test_ledger_properties import fresh  # noqa: F401  (the fixture)
@@ -60,9 +61,9 @@ class Books(Unwinding):
     def __init__(self) -> None:
         super().__init__()
         self.reg = self.make()
-        apply(self.reg, "create_location", code="NEG", name="Below zero", allow_negative=True)
-        apply(self.reg, "update_recipe", sku="P1", components=[
-            {"sku": "M1", "quantity": "2"}, {"sku": "M2", "quantity": "1"}])
+        given = Given(self.reg)
+        given.location("NEG", "Below zero", allow_negative=True)
+        given.recipe("P1", {"M1": "2", "M2": "1"})
         self.pos: list[str] = []
         self.bills = 0
         self.sos: list[str] = []

@@ -24,7 +24,8 @@ from shopfloor.kernel.errors import ERROR_CODES, ShopfloorError
 from shopfloor.registry.registry import Registry
 from shopfloor.surfaces.auth import Authenticator
 from shopfloor.surfaces.server import build_app
-from tests.helpers import ADMIN, apply, basic_setup, ledger_mismatches
+from tests.given import Given
+from tests.helpers import ADMIN, apply, ledger_mismatches
 from tests.servers import serving
 
 HOSTILE = ["<script>alert(1)</script>", "<img src=x onerror=alert(1)>", "' OR 1=1 --",
@@ -61,7 +62,7 @@ LONG_EXAMPLES = int(os.environ.get("SHOPFLOOR_ABUSE_LONG_EXAMPLES", "400"))
 @pytest.fixture
 def world(db_url: str) -> Iterator[Registry]:
     reg = open_registry(Settings(database_url=db_url))
-    basic_setup(reg)
+    Given(reg).company()
     apply(reg, "create_stock_adjustment", location="MAIN", reason="seed",
           lines=[{"sku": "M1", "quantity_delta": "5", "unit_cost": "1"}])
     apply(reg, "create_purchase_order", supplier="Acme", location="MAIN",
@@ -115,8 +116,8 @@ def _int_fields(reg: Registry) -> list[tuple[str, str]]:
     return out
 
 
-def test_integers_past_32_bits_are_coded_errors(registry: Registry) -> None:
-    basic_setup(registry)
+def test_integers_past_32_bits_are_coded_errors(registry: Registry, given: Given) -> None:
+    given.company()
     internal = []
     fields = _int_fields(registry)
     assert ("get_item", "id") in fields and ("search_items", "limit") in fields
@@ -267,7 +268,7 @@ def _jsonrpc_body(r: httpx.Response) -> dict[str, Any]:
 def http_world(sqlite_url: str) -> Iterator[tuple[str, dict[str, str]]]:
     conf = Settings(database_url=sqlite_url)
     reg = open_registry(conf)
-    basic_setup(reg)
+    Given(reg).company()
     token = Authenticator(reg, conf).mint("abuser", ["admin"], 600)
     headers = {"Authorization": f"Bearer {token}",
                "Accept": "application/json, text/event-stream",
@@ -378,8 +379,9 @@ def test_rest_big_argument_and_wrong_methods(http_world: tuple[str, dict[str, st
 
 
 @pytest.mark.parametrize("name", HOSTILE)
-def test_hostile_names_are_refused_or_kept_exactly(registry: Registry, name: str) -> None:
-    basic_setup(registry)
+def test_hostile_names_are_refused_or_kept_exactly(registry: Registry, given: Given,
+                                                   name: str) -> None:
+    given.company()
     try:
         apply(registry, "create_item", sku="H1", name=name)
     except ShopfloorError as exc:
@@ -390,7 +392,7 @@ def test_hostile_names_are_refused_or_kept_exactly(registry: Registry, name: str
 
 def test_cli_refuses_non_utf8_bytes(sqlite_url: str) -> None:
     env = {**os.environ, "SHOPFLOOR_DATABASE_URL": sqlite_url}
-    basic_setup(open_registry(Settings(database_url=sqlite_url)))
+    Given(open_registry(Settings(database_url=sqlite_url))).company()
     out = subprocess.run([sys.executable, "-m", "shopfloor.surfaces.cli", "--fmt", "json",
                           "call", "create_location", "--arg", b"code=\xff\xfeX", "--arg",
                           "name=bad", "--arg", "preview=false"],  # type: ignore[list-item]

@@ -32,7 +32,8 @@ from shopfloor.store import migrate
 from shopfloor.store.engine import Store
 from shopfloor.store.tables import Base, StockMovement
 from tests.conftest import PG_URL
-from tests.helpers import ADMIN, apply, basic_setup, ledger_mismatches
+from tests.given import Given
+from tests.helpers import ADMIN, apply, ledger_mismatches
 
 TODAY = date(2026, 12, 1)
 # Untracked demo items (a lot-tracked line would need its lot named).
@@ -205,8 +206,9 @@ def test_writes_during_a_backup_are_wholly_in_it_or_wholly_not(
 
 
 def test_restore_refuses_a_database_that_holds_anything_of_ours(
-        registry: Registry, db_url: str, empty_db: Callable[[], str], tmp_path: Path) -> None:
-    basic_setup(registry)
+        registry: Registry, given: Given, db_url: str, empty_db: Callable[[], str],
+        tmp_path: Path) -> None:
+    given.company()
     file = tmp_path / "books.backup"
     backup.backup(db_url, file)
     with pytest.raises(Conflict) as refused:
@@ -226,8 +228,9 @@ def test_restore_refuses_a_database_that_holds_anything_of_ours(
 
 
 def test_restore_refuses_a_backup_from_a_newer_schema(
-        registry: Registry, db_url: str, empty_db: Callable[[], str], tmp_path: Path) -> None:
-    basic_setup(registry)
+        registry: Registry, given: Given, db_url: str, empty_db: Callable[[], str],
+        tmp_path: Path) -> None:
+    given.company()
     file = tmp_path / "newer.backup"
     if db_url.startswith("sqlite"):
         backup.backup(db_url, file)
@@ -310,11 +313,12 @@ def test_an_older_backup_is_migrated_to_head(
 
 
 def test_a_table_of_someone_elses_in_the_schema_does_not_stop_a_restore(
-        registry: Registry, db_url: str, empty_db: Callable[[], str], tmp_path: Path) -> None:
+        registry: Registry, given: Given, db_url: str, empty_db: Callable[[], str],
+        tmp_path: Path) -> None:
     """A PostgreSQL schema (public, often) may hold tables of other programs: pg_dump takes
     the whole schema, and the restore brings back ours only. A SQLite file is copied
     whole, theirs too."""
-    basic_setup(registry)
+    given.company()
     serial = "INTEGER PRIMARY KEY" if db_url.startswith("sqlite") else "SERIAL PRIMARY KEY"
     with registry.store.engine.begin() as conn:
         conn.execute(text(f"CREATE TABLE their_notes (id {serial}, note TEXT)"))
@@ -348,8 +352,9 @@ def cli(url: str, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_the_commands_fail_with_coded_exit_statuses(
-        registry: Registry, db_url: str, empty_db: Callable[[], str], tmp_path: Path) -> None:
-    basic_setup(registry)
+        registry: Registry, given: Given, db_url: str, empty_db: Callable[[], str],
+        tmp_path: Path) -> None:
+    given.company()
     file = tmp_path / "books.backup"
     done = cli(db_url, "backup", str(file))
     assert done.returncode == 0 and "Backed up" in done.stderr, done.stderr

@@ -19,7 +19,8 @@ from shopfloor.app import backup, demo
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
 from shopfloor.store.tables import Balance, Item
-from tests.helpers import ADMIN, apply, basic_setup
+from tests.given import Given
+from tests.helpers import ADMIN
 from tests.system.test_backup import TODAY, cli, empty_db, ours_in  # noqa: F401
 
 
@@ -50,12 +51,11 @@ def _refused(target: str, file: Path, **kw: bool) -> ShopfloorError:
 
 
 def test_an_unsealed_backup_is_refused_unless_a_person_asks(
-        registry: Registry, db_url: str, tmp_path: Path) -> None:
+        registry: Registry, given: Given, db_url: str, tmp_path: Path) -> None:
     if not db_url.startswith("sqlite"):
         pytest.skip("a seal is the SQLite file's own; pg_restore checks its archive")
-    basic_setup(registry)
-    apply(registry, "create_stock_adjustment", location="MAIN", reason="opening",
-          lines=[{"sku": "M1", "quantity_delta": "10", "unit_cost": "2"}])
+    given.company()
+    given.stock({"M1": ("10", "2")})
     file = tmp_path / "books.backup"
     backup.backup(db_url, file)
     _unseal(file)
@@ -85,13 +85,12 @@ def test_a_tampered_unsealed_backup_is_refused_by_its_books(
 
 
 def test_any_restore_checks_the_books_before_it_commits(
-        registry: Registry, db_url: str, empty_db: Callable[[], str],  # noqa: F811
+        registry: Registry, given: Given, db_url: str, empty_db: Callable[[], str],  # noqa: F811
         tmp_path: Path) -> None:
     """Books that disagree in the database backed up (sealed as they were) do not come
     back as a company: on PostgreSQL too, where the restore is one transaction."""
-    basic_setup(registry)
-    apply(registry, "create_stock_adjustment", location="MAIN", reason="opening",
-          lines=[{"sku": "M1", "quantity_delta": "10", "unit_cost": "2"}])
+    given.company()
+    given.stock({"M1": ("10", "2")})
     _raise_a_balance(db_url)
     file = tmp_path / "books.backup"
     backup.backup(db_url, file)
@@ -127,8 +126,8 @@ def _one_line(done: object) -> str:
 
 
 def test_bad_paths_and_targets_get_one_line_and_an_exit_code(
-        registry: Registry, db_url: str, tmp_path: Path) -> None:
-    basic_setup(registry)
+        registry: Registry, given: Given, db_url: str, tmp_path: Path) -> None:
+    given.company()
     folder = tmp_path / "folder"
     folder.mkdir()
     for args in (("backup", str(folder)), ("backup", "--force", str(folder)),
@@ -157,10 +156,10 @@ def test_bad_paths_and_targets_get_one_line_and_an_exit_code(
 
 
 def test_unsealed_is_said_on_the_command_line(
-        registry: Registry, db_url: str, tmp_path: Path) -> None:
+        registry: Registry, given: Given, db_url: str, tmp_path: Path) -> None:
     if not db_url.startswith("sqlite"):
         pytest.skip("SQLite's seal")
-    basic_setup(registry)
+    given.company()
     file = tmp_path / "books.backup"
     backup.backup(db_url, file)
     _unseal(file)

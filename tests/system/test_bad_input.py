@@ -15,7 +15,8 @@ from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.actor import Actor
 from shopfloor.registry.registry import Registry
 from tests.copies import Copies
-from tests.helpers import ADMIN, apply, basic_setup, snapshot
+from tests.given import Given
+from tests.helpers import ADMIN, apply, snapshot
 from tests.system.bad_input_lots_floor import LINE, LOTS_TO_PLANNING
 from tests.system.bad_input_more import FINER, MORE, READ_MORE
 
@@ -23,7 +24,7 @@ HUGE = "1e40"
 
 
 def _world(reg: Registry) -> dict[str, str]:
-    basic_setup(reg)
+    Given(reg).company()
     apply(reg, "update_recipe", sku="P1", components=[{"sku": "M1", "quantity": "2"}])
     apply(reg, "create_stock_adjustment", location="MAIN", reason="seed",
           lines=[{"sku": "M1", "quantity_delta": "10", "unit_cost": "1"}])

@@ -21,7 +21,7 @@ from sqlalchemy import event
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
 from tests.given import Given
-from tests.helpers import ADMIN, apply, basic_setup, ledger_mismatches, on_hand, snapshot
+from tests.helpers import ADMIN, apply, ledger_mismatches, on_hand, snapshot
 
 
 @contextmanager
@@ -50,8 +50,8 @@ def _adjust(lines: int) -> dict[str, Any]:
                       for i in range(lines)]}
 
 
-def test_statements_do_not_grow_with_lines(registry: Registry) -> None:
-    basic_setup(registry)
+def test_statements_do_not_grow_with_lines(registry: Registry, given: Given) -> None:
+    given.company()
     _items(registry, 100)
     apply(registry, "create_stock_adjustment", **_adjust(100))  # balances and sequence exist
     counts = {}
@@ -73,8 +73,9 @@ def test_statements_do_not_grow_with_lines(registry: Registry) -> None:
     assert ledger_mismatches(registry) == []
 
 
-def test_a_200_line_receipt_stays_within_two_statements_per_line(registry: Registry) -> None:
-    basic_setup(registry)
+def test_a_200_line_receipt_stays_within_two_statements_per_line(registry: Registry,
+                                                                 given: Given) -> None:
+    given.company()
     _items(registry, 200)
     po = apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
                lines=[{"sku": f"B{i}", "quantity": "5", "unit_price": "3"} for i in range(200)])
@@ -86,11 +87,11 @@ def test_a_200_line_receipt_stays_within_two_statements_per_line(registry: Regis
     assert ledger_mismatches(registry) == []
 
 
-def test_a_derived_quantity_beyond_storage_is_refused(registry: Registry) -> None:
+def test_a_derived_quantity_beyond_storage_is_refused(registry: Registry, given: Given) -> None:
     """A recipe of 999,999,999 per unit, built 9,300 times, needs 9.3e12 of a component:
     more than a column holds on SQLite, and more than Shopfloor promises to store."""
-    basic_setup(registry)
-    apply(registry, "update_recipe", sku="P1", components=[{"sku": "M1", "quantity": "999999999"}])
+    given.company()
+    given.recipe("P1", {"M1": "999999999"})
     before = snapshot(registry)
     for quantity in ("9300", "999999999"):
         with pytest.raises(ShopfloorError) as refused:
@@ -107,13 +108,12 @@ def test_a_derived_quantity_beyond_storage_is_refused(registry: Registry) -> Non
     assert ok["applied"] is True
 
 
-def test_a_stored_cost_beyond_storage_is_refused(registry: Registry) -> None:
-    basic_setup(registry)
+def test_a_stored_cost_beyond_storage_is_refused(registry: Registry, given: Given) -> None:
+    given.company()
     apply(registry, "modify_item", sku="P1", precision=6)  # made by the millionth
     apply(registry, "modify_item", sku="M1", precision=6)  # and taking thousandths of M1
-    apply(registry, "create_stock_adjustment", location="MAIN", reason="found",
-          lines=[{"sku": "M1", "quantity_delta": "1000", "unit_cost": "999999999"}])
-    apply(registry, "update_recipe", sku="P1", components=[{"sku": "M1", "quantity": "2000"}])
+    given.stock({"M1": ("1000", "999999999")}, reason="found")
+    given.recipe("P1", {"M1": "2000"})
     mo = apply(registry, "create_manufacturing_order", sku="P1", quantity="0.000001",
                location="MAIN")
     before = snapshot(registry)
@@ -125,10 +125,10 @@ def test_a_stored_cost_beyond_storage_is_refused(registry: Registry) -> None:
     assert snapshot(registry) == before
 
 
-def test_generated_numbers_step_past_chosen_ones(registry: Registry) -> None:
+def test_generated_numbers_step_past_chosen_ones(registry: Registry, given: Given) -> None:
     """Generated numbers are never looked up, so a chosen number that looks generated
     moves the counter past it."""
-    basic_setup(registry)
+    given.company()
     line = [{"sku": "M1", "quantity": "1", "unit_price": "1"}]
     apply(registry, "create_purchase_order", supplier="Acme", location="MAIN", lines=line,
           number="PO-00003")
@@ -141,10 +141,10 @@ def test_generated_numbers_step_past_chosen_ones(registry: Registry) -> None:
     assert (taken.value.code, taken.value.field) == ("conflict", "number")
 
 
-def test_racing_first_postings_create_one_balance(registry: Registry) -> None:
+def test_racing_first_postings_create_one_balance(registry: Registry, given: Given) -> None:
     """Eight writers post to a balance that does not exist yet: one creates it, the others
     start over and add to it; nothing is lost."""
-    basic_setup(registry)
+    given.company()
     apply(registry, "modify_item", sku="M2", precision=1)  # counted to a tenth
     gate = threading.Barrier(8)
 
@@ -160,22 +160,22 @@ def test_racing_first_postings_create_one_balance(registry: Registry) -> None:
     assert ledger_mismatches(registry) == []
 
 
-def test_mrp_never_plans_an_order_beyond_storage(registry: Registry) -> None:
+def test_mrp_never_plans_an_order_beyond_storage(registry: Registry, given: Given) -> None:
     """A sales order of 900 million, a recipe of 999,999,999 per unit: the component's
     need cannot be stored, so the plan names it for review instead of ordering it."""
     from tests.planning.test_mrp import run_job
 
-    basic_setup(registry)
-    apply(registry, "update_recipe", sku="P1", components=[{"sku": "M1", "quantity": "999999999"}])
-    apply(registry, "create_sales_order", customer="Bob", location="MAIN",
-          lines=[{"sku": "P1", "quantity": "900000000", "unit_price": "1"}])
+    given.company()
+    given.recipe("P1", {"M1": "999999999"})
+    given.so({"P1": ("900000000", "1")})
     plan = run_job(registry, "run_mrp")["result"]
     bought = [ln["sku"] for po in plan["purchase_orders"] for ln in po["lines"]]
     assert "M1" not in bought
     assert [e["sku"] for e in plan["messages"] if e["action"] == "review"] == ["M1"]
 
 
-def test_stock_moved_in_a_rolled_back_savepoint_is_forgotten(registry: Registry) -> None:
+def test_stock_moved_in_a_rolled_back_savepoint_is_forgotten(registry: Registry,
+                                                             given: Given) -> None:
     """A write job's check runs its handler in a savepoint and rolls it back: what that
     run moved in memory must not reach a later query's flush in the same transaction."""
     from datetime import UTC, datetime
@@ -187,7 +187,7 @@ def test_stock_moved_in_a_rolled_back_savepoint_is_forgotten(registry: Registry)
     from shopfloor.domain.stock import ledger as stock
     from shopfloor.store.tables import StockMovement
 
-    basic_setup(registry)
+    given.company()
     with registry.store.writing() as session:
         savepoint = session.begin_nested()
         op = Op(session, "alice", datetime.now(UTC), dialect=registry.store.dialect)

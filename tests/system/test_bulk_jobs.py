@@ -14,7 +14,8 @@ from shopfloor.app.wiring import worker_for
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
 from shopfloor.store.tables import Balance, OperationLog
-from tests.helpers import ADMIN, apply, basic_setup, ledger_mismatches, on_hand, snapshot
+from tests.given import Given
+from tests.helpers import ADMIN, apply, ledger_mismatches, on_hand, snapshot
 
 CSV = """SKU,Name,kind,purchase_price,reorder_point,default_supplier,on_hand:MAIN,on_hand:SHOP
 N1,Oak board,material,12.50,20,Acme,40,
@@ -43,8 +44,9 @@ def _log_rows(reg: Registry, operation_id: str) -> int:
             OperationLog.operation_id == operation_id)).all())
 
 
-def test_import_previews_each_row_then_a_job_applies_it_once(registry: Registry) -> None:
-    basic_setup(registry)
+def test_import_previews_each_row_then_a_job_applies_it_once(registry: Registry,
+                                                             given: Given) -> None:
+    given.company()
     blocked = registry.invoke("import_items", {"csv": CSV}, ADMIN)
     assert blocked["apply"] is None and blocked["warnings"][0]["blocking"]
     rows = {(r["line"], r["action"]): r for r in blocked["document"]["rows"]}
@@ -82,8 +84,8 @@ def test_import_previews_each_row_then_a_job_applies_it_once(registry: Registry)
     assert not worker_for(registry).run_one(queued["job_id"])  # nothing left to run
 
 
-def test_import_job_refuses_when_the_preview_went_stale(registry: Registry) -> None:
-    basic_setup(registry)
+def test_import_job_refuses_when_the_preview_went_stale(registry: Registry, given: Given) -> None:
+    given.company()
     csv = "sku,purchase_price,on_hand:MAIN\nM1,4,10\n"
     _, queued = _confirm(registry, "import_items", csv=csv)
     apply(registry, "modify_item", sku="M1", purchase_price="2")  # someone edits M1 meanwhile
@@ -101,14 +103,12 @@ def test_import_job_refuses_when_the_preview_went_stale(registry: Registry) -> N
     assert _log_rows(registry, job["job_id"]) == 0
 
 
-def test_batch_recipe_change_row_by_row(registry: Registry) -> None:
-    basic_setup(registry)
+def test_batch_recipe_change_row_by_row(registry: Registry, given: Given) -> None:
+    given.company()
     apply(registry, "create_item", sku="P2", name="Second", kind="product")
     apply(registry, "create_item", sku="M3", name="Better M1", purchase_price="1")
-    apply(registry, "update_recipe", sku="P1", components=[{"sku": "M1", "quantity": "2"},
-                                                           {"sku": "M2", "quantity": "1"}])
-    apply(registry, "update_recipe", sku="P2", components=[{"sku": "M1", "quantity": "3"},
-                                                           {"sku": "M3", "quantity": "1"}])
+    given.recipe("P1", {"M1": "2", "M2": "1"})
+    given.recipe("P2", {"M1": "3", "M3": "1"})
     blocked = registry.invoke("batch_update_recipes",
                               {"component": "M1", "replace_with": "M3", "scale": "1.5"}, ADMIN)
     assert blocked["apply"] is None
@@ -131,10 +131,9 @@ def test_batch_recipe_change_row_by_row(registry: Registry) -> None:
     assert [(c["sku"], c["quantity"]) for c in recipe] == [("M1", "3"), ("M3", "0.5")]
 
 
-def test_rebuild_preview_lists_corrections(registry: Registry) -> None:
-    basic_setup(registry)
-    apply(registry, "create_stock_adjustment", location="MAIN", reason="seed",
-          lines=[{"sku": "M1", "quantity_delta": "5"}])
+def test_rebuild_preview_lists_corrections(registry: Registry, given: Given) -> None:
+    given.company()
+    given.stock({"M1": "5"}, reason="seed")
     with registry.store.writing() as s:  # damage the balance behind the ledger's back
         s.scalars(select(Balance)).unique().one().on_hand = D(3)
         s.commit()
@@ -145,12 +144,12 @@ def test_rebuild_preview_lists_corrections(registry: Registry) -> None:
             "after": "5"} in preview["changes"]
 
 
-def test_cancelling_a_running_import(registry: Registry, db_url: str) -> None:
+def test_cancelling_a_running_import(registry: Registry, given: Given, db_url: str) -> None:
     """On PostgreSQL the cancel lands at the next checkpoint and nothing is written. On
     SQLite the import holds the one write lock, so a cancel_job (itself a write) that comes
     after the import began waits until it has committed, and is then refused. Either way
     the import is all or nothing."""
-    basic_setup(registry)
+    given.company()
     rows = "\n".join(f"BULK-{i:05d},Bulk item {i},{i % 50 + 1}" for i in range(3000))
     _, queued = _confirm(registry, "import_items", csv=f"sku,name,on_hand:MAIN\n{rows}\n")
     quiet = snapshot(registry)

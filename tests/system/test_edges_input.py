@@ -10,7 +10,8 @@ import pytest
 
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
-from tests.helpers import ADMIN, apply, basic_setup, on_hand
+from tests.given import Given
+from tests.helpers import ADMIN, apply, on_hand
 
 
 def _refusal(registry: Registry, tool: str, args: dict[str, Any]) -> ShopfloorError:
@@ -42,8 +43,9 @@ NOT_ASCII = ["\u0661\u0660", "\uff11\uff10", "\u0663.\u0665", "\u06f1\u06f0",
 
 
 @pytest.mark.parametrize("text", NOT_ASCII)
-def test_decimals_refuse_digits_that_are_not_ascii(registry: Registry, text: str) -> None:
-    basic_setup(registry)
+def test_decimals_refuse_digits_that_are_not_ascii(registry: Registry, given: Given,
+                                                   text: str) -> None:
+    given.company()
     cases: list[tuple[str, dict[str, Any], str]] = [
         ("create_stock_adjustment", {"location": "MAIN", "reason": "r",
                                      "lines": [{"sku": "M1", "quantity_delta": text}]},
@@ -67,8 +69,9 @@ def test_decimals_refuse_digits_that_are_not_ascii(registry: Registry, text: str
 
 
 @pytest.mark.parametrize("text", NOT_ASCII)
-def test_integers_refuse_digits_that_are_not_ascii(registry: Registry, text: str) -> None:
-    basic_setup(registry)
+def test_integers_refuse_digits_that_are_not_ascii(registry: Registry, given: Given,
+                                                   text: str) -> None:
+    given.company()
     for tool, args, fld in [("get_stock", {"limit": text}, "limit"),
                             ("get_purchase_order", {"id": text}, "id"),
                             ("create_item", {"sku": "N1", "name": "N", "lead_time_days": text},
@@ -79,17 +82,17 @@ def test_integers_refuse_digits_that_are_not_ascii(registry: Registry, text: str
 
 @pytest.mark.parametrize("quantity", [10, 2.5, "10", "2.5", " 3 ", "0.125", "+4", "1e1",
                                       "1E1", ".5", "5."])
-def test_numbers_and_ascii_decimal_strings_still_work(registry: Registry,
+def test_numbers_and_ascii_decimal_strings_still_work(registry: Registry, given: Given,
                                                       quantity: Any) -> None:
-    basic_setup(registry)
+    given.company()
     apply(registry, "modify_item", sku="M1", precision=3)  # counted to the gram
     apply(registry, "create_stock_adjustment", location="MAIN", reason="r",
           lines=[{"sku": "M1", "quantity_delta": quantity}])
     assert on_hand(registry, "M1") > 0
 
 
-def test_the_import_refuses_such_digits_per_row(registry: Registry) -> None:
-    basic_setup(registry)
+def test_the_import_refuses_such_digits_per_row(registry: Registry, given: Given) -> None:
+    given.company()
     csv = "sku,name,reorder_point\nN1,N,\u0661\u0660\n"
     preview = registry.invoke("import_items", {"csv": csv}, ADMIN)
     rows = json.dumps(preview["document"])

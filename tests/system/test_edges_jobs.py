@@ -10,7 +10,8 @@ import pytest
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.actor import Actor
 from shopfloor.registry.registry import Registry
-from tests.helpers import ADMIN, apply, basic_setup
+from tests.given import Given
+from tests.helpers import ADMIN, apply
 
 OLGA = Actor.of("olga", "operator")
 OSCAR = Actor.of("oscar", "operator")
@@ -36,8 +37,8 @@ def _refused(registry: Registry, actor: Actor, job_id: str, *, preview: bool) ->
     return info.value
 
 
-def test_an_operator_cannot_cancel_an_admin_job(registry: Registry) -> None:
-    basic_setup(registry)
+def test_an_operator_cannot_cancel_an_admin_job(registry: Registry, given: Given) -> None:
+    given.company()
     rebuild = _queued(registry, "rebuild_balances", ADMIN)
     recipes = _queued(registry, "import_items", ADMIN, csv="sku,name\nZ1,Zed\n")
     for job_id, kind in ((rebuild, "rebuild_balances"), (recipes, "import_items")):
@@ -48,8 +49,9 @@ def test_an_operator_cannot_cancel_an_admin_job(registry: Registry) -> None:
         assert _status(registry, job_id) == "queued"
 
 
-def test_an_operator_cancels_its_own_and_another_operators_mrp(registry: Registry) -> None:
-    basic_setup(registry)
+def test_an_operator_cancels_its_own_and_another_operators_mrp(registry: Registry,
+                                                               given: Given) -> None:
+    given.company()
     own = registry.invoke("run_mrp", {}, OLGA)["job_id"]
     assert registry.invoke("cancel_job", {"job_id": own}, OLGA)["preview"] is True
     assert apply(registry, "cancel_job", OLGA, job_id=own)["status"] == "cancelled"
@@ -58,15 +60,15 @@ def test_an_operator_cancels_its_own_and_another_operators_mrp(registry: Registr
 
 
 def test_the_actor_of_a_job_may_cancel_it_even_without_the_role_now(
-        registry: Registry) -> None:
-    basic_setup(registry)
+        registry: Registry, given: Given) -> None:
+    given.company()
     job_id = _queued(registry, "rebuild_balances", ADMIN)
     demoted = Actor.of(ADMIN.subject, "operator")
     assert apply(registry, "cancel_job", demoted, job_id=job_id)["status"] == "cancelled"
 
 
-def test_an_admin_cancels_anything(registry: Registry) -> None:
-    basic_setup(registry)
+def test_an_admin_cancels_anything(registry: Registry, given: Given) -> None:
+    given.company()
     mine = _queued(registry, "rebuild_balances", ADMIN)
     assert apply(registry, "cancel_job", BOB, job_id=mine)["status"] == "cancelled"
     mrp = registry.invoke("run_mrp", {}, OLGA)["job_id"]
@@ -75,20 +77,20 @@ def test_an_admin_cancels_anything(registry: Registry) -> None:
     assert apply(registry, "cancel_job", BOB, job_id=recipes)["status"] == "cancelled"
 
 
-def test_a_viewer_still_cannot_cancel(registry: Registry) -> None:
-    basic_setup(registry)
+def test_a_viewer_still_cannot_cancel(registry: Registry, given: Given) -> None:
+    given.company()
     mrp = registry.invoke("run_mrp", {}, OLGA)["job_id"]
     err = _refused(registry, Actor.of("vera", "viewer"), mrp, preview=False)
     assert err.code == "forbidden"
 
 
 def test_a_cancel_after_the_last_checkpoint_still_cancels_a_job_that_changes_nothing(
-        registry: Registry) -> None:
+        registry: Registry, given: Given) -> None:
     """The card said "cancelling": an MRP run that reaches its end before another
     checkpoint drops its plan rather than report success."""
     from shopfloor.store import queue
 
-    basic_setup(registry)
+    given.company()
     job_id = registry.invoke("run_mrp", {}, ADMIN)["job_id"]
     assert queue.claim(registry.store, "w1", job_id) is not None
     apply(registry, "cancel_job", ADMIN, job_id=job_id)  # still running: at a checkpoint

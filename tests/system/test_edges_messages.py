@@ -13,7 +13,8 @@ import pytest
 
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
-from tests.helpers import ADMIN, apply, basic_setup
+from tests.given import Given
+from tests.helpers import ADMIN, apply
 
 TRAILING_ZERO = re.compile(r"\d\.\d*0\b")
 MONEY = re.compile(r"(?:[A-Z]{0,3}[€$£¥]|\b[A-Z]{3}\s?)-?[\d,]+(?:\.\d+)?")
@@ -36,7 +37,7 @@ def _story(registry: Registry, *, details: bool) -> list[str]:
     """A transfer of 10, a PO and its receipt, a sales order, a manufacturing order and its
     completion, each previewed and applied, quantities sent with their zeros as a client
     might ("10.000"), and a few refusals; every text a person reads, collected."""
-    basic_setup(registry)
+    Given(registry).company()
     seen: list[str] = []
 
     def both(tool: str, **args: Any) -> dict[str, Any]:

@@ -17,7 +17,8 @@ from shopfloor.app.settings import Settings
 from shopfloor.app.wiring import open_registry
 from shopfloor.registry.registry import Registry
 from tests.conftest import PG_URL
-from tests.helpers import ADMIN, apply, basic_setup, on_hand
+from tests.given import Given
+from tests.helpers import ADMIN, apply, on_hand
 
 
 @pytest.fixture
@@ -66,7 +67,7 @@ def _terminate(name: str) -> int:
 
 def test_connections_the_server_dropped_are_replaced_unseen(pg_registry: Any) -> None:
     reg, name = pg_registry
-    basic_setup(reg)
+    Given(reg).company()
     barrier = threading.Barrier(4)
 
     def hold() -> None:  # four connections in the pool at once

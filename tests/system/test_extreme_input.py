@@ -16,7 +16,8 @@ from shopfloor.app.settings import Settings
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
 from shopfloor.surfaces.server import build_app
-from tests.helpers import ADMIN, apply, basic_setup, snapshot
+from tests.given import Given
+from tests.helpers import ADMIN, apply, snapshot
 from tests.servers import serving
 
 
@@ -31,7 +32,7 @@ def _refused(reg: Registry, tool: str, args: dict[str, Any], field: str) -> Shop
 
 
 def _made(reg: Registry) -> None:
-    basic_setup(reg)
+    Given(reg).company()
     apply(reg, "create_stock_adjustment", location="MAIN", reason="seed",
           lines=[{"sku": "M1", "quantity_delta": "5", "unit_cost": "1"}])
     apply(reg, "update_recipe", sku="P1", components=[{"sku": "M1", "quantity": "1"}])

@@ -98,10 +98,10 @@ def test_purchase_receive_manufacture_fulfil(registry: Registry, given: Given) -
 
 def test_terminal_documents_are_immutable(registry: Registry) -> None:
     from shopfloor.kernel.errors import ShopfloorError
-    from tests.helpers import basic_setup, snapshot
+    from tests.helpers import snapshot
 
     reg = registry
-    basic_setup(reg)
+    Given(reg).company()
     po = apply(reg, "create_purchase_order", supplier="Acme", location="MAIN",
                lines=[{"sku": "M1", "quantity": "5", "unit_price": "1"}])
     apply(reg, "receive_purchase_order", number=po["number"])

@@ -15,7 +15,8 @@ import pytest
 
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
-from tests.helpers import ADMIN, apply, basic_setup, on_hand, snapshot
+from tests.given import Given
+from tests.helpers import ADMIN, apply, on_hand, snapshot
 from tests.stock.test_stocktake import _day, at
 
 
@@ -112,11 +113,9 @@ def test_the_counting_moment_is_described_as_a_date_time_string(registry: Regist
 
 # -- corrections of orders closed short --------------------------------------------------
 def _closed_sale(registry: Registry) -> None:
-    basic_setup(registry)
-    apply(registry, "create_stock_adjustment", location="MAIN", reason="opening",
-          lines=[{"sku": "M1", "quantity_delta": "10", "unit_cost": "2"}])
-    apply(registry, "create_sales_order", customer="Bob", location="MAIN",
-          lines=[{"sku": "M1", "quantity": "5", "unit_price": "4"}])
+    given = Given(registry).company()
+    given.stock({"M1": ("10", "2")})
+    given.so({"M1": ("5", "4")})
     apply(registry, "fulfill_order", number="SO-00001",
           lines=[{"sku": "M1", "quantity": "2"}])
     apply(registry, "close_sales_order", number="SO-00001")
@@ -134,10 +133,10 @@ def test_a_correction_never_ships_more_on_a_closed_order(registry: Registry) -> 
     assert on_hand(registry, "M1") == D(9)
 
 
-def test_a_correction_never_receives_more_on_a_closed_order(registry: Registry) -> None:
-    basic_setup(registry)
-    apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
-          lines=[{"sku": "M1", "quantity": "5", "unit_price": "2"}])
+def test_a_correction_never_receives_more_on_a_closed_order(registry: Registry,
+                                                            given: Given) -> None:
+    given.company()
+    given.po({"M1": ("5", "2")})
     apply(registry, "receive_purchase_order", number="PO-00001",
           lines=[{"sku": "M1", "quantity": "2"}])
     apply(registry, "close_purchase_order", number="PO-00001")

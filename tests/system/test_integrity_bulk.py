@@ -18,7 +18,8 @@ from shopfloor.app.wiring import worker_for
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
 from shopfloor.tools.bulk import MAX_ROWS
-from tests.helpers import ADMIN, apply, basic_setup, snapshot
+from tests.given import Given
+from tests.helpers import ADMIN, apply, snapshot
 
 BIG = 30_000
 
@@ -44,9 +45,9 @@ def _without_jobs(snap: dict[str, Any]) -> dict[str, Any]:
             if not k.startswith(("jobs", "idempotency", "events"))}
 
 
-def test_a_30k_row_import_without_a_preview_queues_at_once(registry: Registry,
+def test_a_30k_row_import_without_a_preview_queues_at_once(registry: Registry, given: Given,
                                                           db_url: str) -> None:
-    basic_setup(registry)
+    given.company()
     csv = _big_csv()
     before = snapshot(registry)
     started = time.perf_counter()
@@ -71,9 +72,9 @@ SHAPE_ERRORS = {
 
 
 @pytest.mark.parametrize("case", list(SHAPE_ERRORS))
-def test_a_bad_file_is_refused_at_once_and_nothing_queued(registry: Registry,
+def test_a_bad_file_is_refused_at_once_and_nothing_queued(registry: Registry, given: Given,
                                                           case: str) -> None:
-    basic_setup(registry)
+    given.company()
     before = snapshot(registry)
     with pytest.raises(ShopfloorError) as info:
         apply(registry, "import_items", csv=SHAPE_ERRORS[case])
@@ -82,8 +83,8 @@ def test_a_bad_file_is_refused_at_once_and_nothing_queued(registry: Registry,
     assert snapshot(registry) == before
 
 
-def test_rejects_found_by_key_reads_are_refused_at_once(registry: Registry) -> None:
-    basic_setup(registry)
+def test_rejects_found_by_key_reads_are_refused_at_once(registry: Registry, given: Given) -> None:
+    given.company()
     before = snapshot(registry)
     csv = "sku,name,on_hand:MAIN\nNEW,,4\nN2,Two,x\nM1,Fine,1\n"
     preview = registry.invoke("import_items", {"csv": csv}, ADMIN)
@@ -96,10 +97,11 @@ def test_rejects_found_by_key_reads_are_refused_at_once(registry: Registry) -> N
     assert snapshot(registry) == before
 
 
-def test_an_import_job_fails_with_the_rejects_the_preview_shows(registry: Registry) -> None:
+def test_an_import_job_fails_with_the_rejects_the_preview_shows(registry: Registry,
+                                                                given: Given) -> None:
     """M1 is deleted after the apply queued: the job finds the reject, lists every row as
     a preview made now does, and applies nothing."""
-    basic_setup(registry)
+    given.company()
     csv = "sku,name,purchase_price,on_hand:MAIN\nN1,New one,2,5\nM1,Renamed,,\nN2,Two,,\n"
     queued = apply(registry, "import_items", csv=csv)
     apply(registry, "delete_item", sku="M1")
@@ -119,8 +121,8 @@ def test_an_import_job_fails_with_the_rejects_the_preview_shows(registry: Regist
 
 
 def test_an_import_job_skipping_rejects_lists_them_as_the_preview_does(
-        registry: Registry) -> None:
-    basic_setup(registry)
+        registry: Registry, given: Given) -> None:
+    given.company()
     csv = "sku,name,purchase_price,on_hand:MAIN\nN1,New one,2,5\nM1,Renamed,,\n"
     queued = apply(registry, "import_items", csv=csv, skip_rejects=True)
     apply(registry, "delete_item", sku="M1")
@@ -133,19 +135,19 @@ def test_an_import_job_skipping_rejects_lists_them_as_the_preview_does(
     assert registry.invoke("get_item", {"sku": "N1"}, ADMIN)["name"] == "New one"
 
 
-def test_a_recipe_job_fails_with_the_refusals_the_preview_shows(registry: Registry) -> None:
+def test_a_recipe_job_fails_with_the_refusals_the_preview_shows(registry: Registry,
+                                                                given: Given) -> None:
     """P2 starts using M3 after the change queued: replacing M1 by M3 there is refused."""
-    basic_setup(registry)
+    given.company()
     apply(registry, "create_item", sku="P2", name="Second", kind="product")
     apply(registry, "create_item", sku="M3", name="Better M1")
-    apply(registry, "update_recipe", sku="P1", components=[{"sku": "M1", "quantity": "2"}])
-    apply(registry, "update_recipe", sku="P2", components=[{"sku": "M1", "quantity": "3"}])
+    given.recipe("P1", {"M1": "2"})
+    given.recipe("P2", {"M1": "3"})
     with pytest.raises(ShopfloorError) as info:  # refused at once: a cheap argument check
         apply(registry, "batch_update_recipes", component="M1")
     assert (info.value.code, info.value.field) == ("validation_error", "replace_with")
     queued = apply(registry, "batch_update_recipes", component="M1", replace_with="M3")
-    apply(registry, "update_recipe", sku="P2", components=[{"sku": "M1", "quantity": "3"},
-                                                           {"sku": "M3", "quantity": "1"}])
+    given.recipe("P2", {"M1": "3", "M3": "1"})
     job = _run(registry, queued["job_id"])
     assert job["status"] == "failed", job
     error = job["result"]["error"]

@@ -40,7 +40,8 @@ from shopfloor.store.violations import unique_violation
 from shopfloor.surfaces.auth import Authenticator
 from shopfloor.surfaces.server import build_app
 from tests.conftest import _truncate
-from tests.helpers import ADMIN, apply, basic_setup
+from tests.given import Given
+from tests.helpers import ADMIN, apply
 from tests.servers import serving
 
 THREADS = 6
@@ -97,7 +98,7 @@ def two_servers(pg_schema_url: str) -> Iterator[tuple[list[str], dict[str, str],
     _truncate(pg_schema_url)
     settings = Settings(database_url=pg_schema_url)
     regs = [open_registry(settings), open_registry(settings)]
-    basic_setup(regs[0])
+    Given(regs[0]).company()
     token = Authenticator(regs[0], settings).mint("racer", ["admin"], 900)
     with ExitStack() as stack:
         urls = [stack.enter_context(serving(build_app(r, settings))) for r in regs]
@@ -129,8 +130,8 @@ def test_racing_creates_across_two_servers_are_applied_or_conflict(
 
 @pytest.mark.parametrize("tool", list(CASES))
 def test_racing_creates_through_the_registry_are_applied_or_conflict(
-        registry: Registry, tool: str) -> None:
-    basic_setup(registry)
+        registry: Registry, given: Given, tool: str) -> None:
+    given.company()
     for round_ in range(ROUNDS):
         key = f"RACE-{round_}"
 
@@ -158,13 +159,12 @@ def test_a_unique_violation_maps_to_conflict_naming_the_key(registry: Registry) 
     assert unnamed is not None and unnamed.field is None and "sku" in unnamed.message
 
 
-def test_a_two_column_key_and_bookkeeping_tables(registry: Registry) -> None:
+def test_a_two_column_key_and_bookkeeping_tables(registry: Registry, given: Given) -> None:
     """A key over two columns names both and no single argument; a violation in the
     registry's own tables (the idempotency race is settled where it happens) is no
     conflict to report."""
-    basic_setup(registry)
-    apply(registry, "create_stock_adjustment", location="MAIN", reason="seed",
-          lines=[{"sku": "M1", "quantity_delta": "1"}])
+    given.company()
+    given.stock({"M1": "1"}, reason="seed")
     with registry.store.reading() as s:
         first = s.scalars(select(Balance)).unique().one()
         item_id, location_id = first.item_id, first.location_id
@@ -187,10 +187,10 @@ def test_a_two_column_key_and_bookkeeping_tables(registry: Registry) -> None:
     assert unique_violation(caught.value, {"idempotency_key": "k-1"}) is None
 
 
-def test_the_idempotency_key_race_still_replays(registry: Registry) -> None:
+def test_the_idempotency_key_race_still_replays(registry: Registry, given: Given) -> None:
     """The one unique violation the registry retries instead of refusing: racing repeats
     of one idempotency key get the first result, replayed."""
-    basic_setup(registry)
+    given.company()
 
     def call(n: int) -> tuple[int, dict[str, Any]]:
         return 200, registry.invoke("create_item", {

@@ -36,6 +36,7 @@ from shopfloor.store.tables import (
     StockAdjustment,
     StockMovement,
 )
+from tests.given import Given
 from tests.helpers import apply, ledger_mismatches
 from tests.servers import free_port
 
@@ -159,7 +160,7 @@ def _lock_balances(db_url: str) -> Connection:
 
 def test_kill_during_a_big_apply_leaves_no_partial_effect(db_url: str, tmp_path: Path) -> None:
     reg = open_registry(Settings(database_url=db_url))
-    apply(reg, "create_location", code="MAIN", name="Main")
+    Given(reg).location()
     with reg.store.writing() as s:  # 1,000 items quickly; their creation is not under test
         s.add_all(Item(sku=f"K{i:04d}", name=f"Kill {i}", kind="material") for i in range(LINES))
         s.commit()
@@ -235,7 +236,7 @@ def test_the_lock_probes_see_an_open_write(db_url: str) -> None:
     assert not probe()
     reg = open_registry(Settings(database_url=db_url))
     try:
-        apply(reg, "create_location", code="MAIN", name="Main")
+        Given(reg).location()
         apply(reg, "create_item", sku="P1", name="Probe", kind="material")
         assert not probe()
         with reg.store.writing() as s:

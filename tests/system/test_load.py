@@ -19,7 +19,8 @@ from shopfloor.app.wiring import open_registry
 from shopfloor.registry.registry import Registry
 from shopfloor.surfaces.auth import Authenticator
 from shopfloor.surfaces.server import build_app
-from tests.helpers import ADMIN, apply, basic_setup, ledger_mismatches, on_hand
+from tests.given import Given
+from tests.helpers import ADMIN, apply, ledger_mismatches, on_hand
 from tests.servers import serving
 
 CLIENTS = 16
@@ -30,7 +31,7 @@ PER_CLIENT = int(os.environ.get("SHOPFLOOR_LOAD_PER_CLIENT", "25"))
 def served(db_url: str) -> Iterator[tuple[str, dict[str, str], Registry]]:
     settings = Settings(database_url=db_url)
     reg = open_registry(settings)
-    basic_setup(reg)
+    Given(reg).company()
     apply(reg, "modify_item", sku="M1", precision=1)  # the load adjusts by 1.5
     token = Authenticator(reg, settings).mint("load", ["admin"], 900)
     headers = {"Authorization": f"Bearer {token}"}

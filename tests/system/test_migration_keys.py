@@ -9,7 +9,8 @@ from sqlalchemy import text
 
 from shopfloor.app.settings import Settings
 from shopfloor.app.wiring import open_registry
-from tests.helpers import ADMIN, apply, basic_setup, migrate_to
+from tests.given import Given
+from tests.helpers import ADMIN, apply, migrate_to
 
 pytestmark = pytest.mark.quick
 
@@ -18,7 +19,7 @@ WIDE_1 = "\uff30\uff2c\uff21\uff29\uff2e-1"  # PLAIN-1 in fullwidth letters
 
 def test_older_keys_are_renamed_where_free_and_get_their_skeletons(db_url: str) -> None:
     reg = open_registry(Settings(database_url=db_url))
-    basic_setup(reg)
+    Given(reg).company()
     for sku in ("PLAIN-1", "PLAIN-9", "GHOST-1", "CLASH-1"):
         apply(reg, "create_item", sku=sku, name=sku)
     migrate_to(reg, "downgrade", "0010")

@@ -11,7 +11,7 @@ import pytest
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
 from tests.given import Given
-from tests.helpers import ADMIN, apply
+from tests.helpers import ADMIN
 
 
 def _world(reg: Registry) -> None:
@@ -48,7 +48,7 @@ def test_get_stock_pages_join_up_to_the_whole_list(registry: Registry) -> None:
     assert [b["sku"] for b in shop] == ["S-0", "S-2", "S-4", "S-6"]
 
 
-def test_low_stock_pages_and_suggests_min_max(registry: Registry) -> None:
+def test_low_stock_pages_and_suggests_min_max(registry: Registry, given: Given) -> None:
     _world(registry)
     low = _all_pages(registry, "list_low_stock", "items")
     # available over both locations: S-0 1, S-1 3, S-2 7, S-3 9, S-4 13: S-4 and up are fine
@@ -56,8 +56,7 @@ def test_low_stock_pages_and_suggests_min_max(registry: Registry) -> None:
     # up to reorder point + reorder quantity (10 + 5), less what is there: S-3 -> 15 - 9
     assert {r["sku"]: Decimal(r["suggested_quantity"]) for r in low} == \
         {"S-0": 14, "S-1": 12, "S-2": 8, "S-3": 6}
-    apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
-          lines=[{"sku": "S-3", "quantity": "6", "unit_price": "1"}])
+    given.po({"S-3": ("6", "1")})
     after = {r["sku"]: r for r in registry.invoke("list_low_stock", {}, ADMIN)["items"]}
     # still physically low, but following the suggestion leaves nothing more to order
     assert (after["S-3"]["on_order"], after["S-3"]["suggested_quantity"]) == ("6", "0")

@@ -18,7 +18,8 @@ from shopfloor.app.wiring import open_registry
 from shopfloor.kernel.errors import NotFound
 from shopfloor.registry.registry import Registry
 from tests.conftest import PG_URL
-from tests.helpers import ADMIN, apply, basic_setup
+from tests.given import Given
+from tests.helpers import ADMIN, apply
 
 pytestmark = pytest.mark.quick
 
@@ -40,9 +41,9 @@ def _idle(conn: Any) -> bool:
     return int(driver.info.transaction_status) == 0  # psycopg: IDLE
 
 
-def test_reads_leave_no_transaction_open(registry: Registry) -> None:
+def test_reads_leave_no_transaction_open(registry: Registry, given: Given) -> None:
     """The ORM reads and the plain ones, on a pinned connection and on the pool's."""
-    basic_setup(registry)
+    given.company()
     for pin in (False, True):
         if pin:
             registry.store.pin_reads()
@@ -59,8 +60,9 @@ def test_reads_leave_no_transaction_open(registry: Registry) -> None:
             raw.close()
 
 
-def test_pinned_reads_keep_one_connection_and_see_each_commit(registry: Registry) -> None:
-    basic_setup(registry)
+def test_pinned_reads_keep_one_connection_and_see_each_commit(registry: Registry,
+                                                              given: Given) -> None:
+    given.company()
     apply(registry, "modify_item", sku="M1", precision=1)  # counted to a tenth
     registry.store.pin_reads()
     assert _on_hand(registry, "M1") == "0"
@@ -107,7 +109,7 @@ def pg_named(pg_schema_url: str) -> Iterator[tuple[Registry, str]]:
 
 def test_a_pinned_connection_the_server_dropped_is_replaced_unseen(pg_named: Any) -> None:
     reg, name = pg_named
-    basic_setup(reg)
+    Given(reg).company()
     reg.store.pin_reads()
     assert _on_hand(reg, "M1") == "0"
     engine = create_engine(PG_URL)

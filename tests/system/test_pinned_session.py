@@ -9,13 +9,14 @@ from sqlalchemy import select
 
 from shopfloor.registry.registry import Registry
 from shopfloor.store.tables import Item, Location
-from tests.helpers import ADMIN, apply, basic_setup
+from tests.given import Given
+from tests.helpers import ADMIN, apply
 
 pytestmark = pytest.mark.quick
 
 
-def test_an_untouched_session_is_kept_a_used_one_never(registry: Registry) -> None:
-    basic_setup(registry)
+def test_an_untouched_session_is_kept_a_used_one_never(registry: Registry, given: Given) -> None:
+    given.company()
     store = registry.store
     store.pin_reads()
     with store.plain_reading() as first:
@@ -31,10 +32,10 @@ def test_an_untouched_session_is_kept_a_used_one_never(registry: Registry) -> No
         assert other is not fresh and not other.info  # it was given something to keep
 
 
-def test_reads_on_a_kept_session_see_each_commit(registry: Registry) -> None:
+def test_reads_on_a_kept_session_see_each_commit(registry: Registry, given: Given) -> None:
     """ORM reads and plain ones alternate on the pinned connection; a rename between them
     is seen by the next, whichever kind it is."""
-    basic_setup(registry)
+    given.company()
     registry.store.pin_reads()
     for i in range(3):
         apply(registry, "modify_item", sku="M1", name=f"Renamed {i}")
@@ -45,10 +46,10 @@ def test_reads_on_a_kept_session_see_each_commit(registry: Registry) -> None:
             "locations"]] == ["MAIN", "SHOP"]
 
 
-def test_other_threads_and_nested_reads_build_their_own(registry: Registry) -> None:
+def test_other_threads_and_nested_reads_build_their_own(registry: Registry, given: Given) -> None:
     import threading
 
-    basic_setup(registry)
+    given.company()
     store = registry.store
     store.pin_reads()
     with store.plain_reading() as kept:

@@ -12,7 +12,8 @@ import pytest
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.actor import Actor
 from shopfloor.registry.registry import Registry
-from tests.helpers import ADMIN, apply, basic_setup, ledger_mismatches, on_hand, snapshot
+from tests.given import Given
+from tests.helpers import ADMIN, apply, ledger_mismatches, on_hand, snapshot
 
 ADJ = {"location": "MAIN", "reason": "count", "lines": [{"sku": "M1", "quantity_delta": "5"}]}
 
@@ -36,8 +37,8 @@ def _refused(registry: Registry, token: str, actor: Actor = ADMIN) -> ShopfloorE
     return info.value
 
 
-def test_preview_writes_nothing_and_apply_writes_once(registry: Registry) -> None:
-    basic_setup(registry)
+def test_preview_writes_nothing_and_apply_writes_once(registry: Registry, given: Given) -> None:
+    given.company()
     before = snapshot(registry)
     p = _preview(registry)
     assert snapshot(registry) == before
@@ -50,8 +51,8 @@ def test_preview_writes_nothing_and_apply_writes_once(registry: Registry) -> Non
     assert [e["operation_id"] for e in log["entries"]] == [result["operation_id"]]
 
 
-def test_stale_preview_is_refused_with_a_fresh_preview(registry: Registry) -> None:
-    basic_setup(registry)
+def test_stale_preview_is_refused_with_a_fresh_preview(registry: Registry, given: Given) -> None:
+    given.company()
     p = _preview(registry)
     apply(registry, "create_stock_adjustment", **{**ADJ, "lines": [{"sku": "M1",
                                                                     "quantity_delta": "2"}]})
@@ -62,15 +63,15 @@ def test_stale_preview_is_refused_with_a_fresh_preview(registry: Registry) -> No
     assert _apply_with(registry, fresh["preview_token"])["applied"]
 
 
-def test_token_of_another_actor_is_refused(registry: Registry) -> None:
-    basic_setup(registry)
+def test_token_of_another_actor_is_refused(registry: Registry, given: Given) -> None:
+    given.company()
     p = _preview(registry)
     err = _refused(registry, p["preview_token"], Actor.of("mallory", "admin"))
     assert err.code == "stale_preview" and "another actor" in err.message
 
 
-def test_expired_token_is_refused(registry: Registry) -> None:
-    basic_setup(registry)
+def test_expired_token_is_refused(registry: Registry, given: Given) -> None:
+    given.company()
     p = _preview(registry)
     real_clock = registry.clock
     registry.clock = lambda: real_clock() + timedelta(minutes=16)
@@ -78,10 +79,11 @@ def test_expired_token_is_refused(registry: Registry) -> None:
     assert err.code == "stale_preview" and "expired" in err.message
 
 
-def test_a_retried_apply_replays_even_after_its_token_expired(registry: Registry) -> None:
+def test_a_retried_apply_replays_even_after_its_token_expired(registry: Registry,
+                                                              given: Given) -> None:
     """A client that lost the first answer retries later: it must get that answer, not a
     stale_preview whose fresh preview would let the write happen twice."""
-    basic_setup(registry)
+    given.company()
     p = _preview(registry)
     args = {**p["apply"]["arguments"]}
     first = registry.invoke("create_stock_adjustment", args, ADMIN)
@@ -95,8 +97,8 @@ def test_a_retried_apply_replays_even_after_its_token_expired(registry: Registry
     assert info.value.code == "conflict" and info.value.field == "idempotency_key"
 
 
-def test_reused_token_is_refused(registry: Registry) -> None:
-    basic_setup(registry)
+def test_reused_token_is_refused(registry: Registry, given: Given) -> None:
+    given.company()
     p = _preview(registry)
     _apply_with(registry, p["preview_token"])
     err = _refused(registry, p["preview_token"])
@@ -104,8 +106,8 @@ def test_reused_token_is_refused(registry: Registry) -> None:
     assert on_hand(registry, "M1") == Decimal(5)
 
 
-def test_forged_or_altered_arguments_are_refused(registry: Registry) -> None:
-    basic_setup(registry)
+def test_forged_or_altered_arguments_are_refused(registry: Registry, given: Given) -> None:
+    given.company()
     p = _preview(registry)
     before = snapshot(registry)
     with pytest.raises(ShopfloorError) as info:
@@ -119,8 +121,8 @@ def test_forged_or_altered_arguments_are_refused(registry: Registry) -> None:
     assert snapshot(registry) == before
 
 
-def test_blocked_preview_has_no_token_and_apply_refuses(registry: Registry) -> None:
-    basic_setup(registry)
+def test_blocked_preview_has_no_token_and_apply_refuses(registry: Registry, given: Given) -> None:
+    given.company()
     p = registry.invoke("create_stock_adjustment",
                         {**ADJ, "lines": [{"sku": "M1", "quantity_delta": "-3"}]}, ADMIN)
     assert p["preview_token"] is None
@@ -152,8 +154,9 @@ def _race(n: int, fn: Any) -> list[Any]:
     return results
 
 
-def test_same_idempotency_key_from_8_threads_has_one_effect(registry: Registry) -> None:
-    basic_setup(registry)
+def test_same_idempotency_key_from_8_threads_has_one_effect(registry: Registry,
+                                                            given: Given) -> None:
+    given.company()
     results = _race(8, lambda i: registry.invoke(
         "create_stock_adjustment", {**ADJ, "preview": False, "idempotency_key": "k-1"}, ADMIN))
     errors = [r for r in results if isinstance(r, Exception)]
@@ -165,8 +168,9 @@ def test_same_idempotency_key_from_8_threads_has_one_effect(registry: Registry) 
     assert not ledger_mismatches(registry)
 
 
-def test_idempotency_key_reused_for_other_arguments_is_a_conflict(registry: Registry) -> None:
-    basic_setup(registry)
+def test_idempotency_key_reused_for_other_arguments_is_a_conflict(registry: Registry,
+                                                                  given: Given) -> None:
+    given.company()
     registry.invoke("create_stock_adjustment",
                     {**ADJ, "preview": False, "idempotency_key": "k-2"}, ADMIN)
     with pytest.raises(ShopfloorError) as info:
@@ -176,8 +180,8 @@ def test_idempotency_key_reused_for_other_arguments_is_a_conflict(registry: Regi
     assert info.value.code == "conflict" and info.value.field == "idempotency_key"
 
 
-def test_8_threads_adjusting_one_item_lose_no_update(registry: Registry) -> None:
-    basic_setup(registry)
+def test_8_threads_adjusting_one_item_lose_no_update(registry: Registry, given: Given) -> None:
+    given.company()
     deltas = [Decimal(i + 1) for i in range(8)]
     results = _race(8, lambda i: registry.invoke(
         "create_stock_adjustment",

@@ -30,7 +30,8 @@ from shopfloor.app.wiring import open_registry
 from shopfloor.registry.registry import Registry
 from shopfloor.surfaces.auth import Authenticator
 from shopfloor.surfaces.server import build_app
-from tests.helpers import ADMIN, basic_setup
+from tests.given import Given
+from tests.helpers import ADMIN
 from tests.servers import serving
 from tests.surfaces.mcp.clients import http_session, stdio_session
 
@@ -195,7 +196,7 @@ async def _run_surface(surface: str, reg: Registry, conf: Settings) -> dict[tupl
 def _check(db_url: str, surface: str) -> None:
     conf = Settings(database_url=db_url)
     reg = open_registry(conf)
-    basic_setup(reg)
+    Given(reg).company()
     try:
         problems = asyncio.run(_run_surface(surface, reg, conf))
     finally:
@@ -224,7 +225,7 @@ def test_hostile_strings_through_the_cli_long(db_url: str) -> None:
 @pytest.mark.parametrize("field", ["name", "reason"])
 def test_cli_refuses_non_utf8_stdin(sqlite_url: str, field: str) -> None:
     reg = open_registry(Settings(database_url=sqlite_url))
-    basic_setup(reg)
+    Given(reg).company()
     tool, args = _write(field, "bytes", "PLACEHOLDER")
     before = reg.invoke("get_operation_log", {"tool": tool}, ADMIN)["entries"]
     raw = json.dumps(args).encode().replace(b"PLACEHOLDER", b"bad \xff\xfe\xc3 bytes")
@@ -239,7 +240,7 @@ def test_cli_refuses_non_utf8_stdin(sqlite_url: str, field: str) -> None:
 
 def test_cli_text_and_markdown_show_stored_hostile_strings_inert(sqlite_url: str) -> None:
     reg = open_registry(Settings(database_url=sqlite_url))
-    basic_setup(reg)
+    Given(reg).company()
     for key in ("script", "img", "c1-csi", "bidi", "unicode"):
         reg.invoke("create_item", {"sku": f"H-{key}", "name": HOSTILE[key], "kind": "material",
                                    "preview": False}, ADMIN)
@@ -268,7 +269,7 @@ def test_cli_text_and_markdown_show_stored_hostile_strings_inert(sqlite_url: str
 def test_mcp_refuses_lone_surrogates_and_keeps_answering(sqlite_url: str) -> None:
     conf = Settings(database_url=sqlite_url)
     reg = open_registry(conf)
-    basic_setup(reg)
+    Given(reg).company()
     call = {"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {
         "name": "create_item", "arguments": {"sku": "S1", "name": "\ud800", "kind": "material",
                                              "preview": False}}}

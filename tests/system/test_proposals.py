@@ -17,7 +17,8 @@ from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.actor import Actor
 from shopfloor.registry.registry import Registry
 from shopfloor.surfaces.auth import Authenticator
-from tests.helpers import ADMIN, apply, basic_setup, listed_events, snapshot
+from tests.given import Given
+from tests.helpers import ADMIN, apply, listed_events, snapshot
 
 AGENT = Actor.of("agent", "operator", needs_approval=True)
 BOSS = Actor.of("boss", "operator")
@@ -43,10 +44,9 @@ def _refused(code: str, fn: Any, *args: Any) -> dict[str, Any]:
 
 
 @pytest.fixture()
-def reg(registry: Registry) -> Registry:
-    basic_setup(registry)
-    apply(registry, "create_stock_adjustment", location="MAIN", reason="opening",
-          lines=[{"sku": "M1", "quantity_delta": "10", "unit_cost": "2"}])
+def reg(registry: Registry, given: Given) -> Registry:
+    given.company()
+    given.stock({"M1": ("10", "2")})
     return registry
 
 

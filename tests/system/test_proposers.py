@@ -19,7 +19,8 @@ from shopfloor.app.accounts import Accounts
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.actor import Actor
 from shopfloor.registry.registry import Registry
-from tests.helpers import ADMIN, apply, basic_setup, listed_events
+from tests.given import Given
+from tests.helpers import ADMIN, apply, listed_events
 
 OPER = Actor.of("oper", "operator", needs_approval=True)
 BOSS = Actor.of("boss", "operator")
@@ -55,8 +56,8 @@ def _withdrawn_events(reg: Registry, expect: int = 0) -> list[tuple[str, str]]:
 
 
 @pytest.fixture()
-def reg(registry: Registry) -> Registry:
-    basic_setup(registry)
+def reg(registry: Registry, given: Given) -> Registry:
+    given.company()
     apply(registry, "create_user", username="oper", role="operator",
           password="correct horse", needs_approval=True)
     return registry

@@ -16,7 +16,8 @@ from shopfloor.registry.registry import Registry
 from shopfloor.store.tables import StockMovement
 from shopfloor.store.tables.corrections import Revert
 from tests.corrections.test_revert import stock
-from tests.helpers import ADMIN, apply, basic_setup, ledger_mismatches
+from tests.given import Given
+from tests.helpers import ADMIN, apply, ledger_mismatches
 
 
 def _race(calls: list[Callable[[], dict[str, Any]]]) -> list[dict[str, Any]]:
@@ -38,10 +39,10 @@ def _count(reg: Registry, model: Any) -> int:
         return int(s.execute(select(func.count()).select_from(model)).scalar_one())
 
 
-def test_eight_racing_reverts_of_one_operation_have_one_effect(registry: Registry) -> None:
-    basic_setup(registry)
-    apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
-          lines=[{"sku": "M1", "quantity": "10", "unit_price": "5"}])
+def test_eight_racing_reverts_of_one_operation_have_one_effect(registry: Registry,
+                                                               given: Given) -> None:
+    given.company()
+    given.po({"M1": ("10", "5")})
     for round_ in range(3):
         receipt = apply(registry, "receive_purchase_order", number="PO-00001")
         assert stock(registry, "M1") == (D(10), D(0), D(5))
@@ -60,14 +61,12 @@ def test_eight_racing_reverts_of_one_operation_have_one_effect(registry: Registr
     assert not ledger_mismatches(registry)
 
 
-def test_a_revert_racing_a_shipment_of_what_it_received(registry: Registry) -> None:
-    basic_setup(registry)
+def test_a_revert_racing_a_shipment_of_what_it_received(registry: Registry, given: Given) -> None:
+    given.company()
     for round_ in range(4):
         number = f"PO-R{round_}"
-        apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
-              number=number, lines=[{"sku": "M2", "quantity": "10", "unit_price": "5"}])
-        so = apply(registry, "create_sales_order", customer="Bob", location="MAIN",
-                   lines=[{"sku": "M2", "quantity": "4", "unit_price": "9"}])
+        given.po({"M2": ("10", "5")}, number=number)
+        so = given.so({"M2": ("4", "9")})
         receipt = apply(registry, "receive_purchase_order", number=number)
         revert_args = {"operation_id": receipt["operation_id"], "preview": False}
         ship_args = {"number": so["number"], "preview": False}

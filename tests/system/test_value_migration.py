@@ -16,7 +16,8 @@ from shopfloor.registry.registry import Registry
 from shopfloor.store import migrate
 from shopfloor.store.tables import StockMovement, Variance
 from tests.corrections.test_revert import stock
-from tests.helpers import apply, basic_setup, ledger_mismatches
+from tests.given import Given
+from tests.helpers import apply, ledger_mismatches
 
 
 def _to(reg: Registry, revision: str, down: bool) -> None:
@@ -27,11 +28,9 @@ def _to(reg: Registry, revision: str, down: bool) -> None:
         (command.downgrade if down else command.upgrade)(cfg, revision)
 
 
-def test_backfill_keeps_the_books_as_they_stood(registry: Registry) -> None:
-    basic_setup(registry)
-    apply(registry, "create_stock_adjustment", location="MAIN", reason="opening", lines=[
-        {"sku": "M1", "quantity_delta": "3", "unit_cost": "1"},
-        {"sku": "M2", "quantity_delta": "4", "unit_cost": "2.5"}])
+def test_backfill_keeps_the_books_as_they_stood(registry: Registry, given: Given) -> None:
+    given.company()
+    given.stock({"M1": ("3", "1"), "M2": ("4", "2.5")})
     apply(registry, "create_stock_transfer", from_location="MAIN", to_location="SHOP",
           lines=[{"sku": "M2", "quantity": "1"}])
     _to(registry, "0012", down=True)

@@ -18,7 +18,8 @@ from shopfloor.app.settings import Settings
 from shopfloor.app.wiring import open_registry, worker_for
 from shopfloor.registry.registry import Registry
 from shopfloor.store.tables import AlertState
-from tests.helpers import apply, basic_setup
+from tests.given import Given
+from tests.helpers import apply
 
 
 @pytest.fixture
@@ -48,7 +49,7 @@ def test_a_worker_stops_while_its_alert_check_is_still_reading(reg: Registry) ->
 
 
 def test_a_check_told_to_stop_records_nothing(reg: Registry) -> None:
-    basic_setup(reg)
+    Given(reg).company()
     apply(reg, "modify_item", sku="M1", reorder_point="100")  # low stock: news to record
     stop = threading.Event()
     stop.set()

@@ -24,7 +24,6 @@ from shopfloor.kernel.errors import (
     Conflict,
     Forbidden,
     Internal,
-    NotFound,
     ShopfloorError,
     StalePreview,
     ValidationFailed,
@@ -32,19 +31,19 @@ from shopfloor.kernel.errors import (
 from shopfloor.kernel.lazy import lazy
 from shopfloor.registry import tokens
 from shopfloor.registry.actor import Actor
+from shopfloor.registry.catalogue import Catalogue
 from shopfloor.registry.tool import CONTROL_FIELDS, Done, Tool, WriteRequest
 from shopfloor.store.engine import RetryTransaction, Store, is_transient
 from shopfloor.store.tracking import fingerprint, start_tracking
 from shopfloor.store.violations import unique_violation
 
 if TYPE_CHECKING:
-    from shopfloor.registry import proposals, records
+    from shopfloor.registry import proposals, records, write_jobs
     from shopfloor.registry.jobs import JobContext
     from shopfloor.registry.proposals import Also
-    from shopfloor.store import queue
 else:  # a read needs none of these (nor the tables they map): imported on first use
     proposals, records = lazy("shopfloor.registry.proposals"), lazy("shopfloor.registry.records")
-    queue = lazy("shopfloor.store.queue")
+    write_jobs = lazy("shopfloor.registry.write_jobs")
 
 log = logging.getLogger("shopfloor.registry")
 
@@ -69,12 +68,15 @@ def validation_error(exc: ValidationError) -> ValidationFailed:
                             details={"errors": errors})
 
 
-class Registry:
+class Registry(Catalogue):
+    """Its tools (`Catalogue`: `add`, `get`, `tools`) and the one way to call them."""
+
     def __init__(self, store: Store, *, secret: bytes,
                  preview_ttl: timedelta = timedelta(minutes=15),
                  require_preview_token: bool = False, clock: Callable[[], datetime] = utcnow,
                  options: Mapping[str, Any] | None = None,
                  finishers: Sequence[Callable[[Op], None]] = ()) -> None:
+        super().__init__()
         self.store = store
         self.finishers = tuple(finishers)  # after every write's flush: the journal
         self.options: Mapping[str, Any] = dict(options or {})
@@ -83,43 +85,10 @@ class Registry:
         self.preview_ttl = preview_ttl
         self.require_preview_token = require_preview_token
         self.clock = clock
-        self._tools: dict[str, Tool] = {}
-        self._find: Callable[[str], Iterable[Tool]] | None = None
-        self._every: Callable[[], Iterable[Tool]] | None = None
 
     def key(self, purpose: str) -> bytes:
         """A key derived from the deployment secret, one per purpose (jwt, preview...)."""
         return hmac.new(self._secret, purpose.encode(), hashlib.sha256).digest()
-
-    # -- catalogue -------------------------------------------------------------------
-    def add(self, tools: Iterable[Tool]) -> None:
-        for t in tools:
-            if t.name in self._tools:
-                raise ValueError(f"tool {t.name!r} declared twice")
-            self._tools[t.name] = t
-
-    def add_lazily(self, find: Callable[[str], Iterable[Tool]],
-                   every: Callable[[], Iterable[Tool]]) -> None:
-        """Tools loaded when first named (`find`: the tools declared beside it) and all
-        of them, in order, once listed (`every`): a one-call process (the CLI) imports
-        only its own tool's module."""
-        self._find, self._every = find, every
-
-    def tools(self) -> list[Tool]:
-        if self._every is not None:
-            self._tools = {t.name: t for t in self._every()}
-            self._find = self._every = None
-        return list(self._tools.values())
-
-    def get(self, name: str) -> Tool:
-        found = self._tools.get(name)
-        if found is None and self._find is not None:
-            for t in self._find(name):
-                self._tools.setdefault(t.name, t)
-            found = self._tools.get(name)
-        if found is None:
-            raise NotFound(f"no tool named {name!r}", field="name")
-        return found
 
     # -- dispatch --------------------------------------------------------------------
     def invoke(self, name: str, args: Mapping[str, Any] | None, actor: Actor) -> dict[str, Any]:
@@ -333,7 +302,7 @@ class Registry:
             if tool.facts.job:
                 if claims is None:
                     self._dry_run(session, tool, req, actor)
-                result = self._enqueue(session, tool, actor, args, claims, key)
+                result = write_jobs.queued(session, tool, actor, args, claims, key)
                 records.remember(session, key, tool.name, actor.subject, digest, result,
                                  self.clock())
                 if also is not None:
@@ -364,19 +333,7 @@ class Registry:
             session.commit()
             return {**result, **done.shown_once} if done.shown_once else result
 
-    # -- write jobs ------------------------------------------------------------------
-    def _enqueue(self, session: Any, tool: Tool, actor: Actor, args: dict[str, Any],
-                 claims: tokens.Claims | None, idempotency_key: str | None) -> dict[str, Any]:
-        """The apply of a write job: queue it, carrying what the preview read, so the job
-        applies only if that is still so when it runs."""
-        job = queue.enqueue(session, tool.name, {
-            "arguments": args, "reads": claims.reads if claims else None,
-            "idempotency_key": idempotency_key}, actor.subject)
-        return {"applied": True, "replayed": False, "queued": True,
-                "summary": f"{tool.title}: queued as job {job.id}; it applies when it runs",
-                "operation_id": job.id, "job_id": job.id, "status": job.status,
-                "kind": job.kind, "changes": [], "warnings": []}
-
+    # -- write jobs (write_jobs.py) -----------------------------------------------------
     def job_runners(self) -> dict[str, Callable[[JobContext], dict[str, Any]]]:
         """Every job kind the catalogue declares: a write job runs its own tool's handler
         (kind = the tool), a job-starting tool names its kind and runner."""
@@ -390,50 +347,7 @@ class Registry:
         return runners
 
     def run_write_job(self, tool: Tool, ctx: JobContext) -> dict[str, Any]:
-        """Run a queued write: the tool's own handler in one transaction that also marks
-        the job done (so it applies exactly once, even when a worker dies and another
-        re-runs it), refused as stale if anything its preview read has changed."""
-        spec = ctx.arguments
-        req = tool.request.model_validate({**spec["arguments"], "preview": False})
-        expected: str | None = spec.get("reads")
-
-        def attempt() -> dict[str, Any]:
-            with self.store.writing() as session:
-                reads = start_tracking(session)
-                op = Op(session, ctx.actor, self.clock(), dialect=self.store.dialect,
-                        locks_rows=self.store.locks_rows, operation_id=ctx.job_id,
-                        checkpoint=ctx.progress, finishers=self.finishers, options=self.options)
-                try:
-                    done = tool.handler(op, req)
-                    op.flush()
-                except IntegrityError as exc:  # a racing create of the same key
-                    conflict = unique_violation(exc, spec["arguments"])
-                    if conflict is None:
-                        raise
-                    raise conflict from exc
-                except ShopfloorError as exc:
-                    if expected is None:
-                        raise
-                    raise StalePreview(f"changed since the preview: {exc.message}; nothing "
-                                       "was written. Preview again.", field="preview_token",
-                                       details={"cause": exc.to_payload()["error"]}) from None
-                session.info.pop("reads", None)
-                if expected is not None and fingerprint(reads) != expected:
-                    raise StalePreview("something this preview read has changed since; "
-                                       "nothing was written. Preview again.",
-                                       field="preview_token")
-                result = records.record(session, tool.name, op, done, spec["arguments"],
-                                      spec.get("idempotency_key"))
-                queue.complete(session, ctx.job_id, ctx.worker, done.summary, result,
-                               lock=self.store.locks_rows)
-                session.commit()
-                return result
-
-        ctx.defer = not self.store.locks_rows
-        try:
-            return self.store.retrying(attempt)
-        finally:
-            ctx.defer = False
+        return write_jobs.run(self, tool, ctx)
 
 
 def _present(value: Any) -> Any:

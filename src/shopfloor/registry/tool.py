@@ -113,28 +113,26 @@ Decorator = Callable[[Callable[[Op, Any], Any]], Callable[[Op, Any], Any]]
 
 @dataclass
 class Toolset:
-    """The tools of one catalogue module, in declaration order. `area` is the toolset its
-    tools belong to unless a tool names another (`toolset=`); `everyday=True` puts a tool
-    in the `default` selection an MCP host is listed first."""
+    """The tools of one catalogue module, in declaration order. `area` is the toolset all
+    its tools belong to (the module's name, a test); `everyday=True` puts a tool in the
+    `default` selection an MCP host is listed first."""
 
     area: str
     tools: list[Tool] = field(default_factory=list)
 
     def read(self, name: str, *, title: str, description: str, response: type[Resp],
-             app_only: bool = False, toolset: str | None = None,
-             role: Role = Role.viewer, everyday: bool = False,
+             app_only: bool = False, role: Role = Role.viewer, everyday: bool = False,
              enables: bool = False) -> Decorator:
         """`app_only`: for cards to call (MCP Apps visibility ["app"]), hidden from the model;
         it is still a normal, role-checked tool on every surface. `role`: a read not every
         viewer may make (the accounts)."""
         return self._declare(name, title, description, response, Facts(
-            writes=False, role=role, destructive=False, toolset=toolset or self.area,
+            writes=False, role=role, destructive=False, toolset=self.area,
             app_only=app_only, everyday=everyday, enables=enables))
 
     def write(self, name: str, *, title: str, description: str, response: type[Resp],
               destructive: bool, undo: Undo = NEVER, role: Role = Role.operator,
-              subject: str = "", toolset: str | None = None,
-              approves: bool = False, decides: bool = False,
+              subject: str = "", approves: bool = False, decides: bool = False,
               open_world: bool = False, everyday: bool = False,
               holds: bool = False) -> Decorator:
         """`destructive` is the author's word, checked against the naming rules by a test;
@@ -144,25 +142,25 @@ class Toolset:
         sets up reaches other systems."""
         return self._declare(name, title, description, response, Facts(
             writes=True, role=role, destructive=destructive, undo=undo, subject=subject,
-            toolset=toolset or self.area, approves=approves, decides=decides or approves,
+            toolset=self.area, approves=approves, decides=decides or approves,
             open_world=open_world, everyday=everyday, holds=holds))
 
     def job(self, name: str, *, title: str, description: str, response: type[Resp],
             runs: tuple[str, Runner], role: Role = Role.operator,
-            toolset: str | None = None, everyday: bool = False) -> Decorator:
+            everyday: bool = False) -> Decorator:
         """A tool that queues a background job of kind `runs[0]`, run by `runs[1]`, and
         returns its id at once: it changes no stock itself."""
         return self._declare(name, title, description, response, Facts(
             writes=False, role=role, destructive=False, job=True, runs=runs,
-            toolset=toolset or self.area, everyday=everyday))
+            toolset=self.area, everyday=everyday))
 
     def write_job(self, name: str, *, title: str, description: str, response: type[Resp],
                   destructive: bool, undo: Undo = NEVER, role: Role = Role.operator,
-                  subject: str = "", toolset: str | None = None) -> Decorator:
+                  subject: str = "") -> Decorator:
         """A previewed write whose apply queues a job (the job does the work)."""
         return self._declare(name, title, description, response, Facts(
             writes=True, role=role, destructive=destructive, job=True, undo=undo,
-            subject=subject, toolset=toolset or self.area))
+            subject=subject, toolset=self.area))
 
     def _declare(self, name: str, title: str, description: str, response: type[BaseModel],
                  facts: Facts) -> Decorator:

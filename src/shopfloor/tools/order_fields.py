@@ -10,7 +10,9 @@ from decimal import Decimal
 from typing import Any, Protocol, TypeVar
 
 from pydantic import Field
+from sqlalchemy import ColumnElement, select
 
+from shopfloor.domain.base.context import Op
 from shopfloor.domain.lines.rules import LineSpec
 from shopfloor.kernel.text import money
 from shopfloor.registry.tool import Request, WriteRequest
@@ -95,6 +97,31 @@ def page_of(rows: Sequence[Row], limit: int, out: Callable[[Row], Doc]
     """A page of orders as they read, and the cursor to the next."""
     page, next_cursor = paged(rows, limit, lambda r: str(r.id))
     return [out(r) for r in page], next_cursor
+
+
+class Listing(Protocol):
+    """What a list of orders is asked for (read-only: each kind's status is a Literal)."""
+
+    @property
+    def status(self) -> str | None: ...
+    @property
+    def limit(self) -> int: ...
+    @property
+    def cursor(self) -> str | None: ...
+
+
+def listed(op: Op, table: type[Row], req: Listing, partner: ColumnElement[bool] | None,
+           out: Callable[[Row], Doc]) -> tuple[list[Doc], str | None]:
+    """Orders of one kind, newest first, in the status asked and of the partner asked
+    (`partner`: the condition on its column), a page from the cursor on."""
+    stmt = select(table).order_by(table.id.desc()).limit(req.limit + 1)
+    if req.status:
+        stmt = stmt.where(table.status == req.status)
+    if partner is not None:
+        stmt = stmt.where(partner)
+    if req.cursor:
+        stmt = stmt.where(table.id < int(req.cursor))
+    return page_of(list(op.session.scalars(stmt).unique()), req.limit, out)
 
 
 def total_said(doc: Read) -> str:

@@ -6,7 +6,6 @@ from decimal import Decimal
 from typing import Literal
 
 from pydantic import Field
-from sqlalchemy import select
 
 from shopfloor.domain.base import lookup
 from shopfloor.domain.base.context import Op
@@ -38,7 +37,7 @@ from shopfloor.tools.order_fields import (
     MoveLineIn,
     OrderHead,
     OrderLineIn,
-    page_of,
+    listed,
     remarks,
     total_said,
 )
@@ -97,15 +96,9 @@ class ListSalesOrders(Request):
             title="List sales orders", response=SalesOrderPage,
             description="Sales orders, newest first; filter by status or customer.")
 def list_sales_orders(op: Op, req: ListSalesOrders) -> SalesOrderPage:
-    stmt = select(SalesOrder).order_by(SalesOrder.id.desc()).limit(req.limit + 1)
-    if req.status:
-        stmt = stmt.where(SalesOrder.status == req.status)
-    if req.customer:
-        stmt = stmt.where(SalesOrder.customer_id == lookup.customer(op, req.customer).id)
-    if req.cursor:
-        stmt = stmt.where(SalesOrder.id < int(req.cursor))
-    page, next_cursor = page_of(list(op.session.scalars(stmt).unique()), req.limit,
-                                sales_order_out)
+    customer = SalesOrder.customer_id == lookup.customer(op, req.customer).id \
+        if req.customer else None
+    page, next_cursor = listed(op, SalesOrder, req, customer, sales_order_out)
     return SalesOrderPage(orders=page, next_cursor=next_cursor)
 
 

@@ -15,7 +15,8 @@ from datetime import UTC, datetime
 import httpx
 
 from shopfloor.registry.registry import Registry
-from tests.helpers import apply, basic_setup
+from tests.given import Given
+from tests.helpers import apply
 from tests.servers import serving_registry
 
 PASSWORD = "correct horse battery staple"
@@ -23,7 +24,7 @@ PASSWORD = "correct horse battery staple"
 
 def books(reg: Registry) -> str:
     reg.clock = lambda: datetime(2026, 11, 10, 9, 0, tzinfo=UTC)
-    basic_setup(reg)
+    Given(reg).company()
     po = apply(reg, "create_purchase_order", supplier="Acme", location="MAIN",
                lines=[{"sku": "M1", "quantity": "10", "unit_price": "5"}])
     apply(reg, "receive_purchase_order", number=po["number"])
@@ -100,12 +101,11 @@ def test_a_viewer_has_no_accounting_page(registry: Registry, db_url: str) -> Non
         assert c.get("/accounting/journal.csv").status_code == 403
 
 
-def test_the_journal_pages_by_its_cursor_and_keeps_its_filters(registry: Registry,
+def test_the_journal_pages_by_its_cursor_and_keeps_its_filters(registry: Registry, given: Given,
                                                                db_url: str) -> None:
     books(registry)
     for _ in range(99):  # 101 entries: a page of 100, then one
-        apply(registry, "create_stock_adjustment", location="MAIN", reason="found",
-              lines=[{"sku": "M2", "quantity_delta": "1", "unit_cost": "2"}])
+        given.stock({"M2": ("1", "2")}, reason="found")
     with serving_registry(registry, db_url, ("ada", PASSWORD, "admin")) as url, \
             httpx.Client(base_url=url, timeout=30, headers={"Origin": url}) as c:
         c.post("/sign-in", data={"username": "ada", "password": PASSWORD, "next": "/"})

@@ -10,18 +10,18 @@ from starlette.testclient import TestClient
 from shopfloor.app.settings import Settings
 from shopfloor.registry.registry import Registry
 from shopfloor.surfaces.http import create_app
-from tests.helpers import apply, basic_setup
+from tests.given import Given
+from tests.helpers import apply
 
 pytestmark = pytest.mark.quick
 
 
-def test_an_orders_money_is_in_its_own_currency(registry: Registry, db_url: str) -> None:
-    basic_setup(registry)
+def test_an_orders_money_is_in_its_own_currency(registry: Registry, given: Given,
+                                                db_url: str) -> None:
+    given.company()
     apply(registry, "create_supplier", name="Far Away Co", currency="USD")
-    usd = apply(registry, "create_purchase_order", supplier="Far Away Co", location="MAIN",
-                lines=[{"sku": "M1", "quantity": "1200", "unit_price": "1.0475"}])["number"]
-    eur = apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
-                lines=[{"sku": "M1", "quantity": "2", "unit_price": "3.5"}])["number"]
+    usd = given.po({"M1": ("1200", "1.0475")}, supplier="Far Away Co")["number"]
+    eur = given.po({"M1": ("2", "3.5")})["number"]
     app = create_app(registry, Settings(database_url=db_url, currency="EUR"))
     with TestClient(app, headers={"Accept-Language": "en-GB"}) as client:
         client.cookies.set("shopfloor_session", app.state.auth.mint("vera", ["viewer"], 600))
@@ -36,12 +36,11 @@ def test_an_orders_money_is_in_its_own_currency(registry: Registry, db_url: str)
 
 
 def test_screens_show_the_books_currency_whatever_the_setting_says_now(
-        registry: Registry, db_url: str) -> None:
+        registry: Registry, given: Given, db_url: str) -> None:
     """Books started in euros (the registry's first open) read in euros on a server now
     set to dollars: a stock value is the books' money, not the setting's."""
-    basic_setup(registry)
-    apply(registry, "create_stock_adjustment", location="MAIN", reason="count",
-          lines=[{"sku": "M1", "quantity_delta": "4", "unit_cost": "2.5"}])
+    given.company()
+    given.stock({"M1": ("4", "2.5")}, reason="count")
     app = create_app(registry, Settings(database_url=db_url, currency="USD"))
     with TestClient(app, headers={"Accept-Language": "en-GB"}) as client:
         client.cookies.set("shopfloor_session", app.state.auth.mint("vera", ["viewer"], 600))

@@ -16,7 +16,8 @@ from shopfloor.app.accounts import Accounts
 from shopfloor.app.settings import Settings
 from shopfloor.registry.registry import Registry
 from shopfloor.surfaces.server import build_app
-from tests.helpers import ADMIN, apply, basic_setup
+from tests.given import Given
+from tests.helpers import ADMIN, apply
 from tests.planning.test_mrp import TODAY, _world, run_job
 from tests.servers import serving
 
@@ -34,8 +35,8 @@ def _client(registry: Registry, db_url: str) -> Iterator[httpx.Client]:
 
 
 @pytest.fixture
-def client(registry: Registry, db_url: str) -> Iterator[httpx.Client]:
-    basic_setup(registry)
+def client(registry: Registry, given: Given, db_url: str) -> Iterator[httpx.Client]:
+    given.company()
     yield from _client(registry, db_url)
 
 
@@ -44,16 +45,12 @@ def _section(html: str, start: str) -> str:
 
 
 def test_the_pages_for_the_day_link_to_their_actions(client: httpx.Client,
-                                                     registry: Registry) -> None:
+                                                     registry: Registry, given: Given) -> None:
     apply(registry, "modify_item", sku="M1", reorder_point="10", default_supplier="Acme")
-    apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
-          expected_date="2020-01-06", lines=[{"sku": "M2", "quantity": "12"}])
-    apply(registry, "create_stock_adjustment", location="MAIN", reason="opening",
-          lines=[{"sku": "P1", "quantity_delta": "5", "unit_cost": "2"}])
-    so = apply(registry, "create_sales_order", customer="Bob", location="MAIN",
-               lines=[{"sku": "P1", "quantity": "2", "unit_price": "9.87654"}])
-    future = apply(registry, "create_sales_order", customer="Bob", location="MAIN",
-                   due_date="2999-01-01", lines=[{"sku": "P1", "quantity": "1"}])
+    given.po({"M2": "12"}, expected_date="2020-01-06")
+    given.stock({"P1": ("5", "2")})
+    so = given.so({"P1": ("2", "9.87654")})
+    future = given.so({"P1": "1"}, due_date="2999-01-01")
     index = client.get("/today").text
     assert all(f'href="/today/{s}"' in index for s in
                ("buy", "make", "ship", "receive", "late", "expiring"))
@@ -85,9 +82,8 @@ def lots_client(registry: Registry, db_url: str) -> Iterator[httpx.Client]:
 
 
 def test_an_order_page_names_held_stock_and_its_reason(lots_client: httpx.Client,
-                                                       registry: Registry) -> None:
-    so = apply(registry, "create_sales_order", customer="Cafe", location="MAIN",
-               lines=[{"sku": "FLOUR", "quantity": "3"}])
+                                                       registry: Registry, given: Given) -> None:
+    so = given.so({"FLOUR": "3"}, customer="Cafe")
     stock = _section(lots_client.get(f"/sales-orders/{so['number']}").text, 'id="order-stock"')
     for text in ("L1", "L2", "lab test pending", 'data-value="6"'):
         assert text in stock, text

@@ -15,15 +15,16 @@ from shopfloor.app.accounts import Accounts
 from shopfloor.app.settings import Settings
 from shopfloor.registry.registry import Registry
 from shopfloor.surfaces.server import build_app
-from tests.helpers import ADMIN, apply, basic_setup, snapshot
+from tests.given import Given
+from tests.helpers import ADMIN, apply, snapshot
 from tests.servers import serving
 
 PASSWORD = "pages password"
 
 
 @pytest.fixture
-def client(registry: Registry, db_url: str) -> Iterator[httpx.Client]:
-    basic_setup(registry)
+def client(registry: Registry, given: Given, db_url: str) -> Iterator[httpx.Client]:
+    given.company()
     Accounts(registry.store).create("pat", PASSWORD, "admin")
     with serving(build_app(registry, Settings(database_url=db_url, currency="USD"),
                            run_worker=False)) as url, \
@@ -58,7 +59,7 @@ def test_every_tool_has_a_page(client: httpx.Client, registry: Registry) -> None
 
 
 def test_lists_page_and_home_counts_what_is_on_order(client: httpx.Client,
-                                                     registry: Registry) -> None:
+                                                     registry: Registry, given: Given) -> None:
     for i in range(30):
         apply(registry, "create_item", sku=f"PAGE-{i:02d}", name=f"Paged {i}")
     first = client.get("/items?query=PAGE-")
@@ -75,8 +76,7 @@ def test_lists_page_and_home_counts_what_is_on_order(client: httpx.Client,
 
     apply(registry, "modify_item", sku="M1", reorder_point="10")
     apply(registry, "modify_item", sku="M2", reorder_point="10")
-    apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
-          expected_date="2020-01-06", lines=[{"sku": "M2", "quantity": "12"}])
+    given.po({"M2": "12"}, expected_date="2020-01-06")
     home = client.get("/").text
     low = home.split('id="h-low"')[1].split("</section>")[0]
     assert "M1" in low and "M2" not in low  # M2's shortfall is covered by its order

@@ -17,22 +17,21 @@ from shopfloor.app.settings import Settings
 from shopfloor.registry.registry import Registry
 from shopfloor.surfaces.http import create_app
 from shopfloor.ui.paper import link
-from tests.helpers import apply, basic_setup
+from tests.given import Given
+from tests.helpers import apply
 
 pytestmark = pytest.mark.quick
 
 
 @pytest.fixture
-def client(registry: Registry, db_url: str) -> Iterator[TestClient]:
-    basic_setup(registry)
-    apply(registry, "create_supplier", name="Hinge Works", email="rma@hinge.test",
-          address="4 Quay St\nBristol")
-    apply(registry, "create_item", sku="HINGE", name="Brass hinge 35 mm", kind="material")
-    apply(registry, "set_supplier_item", sku="HINGE", supplier="Hinge Works",
-          purchase_unit="box", units_per_purchase_unit="3",
-          price_breaks=[{"min_quantity": "1", "unit_price": "6"}])
-    apply(registry, "set_company_profile", name="Brightwood Joinery Ltd",
-          address="Unit 4, Mill Lane\nLeeds")
+def client(registry: Registry, given: Given, db_url: str) -> Iterator[TestClient]:
+    given.company()
+    given.supplier("Hinge Works", email="rma@hinge.test", address="4 Quay St\nBristol")
+    given.item("HINGE", name="Brass hinge 35 mm")
+    given.offer("HINGE", "Hinge Works", purchase_unit="box", units_per_purchase_unit="3",
+                price_breaks=[{"min_quantity": "1", "unit_price": "6"}])
+    given.apply("set_company_profile", name="Brightwood Joinery Ltd",
+                address="Unit 4, Mill Lane\nLeeds")
     app = create_app(registry, Settings(database_url=db_url, currency="EUR"))
     with TestClient(app, headers={"Accept-Language": "en-GB"}) as c:
         c.cookies.set("shopfloor_session", app.state.auth.mint("ada", ["admin"], 600))

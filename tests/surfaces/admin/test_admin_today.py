@@ -15,7 +15,7 @@ from shopfloor.app.accounts import Accounts
 from shopfloor.app.settings import Settings
 from shopfloor.registry.registry import Registry
 from shopfloor.surfaces.server import build_app
-from tests.helpers import apply, basic_setup
+from tests.given import Given
 from tests.servers import serving
 
 PASSWORD = "office password"
@@ -31,14 +31,13 @@ def _day(registry: Registry, db_url: str, zone: str) -> Iterator[httpx.Client]:
 
 
 @pytest.fixture
-def orders(registry: Registry) -> dict[str, str]:
+def orders(registry: Registry, given: Given) -> dict[str, str]:
     registry.clock = lambda: CLOCK
-    basic_setup(registry)
+    given.company()
     Accounts(registry.store).create("pat", PASSWORD, "admin")
     out = {}
     for due in ("2026-01-09", "2026-01-11", "2026-01-12"):
-        out[due] = apply(registry, "create_sales_order", customer="Bob", location="MAIN",
-                         due_date=due, lines=[{"sku": "P1", "quantity": "1"}])["number"]
+        out[due] = given.so({"P1": "1"}, due_date=due)["number"]
     return out
 
 

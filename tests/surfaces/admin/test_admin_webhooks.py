@@ -14,6 +14,7 @@ from shopfloor.app.delivery import Deliverer
 from shopfloor.app.settings import Settings
 from shopfloor.app.wiring import open_registry
 from shopfloor.surfaces.server import build_app
+from tests.given import Given
 from tests.helpers import apply
 from tests.receiver import receiving
 from tests.servers import serving
@@ -38,7 +39,7 @@ def test_the_page_shows_webhooks_and_a_failing_delivery(sqlite_url: str) -> None
     try:
         with receiving([503]) as rec:
             hook = apply(reg, "create_webhook", url=rec.url, events=["operation.applied"])
-            apply(reg, "create_location", code="MAIN", name="Main")
+            Given(reg).location()
             sender = Deliverer(reg.store, name="page", allow_private=True,
                                lease=timedelta(seconds=30), timeout=5)
             try:

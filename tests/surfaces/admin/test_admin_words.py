@@ -18,14 +18,15 @@ from starlette.testclient import TestClient
 from shopfloor.app.settings import Settings
 from shopfloor.registry.registry import Registry
 from shopfloor.surfaces.http import create_app
-from tests.helpers import ADMIN, apply, basic_setup
+from tests.given import Given
+from tests.helpers import ADMIN, apply
 
 pytestmark = pytest.mark.quick
 
 
 @pytest.fixture
-def app(registry: Registry, db_url: str) -> Iterator[TestClient]:
-    basic_setup(registry)
+def app(registry: Registry, given: Given, db_url: str) -> Iterator[TestClient]:
+    given.company()
     made = create_app(registry, Settings(database_url=db_url, currency="EUR"))
     with TestClient(made, headers={"Accept-Language": "en-GB"}) as client:
         client.app_state = made.state  # type: ignore[attr-defined]
@@ -39,11 +40,10 @@ def _as(client: TestClient, name: str, role: str) -> TestClient:
 
 
 def test_a_dollar_orders_log_entry_reads_in_dollars(app: TestClient,
-                                                     registry: Registry) -> None:
+                                                     registry: Registry, given: Given) -> None:
     """It read "TOTAL EUR1,020.00 · CURRENCY USD"."""
     apply(registry, "create_supplier", name="Far Away Co", currency="USD")
-    made = apply(registry, "create_purchase_order", supplier="Far Away Co", location="MAIN",
-                 lines=[{"sku": "M1", "quantity": "1200", "unit_price": "0.85"}])
+    made = given.po({"M1": ("1200", "0.85")}, supplier="Far Away Co")
     assert made["summary"].endswith("total US$1,020.00"), made["summary"]
     page = unescape(_as(app, "pat", "admin").get(f"/log/{made['operation_id']}").text)
     result = page.split("<h2>Result</h2>", 1)[1]
@@ -52,11 +52,10 @@ def test_a_dollar_orders_log_entry_reads_in_dollars(app: TestClient,
 
 
 def test_a_manufacturing_orders_planned_cost_reads_as_money(app: TestClient,
-                                                           registry: Registry) -> None:
+        registry: Registry, given: Given) -> None:
     """It read "332.027971": the page's planned cost has the currency's two decimals."""
-    apply(registry, "create_stock_adjustment", location="MAIN", reason="count",
-          lines=[{"sku": "M1", "quantity_delta": "3", "unit_cost": "1.000001"}])
-    apply(registry, "update_recipe", sku="P1", components=[{"sku": "M1", "quantity": "1"}])
+    given.stock({"M1": ("3", "1.000001")}, reason="count")
+    given.recipe("P1", {"M1": "1"})
     mo = apply(registry, "create_manufacturing_order", sku="P1", quantity="3",
                location="MAIN")
     page = unescape(_as(app, "pat", "admin").get(f"/manufacturing-orders/{mo['number']}").text)
@@ -66,10 +65,8 @@ def test_a_manufacturing_orders_planned_cost_reads_as_money(app: TestClient,
 
 
 def test_the_valuation_sheet_starts_with_its_header_and_reads_back_exactly(
-        app: TestClient, registry: Registry) -> None:
-    apply(registry, "create_stock_adjustment", location="MAIN", reason="count", lines=[
-        {"sku": "M1", "quantity_delta": "3", "unit_cost": "5.302129"},
-        {"sku": "M2", "quantity_delta": "2", "unit_cost": "2.000001"}])
+        app: TestClient, registry: Registry, given: Given) -> None:
+    given.stock({"M1": ("3", "5.302129"), "M2": ("2", "2.000001")}, reason="count")
     sheet = _as(app, "vera", "viewer").get("/valuation.csv").text
     rows = list(csv.DictReader(io.StringIO(sheet)))
     tool = registry.invoke("get_stock_valuation", {}, ADMIN)
@@ -91,9 +88,8 @@ def test_an_operator_is_not_offered_users(app: TestClient) -> None:
 
 
 def test_revert_is_offered_only_where_the_entry_can_be_reverted(app: TestClient,
-                                                               registry: Registry) -> None:
-    moved = apply(registry, "create_stock_adjustment", location="MAIN", reason="count",
-                  lines=[{"sku": "M1", "quantity_delta": "2", "unit_cost": "1"}])
+        registry: Registry, given: Given) -> None:
+    moved = given.stock({"M1": ("2", "1")}, reason="count")
     undone = apply(registry, "revert_operation", operation_id=moved["operation_id"])
     assert undone["summary"].startswith("Revert: Adjust stock ADJ-"), undone["summary"]
     assert moved["operation_id"] not in undone["summary"]
@@ -121,10 +117,10 @@ def test_a_nested_record_in_a_table_reads_in_words() -> None:
 
 
 def test_a_manufacturing_orders_times_read_as_ranges(app: TestClient,
-                                                    registry: Registry) -> None:
+                                                    registry: Registry, given: Given) -> None:
     """Its planned start and finish read "Mon 1 Mar, 08:00-08:40", not two timestamps."""
     apply(registry, "create_work_centre", code="CUT", name="Cutting", hourly_cost="30.00")
-    apply(registry, "update_recipe", sku="P1", components=[{"sku": "M1", "quantity": "1"}])
+    given.recipe("P1", {"M1": "1"})
     apply(registry, "update_routing", sku="P1", operations=[
         {"sequence": 10, "name": "Cut", "work_centre": "CUT", "setup_minutes": 10,
          "run_minutes": 10}])
@@ -137,9 +133,8 @@ def test_a_manufacturing_orders_times_read_as_ranges(app: TestClient,
 
 
 def test_an_orders_history_names_operations_without_their_ids(app: TestClient,
-                                                              registry: Registry) -> None:
-    made = apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
-                 lines=[{"sku": "M1", "quantity": "2", "unit_price": "1"}])
+        registry: Registry, given: Given) -> None:
+    made = given.po({"M1": ("2", "1")})
     page = _as(app, "pat", "admin").get(f"/purchase-orders/{made['number']}").text
     history = page.split("<h2>History</h2>", 1)[1]
     link = f'<a href="/log/{made["operation_id"]}" title="{made["operation_id"]}">Details</a>'

@@ -17,7 +17,8 @@ import pytest
 from shopfloor.app.settings import Settings
 from shopfloor.app.wiring import open_registry
 from shopfloor.surfaces.cli import EXIT_CODES, parse_args
-from tests.helpers import ADMIN, basic_setup
+from tests.given import Given
+from tests.helpers import ADMIN
 from tests.surfaces.contract.surfaces import Ran, cli_in_process
 
 LOCAL = Settings().local_actor
@@ -35,7 +36,7 @@ def cli_process(url: str, *args: str) -> subprocess.CompletedProcess[str]:
 
 def test_call_prints_the_registry_payload(sqlite_url: str) -> None:
     reg = open_registry(Settings(database_url=sqlite_url))
-    basic_setup(reg)
+    Given(reg).company()
     from shopfloor.registry.actor import Actor
 
     local = Actor.of(LOCAL, Settings().local_role)
@@ -49,7 +50,7 @@ def test_call_prints_the_registry_payload(sqlite_url: str) -> None:
 
 def test_write_preview_then_apply_from_the_cli(sqlite_url: str) -> None:
     reg = open_registry(Settings(database_url=sqlite_url))
-    basic_setup(reg)
+    Given(reg).company()
     args = {"location": "MAIN", "reason": "found", "lines": [{"sku": "M1", "quantity_delta": 3}]}
     preview = json.loads(cli(sqlite_url, "call", "create_stock_adjustment", "--json",
                              json.dumps(args)).stdout)
@@ -75,7 +76,7 @@ def test_write_preview_then_apply_from_the_cli(sqlite_url: str) -> None:
       ' "lines": [{"sku": "M1", "quantity_delta": -1}]}'], "insufficient_stock"),
 ])
 def test_errors_exit_non_zero_with_the_code(sqlite_url: str, args: list[str], code: str) -> None:
-    basic_setup(open_registry(Settings(database_url=sqlite_url)))
+    Given(open_registry(Settings(database_url=sqlite_url))).company()
     out = cli(sqlite_url, *args)
     assert out.returncode == EXIT_CODES[code], out.stderr
     assert f"error[{code}]" in out.stderr
@@ -95,7 +96,7 @@ def test_tools_list_has_schemas(sqlite_url: str) -> None:
 
 
 def test_text_and_yaml_views_render(sqlite_url: str) -> None:
-    basic_setup(open_registry(Settings(database_url=sqlite_url)))
+    Given(open_registry(Settings(database_url=sqlite_url))).company()
     for fmt in ("text", "yaml", "md"):
         out = cli(sqlite_url, "call", "list_locations", fmt=fmt)
         assert out.returncode == 0 and "MAIN" in out.stdout, (fmt, out.stderr)
@@ -103,7 +104,7 @@ def test_text_and_yaml_views_render(sqlite_url: str) -> None:
 
 def test_call_wait_runs_a_job_when_no_worker_is_there(sqlite_url: str) -> None:
     reg = open_registry(Settings(database_url=sqlite_url))
-    basic_setup(reg)
+    Given(reg).company()
     out = cli_process(sqlite_url, "call", "run_mrp", "--arg", "today=2026-12-01", "--wait")
     assert out.returncode == 0, out.stderr
     job = json.loads(out.stdout)

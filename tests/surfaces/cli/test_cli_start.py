@@ -19,7 +19,8 @@ from shopfloor.kernel.errors import NotFound
 from shopfloor.store import migrate
 from shopfloor.store.engine import Store
 from shopfloor.tools import MODULES, catalogue, declared_in
-from tests.helpers import ADMIN, basic_setup
+from tests.given import Given
+from tests.helpers import ADMIN
 
 NEVER = ("mcp", "alembic", "argon2", "weasyprint", "jinja2", "pygments", "typer", "click",
          "starlette", "uvicorn", "httpx")
@@ -48,7 +49,7 @@ def heavy(modules: set[str]) -> set[str]:
 
 
 def test_a_call_imports_only_what_it_needs(sqlite_url: str, tmp_path: Path) -> None:
-    basic_setup(open_registry(Settings(database_url=sqlite_url)))
+    Given(open_registry(Settings(database_url=sqlite_url))).company()
     done, modules = run(sqlite_url, tmp_path, "--fmt", "json", "call", "get_item",
                         "--arg", "sku=M1")
     assert done.returncode == 0, done.stderr
@@ -68,7 +69,7 @@ def test_a_call_imports_only_what_it_needs(sqlite_url: str, tmp_path: Path) -> N
 ])
 def test_other_calls_and_a_write_s_preview_import_only_what_they_need(
         db_url: str, tmp_path: Path, args: tuple[str, ...]) -> None:
-    basic_setup(open_registry(Settings(database_url=db_url)))
+    Given(open_registry(Settings(database_url=db_url))).company()
     done, modules = run(db_url, tmp_path, "--fmt", "json", *args)
     assert done.returncode == 0, done.stderr
     payload = json.loads(done.stdout.split("\nMODULES")[0])
@@ -153,7 +154,7 @@ def test_a_lazy_registry_has_the_same_tools_in_the_same_order(sqlite_url: str) -
     with pytest.raises(NotFound):
         lazy.get("no_such_tool")
     assert [t.name for t in lazy.tools()] == [t.name for t in catalogue_tools()]
-    basic_setup(lazy)
+    Given(lazy).company()
     assert lazy.invoke("get_item", {"sku": "M1"}, ADMIN)["sku"] == "M1"
 
 

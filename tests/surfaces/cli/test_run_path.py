@@ -21,20 +21,19 @@ from shopfloor.app.settings import Settings
 from shopfloor.registry.registry import Registry
 from shopfloor.surfaces.cli import app as cli
 from shopfloor.surfaces.http import create_app
-from tests.helpers import apply, basic_setup
+from tests.given import Given
+from tests.helpers import apply
 
 ROOT = Path(__file__).resolve().parents[3]
 
 
 def test_the_overview_and_home_count_the_same_items_below_reorder_point(
-        registry: Registry, db_url: str) -> None:
-    basic_setup(registry)
+        registry: Registry, given: Given, db_url: str) -> None:
+    given.company()
     for sku in ("M1", "M2", "P1"):
         apply(registry, "modify_item", sku=sku, reorder_point="5", reorder_quantity="10")
-    apply(registry, "create_stock_adjustment", location="MAIN", reason="count",
-          lines=[{"sku": "M2", "quantity_delta": "5", "unit_cost": "1"}])
-    po = apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
-               lines=[{"sku": "M1", "quantity": "10", "unit_price": "1"}])
+    given.stock({"M2": ("5", "1")}, reason="count")
+    po = given.po({"M1": ("10", "1")})
     apply(registry, "receive_purchase_order", number=po["number"],
           lines=[{"sku": "M1", "quantity": "4"}])
     # M1: 4, 6 on order (low, not to order); M2: 5 at a point of 5; P1: none at all

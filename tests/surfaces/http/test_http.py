@@ -15,7 +15,7 @@ from shopfloor.app.wiring import open_registry
 from shopfloor.registry.registry import Registry
 from shopfloor.surfaces.auth import Authenticator
 from shopfloor.surfaces.server import build_app
-from tests.helpers import basic_setup
+from tests.given import Given
 from tests.servers import serving
 
 
@@ -23,7 +23,7 @@ from tests.servers import serving
 def server(sqlite_url: str) -> Iterator[tuple[str, Registry, Authenticator]]:
     settings = Settings(database_url=sqlite_url)
     reg = open_registry(settings)
-    basic_setup(reg)
+    Given(reg).company()
     with serving(build_app(reg, settings)) as url:
         yield url, reg, Authenticator(reg, settings)
 

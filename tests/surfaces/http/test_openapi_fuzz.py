@@ -29,7 +29,8 @@ from shopfloor.app.settings import Settings
 from shopfloor.app.wiring import open_registry
 from shopfloor.surfaces.auth import Authenticator
 from shopfloor.surfaces.server import build_app
-from tests.helpers import apply, basic_setup
+from tests.given import Given
+from tests.helpers import apply
 from tests.servers import serving
 
 EXAMPLES = int(os.environ.get("SHOPFLOOR_FUZZ_EXAMPLES", "12"))
@@ -81,7 +82,7 @@ def _fuzz_api(tmp_path: Path, sqlite_template: Path, examples: int, shard: int =
     shutil.copy(sqlite_template, path)
     conf = Settings(database_url=f"sqlite:///{path}")
     reg = open_registry(conf)
-    basic_setup(reg)
+    Given(reg).company()
     apply(reg, "create_stock_adjustment", location="MAIN", reason="seed",
           lines=[{"sku": "M1", "quantity_delta": "5", "unit_cost": "1"}])
     token = Authenticator(reg, conf).mint("fuzzer", ["admin"], 3600)

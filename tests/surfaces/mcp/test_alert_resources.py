@@ -33,7 +33,8 @@ from shopfloor.registry.registry import Registry
 from shopfloor.surfaces.auth import Authenticator
 from shopfloor.surfaces.mcp.surface import build_server
 from shopfloor.surfaces.server import build_app
-from tests.helpers import ADMIN, apply, basic_setup
+from tests.given import Given
+from tests.helpers import ADMIN, apply
 from tests.servers import serving
 
 LOW = "shopfloor://alerts/low-stock"
@@ -44,7 +45,7 @@ EXPIRING = "shopfloor://alerts/expiring-lots"
 @pytest.fixture
 def reg(sqlite_url: str) -> Registry:
     r = open_registry(Settings(database_url=sqlite_url))
-    basic_setup(r)
+    Given(r).company()
     alerts.check(r)  # the first look: nothing to attend to, no news
     return r
 

@@ -30,7 +30,8 @@ from shopfloor.app.wiring import open_registry
 from shopfloor.registry.registry import Registry
 from shopfloor.surfaces.auth import Authenticator
 from shopfloor.surfaces.server import build_app
-from tests.helpers import ADMIN, apply, basic_setup, on_hand
+from tests.given import Given
+from tests.helpers import ADMIN, apply, on_hand
 from tests.helpers import snapshot as full_snapshot
 from tests.servers import serving
 
@@ -57,7 +58,7 @@ def accept(message: str) -> types.ElicitResult:
 @pytest.fixture
 def reg(sqlite_url: str) -> Registry:
     r = open_registry(Settings(database_url=sqlite_url))
-    basic_setup(r)
+    Given(r).company()
     apply(r, "create_stock_adjustment", location="MAIN", reason="count",
           lines=[{"sku": "M1", "quantity_delta": "10"}])
     return r

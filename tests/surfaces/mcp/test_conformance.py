@@ -26,7 +26,7 @@ from shopfloor.app.settings import Settings
 from shopfloor.app.wiring import open_registry
 from shopfloor.surfaces.auth import Authenticator
 from shopfloor.surfaces.server import build_app
-from tests.helpers import basic_setup
+from tests.given import Given
 from tests.servers import serving
 
 JS = Path(__file__).parents[2] / "js" / "node_modules"
@@ -75,7 +75,7 @@ def test_the_official_suite_passes_every_check_that_applies(sqlite_url: str, tmp
                     pytrace=False)
     settings = Settings(database_url=sqlite_url)
     reg = open_registry(settings)
-    basic_setup(reg)
+    Given(reg).company()
     token = Authenticator(reg, settings).mint("conformance", ["admin"], 600)
     out = tmp_path / "results"
     with serving(with_token(build_app(reg, settings, run_worker=False), token)) as url:

@@ -17,7 +17,8 @@ from shopfloor.app.wiring import open_registry
 from shopfloor.kernel.errors import NotFound
 from shopfloor.registry.registry import Registry
 from shopfloor.surfaces.mcp.surface import invoke
-from tests.helpers import ADMIN, basic_setup
+from tests.given import Given
+from tests.helpers import ADMIN
 
 ADJUST = {"location": "MAIN", "reason": "r", "lines": [{"sku": "M1", "quantity_delta": "1"}],
           "preview": False}
@@ -26,7 +27,7 @@ ADJUST = {"location": "MAIN", "reason": "r", "lines": [{"sku": "M1", "quantity_d
 @pytest.fixture
 def reg(sqlite_url: str) -> Iterator[Registry]:
     r = open_registry(Settings(database_url=sqlite_url))
-    basic_setup(r)
+    Given(r).company()
     yield r
     r.store.dispose()
 

@@ -12,7 +12,8 @@ from shopfloor.app.wiring import open_registry
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
 from shopfloor.registry.results import result_envelope
-from tests.helpers import ADMIN, apply, basic_setup
+from tests.given import Given
+from tests.helpers import ADMIN, apply
 
 pytestmark = pytest.mark.quick
 
@@ -20,7 +21,7 @@ pytestmark = pytest.mark.quick
 @pytest.fixture
 def reg(sqlite_url: str) -> Registry:
     r = open_registry(Settings(database_url=sqlite_url))
-    basic_setup(r)
+    Given(r).company()
     return r
 
 

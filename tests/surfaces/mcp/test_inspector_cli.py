@@ -12,7 +12,7 @@ import pytest
 from shopfloor.app.settings import Settings
 from shopfloor.app.wiring import open_registry
 from shopfloor.ui.cards import JOB_URI, PREVIEW_URI
-from tests.helpers import basic_setup
+from tests.given import Given
 
 INSPECTOR = Path(__file__).parents[2] / "js" / "node_modules" / ".bin" / "mcp-inspector"
 
@@ -28,7 +28,7 @@ def inspector(db_url: str, *args: str) -> subprocess.CompletedProcess[str]:
 
 def test_inspector_lists_and_calls(sqlite_url: str) -> None:
     reg = open_registry(Settings(database_url=sqlite_url))
-    basic_setup(reg)
+    Given(reg).company()
     listed = inspector(sqlite_url, "--method", "tools/list")
     assert listed.returncode == 0, listed.stderr
     tools = {t["name"]: t for t in json.loads(listed.stdout)["tools"]}

@@ -25,7 +25,8 @@ from shopfloor.registry.registry import Registry
 from shopfloor.surfaces.auth import Authenticator
 from shopfloor.surfaces.server import build_app
 from shopfloor.ui.cards import JOB_URI, PREVIEW_URI
-from tests.helpers import ADMIN, basic_setup
+from tests.given import Given
+from tests.helpers import ADMIN
 from tests.servers import serving
 from tests.surfaces.mcp.clients import http_session
 
@@ -47,7 +48,7 @@ async def stdio_client(db_url: str, mode: str) -> AsyncIterator[Client]:
 @pytest.fixture
 def reg(sqlite_url: str) -> Registry:
     r = open_registry(Settings(database_url=sqlite_url))
-    basic_setup(r)
+    Given(r).company()
     return r
 
 

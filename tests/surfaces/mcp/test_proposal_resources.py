@@ -25,7 +25,8 @@ from shopfloor.app.wiring import open_registry
 from shopfloor.registry.registry import Registry
 from shopfloor.surfaces.auth import Authenticator
 from shopfloor.surfaces.server import build_app
-from tests.helpers import apply, basic_setup, on_hand
+from tests.given import Given
+from tests.helpers import apply, on_hand
 from tests.servers import serving
 from tests.surfaces.mcp.clients import http_session
 
@@ -37,7 +38,7 @@ FOUND = {"location": "MAIN", "reason": "found behind the rack",
 @pytest.fixture
 def reg(sqlite_url: str) -> Registry:
     r = open_registry(Settings(database_url=sqlite_url))
-    basic_setup(r)
+    Given(r).company()
     apply(r, "create_stock_adjustment", location="MAIN", reason="opening",
           lines=[{"sku": "M1", "quantity_delta": "10", "unit_cost": "2"}])
     return r

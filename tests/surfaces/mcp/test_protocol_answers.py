@@ -24,7 +24,8 @@ from shopfloor.registry.actor import Actor
 from shopfloor.registry.registry import Registry
 from shopfloor.surfaces.mcp.surface import build_server
 from shopfloor.ui.cards import PREVIEW_URI
-from tests.helpers import ADMIN, apply, basic_setup
+from tests.given import Given
+from tests.helpers import ADMIN, apply
 
 VIEWER = Actor.of("vic", "viewer")
 
@@ -32,7 +33,7 @@ VIEWER = Actor.of("vic", "viewer")
 @pytest.fixture
 def reg(sqlite_url: str) -> Registry:
     r = open_registry(Settings(database_url=sqlite_url))
-    basic_setup(r)
+    Given(r).company()
     apply(r, "create_stock_adjustment", location="MAIN", reason="count",
           lines=[{"sku": "M1", "quantity_delta": "3"}])
     return r

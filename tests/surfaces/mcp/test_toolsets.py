@@ -21,7 +21,8 @@ from shopfloor.registry.registry import Registry
 from shopfloor.registry.toolsets import DISCOVERY
 from shopfloor.surfaces.auth import Authenticator
 from shopfloor.surfaces.server import build_app
-from tests.helpers import ADMIN, basic_setup
+from tests.given import Given
+from tests.helpers import ADMIN
 from tests.servers import serving
 from tests.surfaces.mcp.clients import http_session
 
@@ -56,7 +57,7 @@ async def names(client: Any) -> set[str]:
 @pytest.fixture
 def reg(sqlite_url: str) -> Registry:
     r = open_registry(Settings(database_url=sqlite_url))
-    basic_setup(r)
+    Given(r).company()
     return r
 
 

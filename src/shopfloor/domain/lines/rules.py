@@ -16,6 +16,7 @@ from typing import Generic, NamedTuple, TypeVar
 from shopfloor.domain.base import lookup
 from shopfloor.domain.base.context import Caution, Op
 from shopfloor.domain.stock import lots
+from shopfloor.domain.stock.items import touch
 from shopfloor.kernel.errors import Conflict, ValidationFailed
 from shopfloor.kernel.statuses import said
 from shopfloor.store.tables import Item, PurchaseOrder, SalesOrder
@@ -48,6 +49,32 @@ def items(op: Op, lines: Sequence[LineSpec]) -> list[Item]:
 def move_status(op: Op, kind: str, doc: PurchaseOrder | SalesOrder, status: str) -> None:
     op.change(kind, doc.number, "status", doc.status, status)
     doc.status = status
+
+
+def edited(op: Op, kind: str, doc: PurchaseOrder | SalesOrder, fld: str,
+           value: object) -> None:
+    """A head field an edit gives (None: left as it is), set and logged if it differs."""
+    before = getattr(doc, fld)
+    if value is not None and value != before:
+        op.change(kind, doc.number, fld, before, value)
+        setattr(doc, fld, value)
+
+
+def closed_short(op: Op, kind: str, doc: Order, status: str, reason: str | None,
+                 dropped: Sequence[LineMoved], start: int) -> Moved[Order]:
+    """The end of a close short, either kind: its closed `status`, the reason kept in its
+    notes, and what it no longer moves with the warnings the close raised since `start`."""
+    move_status(op, kind, doc, status)
+    if reason:
+        doc.notes = f"{doc.notes}\n{reason}" if doc.notes else reason
+    touch(doc)
+    return Moved(doc, tuple(dropped), raised_since(op, start))
+
+
+def reopened(op: Op, kind: str, doc: PurchaseOrder | SalesOrder, status: str) -> None:
+    """A close undone: back to the status it had."""
+    move_status(op, kind, doc, status)
+    touch(doc)
 
 
 def still_open(doc: PurchaseOrder | SalesOrder, kind: str, open_states: tuple[str, ...]
@@ -91,6 +118,7 @@ def lot_line(item: Item, qty: Decimal, fld: str, spec: LineSpec | None,
 
 
 D = TypeVar("D")
+Order = TypeVar("Order", PurchaseOrder, SalesOrder)
 
 
 @dataclass(frozen=True)

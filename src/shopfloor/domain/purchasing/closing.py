@@ -12,8 +12,7 @@ from __future__ import annotations
 from shopfloor.domain.base import lookup
 from shopfloor.domain.base.context import Op
 from shopfloor.domain.lines import rules
-from shopfloor.domain.lines.rules import LineMoved, Moved, raised_since
-from shopfloor.domain.stock.items import touch
+from shopfloor.domain.lines.rules import LineMoved, Moved
 from shopfloor.kernel.numbers import ZERO
 from shopfloor.kernel.statuses import CLOSABLE_PO, PO, said
 from shopfloor.store.tables import PurchaseOrder
@@ -35,12 +34,7 @@ def close_purchase_order(op: Op, po: PurchaseOrder, reason: str | None
     if not any(ln.received_quantity > 0 for ln in po.lines):
         op.warn("nothing_received", f"{number} has received nothing; closing it is "
                 "the same as cancelling it")
-    op.change("purchase_order", number, "status", po.status, PO.closed)
-    po.status = PO.closed
-    if reason:
-        po.notes = f"{po.notes}\n{reason}" if po.notes else reason
-    touch(po)
-    return Moved(po, tuple(dropped), raised_since(op, start))
+    return rules.closed_short(op, "purchase_order", po, PO.closed, reason, dropped, start)
 
 
 def reopen_purchase_order(op: Op, number: str, status: str) -> list[str]:
@@ -48,7 +42,5 @@ def reopen_purchase_order(op: Op, number: str, status: str) -> list[str]:
     po = lookup.purchase_order(op, number, lock=True)
     if po.status != PO.closed:
         return [f"purchase order {number} is {said(po.status)} now, not closed"]
-    op.change("purchase_order", number, "status", po.status, status)
-    po.status = status
-    touch(po)
+    rules.reopened(op, "purchase_order", po, status)
     return []

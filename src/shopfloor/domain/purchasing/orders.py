@@ -82,12 +82,8 @@ def modify_purchase_order(op: Op, po: PurchaseOrder, *, supplier: str | None,
         loc = lookup.location(op, location)
         op.change("purchase_order", number, "location", po.location.code, loc.code)
         po.location, po.location_id = loc, loc.id
-    if expected_date is not None and expected_date != po.expected_date:
-        op.change("purchase_order", number, "expected_date", po.expected_date, expected_date)
-        po.expected_date = expected_date
-    if notes is not None and notes != po.notes:
-        op.change("purchase_order", number, "notes", po.notes, notes)
-        po.notes = notes
+    rules.edited(op, "purchase_order", po, "expected_date", expected_date)
+    rules.edited(op, "purchase_order", po, "notes", notes)
     if lines is not None:
         items = rules.items(op, lines)
         kept = {ln.item_id: ln for ln in po.lines}

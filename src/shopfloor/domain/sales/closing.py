@@ -11,9 +11,8 @@ from decimal import Decimal
 from shopfloor.domain.base import lookup
 from shopfloor.domain.base.context import Op
 from shopfloor.domain.lines import rules
-from shopfloor.domain.lines.rules import LineMoved, Moved, raised_since
+from shopfloor.domain.lines.rules import LineMoved, Moved
 from shopfloor.domain.stock import ledger as stock
-from shopfloor.domain.stock.items import touch
 from shopfloor.kernel.numbers import ZERO
 from shopfloor.kernel.statuses import CLOSABLE_SO, SO, said
 from shopfloor.store.tables import SalesOrder
@@ -32,12 +31,7 @@ def close_sales_order(op: Op, so: SalesOrder, reason: str | None) -> Moved[Sales
             op.change("sales_order", number, f"line {ln.item.sku} outstanding", short, ZERO)
             stock.reserve(op, ln.item, so.location, -short)
             dropped.append(LineMoved(ln.item.sku, short))
-    op.change("sales_order", number, "status", so.status, SO.closed)
-    so.status = SO.closed
-    if reason:
-        so.notes = f"{so.notes}\n{reason}" if so.notes else reason
-    touch(so)
-    return Moved(so, tuple(dropped), raised_since(op, start))
+    return rules.closed_short(op, "sales_order", so, SO.closed, reason, dropped, start)
 
 
 def reopen_sales_order(op: Op, number: str, status: str) -> list[str]:
@@ -50,7 +44,5 @@ def reopen_sales_order(op: Op, number: str, status: str) -> list[str]:
         short: Decimal = ln.quantity - ln.fulfilled_quantity
         if short > 0:
             stock.reserve(op, ln.item, so.location, short)
-    op.change("sales_order", number, "status", so.status, status)
-    so.status = status
-    touch(so)
+    rules.reopened(op, "sales_order", so, status)
     return []

@@ -93,12 +93,8 @@ def modify_sales_order(op: Op, so: SalesOrder, *, customer: str | None, location
         loc = lookup.location(op, location)
         op.change("sales_order", number, "location", so.location.code, loc.code)
         so.location, so.location_id = loc, loc.id
-    if due_date is not None and due_date != so.due_date:
-        op.change("sales_order", number, "due_date", so.due_date, due_date)
-        so.due_date = due_date
-    if notes is not None and notes != so.notes:
-        op.change("sales_order", number, "notes", so.notes, notes)
-        so.notes = notes
+    rules.edited(op, "sales_order", so, "due_date", due_date)
+    rules.edited(op, "sales_order", so, "notes", notes)
     if lines is not None:
         items = rules.items(op, lines)
         old = {ln.item.sku: f"{fmt(ln.quantity)} @ {fmt(ln.unit_price)}" for ln in so.lines}

@@ -30,6 +30,7 @@ from shopfloor.kernel.statuses import vocabulary
 from shopfloor.registry.actor import Actor
 from shopfloor.registry.registry import Registry
 from shopfloor.registry.tool import Tool
+from shopfloor.surfaces.admin import plans
 from shopfloor.surfaces.admin import session as sessions
 from shopfloor.surfaces.admin.display import Shower, label, words
 from shopfloor.surfaces.auth import Authenticator
@@ -107,6 +108,17 @@ class Admin:
             return await self.call(actor, name, args)
         except ShopfloorError:
             return {}
+
+    async def plan_drawn(self, request: Request, actor: Actor,
+                         plan: dict[str, Any]) -> dict[str, Any]:
+        """An MRP plan as the job and MRP pages draw it: cards and messages, with the
+        items' names and units (the ticks are the MRP page's own)."""
+        skus = plans.skus(plan)[:500]
+        items: dict[str, dict[str, Any]] = {}
+        if skus and self.may(actor, "search_items"):
+            got = await self.read(actor, "search_items", {"skus": skus, "limit": len(skus)})
+            items = {i["sku"]: i for i in got.get("items", [])}
+        return plans.draw(plan, items, self.formats(request))
 
     # -- rendering -------------------------------------------------------------------
     def render(self, request: Request, template: str, actor: Actor | None,

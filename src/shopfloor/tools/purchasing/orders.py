@@ -7,7 +7,6 @@ from decimal import Decimal
 from typing import Literal
 
 from pydantic import Field
-from sqlalchemy import select
 
 from shopfloor.domain.base import lookup
 from shopfloor.domain.base.context import Op
@@ -42,7 +41,7 @@ from shopfloor.tools.order_fields import (
     MoveLineIn,
     OrderHead,
     OrderLineIn,
-    page_of,
+    listed,
     remarks,
     total_said,
 )
@@ -123,15 +122,9 @@ class ListPurchaseOrders(Request):
             response=PurchaseOrderPage,
             description="Purchase orders, newest first; filter by status or supplier.")
 def list_purchase_orders(op: Op, req: ListPurchaseOrders) -> PurchaseOrderPage:
-    stmt = select(PurchaseOrder).order_by(PurchaseOrder.id.desc()).limit(req.limit + 1)
-    if req.status:
-        stmt = stmt.where(PurchaseOrder.status == req.status)
-    if req.supplier:
-        stmt = stmt.where(PurchaseOrder.supplier_id == lookup.supplier(op, req.supplier).id)
-    if req.cursor:
-        stmt = stmt.where(PurchaseOrder.id < int(req.cursor))
-    page, next_cursor = page_of(list(op.session.scalars(stmt).unique()), req.limit,
-                                purchase_order_out)
+    supplier = PurchaseOrder.supplier_id == lookup.supplier(op, req.supplier).id \
+        if req.supplier else None
+    page, next_cursor = listed(op, PurchaseOrder, req, supplier, purchase_order_out)
     return PurchaseOrderPage(orders=page, next_cursor=next_cursor)
 
 

@@ -13,7 +13,6 @@ from starlette.routing import BaseRoute, Route
 
 from shopfloor.kernel.statuses import JobState
 from shopfloor.registry.actor import Actor
-from shopfloor.surfaces.admin import plans
 from shopfloor.surfaces.admin.core import Admin
 from shopfloor.surfaces.admin.kinds import MRP_KINDS
 
@@ -41,19 +40,8 @@ async def job(a: Admin, request: Request, actor: Actor) -> Response:
             isinstance(result, dict):
         # one state for "nothing to do", as the cards say it: no apply offered
         empty_plan = not any(v for k, v in result.items() if k.endswith("orders"))
-        drawn = await plan_cards(a, request, actor, result)
+        drawn = await a.plan_drawn(request, actor, result)
         if not empty_plan:  # ticked and applied order by order on the MRP page
             apply_url = "/mrp?job=" + quote(str(found.get("job_id")), safe="")
     return a.render(request, template, actor, job=found, apply_url=apply_url,
                     empty_plan=empty_plan, plan=drawn)
-
-
-async def plan_cards(a: Admin, request: Request, actor: Actor,
-                     plan: dict[str, Any]) -> dict[str, Any]:
-    """A plan as the MRP page draws it (cards, words), without the ticks."""
-    skus = plans.skus(plan)[:500]
-    items: dict[str, dict[str, Any]] = {}
-    if skus and a.may(actor, "search_items"):
-        got = await a.read(actor, "search_items", {"skus": skus, "limit": len(skus)})
-        items = {i["sku"]: i for i in got.get("items", [])}
-    return plans.draw(plan, items, a.formats(request))

@@ -41,23 +41,12 @@ async def mrp(a: Admin, request: Request, actor: Actor, **outcome: Any) -> Respo
             last, plan = found, found.get("result") or {}
     elif last is not None:
         plan = (await a.read(actor, "get_job", {"job_id": last["job_id"]})).get("result") or {}
-    drawn = await plan_view(a, request, actor, plan)
+    drawn = await a.plan_drawn(request, actor, plan)
     made = documents(plan, request.query_params.get("made"))
     return a.render(request, "mrp.html", actor, status=outcome.pop("status", 200),
                     runs=runs, last=last, **drawn,
                     locations=(await a.read(actor, "list_locations", {})
                                ).get("locations", []), documents=made, **outcome)
-
-
-async def plan_view(a: Admin, request: Request, actor: Actor,
-                    plan: dict[str, Any]) -> dict[str, Any]:
-    """A plan's cards and messages, with the items' names and units."""
-    skus = plans.skus(plan)[:500]
-    items: dict[str, dict[str, Any]] = {}
-    if skus and a.may(actor, "search_items"):
-        got = await a.read(actor, "search_items", {"skus": skus, "limit": len(skus)})
-        items = {i["sku"]: i for i in got.get("items", [])}
-    return plans.draw(plan, items, a.formats(request))
 
 
 def _chosen(form: dict[str, list[str]]) -> tuple[str, list[str]]:
