@@ -75,17 +75,16 @@ def test_consumption_corrected_recosts_the_product(registry: Registry, given: Gi
 
 
 def test_fewer_made_takes_back_the_by_products_the_undone_units_gave(
-        registry: Registry) -> None:
+        registry: Registry, given: Given) -> None:
     """P1 = 2 M1 @ 1.50, giving 1 OFFCUT a unit that carries 10%. 4 made: 12.00 consumed,
     the offcuts 1.20 (0.30 each), the product 10.80 (2.70 each). Corrected to 2 made: 2 P1
     leave at 2.70, 4 M1 come back at 1.50 and 2 OFFCUT leave at 0.30, so the stock is worth
     what it was (6.00 - 5.40 - 0.60 = 0): no value is made from nothing."""
-    basic_setup(registry)
-    apply(registry, "create_item", sku="OFFCUT", name="Offcut", kind="material")
+    given.company()
+    given.item("OFFCUT")
     apply(registry, "update_recipe", sku="P1", components=[{"sku": "M1", "quantity": "2"}],
           by_products=[{"sku": "OFFCUT", "quantity": "1", "cost_share_percent": "10"}])
-    apply(registry, "create_stock_adjustment", location="MAIN", reason="opening", lines=[
-        {"sku": "M1", "quantity_delta": "10", "unit_cost": "1.5"}])
+    given.stock({"M1": ("10", "1.5")})
     mo = apply(registry, "create_manufacturing_order", sku="P1", quantity="4",
                location="MAIN")["number"]
     apply(registry, "complete_manufacturing_order", number=mo)

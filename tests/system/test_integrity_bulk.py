@@ -9,7 +9,6 @@ applied), or, with skip_rejects, is listed in its result as the preview lists it
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import pytest
@@ -45,18 +44,15 @@ def _without_jobs(snap: dict[str, Any]) -> dict[str, Any]:
             if not k.startswith(("jobs", "idempotency", "events"))}
 
 
-def test_a_30k_row_import_without_a_preview_queues_at_once(registry: Registry, given: Given,
-                                                          db_url: str) -> None:
+def test_a_30k_row_import_without_a_preview_queues_at_once(registry: Registry, given: Given
+                                                          ) -> None:
+    """Queued, not done: the answer comes before any row is written (how fast is the
+    bench's to say, not a timed test's)."""
     given.company()
     csv = _big_csv()
     before = snapshot(registry)
-    started = time.perf_counter()
     queued = apply(registry, "import_items", csv=csv)
-    elapsed = time.perf_counter() - started
-    print(f"\n{db_url.split(':')[0]}: {BIG}-row import_items without a token queued in "
-          f"{elapsed:.2f} s")
     assert queued["queued"] is True and queued["status"] == "queued", queued
-    assert elapsed < 5, f"queueing took {elapsed:.2f} s"
     after = snapshot(registry)
     assert after["jobs"] == before["jobs"] + 1
     assert _without_jobs(after) == _without_jobs(before)  # queued, nothing applied yet
