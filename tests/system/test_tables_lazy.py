@@ -86,3 +86,63 @@ def test_each_module_s_relationships_point_within_it_or_to_a_module_it_imports()
     assert seen > 20  # the walk saw the schema's relationships
     assert outside == []
     assert imports_of("core") == set()  # the base every module imports imports none
+
+
+HALFWAY = '''
+import __future__, ast, importlib.abc, importlib.util, sys, threading
+from sqlalchemy.orm import configure_mappers
+
+NAME, failed = "shopfloor.store.tables.bills", []
+
+
+def configure():
+    try:
+        configure_mappers()
+    except Exception as e:
+        failed.append(repr(e))
+
+
+class Halfway(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Imports bills.py up to its first class, lets another thread configure the
+    mappers, then imports the rest: the moment a lazy import shares with a query."""
+
+    def find_spec(self, name, path, target=None):
+        if name != NAME:
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(name)
+        self.real, spec.loader = spec.loader, self
+        return spec
+
+    def create_module(self, spec):
+        return None
+
+    def exec_module(self, module):
+        body = ast.parse(self.real.get_source(NAME)).body
+        cut = next(i for i, s in enumerate(body) if isinstance(s, ast.ClassDef)) + 1
+        flags = __future__.annotations.compiler_flag
+        for half, part in enumerate((body[:cut], body[cut:])):
+            code = compile(ast.Module(part, []), module.__file__, "exec", flags=flags)
+            exec(code, module.__dict__)
+            if half == 0:
+                OTHER.start()
+                OTHER.join(0.5)  # it waits for the import, or fails at once without the lock
+
+
+OTHER = threading.Thread(target=configure)
+sys.meta_path.insert(0, Halfway())
+from shopfloor.store.tables import SupplierBill
+OTHER.join()
+print(failed)
+'''
+
+
+def test_a_query_in_another_thread_waits_for_a_table_module_imported_halfway() -> None:
+    """The job worker's query configured the mappers while an MCP call's thread was
+    importing bills.py: its first class pointed to a second not yet defined, and the
+    worker failed on "name 'SupplierBillCharge' is not defined". Here that moment is made
+    to happen every time."""
+    done = subprocess.run([sys.executable, "-c", HALFWAY], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"

@@ -32,7 +32,7 @@ from shopfloor.domain.base.context import Op
 from shopfloor.kernel.errors import Conflict, Unauthenticated
 from shopfloor.registry import proposals as held
 from shopfloor.store.engine import Store
-from shopfloor.store.tables.accounts import Account, AccountSession, RevokedSubject
+from shopfloor.store.tables import Account, AccountSession, RevokedSubject
 from shopfloor.tools import proposals
 
 MAX_PASSWORD = people.MAX_PASSWORD

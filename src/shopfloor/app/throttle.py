@@ -25,7 +25,7 @@ from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from shopfloor.kernel.errors import ShopfloorError
-from shopfloor.store.tables.accounts import SignInFailure
+from shopfloor.store.tables import SignInFailure
 
 ACCOUNT_FREE = 5
 ADDRESS_FREE = 20

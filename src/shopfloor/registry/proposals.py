@@ -27,8 +27,7 @@ from shopfloor.registry.actor import Actor
 from shopfloor.registry.tool import CONTROL_FIELDS, Tool, WriteRequest
 from shopfloor.store import outbox
 from shopfloor.store.engine import Store
-from shopfloor.store.tables import Proposal
-from shopfloor.store.tables.accounts import Account, RevokedSubject
+from shopfloor.store.tables import Account, Proposal, RevokedSubject
 
 Also = Callable[[Session, dict[str, Any]], None]
 

@@ -21,8 +21,7 @@ from shopfloor.kernel.errors import NotFound
 from shopfloor.kernel.text import money
 from shopfloor.registry.facts import Undo
 from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
-from shopfloor.store.tables import Customer, PurchaseOrder, SalesOrder, Supplier
-from shopfloor.store.tables.corrections import StockReturn
+from shopfloor.store.tables import Customer, PurchaseOrder, SalesOrder, StockReturn, Supplier
 from shopfloor.tools.fields import (
     Amount,
     Key,

@@ -18,7 +18,7 @@ from sqlalchemy import select, update
 from shopfloor.domain.base.context import Op
 from shopfloor.kernel.errors import Conflict, NotFound, ValidationFailed
 from shopfloor.kernel.roles import Role
-from shopfloor.store.tables.accounts import Account, AccountSession
+from shopfloor.store.tables import Account, AccountSession
 
 if TYPE_CHECKING:
     from argon2 import PasswordHasher

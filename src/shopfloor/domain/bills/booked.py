@@ -26,10 +26,10 @@ from shopfloor.store.tables import (
     PurchaseOrder,
     PurchaseOrderLine,
     StockMovement,
+    StockReturn,
     SupplierBill,
     SupplierBillLine,
 )
-from shopfloor.store.tables.corrections import StockReturn
 
 PO_DOC = "purchase_order"
 

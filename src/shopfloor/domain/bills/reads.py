@@ -13,8 +13,7 @@ from shopfloor.domain.base import lookup
 from shopfloor.domain.base.context import Op
 from shopfloor.domain.bills import booked
 from shopfloor.kernel.errors import NotFound
-from shopfloor.store.tables import PurchaseOrder, SupplierBill
-from shopfloor.store.tables.corrections import Revert
+from shopfloor.store.tables import PurchaseOrder, Revert, SupplierBill
 
 
 def reverted(op: Op, bills: list[SupplierBill]) -> set[str]:

@@ -26,8 +26,7 @@ from shopfloor.domain.stock import items as catalog
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.kernel.numbers import fmt
 from shopfloor.kernel.statuses import MO, PO, said
-from shopfloor.store.tables import Item, Job
-from shopfloor.store.tables.planning import Peg
+from shopfloor.store.tables import Item, Job, Peg
 
 CREATED_VERSION = 1
 """An order an MRP apply created and nothing has touched since has its first version."""

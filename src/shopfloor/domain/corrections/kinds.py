@@ -28,13 +28,14 @@ from shopfloor.domain.stock.standing import unreverted
 from shopfloor.kernel.numbers import ZERO, cost, fmt
 from shopfloor.store.tables import (
     Batch,
+    CostAdjustment,
     Item,
     OperationLog,
     StockAdjustmentLine,
     StockMovement,
+    StockReturn,
     table,
 )
-from shopfloor.store.tables.corrections import CostAdjustment, StockReturn
 
 _ADJUST = insert(table(CostAdjustment))
 _LINES = table(StockAdjustmentLine)

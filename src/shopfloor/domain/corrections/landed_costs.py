@@ -37,8 +37,7 @@ from shopfloor.domain.stock import ledger as stock
 from shopfloor.domain.stock.standing import unreverted
 from shopfloor.kernel.errors import Conflict, NotFound, ValidationFailed
 from shopfloor.kernel.numbers import ZERO, fmt
-from shopfloor.store.tables import LandedCost, LandedCostLine, PurchaseOrder, StockMovement
-from shopfloor.store.tables.corrections import Revert
+from shopfloor.store.tables import LandedCost, LandedCostLine, PurchaseOrder, Revert, StockMovement
 
 PO_DOC = "purchase_order"
 

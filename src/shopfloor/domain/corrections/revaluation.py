@@ -24,8 +24,7 @@ from shopfloor.domain.base.context import Op
 from shopfloor.domain.stock import ledger as stock
 from shopfloor.domain.stock.standing import unreverted
 from shopfloor.kernel.numbers import ZERO, cost
-from shopfloor.store.tables import Balance, Location, StockMovement
-from shopfloor.store.tables.corrections import StockReturn
+from shopfloor.store.tables import Balance, Location, StockMovement, StockReturn
 
 Taker = tuple[str | None, str | None, int]  # document type, number, location
 

@@ -49,8 +49,7 @@ from shopfloor.domain.stock.items import touch
 from shopfloor.kernel.errors import Conflict, NotFound
 from shopfloor.kernel.numbers import ZERO, fmt
 from shopfloor.kernel.statuses import MO, OPEN_MO, PO, SO, said
-from shopfloor.store.tables import OperationLog, StockMovement, table
-from shopfloor.store.tables.corrections import Revert
+from shopfloor.store.tables import OperationLog, Revert, StockMovement, table
 
 REVERTS = table(Revert)
 _CLAIM = insert(REVERTS)

@@ -11,8 +11,7 @@ from sqlalchemy import ColumnElement, func, select
 
 from shopfloor.domain.base.context import Op
 from shopfloor.kernel.numbers import ZERO
-from shopfloor.store.tables import SupplierBill, SupplierBillLine
-from shopfloor.store.tables.corrections import Revert
+from shopfloor.store.tables import Revert, SupplierBill, SupplierBillLine
 
 
 def counted() -> ColumnElement[bool]:

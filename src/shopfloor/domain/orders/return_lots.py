@@ -25,8 +25,7 @@ from shopfloor.domain.stock.lots import LotIn, Part
 from shopfloor.domain.stock.standing import unreverted
 from shopfloor.kernel.errors import ShopfloorError, ValidationFailed
 from shopfloor.kernel.numbers import ZERO, fmt
-from shopfloor.store.tables import Batch, StockMovement
-from shopfloor.store.tables.corrections import StockReturn
+from shopfloor.store.tables import Batch, StockMovement, StockReturn
 
 Key = tuple[int, int | None]
 """(item id, batch id): only rows in a lot are read"""

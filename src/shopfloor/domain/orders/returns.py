@@ -31,8 +31,7 @@ from shopfloor.domain.stock.ledger import Posting
 from shopfloor.domain.stock.standing import revalued
 from shopfloor.kernel.errors import ValidationFailed
 from shopfloor.kernel.numbers import ZERO, cost, fmt
-from shopfloor.store.tables import Location, StockMovement
-from shopfloor.store.tables.corrections import Revert, StockReturn, StockReturnLine
+from shopfloor.store.tables import Location, Revert, StockMovement, StockReturn, StockReturnLine
 
 
 @dataclass(frozen=True)

@@ -17,8 +17,7 @@ from sqlalchemy import insert, select
 from shopfloor.domain.base.context import Op
 from shopfloor.domain.planning.data import MADE, PLANNED, SAFETY
 from shopfloor.kernel.numbers import fmt
-from shopfloor.store.tables import Item
-from shopfloor.store.tables.planning import Peg
+from shopfloor.store.tables import Item, Peg
 
 
 @dataclass(frozen=True)

@@ -26,8 +26,7 @@ from shopfloor.kernel.errors import Conflict, InsufficientStock
 from shopfloor.kernel.numbers import ZERO, fmt
 from shopfloor.store.bulk import executemany, insert_returning
 from shopfloor.store.engine import RetryTransaction
-from shopfloor.store.tables import Batch, table
-from shopfloor.store.tables.lots import LotBalance
+from shopfloor.store.tables import Batch, LotBalance, table
 from shopfloor.store.tracking import saw_row
 
 LOTS = table(LotBalance)

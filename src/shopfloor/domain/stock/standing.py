@@ -9,8 +9,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from shopfloor.store.tables import StockMovement
-from shopfloor.store.tables.corrections import Revert
+from shopfloor.store.tables import Revert, StockMovement
 
 
 def unreverted() -> Any:

@@ -17,7 +17,10 @@ import re
 from functools import cache
 from importlib import import_module
 from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
+
+from sqlalchemy.orm.mapper import _CONFIGURE_MUTEX as CONFIGURE_MUTEX
 
 if TYPE_CHECKING:  # the type checker sees every name as before
     from shopfloor.store.tables.accounting import *  # noqa: F403
@@ -63,10 +66,23 @@ def defined_in() -> dict[str, str]:
     return found
 
 
+def loaded(module: str) -> ModuleType:
+    """A table module, imported whole before any other thread configures the mappers.
+
+    A module half imported has mapped its first classes but not the ones they point to
+    by name: a query in another thread (the job worker beside an MCP call) configuring
+    the mappers then failed on "name 'SupplierBillCharge' is not defined". SQLAlchemy
+    configures, and maps each class, under one re-entrant lock; an import held under it
+    finishes before any configuration starts. A private name of SQLAlchemy's, pinned by
+    tests/system/test_tables_lazy.py, which makes that race happen every time."""
+    with CONFIGURE_MUTEX:
+        return import_module(f"{__name__}.{module}")
+
+
 def everything() -> None:
     """Every table on `Base.metadata`."""
     for module in MODULES:
-        import_module(f"{__name__}.{module}")
+        loaded(module)
 
 
 def __getattr__(name: str) -> Any:
@@ -75,10 +91,9 @@ def __getattr__(name: str) -> Any:
     module = defined_in().get(name)
     if name == "Base" or module is None:
         everything()
-        module = module or next((m for m in MODULES if hasattr(
-            import_module(f"{__name__}.{m}"), name)), None)
+        module = module or next((m for m in MODULES if hasattr(loaded(m), name)), None)
         if module is None:
             raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(f"{__name__}.{module}"), name)
+    value = getattr(loaded(module), name)
     globals()[name] = value  # asked once
     return value
