@@ -26,6 +26,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import ROUND_HALF_EVEN, Decimal
+from functools import cache
 
 from babel.numbers import get_currency_precision
 from sqlalchemy import insert
@@ -73,7 +74,12 @@ Held = Callable[[int, int], Decimal]
 
 def minor_unit(op: Op) -> Decimal:
     """The books' currency's smallest amount: 0.01 for EUR, 1 for JPY."""
-    return Decimal(1).scaleb(-get_currency_precision(books.currency(op)))
+    return _unit(books.currency(op))
+
+
+@cache
+def _unit(currency: str) -> Decimal:
+    return Decimal(1).scaleb(-get_currency_precision(currency))
 
 
 def to_unit(amount: Decimal, unit: Decimal) -> Decimal:
