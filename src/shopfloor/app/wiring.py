@@ -38,6 +38,15 @@ def stored(store: Store, *keys: str) -> dict[str, str]:
                                               .where(table.c.key.in_(keys)))}
 
 
+def stamped(store: Store) -> None:
+    """The books' stamp (domain/accounting/stamp.py), given a database without one."""
+    from shopfloor.domain.accounting import stamp
+
+    with store.writing() as session:
+        stamp.ensure(session.connection())
+        session.commit()
+
+
 def load_secret(store: Store) -> str:
     """The signing secret lives in the database, so every instance sharing it agrees."""
     import secrets
@@ -238,9 +247,12 @@ def open_registry(settings: Settings, *, store: Store | None = None,
     tools = [] if lazy else catalogue_tools()
     store = store or Store(settings.database_url)
     upgrade(store)
+    from shopfloor.domain.accounting import stamp
     from shopfloor.domain.buying.currencies import COMPANY_KEY
 
-    known = stored(store, "secret", COMPANY_KEY)  # (written once: read, as a rule)
+    known = stored(store, "secret", COMPANY_KEY, stamp.KEY)  # (written once: read, as a rule)
+    if stamp.KEY not in known:
+        store.retrying(lambda: stamped(store))
     secret = settings.secret or known.get("secret") or load_secret(store)
     wanted = settings.currency.strip().upper()
     books = known[COMPANY_KEY] if known.get(COMPANY_KEY) == wanted else \
@@ -267,10 +279,15 @@ def open_registry(settings: Settings, *, store: Store | None = None,
 def post_journal(op: Op) -> None:
     """Every write's journal entries (imported on the first write: a read pays nothing),
     once the period lock has checked what they would post."""
-    from shopfloor.domain.accounting import journal, lock
+    if not _POSTING:  # (an import statement per write costs a tenth of the journal's time)
+        from shopfloor.domain.accounting import journal, lock
 
-    lock.check(op)
-    journal.post(op)
+        _POSTING.extend((lock.check, journal.post))
+    for step in _POSTING:
+        step(op)
+
+
+_POSTING: list[Callable[[Op], None]] = []
 
 
 def post_history(store: Store, clock: Callable[[], Any]) -> None:

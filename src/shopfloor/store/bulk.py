@@ -28,6 +28,7 @@ from typing import Any
 
 from sqlalchemy import JSON, Connection, Row, Table, insert
 from sqlalchemy.sql.dml import Insert, UpdateBase, ValuesBase
+from sqlalchemy.sql.selectable import ScalarSelect
 
 from shopfloor.store.prepared import observed, on_cursor
 
@@ -232,34 +233,46 @@ def insert_returning(conn: Connection, table: Table, rows: Sequence[Mapping[str,
     return out
 
 
-_WITH_PARENT: dict[tuple[int, int, tuple[str, ...], tuple[str, ...]],
+_WITH_PARENT: dict[tuple[int, int, tuple[str, ...], tuple[str, ...], int],
                    tuple[Insert, Insert, str, _Plan, _Plan] | None] = {}
 
 
 def insert_with_parent(conn: Connection, parent: Insert, row: Mapping[str, Any], child: Insert,
-                       key: str, rows: Sequence[Mapping[str, Any]]) -> bool:
+                       key: str, rows: Sequence[Mapping[str, Any]],
+                       read: ScalarSelect[Any] | None = None) -> tuple[Any] | None:
     """PostgreSQL: one row of `parent` and its `rows` of `child` (each given the parent's
     new primary key as `key`) in one statement (`WITH parent AS (INSERT ... RETURNING id)
     INSERT ... SELECT parent.id, u.* FROM parent, unnest(...)`): one round trip where the
-    two inserts take two, or three when psycopg pipelines a few rows. False where it
-    cannot (another database, a statement only SQLAlchemy runs): the caller inserts them
-    itself."""
+    two inserts take two, or three when psycopg pipelines a few rows. `read`: a scalar
+    subquery (constant, no parameters) read in the same statement. Gives the value `read`
+    read (a 1-tuple; (None,) without one), or None where it cannot (another database, a
+    statement only SQLAlchemy runs): the caller inserts them itself."""
     if conn.dialect.name != "postgresql" or not rows:
-        return False
+        return None
     heads, lines = tuple(row), tuple(rows[0])
-    cache_key = (id(parent), id(child), heads, lines)
+    cache_key = (id(parent), id(child), heads, lines, id(read))
     if cache_key not in _WITH_PARENT:
-        _WITH_PARENT[cache_key] = _parent_plan(conn, parent, heads, child, key, lines)
+        plan = _parent_plan(conn, parent, heads, child, key, lines)
+        if plan is not None and read is not None:
+            also = read.compile(dialect=conn.dialect, compile_kwargs={"literal_binds": True})
+            plan = (*plan[:2], f"{plan[2]} RETURNING {also}", *plan[3:])
+        _WITH_PARENT[cache_key] = plan
     said = _WITH_PARENT[cache_key]
     if said is None or said[0] is not parent or said[1] is not child:
-        return False
+        return None
     sql, head_plan, line_plan = said[2:]
     params = {**head_plan.params([row])[0], **line_plan.params(rows)}
+
+    def run(cursor: Any) -> Any:
+        cursor.execute(sql, params)
+        return cursor.fetchone() if read is not None else None
+
     if observed(conn):
-        conn.exec_driver_sql(sql, params)
-        return True
-    on_cursor(conn, sql, params, lambda cursor: cursor.execute(sql, params))
-    return True
+        result = conn.exec_driver_sql(sql, params)
+        got = result.first() if read is not None else None
+    else:
+        got = on_cursor(conn, sql, params, run)
+    return (got[0] if got else None,)
 
 
 def _parent_plan(conn: Connection, parent: Insert, heads: tuple[str, ...], child: Insert,

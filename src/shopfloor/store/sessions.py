@@ -5,16 +5,22 @@ statements run on it); the ORM answers through its transaction's state machine, 
 time, a twentieth of a one-line adjustment on SQLite. Within one transaction the answer
 never changes, so it is kept from the transaction's begin to its end and handed back
 when asked with no arguments; anything else (other binds, options) asks the ORM.
+
+A rule may also leave a check for the commit (`before_commit`): something it trusted
+without reading it in this transaction (a process's kept read of the chart of accounts),
+confirmed before the transaction may commit, unless the rule confirmed it on the way.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from sqlalchemy import Connection, event
 from sqlalchemy.orm import Session, SessionTransaction
 
 _KEPT = "shopfloor.connection"
+_CHECKS = "shopfloor.before_commit"
 
 
 class WriteSession(Session):
@@ -37,3 +43,27 @@ def _keep(session: Session, transaction: SessionTransaction, connection: Connect
 def _drop(session: Session, transaction: SessionTransaction) -> None:
     if transaction.parent is None:
         session.info.pop(_KEPT, None)
+
+
+def before_commit(session: Session, name: str, check: Callable[[], None]) -> None:
+    """`check` runs when `session` commits its transaction (once per name; one left for
+    a transaction that rolls back is dropped with it). It may raise to refuse the commit
+    (RetryTransaction runs the whole transaction again)."""
+    session.info.setdefault(_CHECKS, {})[name] = check
+
+
+def settled(session: Session, name: str) -> None:
+    """The check named `name` is done already: the commit needs not run it."""
+    session.info.get(_CHECKS, {}).pop(name, None)
+
+
+@event.listens_for(Session, "before_commit")
+def _check(session: Session) -> None:
+    for check in list(session.info.get(_CHECKS, {}).values()):
+        check()
+
+
+@event.listens_for(Session, "after_transaction_end")
+def _checked(session: Session, transaction: SessionTransaction) -> None:
+    if transaction.parent is None:
+        session.info.pop(_CHECKS, None)

@@ -22,6 +22,13 @@ SCALE = 6
 QUANTUM = Decimal(1).scaleb(-SCALE)
 
 
+_SCALED: dict[Decimal, int] = {}
+"""Decimals converted lately, by value (equal decimals scale alike: 2, 2.0 and 2.000000):
+a document's lines repeat a few quantities and costs, each a new object, and a lookup
+costs a quarter of the rounding and scaling."""
+_KEEP = 4096
+
+
 class _ScaledInteger(BigInteger):
     """SQLite's column for a decimal: an integer count of millionths. Its conversions are
     the column type's own (one closure call per value, not a TypeDecorator's two layers):
@@ -35,7 +42,17 @@ class _ScaledInteger(BigInteger):
                 return None
             if type(value) is not Decimal:
                 value = Decimal(value)
-            return int(value.quantize(QUANTUM).scaleb(SCALE))
+            try:
+                return _SCALED[value]
+            except KeyError:
+                pass
+            except TypeError:  # a signalling NaN has no hash: refused below, as ever
+                return int(value.quantize(QUANTUM).scaleb(SCALE))
+            scaled = int(value.quantize(QUANTUM).scaleb(SCALE))
+            if len(_SCALED) >= _KEEP:
+                _SCALED.clear()
+            _SCALED[value] = scaled
+            return scaled
 
         return process
 

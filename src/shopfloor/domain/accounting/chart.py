@@ -8,11 +8,12 @@ recognises and that balances from the first movement, so nothing needs setting u
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from sqlalchemy import select, true
 
+from shopfloor.domain.accounting import stamp
 from shopfloor.domain.base import period_lock
 from shopfloor.domain.base.context import Op
 from shopfloor.kernel.errors import NotFound, ValidationFailed
@@ -62,9 +63,19 @@ class Chart:
     (role, location, kind of item) wins, then the role's rule for all, then the default."""
 
     rules: dict[tuple[str, int | None, str | None], Account]
+    found: dict[tuple[str, int | None, str | None], Account] = field(default_factory=dict)
+    """What `account` answered, by its arguments (a document asks the same one per line)."""
 
     def account(self, role: str, location_id: int | None = None,
                 item_kind: str | None = None) -> Account:
+        asked = (role, location_id, item_kind)
+        known = self.found.get(asked)
+        if known is None:
+            known = self.found[asked] = self._account(role, location_id, item_kind)
+        return known
+
+    def _account(self, role: str, location_id: int | None,
+                 item_kind: str | None) -> Account:
         for key in ((role, location_id, item_kind), (role, location_id, None),
                     (role, None, item_kind), (role, None, None)):
             found = self.rules.get(key)
@@ -87,25 +98,36 @@ def kind_of(role: str) -> Kind:
 
 _LOCK = select(period_lock.LOCKS.c.lock_date.label("lock_date")).order_by(
     period_lock.LOCKS.c.id.desc()).limit(1).scalar_subquery()
-_NOW = select(_LOCK.label("lock_date")).subquery("books")
-_RULES = Prepared(select(_NOW.c.lock_date, *(AccountRule.__table__.c[k] for k in (
+_NOW = select(_LOCK.label("lock_date"), stamp.STAMP.label("stamp")).subquery("books")
+_RULES = Prepared(select(_NOW.c.lock_date, _NOW.c.stamp, *(AccountRule.__table__.c[k] for k in (
     "role", "location_id", "item_kind", "code", "name"))).select_from(
     _NOW.outerjoin(AccountRule.__table__, true())))
-"""Read by every write that moves value (its journal entry), with the period lock that
-entry is checked against: one round trip for both, plain rows, compiled once (a lone
-row of NULLs where no rule is set)."""
+"""Read with the period lock every entry is checked against and the books' stamp
+(stamp.py): one round trip for the three, plain rows, compiled once (a lone row of NULLs
+where no rule is set)."""
 
 
 def chart(op: Op) -> Chart:
+    """The rules once per operation: an apply's as its process last read them while the
+    books' stamp is the same (confirmed in its transaction), anything else's read."""
     found = op.cache.get(Chart)
     if isinstance(found, Chart):
         return found
+    kept = stamp.kept(op)
+    if kept is not None:
+        session = op.session
+        period_lock.remember(op, kept.lock, lambda: stamp.recheck(session))
+        made: Chart = kept.chart
+        op.cache[Chart] = made
+        return made
     read = _RULES.all(connection_of(op.session), {})
     if read:
         period_lock.remember(op, read[0].lock_date)
     rules = {(r.role, r.location_id, r.item_kind): Account(r.code, r.name, kind_of(r.role))
              for r in read if r.role is not None}
     made = op.cache[Chart] = Chart(rules)
+    if read:
+        stamp.keep(op, read[0].stamp, made, read[0].lock_date)
     return made
 
 
@@ -122,6 +144,7 @@ def set_rules(op: Op, specs: list[RuleSpec]) -> list[dict[str, Any]]:
     """Point roles at accounts. A code already used by another role keeps its name (one
     account, one name); a rule equal to the default is stored all the same, so a later
     change of the defaults never moves a company's books."""
+    stamp.bump(op)
     seen = chart(op).names()
     out = []
     for i, s in enumerate(specs):

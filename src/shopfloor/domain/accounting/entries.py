@@ -22,14 +22,16 @@ would need the whole stock's exact value on every write.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import ROUND_HALF_EVEN, Decimal
+from functools import cache
 
 from babel.numbers import get_currency_precision
 from sqlalchemy import insert
 
+from shopfloor.domain.accounting import stamp
 from shopfloor.domain.accounting.chart import STOCK_ROLE, chart
 from shopfloor.domain.base import books, period_lock
 from shopfloor.domain.base.context import Op
@@ -72,7 +74,12 @@ Held = Callable[[int, int], Decimal]
 
 def minor_unit(op: Op) -> Decimal:
     """The books' currency's smallest amount: 0.01 for EUR, 1 for JPY."""
-    return Decimal(1).scaleb(-get_currency_precision(books.currency(op)))
+    return _unit(books.currency(op))
+
+
+@cache
+def _unit(currency: str) -> Decimal:
+    return Decimal(1).scaleb(-get_currency_precision(currency))
 
 
 def to_unit(amount: Decimal, unit: Decimal) -> Decimal:
@@ -102,14 +109,26 @@ def write(op: Op, drafts: list[Draft], *, held: Held | None = None,
     entries = [{"posted_at": d.posted_at, "operation_id": op.operation_id,
                 "document_type": d.document_type, "document_number": d.document_number,
                 "memo": d.memo, "reverses": d.reverses, "created_at": op.now} for d in drafts]
-    if len(drafts) == 1 and conn.dialect.name == "postgresql" and insert_with_parent(
-            conn, _ENTRY_ROW, entries[0], _LINES, "entry_id", _lines(drafts[0])):
-        return  # (PostgreSQL: the entry and its lines in one statement)
+    # the books' stamp read in the entry's own statement, where the chart was the kept one
+    trusting = stamp.trusting(op.session)
+    if len(drafts) == 1 and conn.dialect.name == "postgresql":
+        read = insert_with_parent(conn, _ENTRY_ROW, entries[0], _LINES, "entry_id",
+                                  _lines(drafts[0]), stamp.STAMP if trusting else None)
+        if read is not None:  # (PostgreSQL: the entry and its lines in one statement)
+            if trusting:
+                stamp.confirm(op.session, read[0])
+            return
     # one entry (nearly every write) is one plain INSERT; several keep their order
-    made = [_ENTRY.all(conn, entries[0])[0][0]] if len(entries) == 1 else \
-        conn.execute(_ENTRIES, entries).scalars().all()
+    ids: Sequence[int]
+    if len(entries) == 1:
+        made = _ENTRY.all(conn, entries[0])[0]
+        if trusting:
+            stamp.confirm(op.session, made.stamp)
+        ids = [made.id]
+    else:
+        ids = conn.execute(_ENTRIES, entries).scalars().all()
     executemany(conn, _LINES, [{"entry_id": entry_id, **line} for entry_id, d in
-                               zip(made, drafts, strict=True) for line in _lines(d)])
+                               zip(ids, drafts, strict=True) for line in _lines(d)])
 
 
 def _lines(d: Draft) -> list[dict[str, object]]:
@@ -150,7 +169,7 @@ def _round(op: Op, drafts: list[Draft], held: Held | None) -> None:
 
 
 # Built once: a statement made per call is compiled-cache keyed again on every apply
-_ENTRY = Prepared(insert(JournalEntry).returning(JournalEntry.id))
+_ENTRY = Prepared(insert(JournalEntry).returning(JournalEntry.id, stamp.STAMP.label("stamp")))
 _ENTRIES = insert(JournalEntry).returning(JournalEntry.id, sort_by_parameter_order=True)
 _ENTRY_ROW = insert(JournalEntry)
 _LINES = insert(JournalLine)

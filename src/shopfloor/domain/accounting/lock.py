@@ -14,6 +14,7 @@ from typing import Any
 
 from sqlalchemy import func, insert, select
 
+from shopfloor.domain.accounting import stamp
 from shopfloor.domain.accounting.chart import chart
 from shopfloor.domain.base import period_lock
 from shopfloor.domain.base.context import Op
@@ -58,6 +59,7 @@ def set_lock(op: Op, day: date | None, reason: str) -> dict[str, Any]:
 
 
 def _write(op: Op, day: date | None, previous: date | None, reason: str) -> dict[str, Any]:
+    stamp.bump(op)
     op.session.connection().execute(insert(LOCKS), {
         "lock_date": day, "previous": previous, "reason": reason, "actor": op.actor,
         "operation_id": op.operation_id, "created_at": op.now})

@@ -12,7 +12,7 @@ again all the same (it runs the whole operation again).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import UTC, date, datetime, time, timedelta
 
 from sqlalchemy import func, select
@@ -25,6 +25,7 @@ from shopfloor.store.tables import JournalEntry, PeriodLock, table
 LOCKS = table(PeriodLock)
 ENTRIES = table(JournalEntry)
 _KEY = "period_lock"
+_CONFIRM = "period_lock.confirm"
 _LOCK = Prepared(select(LOCKS.c.lock_date).order_by(LOCKS.c.id.desc()).limit(1))
 """Read by every valued write: built once (a statement made per call is keyed again)."""
 
@@ -38,15 +39,28 @@ def lock_date(op: Op) -> date | None:
     return found
 
 
-def remember(op: Op, day: date | None) -> None:
+def remember(op: Op, day: date | None, confirm: Callable[[], None] | None = None) -> None:
     """The lock as a read of this operation found it alongside other rows (the journal's
-    chart), unless the operation already holds one."""
-    op.cache.setdefault(_KEY, day)
+    chart), unless the operation already holds one. `confirm`: the lock was kept from an
+    earlier read, and this confirms it is still the database's (or raises) before it
+    refuses or warns of anything."""
+    if _KEY not in op.cache:
+        op.cache[_KEY] = day
+        if confirm is not None:
+            op.cache[_CONFIRM] = confirm
+
+
+def _sure(op: Op) -> None:
+    """Before the lock refuses or warns: a kept lock confirmed."""
+    confirm = op.cache.pop(_CONFIRM, None)
+    if confirm is not None:
+        confirm()
 
 
 def forget(op: Op) -> None:
     """After the lock is set within this operation."""
     op.cache.pop(_KEY, None)
+    op.cache.pop(_CONFIRM, None)
 
 
 def opens_at(day: date) -> datetime:
@@ -56,7 +70,10 @@ def opens_at(day: date) -> datetime:
 
 def is_locked(op: Op, moment: datetime) -> bool:
     day = lock_date(op)
-    return day is not None and _utc(moment) < opens_at(day)
+    if day is None or _utc(moment) >= opens_at(day):
+        return False
+    _sure(op)
+    return True
 
 
 def _utc(moment: datetime) -> datetime:
@@ -84,6 +101,7 @@ def refuse_dated(op: Op, moment: datetime | date | None, field: str) -> None:
         return
     on = _utc(moment).astimezone(UTC).date() if isinstance(moment, datetime) else moment
     if on <= day:
+        _sure(op)
         op.refuse(locked(field, moment, day))
 
 
@@ -95,6 +113,7 @@ def guard(op: Op, moments: Iterable[datetime]) -> None:
         return
     first = min((_utc(m) for m in moments), default=None)
     if first is not None and first < opens_at(day):
+        _sure(op)
         raise locked(None, first, day)
 
 
@@ -103,6 +122,7 @@ def note_after(op: Op, moment: datetime, what: str) -> None:
     posts dated now, in the open period, and the preview says so."""
     day = lock_date(op)
     if day is not None and _utc(moment) < opens_at(day):
+        _sure(op)
         op.warn("period_locked", f"{what} is dated {_utc(moment).date().isoformat()}, in the "
                 f"period locked up to {day.isoformat()}: this posts its effect in the open "
                 f"period, dated {op.now.date().isoformat()}")
