@@ -1,7 +1,8 @@
 """Property (issue 21): any order of receipts, shipments, transfers, supplier and customer
-returns, counts and scrapping (down to nothing, and below zero where a location allows
-it), receipt corrections (quantity and price, of receipts whose goods are all gone too),
-shipment and consumption corrections, completions and reverts in any order keeps the
+returns (after their shipment took a share of a re-pricing too), counts and scrapping
+(down to nothing, and below zero where a location allows it), receipt corrections
+(quantity and price, of receipts whose goods are all gone too), shipment and consumption
+corrections, completions and reverts in any order keeps the
 books, on SQLite and PostgreSQL; reverting every write since a mark, newest first, is
 never refused and puts every table of money back as it read then (issue 30). After every
 step, per item and location: the balance's value is the sum of its ledger rows' values
@@ -9,7 +10,9 @@ exactly, never below zero, never left on an empty balance; and the purchase side
 balances: what the purchase orders say was bought (received x price, less what went back
 to suppliers at the cost credited) equals the value their rows put on stock plus the
 variances those operations recorded; and the valuation report over the whole history
-adds up to the stock's value.
+adds up to the stock's value. At the end of each example the journal, exported as
+beancount, loads without an error (its balance assertions hold) and closes at the trial
+balance (issue 31).
 """
 
 from __future__ import annotations
@@ -42,7 +45,7 @@ from shopfloor.store.tables import (
     Variance,
 )
 from shopfloor.store.tables.corrections import Revert, StockReturn
-from tests.accounting.test_journal import valuation_in_cents
+from tests.accounting.test_journal import bean_loaded, valuation_in_cents
 from tests.helpers import ADMIN, apply, ledger_mismatches
 from tests.machines import Unwinding, run_machine
 from tests.stock.test_ledger_properties import fresh  # noqa: F401  (the fixture)
@@ -179,6 +182,18 @@ class Books(Unwinding):
             self.scrap_all(po["lines"][0]["sku"], po["location"], extra)
             self.correct_price(i, p)
 
+    @rule(i=st.integers(0, 50), p=price, q=qty)
+    def return_after_reprice(self, i: int, p: Decimal, q: Decimal) -> None:
+        """Goods shipped from a receipt's shelf, the receipt re-priced, then some of them
+        returned: they bring back the share of the re-pricing their shipment took."""
+        if self.pos:
+            po = self.reg.invoke("get_purchase_order", {"number": self.pos[i % len(self.pos)]},
+                                 ADMIN)
+            self.ship(po["lines"][0]["sku"], po["location"], q)
+            self.correct_price(i, p)
+            if self.sos:
+                self.customer_return(len(self.sos) - 1, max(Decimal(1), q // 2))
+
     @rule(i=st.integers(0, 50), q=st.decimals(min_value=0, max_value=20, places=0))
     def correct_quantity(self, i: int, q: Decimal) -> None:
         if self.pos:
@@ -272,6 +287,7 @@ class Books(Unwinding):
     def teardown(self) -> None:
         try:
             self.unwind()
+            bean_loaded(self.reg)  # the whole history, its reverts too, as beancount reads it
         finally:
             self.reg.store.dispose()
 
