@@ -19,6 +19,7 @@ from tests.accounting.test_journal import INVENTORY, bean_loaded, trial
 from tests.helpers import ADMIN, apply, basic_setup, ledger_mismatches
 
 CENT = D("0.01")
+STOCK = (INVENTORY, "1325", "1330")  # raw materials, semi-finished and finished goods
 
 
 def _on(reg: Registry, day: date, write: Callable[[], object]) -> None:
@@ -35,7 +36,7 @@ def _found(reg: Registry, sku: str, qty: str, cost: str, location: str = "MAIN")
           lines=[{"sku": sku, "quantity_delta": qty, "unit_cost": cost}])
 
 
-def _as_at(reg: Registry, end: date) -> tuple[dict[tuple[int, int], D], dict[tuple[int, int], D]]:
+def as_at(reg: Registry, end: date) -> tuple[dict[tuple[int, int], D], dict[tuple[int, int], D]]:
     """(the ledger's value per item and location rounded to the cent, the journal's stock
     lines per item and location) as at the end of `end`."""
     until = datetime.combine(end + timedelta(days=1), datetime.min.time(), UTC)
@@ -53,13 +54,20 @@ def _as_at(reg: Registry, end: date) -> tuple[dict[tuple[int, int], D], dict[tup
     return ({k: v for k, v in ledger.items() if v}, {k: v for k, v in held.items() if v})
 
 
-def _every_date_ties(reg: Registry, days: list[date]) -> None:
+def every_date_ties(reg: Registry, days: list[date] | None = None) -> None:
+    """As at the end of each of `days` (None: every day anything was posted), the stock
+    lines per item and location are the ledger's value in cents, and the trial balance's
+    Inventory their sum."""
+    if days is None:
+        with reg.store.reading() as s:
+            days = sorted({at.date() for at in s.scalars(
+                select(StockMovement.created_at).distinct())})
     for day in days:
-        ledger, held = _as_at(reg, day)
+        ledger, held = as_at(reg, day)
         assert held == ledger, day
         tb = reg.invoke("get_trial_balance", {"end": day.isoformat()}, ADMIN)
         assert D(tb["debit"]) == D(tb["credit"])
-        stock = sum((D(r["closing"]) for r in tb["rows"] if r["account"] == INVENTORY), D(0))
+        stock = sum((D(r["closing"]) for r in tb["rows"] if r["account"] in STOCK), D(0))
         assert stock == sum(ledger.values(), D(0)), day
     assert ledger_mismatches(reg) == []
 
@@ -73,7 +81,7 @@ def test_a_back_dated_adjustment_keeps_every_date_in_cents(registry: Registry) -
     # ... then 0.004 dated February: at February's end the stock is worth 0.008 (0.01)
     _on(registry, feb, lambda: _found(registry, "M1", "1", "0.004"))
     days = [jan, feb, date(2026, 2, 28), mar, date(2026, 3, 31)]
-    _every_date_ties(registry, days)
+    every_date_ties(registry, days)
     assert trial(registry)[INVENTORY] == D("0.01")  # 0.012 now
     bean_loaded(registry)  # its month-end balance assertions hold too
 
@@ -90,5 +98,5 @@ def test_back_dated_receipts_and_shipments_between_sub_cent_steps(registry: Regi
                lines=[{"sku": "M1", "quantity": "1", "unit_price": "1"}])["number"]
     _on(registry, days[1], lambda: apply(registry, "fulfill_order", number=so))
     _on(registry, days[3], lambda: _found(registry, "M1", "1", "0.0051", "SHOP"))
-    _every_date_ties(registry, [*days, date(2026, 1, 31)])
+    every_date_ties(registry, [*days, date(2026, 1, 31)])
     bean_loaded(registry)

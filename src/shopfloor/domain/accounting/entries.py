@@ -16,7 +16,9 @@ cents, however many sub-cent steps it took, and the Inventory accounts equal the
 valuation's rows each rounded to cents, what a valuation printed to the cent shows and
 sums. Rounding each line on its own instead would let the account drift from the
 valuation by up to half a cent per movement; rounding the whole stock's value at once
-would need the whole stock's exact value on every write.
+would need the whole stock's exact value on every write. A posting dated before rows
+already written takes its step from its place's value as at its own date, and restates
+the cents at each later date (`restated`), so every date's balance is in cents too.
 """
 
 from __future__ import annotations

@@ -3,13 +3,14 @@
 A customer return is valued at the cost the goods left with (the shipments' own ledger
 rows), not today's average: what comes back is what went out, with the share of any
 re-pricing its shipment took since it left (a price corrected, a landed cost: expensed
-against the sales order, it comes back off that expense, a `share_returned` variance). Each line has a
-disposition: `restock` (back on the shelf of the order's location), `quarantine` (to a
-held location, out of the way of picking) or `scrap` (recorded, never back in stock).
-A supplier return leaves at the cost it was received at, and what stays is re-averaged
-without it. Orders count what came back (`returned_quantity`), never more than moved. A
-line names its lots and serials as a movement line does, only ones its order moved (see
-return_lots); the document keeps one line per lot.
+against the sales order, it comes back off that expense, a `share_returned` variance).
+Each line has a disposition: `restock` (back on the shelf of the order's location),
+`quarantine` (to a held location, out of the way of picking) or `scrap` (recorded, never
+back in stock: its share stays expensed). A supplier return leaves at the cost it was
+received at, and what stays is re-averaged without it. Orders count what came back
+(`returned_quantity`), never more than moved. A line names its lots and serials as a
+movement line does, only ones its order moved (see return_lots); the document keeps one
+line per lot.
 """
 
 from __future__ import annotations
