@@ -13,6 +13,8 @@ from decimal import Decimal as D
 from pathlib import Path
 from typing import Any
 
+from beancount import loader
+from beancount.core import data
 from sqlalchemy import delete
 
 from shopfloor.app import demo
@@ -140,6 +142,7 @@ def test_every_entry_balances_and_the_beancount_export_checks(registry: Registry
     test_a_receipt_a_shipment_and_an_adjustment_post_what_an_accountant_expects(registry, given)
     for e in entries(registry):
         assert sum(lines(e).values(), D(0)) == 0
+    assert bean_loaded(registry)[INVENTORY] == D(25)
     csv_text = registry.invoke("export_journal", {"format": "csv"}, ADMIN)["text"]
     assert csv_text.splitlines()[0].startswith("date,entry,account,account_name,debit")
     ledger = registry.invoke("export_journal", {"format": "beancount"}, ADMIN)["text"]
@@ -158,6 +161,23 @@ def bean_check(registry: Registry, tmp_path: Path) -> str:
     run = subprocess.run([exe, str(path)], capture_output=True, text=True)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     return str(ledger)
+
+
+def bean_loaded(registry: Registry) -> dict[str, D]:
+    """beancount's loader (what `bean-check` runs, in this process: no interpreter to
+    start) on the exported ledger: no error, its balance assertions included, and its
+    accounts close at the trial balance's closing figures. Returns them by account code."""
+    text = registry.invoke("export_journal", {"format": "beancount"}, ADMIN)["text"]
+    found, errors, _ = loader.load_string(text)
+    assert errors == [], [e.message for e in errors][:5]
+    held: dict[str, D] = {}
+    for t in found:
+        for p in t.postings if isinstance(t, data.Transaction) else ():
+            code = p.account.rsplit(":", 1)[-1].split("-", 1)[0]
+            held[code] = held.get(code, D(0)) + p.units.number
+    held = {k: v for k, v in held.items() if v}
+    assert held == trial(registry)
+    return held
 
 
 def test_the_demo_companys_month_passes_bean_check(registry: Registry, tmp_path: Path) -> None:

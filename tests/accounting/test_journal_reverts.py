@@ -1,9 +1,10 @@
 """The stock's journal lines equal the ledger by construction (issue 31), through the
 sequence the books' machine once flagged on PostgreSQL: a receipt re-priced after all its
 goods were gone (only a variance, no ledger row), a shipment, a price and a quantity
-correction, a customer return, then every write reverted newest first. Each entry is
-hand-computed; after every step each item's stock lines hold its ledger's value, and the
-unwinding leaves every account at zero. Plain stock, and stock below zero."""
+correction, a customer return (bringing back its shipment's share of the re-pricing),
+then every write reverted newest first. Each entry is hand-computed; after every step
+each item's stock lines hold its ledger's value, and the unwinding leaves every account
+at zero. Plain stock, and stock below zero."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from tests.given import Given
 from tests.helpers import ADMIN, apply, ledger_mismatches
 
 STOCK, GRNI, COGS, ADJ, PPV = "1310", "2110", "5000", "5100", "5200"
+ROUNDING = "7990"
 
 # 10 @ 5 in; all 10 scrapped at 5; the price corrected to 6: the 10.00 is the scrap's
 # (a variance, no ledger row); 10 @ 8 in
@@ -63,10 +65,14 @@ def test_the_flagged_sequence_keeps_the_stock_lines_on_the_ledger(registry: Regi
         # 2 fewer received: they leave at the receipt's corrected 9
         ("correct_purchase_receipt", {"number": "PO-00002", "sku": "M1", "quantity": "8"},
          {GRNI: D(18), STOCK: D(-18)}),
-        # 1 back from the customer at the 8 it left with
+        # 1 back from the customer at the 8 it left with and the share of the re-pricing
+        # its shipment took, back off the price variance: plain 4.00 / 4, below zero
+        # 5.714286 / 4 = 1.428572 (1.43; the stock's step in cents from MAIN's value to
+        # the millionth is 9.42, the cent between them rounding)
         ("create_customer_return", {"number": "SO-00001", "reason": "back",
                                     "lines": [{"sku": "M1", "quantity": "1"}]},
-         {STOCK: D(8), COGS: D(-8)}),
+         {STOCK: D("9.42"), COGS: D(-8), PPV: D("-1.43"), ROUNDING: D("0.01")} if negative
+         else {STOCK: D(9), COGS: D(-8), PPV: D(-1)}),
     ]:
         operation_id, posted = _step(registry, tool, **args)
         assert posted == expected, (tool, posted)

@@ -1,7 +1,8 @@
 """Property (issue 21): any order of receipts, shipments, transfers, supplier and customer
-returns, counts and scrapping (down to nothing, and below zero where a location allows
-it), receipt corrections (quantity and price, of receipts whose goods are all gone too),
-shipment and consumption corrections, completions and reverts in any order keeps the
+returns (after their shipment took a share of a re-pricing too), counts and scrapping
+(down to nothing, and below zero where a location allows it), receipt corrections
+(quantity and price, of receipts whose goods are all gone too), shipment and consumption
+corrections, completions and reverts in any order keeps the
 books, on SQLite and PostgreSQL; reverting every write since a mark, newest first, is
 never refused and puts every table of money back as it read then (issue 30). After every
 step, per item and location: the balance's value is the sum of its ledger rows' values
@@ -9,13 +10,16 @@ exactly, never below zero, never left on an empty balance; and the purchase side
 balances: what the purchase orders say was bought (received x price, less what went back
 to suppliers at the cost credited) equals the value their rows put on stock plus the
 variances those operations recorded; and the valuation report over the whole history
-adds up to the stock's value.
+adds up to the stock's value. At the end of each example (some of its writes dated days
+back, behind others) the journal's stock lines hold the ledger's value in cents as at
+every day, and the journal, exported as beancount, loads without an error (its balance
+assertions hold) and closes at the trial balance (issue 31).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
@@ -42,7 +46,8 @@ from shopfloor.store.tables import (
     Variance,
 )
 from shopfloor.store.tables.corrections import Revert, StockReturn
-from tests.accounting.test_journal import valuation_in_cents
+from tests.accounting.test_back_dated import every_date_ties
+from tests.accounting.test_journal import bean_loaded, valuation_in_cents
 from tests.given import Given
 from tests.helpers import ADMIN, apply, ledger_mismatches
 from tests.machines import Unwinding, run_machine
@@ -180,6 +185,31 @@ class Books(Unwinding):
             self.scrap_all(po["lines"][0]["sku"], po["location"], extra)
             self.correct_price(i, p)
 
+    @rule(i=st.integers(0, 50), p=price, q=qty)
+    def return_after_reprice(self, i: int, p: Decimal, q: Decimal) -> None:
+        """Goods shipped from a receipt's shelf, the receipt re-priced, then some of them
+        returned: they bring back the share of the re-pricing their shipment took."""
+        if self.pos:
+            po = self.reg.invoke("get_purchase_order", {"number": self.pos[i % len(self.pos)]},
+                                 ADMIN)
+            self.ship(po["lines"][0]["sku"], po["location"], q)
+            self.correct_price(i, p)
+            if self.sos:
+                self.customer_return(len(self.sos) - 1, max(Decimal(1), q // 2))
+
+    @rule(days=st.integers(1, 45), sku=st.sampled_from(SKUS), loc=st.sampled_from(LOCS),
+          q=qty, p=price, ship=st.booleans())
+    def back_dated(self, days: int, sku: str, loc: str, q: Decimal, p: Decimal,
+                   ship: bool) -> None:
+        """A receipt or a shipment dated days before what is written already (a clock set
+        back): the journal's cents hold as at every date (checked at the end)."""
+        now = self.reg.clock
+        self.reg.clock = lambda: now() - timedelta(days=days)
+        try:
+            self.ship(sku, loc, q) if ship else self.receive(sku, loc, q, p)
+        finally:
+            self.reg.clock = now
+
     @rule(i=st.integers(0, 50), q=st.decimals(min_value=0, max_value=20, places=0))
     def correct_quantity(self, i: int, q: Decimal) -> None:
         if self.pos:
@@ -272,7 +302,9 @@ class Books(Unwinding):
 
     def teardown(self) -> None:
         try:
+            every_date_ties(self.reg)
             self.unwind()
+            bean_loaded(self.reg)  # the whole history, its reverts too, as beancount reads it
         finally:
             self.reg.store.dispose()
 

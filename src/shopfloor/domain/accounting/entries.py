@@ -16,7 +16,9 @@ cents, however many sub-cent steps it took, and the Inventory accounts equal the
 valuation's rows each rounded to cents, what a valuation printed to the cent shows and
 sums. Rounding each line on its own instead would let the account drift from the
 valuation by up to half a cent per movement; rounding the whole stock's value at once
-would need the whole stock's exact value on every write.
+would need the whole stock's exact value on every write. A posting dated before rows
+already written takes its step from its place's value as at its own date, and restates
+the cents at each later date (`restated`), so every date's balance is in cents too.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from functools import cache
 from babel.numbers import get_currency_precision
 from sqlalchemy import insert
 
-from shopfloor.domain.accounting import stamp
+from shopfloor.domain.accounting import restated, stamp
 from shopfloor.domain.accounting.chart import STOCK_ROLE, chart
 from shopfloor.domain.base import books, period_lock
 from shopfloor.domain.base.context import Op
@@ -104,7 +106,7 @@ def write(op: Op, drafts: list[Draft], *, held: Held | None = None,
         if off:
             raise Internal(f"the entry {d.memo!r} for {d.document_number} is off by {off}: "
                            "not posted")
-    _round(op, drafts, held)
+    drafts += _round(op, drafts, held)
     conn = op.session.connection()
     entries = [{"posted_at": d.posted_at, "operation_id": op.operation_id,
                 "document_type": d.document_type, "document_number": d.document_number,
@@ -139,18 +141,25 @@ def _lines(d: Draft) -> list[dict[str, object]]:
             for (role, account, item_id, location_id), amount in d.lines.items() if amount]
 
 
-def _round(op: Op, drafts: list[Draft], held: Held | None) -> None:
+def _round(op: Op, drafts: list[Draft], held: Held | None) -> list[Draft]:
     """Every line to the minor unit, stock lines as steps of their place's rounded value
-    (see the module), the residue of each entry to Rounding."""
+    (see the module), the residue of each entry to Rounding. Returns the entries that
+    restate a back-dated posting's cents at the later dates (`restated`)."""
     unit = minor_unit(op)
     moved: dict[tuple[int, int], Decimal] = defaultdict(lambda: ZERO)
+    first: dict[tuple[int, int], tuple[Draft, str]] = {}
     for d in drafts:
-        for (role, _, item, loc), amount in d.lines.items():
+        for (role, account, item, loc), amount in d.lines.items():
             if role == STOCK_ROLE and item is not None and loc is not None:
                 moved[(item, loc)] += amount
+                first.setdefault((item, loc), (d, account))
     if moved and held is None:
         raise Internal("stock lines need their places' values to round")
-    value = {k: held(*k) - v for k, v in moved.items()} if held is not None else {}
+    later = restated.later(op, list(moved), min(d.posted_at for d, _ in first.values())) \
+        if moved else {}
+    value = {k: held(*k) - v - sum((a for _, a in later.get(k, ())), ZERO)
+             for k, v in moved.items()} if held is not None else {}
+    at_date = dict(value)
     rounding = chart(op).account("rounding").code
     for d in drafts:
         lines: dict[Key, Decimal] = defaultdict(lambda: ZERO)
@@ -166,6 +175,16 @@ def _round(op: Op, drafts: list[Draft], held: Held | None) -> None:
         if residue:
             lines[("rounding", rounding, None, None)] += residue
         d.lines = lines
+    out: dict[datetime, Draft] = {}
+    for k, rows in later.items():
+        d, account = first[k]
+        for when, amount in restated.steps(rows, at_date[k], moved[k],
+                                           lambda v: to_unit(v, unit)):
+            r = out.get(when) or out.setdefault(when, Draft(
+                when, d.document_type, d.document_number, f"{d.memo}: cents as at this date"))
+            r.add(STOCK_ROLE, account, amount, *k)
+            r.add("rounding", rounding, -amount)
+    return [out[k] for k in sorted(out)]
 
 
 # Built once: a statement made per call is compiled-cache keyed again on every apply

@@ -21,6 +21,7 @@ from shopfloor.domain.accounting.chart import Chart, chart
 from shopfloor.domain.accounting.entries import Draft, write
 from shopfloor.domain.base.context import Op
 from shopfloor.domain.stock.ledger import Ledger
+from shopfloor.domain.stock.standing import SHARE_BACK
 from shopfloor.kernel.numbers import ZERO
 from shopfloor.store.tables import (
     Item,
@@ -49,7 +50,7 @@ DOCUMENT_COUNTER = {PO: "grni", SO: "cogs", MO: "wip", ADJ: "adjustments"}
 VARIANCE_ROLE = {"price_correction": "price_variance", "landed_cost": "price_variance",
                  "price": "price_variance", "negative_stock": "adjustments",
                  "opening": "opening", "rounding": "rounding", "exchange": "exchange",
-                 "revaluation": "revaluation"}
+                 "revaluation": "revaluation", SHARE_BACK: "price_variance"}
 # a re-pricing's variance is owed to (or by) the supplier, or to the carrier of a landed cost
 REPRICING_COUNTER = {"price_correction": "grni", "landed_cost": "landed_costs"}
 TRANSFERS = ("transfer_in", "transfer_out")
@@ -142,6 +143,9 @@ def _drafts(op: Op, moves: list[dict[str, Any]],
         # a re-pricing's share of goods gone names the document that took them; it is
         # posted with the purchase it re-prices, when this operation has one
         d = purchase if kind in REPRICING_COUNTER and purchase is not None else draft(v)
+        if kind == SHARE_BACK:  # back off the expense with the return's goods, in its entry
+            d = next((draft(m) for m in moves if m["reason"] == "customer_return"
+                      and m["item_id"] == v["item_id"]), d)
         expense = VARIANCE_ROLE.get(kind, "adjustments")
         if kind == "price_correction" and v["document_type"] == RETURNED:
             # goods sent back take their difference back to the supplier: GRNI owes what

@@ -24,15 +24,14 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from shopfloor.domain.base.context import Op
-from shopfloor.domain.corrections.revaluation import SHARES
 from shopfloor.domain.stock import ledger as stock
 from shopfloor.domain.stock.ledger import Posting
-from shopfloor.domain.stock.standing import unreverted
+from shopfloor.domain.stock.standing import SHARE_BACK, SHARES, unreverted
 from shopfloor.kernel.numbers import ZERO, fmt
-from shopfloor.store.tables import Batch, Item, Location, StockMovement, Variance
+from shopfloor.store.tables import Batch, Item, Location, Revert, StockMovement, Variance
 
 
 @dataclass
@@ -215,6 +214,30 @@ def moved_since(o: Original, instead: str = "correct it again instead") -> list[
                              f"{x.document_number}" for x in rows)
             out.append(f"{m.item.sku} at {m.location.code} was re-priced and has left since "
                        f"({what}); {instead}")
+    return out + shares_back(o)
+
+
+def shares_back(o: Original) -> list[str]:
+    """Blockers for reverting a re-pricing whose shares expensed against a shipment have
+    come back since with goods the customer returned: the return holds them now."""
+    taken = o.session.execute(select(Variance.document_number, Variance.item_id,
+                                     func.max(Variance.id)).where(
+        Variance.operation_id == o.operation_id, Variance.kind.in_(SHARES),
+        Variance.document_type == "sales_order")
+        .group_by(Variance.document_number, Variance.item_id)).all()
+    out = []
+    for number, item_id, after in taken:
+        ops = o.session.scalars(select(Variance.operation_id).where(
+            Variance.kind == SHARE_BACK, Variance.document_type == "sales_order",
+            Variance.document_number == number, Variance.item_id == item_id,
+            Variance.id > after, ~Variance.operation_id.in_(select(Revert.reverted_operation_id)),
+            ~Variance.operation_id.in_(select(Revert.operation_id)))).all()
+        returns = sorted(set(o.session.scalars(select(StockMovement.document_number).where(
+            StockMovement.operation_id.in_(sorted({str(x) for x in ops})),
+            StockMovement.reason == "customer_return"))))
+        if returns:
+            out.append(f"the share {number} took came back with return {', '.join(returns)} "
+                       "since; revert that first")
     return out
 
 

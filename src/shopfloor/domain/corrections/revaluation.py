@@ -170,8 +170,6 @@ class Why(NamedTuple):
 
 
 PRICE = Why()
-SHARES = ("price_correction", "landed_cost")
-"""The variance kinds of re-pricing shares that left with other documents' goods."""
 
 
 def revalue(op: Op, item: Any, document_type: str, number: str, unit_diff: Decimal,

@@ -1,13 +1,16 @@
 """Returns: goods coming back from a customer, goods going back to a supplier.
 
 A customer return is valued at the cost the goods left with (the shipments' own ledger
-rows), not today's average: what comes back is what went out. Each line has a
-disposition: `restock` (back on the shelf of the order's location), `quarantine` (to a
-held location, out of the way of picking) or `scrap` (recorded, never back in stock).
-A supplier return leaves at the cost it was received at, and what stays is re-averaged
-without it. Orders count what came back (`returned_quantity`), never more than moved. A
-line names its lots and serials as a movement line does, only ones its order moved (see
-return_lots); the document keeps one line per lot.
+rows), not today's average: what comes back is what went out, with the share of any
+re-pricing its shipment took since it left (a price corrected, a landed cost: expensed
+against the sales order, it comes back off that expense, a `share_returned` variance).
+Each line has a disposition: `restock` (back on the shelf of the order's location),
+`quarantine` (to a held location, out of the way of picking) or `scrap` (recorded, never
+back in stock: its share stays expensed). A supplier return leaves at the cost it was
+received at, and what stays is re-averaged without it. Orders count what came back
+(`returned_quantity`), never more than moved. A line names its lots and serials as a
+movement line does, only ones its order moved (see return_lots); the document keeps one
+line per lot.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from shopfloor.domain.base import lookup
 from shopfloor.domain.base.context import Op
@@ -28,10 +31,17 @@ from shopfloor.domain.stock import ledger as stock
 from shopfloor.domain.stock import lots
 from shopfloor.domain.stock.items import touch
 from shopfloor.domain.stock.ledger import Posting
-from shopfloor.domain.stock.standing import revalued
+from shopfloor.domain.stock.standing import SHARE_BACK, SHARES, revalued, unreverted
 from shopfloor.kernel.errors import ValidationFailed
 from shopfloor.kernel.numbers import ZERO, cost, fmt
-from shopfloor.store.tables import Location, Revert, StockMovement, StockReturn, StockReturnLine
+from shopfloor.store.tables import (
+    Location,
+    Revert,
+    StockMovement,
+    StockReturn,
+    StockReturnLine,
+    Variance,
+)
 
 
 @dataclass(frozen=True)
@@ -63,6 +73,29 @@ def moved_cost(op: Op, document_type: str, number: str, item_id: int, reason: st
     # a receipt's or a completion's goods re-priced since carry the new price
     return cost(sum((q * c for q, c in rows), ZERO) / qty
                 + revalued(op.session, document_type, number, item_id))
+
+
+def shipped_share(op: Op, number: str, item_id: int) -> tuple[Decimal, Decimal]:
+    """What each unit a sales order shipped and no return brought back into stock took of
+    the re-pricings made since it left (price corrections, landed costs, expensed against
+    the order): the share a unit coming back brings with it. A re-pricing made after a
+    return splits over what stayed shipped (the re-pricing walk gives the return's share
+    back), so the shares left over the units still out is each one's: (shares, units)."""
+    shares = op.session.scalar(select(func.sum(Variance.amount)).where(
+        Variance.document_type == "sales_order", Variance.document_number == number,
+        Variance.item_id == item_id, Variance.kind.in_((*SHARES, SHARE_BACK))))
+    if not shares:
+        return ZERO, ZERO
+    shipped = op.session.scalar(select(func.sum(StockMovement.quantity)).where(
+        StockMovement.document_type == "sales_order", StockMovement.document_number == number,
+        StockMovement.item_id == item_id, unreverted())) or ZERO
+    back = op.session.scalar(select(func.sum(StockMovement.quantity)).join(
+        StockReturn, StockReturn.number == StockMovement.document_number).where(
+        StockReturn.order_number == number, StockReturn.kind == "customer",
+        StockMovement.document_type == "stock_return", StockMovement.item_id == item_id,
+        StockMovement.reason == "customer_return", unreverted())) or ZERO
+    out = -Decimal(shipped) - Decimal(back)
+    return (Decimal(shares), out) if out > 0 else (ZERO, ZERO)
 
 
 def _plain(quantity: Decimal, _line: Any) -> str:
@@ -131,15 +164,25 @@ def customer_return(op: Op, number: str, specs: Sequence[ReturnSpec], reason: st
     for (line, spec, fld), row in zip(todo, parts, strict=True):
         unit = moved_cost(op, "sales_order", number, line.item_id, "shipment")
         where = {"restock": so.location, "quarantine": held, "scrap": None}[spec.disposition]
+        shares, out = shipped_share(op, number, line.item_id) if where is not None \
+            else (ZERO, ZERO)
         for part, lot in row:
+            back, value = (cost(shares * part.quantity / out) if shares else ZERO), None
             if where is not None:
+                if back:  # the re-pricings' share its shipment took comes back off them
+                    value = cost(part.quantity * cost(unit)) + back
+                    stock.ledger(op).variance(
+                        line.item, where, -back, SHARE_BACK, "sales_order", number,
+                        part.batch_id, f"share of re-pricings back with return {doc.number}")
                 stock.post(op, Posting(line.item, where, part.quantity, "customer_return",
                                        "stock_return", doc.number, unit_cost=unit,
-                                       batch_id=part.batch_id, field=f"{fld}.quantity"))
+                                       batch_id=part.batch_id, field=f"{fld}.quantity",
+                                       value=value))
             doc.lines.append(StockReturnLine(
                 item_id=line.item_id, item=line.item, position=len(doc.lines),
-                quantity=part.quantity, unit_cost=unit, disposition=spec.disposition,
-                lot_number=lot, location_id=where.id if where else None, location=where))
+                quantity=part.quantity, disposition=spec.disposition, lot_number=lot,
+                unit_cost=unit if value is None else cost(value / part.quantity),
+                location_id=where.id if where else None, location=where))
         if where is None:
             op.change("return", doc.number, f"line {line.item.sku} scrapped", None,
                       f"{fmt(spec.quantity)} @ {fmt(unit)}")

@@ -11,6 +11,11 @@ from sqlalchemy.orm import Session
 
 from shopfloor.store.tables import Revert, StockMovement
 
+SHARES = ("price_correction", "landed_cost")
+"""The variance kinds of re-pricing shares that left with other documents' goods."""
+SHARE_BACK = "share_returned"
+"""A share that came back with goods a customer returned (negative: off the expense)."""
+
 
 def unreverted() -> Any:
     """Movements that still count: not written by a reverted operation or by a revert."""
