@@ -16,7 +16,7 @@ from functools import cache
 from typing import Any
 
 import pytest
-from playwright.async_api import Browser, BrowserContext, Page, Route
+from playwright.async_api import Browser, BrowserContext, ElementHandle, Page, Route
 
 from tests.surfaces.browser import harness
 
@@ -111,12 +111,22 @@ async def shot(page: Page, name: str, *, full: bool = True) -> None:
     await page.screenshot(path=str(harness.ARTIFACTS / f"admin-{name}.png"), full_page=full)
 
 
+async def gone(page: Page, element: ElementHandle) -> None:
+    """Waits until the element is detached or hidden.
+
+    Playwright's wait_for_element_state("hidden") raises when htmx detaches the
+    element between two of its polls, which it may do at any moment; a predicate in
+    the page sees both outcomes as the one they are."""
+    await page.wait_for_function(
+        "(el) => !el.isConnected || !el.checkVisibility()", arg=element)
+
+
 async def preview(page: Page) -> str:
     """Press Preview; returns the preview's text as the renderer drew it."""
     before = await page.query_selector("#outcome")
     await page.click("#submit")
     if before is not None:
-        await before.wait_for_element_state("hidden")  # swapped for the answer
+        await gone(page, before)  # swapped for the answer
     await page.wait_for_selector("#preview #summary-text, #outcome-error")
     if await page.locator("#outcome-error").count():
         raise AssertionError(await page.inner_text("#outcome-error"))
@@ -127,7 +137,7 @@ async def confirm(page: Page) -> str:
     button = await page.wait_for_selector("#confirm")
     assert button is not None
     await button.click()
-    await button.wait_for_element_state("hidden")  # the answer replaced the preview
+    await gone(page, button)  # the answer replaced the preview
     await page.wait_for_selector("#applied, #outcome-error, #stale-notice")
     if not await page.locator("#applied").count():
         raise AssertionError(await page.inner_text("#outcome"))
