@@ -87,7 +87,7 @@ def test_session_ends_mid_work_and_an_edited_form_cannot_apply(
             assert "supplier=Acme" in page.url
             assert watch.outside() == [] and watch.dialogs == [] and watch.errors == []
 
-    asyncio.run(run())
+    harness.run(run())
 
 
 def test_an_edited_form_cannot_apply_its_old_preview_and_a_revoked_session_ends(
@@ -143,7 +143,7 @@ def test_an_edited_form_cannot_apply_its_old_preview_and_a_revoked_session_ends(
             assert "ended" in await page.inner_text("#sign-in-reason")
             assert watch.outside() == [] and watch.dialogs == [] and watch.errors == []
 
-    asyncio.run(run())
+    harness.run(run())
 
 
 def test_a_viewer_sees_no_write_action_and_is_refused(
@@ -174,7 +174,7 @@ def test_a_viewer_sees_no_write_action_and_is_refused(
             assert watch.outside() == [] and watch.dialogs == []
             return next(c["value"] for c in cookies if c["name"] == "shopfloor_session")
 
-    session = asyncio.run(run())
+    session = harness.run(run())
     # The server refuses all the same: a forged form post and the API with the token.
     with httpx.Client(base_url=url, cookies={"shopfloor_session": session},
                       headers={"Origin": url}) as client:
@@ -240,7 +240,7 @@ def test_hostile_names_are_text_in_every_view(served: tuple[str, Registry, Setti
             assert await page.evaluate("() => window.pwned") is None
             assert watch.dialogs == [] and watch.outside() == [] and watch.refusals == []
 
-    asyncio.run(run())
+    harness.run(run())
 
 
 def test_pick_lists_reach_any_item_and_lists_page_both_ways(
@@ -307,7 +307,7 @@ def test_pick_lists_reach_any_item_and_lists_page_both_ways(
             assert "query=bracket" in page.url
             assert watch.outside() == [] and watch.errors == [] and watch.refusals == []
 
-    asyncio.run(run())
+    harness.run(run())
 
 
 def test_an_item_page_leaves_out_a_price_the_item_never_has(

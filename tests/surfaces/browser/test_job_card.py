@@ -408,7 +408,7 @@ def test_job_card_end_to_end(served: tuple[str, str, Registry]) -> None:
             assert host.most == 1
 
     try:
-        asyncio.run(run())
+        harness.run(run())
     finally:
         lock.close()
     assert rec.outside() == [], rec.outside()

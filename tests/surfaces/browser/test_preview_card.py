@@ -235,7 +235,7 @@ def test_preview_card_end_to_end(served: tuple[str, str, Registry]) -> None:
             stock = reg.invoke("get_stock", {"sku": "IMP-1", "location": "MAIN"}, ADMIN)
             assert stock["balances"][0]["on_hand"] == "6"
 
-    asyncio.run(run())
+    harness.run(run())
     assert rec.outside() == [], rec.outside()
 
 
@@ -307,5 +307,5 @@ def test_preview_card_queued_job(served_idle: tuple[str, str, Registry]) -> None
             assert len((await harness.settled(page))["toolCalls"]) == polls  # stopped
             assert reg.invoke("get_job_status", {"job_id": job_id}, ADMIN)["status"] == "queued"
 
-    asyncio.run(run())
+    harness.run(run())
     assert rec.outside() == [], rec.outside()
