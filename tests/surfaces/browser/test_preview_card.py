@@ -94,6 +94,16 @@ async def _following(page: Any) -> None:
     raise AssertionError("the card never read its job's status")
 
 
+async def _answered(page: Any, tool: str) -> None:
+    """Until the card has called `tool` and no call of its is waiting for its answer."""
+    for _ in range(200):  # a bound on a broken card only (10 s), not a timing
+        log = await harness.settled(page)
+        if log["inFlight"] == 0 and any(c["name"] == tool for c in log["toolCalls"]):
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"the card's {tool} never got its answer")
+
+
 def test_preview_card_end_to_end(served: tuple[str, str, Registry]) -> None:
     url, token, reg = served
     rec = harness.Recorder()
@@ -252,15 +262,22 @@ def test_preview_card_queued_job(served_idle: tuple[str, str, Registry]) -> None
             html = await harness.card_html(mcp, PREVIEW_URI)
             call_tool = harness.forward(mcp)
 
-            # 1. Cancel job while it is queued: cancelled, nothing written, model told.
+            # 1. Cancel job while it is queued: cancelled, nothing written, model told. The
+            #    card reads no status while its cancel_job is on its way (its clock held):
+            #    a read answered first would see the job cancelled before the card knows
+            #    the user asked ("Cancelled: ..." instead of "User cancelled ...").
             page = await harness.open_host(browser, rec, call_tool)
+            await page.clock.install()
             await harness.prove_recorder(page, rec)
             await harness.mount(page, html, bulk, await _preview(mcp, "import_items", bulk))
             await harness.card_state(page, "preview")
             frame = page.frame_locator("#card")
             await frame.locator("#confirm").click()
             await harness.card_state(page, "pending")
+            await harness.still(page)
             await frame.locator("#cancel-job").click()
+            await _answered(page, "cancel_job")
+            await page.clock.resume()
             await harness.card_state(page, "cancelled")
             await harness.shot(page, "import-job-cancelled")
             assert await frame.locator("#cancel-job").is_hidden()
