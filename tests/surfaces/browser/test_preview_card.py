@@ -94,14 +94,22 @@ async def _following(page: Any) -> None:
     raise AssertionError("the card never read its job's status")
 
 
-async def _answered(page: Any, tool: str) -> None:
-    """Until the card has called `tool` and no call of its is waiting for its answer."""
-    for _ in range(200):  # a bound on a broken card only (10 s), not a timing
-        log = await harness.settled(page)
-        if log["inFlight"] == 0 and any(c["name"] == tool for c in log["toolCalls"]):
-            return
-        await asyncio.sleep(0.05)
-    raise AssertionError(f"the card's {tool} never got its answer")
+class _StatusHeld:
+    """The host's tools/call, its job status reads answered only while `answering` is set;
+    `cancelled` is set once it has answered a cancel_job."""
+
+    def __init__(self, call_tool: Any) -> None:
+        self.call_tool = call_tool
+        self.answering, self.cancelled = asyncio.Event(), asyncio.Event()
+        self.answering.set()
+
+    async def __call__(self, params: dict[str, Any]) -> dict[str, Any]:
+        if params["name"] == "get_job_status":
+            await self.answering.wait()
+        result: dict[str, Any] = await self.call_tool(params)
+        if params["name"] == "cancel_job":
+            self.cancelled.set()
+        return result
 
 
 def test_preview_card_end_to_end(served: tuple[str, str, Registry]) -> None:
@@ -263,21 +271,21 @@ def test_preview_card_queued_job(served_idle: tuple[str, str, Registry]) -> None
             call_tool = harness.forward(mcp)
 
             # 1. Cancel job while it is queued: cancelled, nothing written, model told. The
-            #    card reads no status while its cancel_job is on its way (its clock held):
-            #    a read answered first would see the job cancelled before the card knows
-            #    the user asked ("Cancelled: ..." instead of "User cancelled ...").
-            page = await harness.open_host(browser, rec, call_tool)
-            await page.clock.install()
+            #    host answers no status read until it has answered the cancel_job: a read
+            #    answered first would show the card the job cancelled before it knows the
+            #    user asked ("Cancelled: ..." instead of "User cancelled ...").
+            host = _StatusHeld(call_tool)
+            page = await harness.open_host(browser, rec, host)
             await harness.prove_recorder(page, rec)
             await harness.mount(page, html, bulk, await _preview(mcp, "import_items", bulk))
             await harness.card_state(page, "preview")
             frame = page.frame_locator("#card")
             await frame.locator("#confirm").click()
             await harness.card_state(page, "pending")
-            await harness.still(page)
+            host.answering.clear()
             await frame.locator("#cancel-job").click()
-            await _answered(page, "cancel_job")
-            await page.clock.resume()
+            await asyncio.wait_for(host.cancelled.wait(), 10)  # a bound on a broken card
+            host.answering.set()
             await harness.card_state(page, "cancelled")
             await harness.shot(page, "import-job-cancelled")
             assert await frame.locator("#cancel-job").is_hidden()
