@@ -10,15 +10,15 @@ from __future__ import annotations
 import asyncio
 import shutil
 import subprocess
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
-from playwright.async_api import Browser, Frame, Page, Route, async_playwright
+from playwright.async_api import Browser, Frame, Page, Playwright, Route, async_playwright
 
 JS = Path(__file__).parents[2] / "js"
 ARTIFACTS = Path(__file__).parents[3] / "artifacts" / "e2e"
@@ -36,7 +36,7 @@ def host_page() -> str:
     if not esbuild.exists() or not shutil.which("node"):
         pytest.fail("test JS peers missing: run `make e2e-deps`", pytrace=False)
     bundle = subprocess.run(
-        [str(esbuild), str(JS / "host-entry.js"), "--bundle", "--format=iife"],
+        [str(esbuild), str(JS / "host-entry.js"), "--bundle", "--format=iife", "--minify"],
         capture_output=True, text=True, check=True, cwd=JS).stdout
     return (JS / "host.html").read_text().replace("/*HOST_BUNDLE*/", bundle)
 
@@ -52,16 +52,65 @@ class Recorder:
         return [u for u in seen if "canary.invalid" not in u]
 
 
+T = TypeVar("T")
+
+
+class Shared:
+    """This process's one event loop, and the Playwright driver and Chromium that every
+    browser test run in it shares: starting both took 1-2 s a test (5-10 s on a loaded
+    machine). Each test still gets fresh browser contexts (cookies, storage, cache)."""
+
+    runner: asyncio.Runner | None = None
+    driver: Playwright | None = None
+    chromium: Browser | None = None
+
+
+def run(main: Coroutine[Any, Any, T]) -> T:
+    """`main` run to its end on this process's one event loop (where the shared Chromium
+    lives), as `asyncio.run` would on a new one."""
+    if Shared.runner is None:
+        Shared.runner = asyncio.Runner()
+    return Shared.runner.run(main)
+
+
 @asynccontextmanager
 async def browser() -> AsyncIterator[Browser]:
+    """The shared Chromium, launched on first use; every context opened in the block is
+    closed at its end, so the next test starts with none."""
     if not Path(CHROMIUM).exists():
         pytest.fail("Debian chromium is missing: run `make browsers`", pytrace=False)
-    async with async_playwright() as pw:
-        b = await pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
-        try:
-            yield b
-        finally:
-            await b.close()
+    if Shared.runner is None or asyncio.get_running_loop() is not Shared.runner.get_loop():
+        pytest.fail("a browser test runs its coroutine with harness.run, not asyncio.run",
+                    pytrace=False)
+    if Shared.chromium is None or not Shared.chromium.is_connected():
+        if Shared.driver is None:
+            Shared.driver = await async_playwright().start()
+        Shared.chromium = await Shared.driver.chromium.launch(
+            executable_path=CHROMIUM, headless=True, args=ARGS)
+    b = Shared.chromium
+    try:
+        yield b
+    finally:
+        for context in b.contexts:
+            await context.close()
+
+
+def close() -> None:
+    """Chromium, the driver and the loop closed (at the end of the session)."""
+    if Shared.runner is None:
+        return
+
+    async def stop() -> None:
+        if Shared.chromium is not None:
+            await Shared.chromium.close()
+        if Shared.driver is not None:
+            await Shared.driver.stop()
+
+    try:
+        Shared.runner.run(stop())
+    finally:
+        Shared.runner.close()
+        Shared.runner = Shared.driver = Shared.chromium = None
 
 
 async def open_host(b: Browser, rec: Recorder,

@@ -269,8 +269,6 @@ def test_a_small_manufacturers_day_through_the_admin(
 
 
 def _browse_as_olga_then_omar(url: str, steps: Any) -> list[dict[str, Any]]:
-    import asyncio
-
     found: list[dict[str, Any]] = []
 
     async def run() -> None:
@@ -289,5 +287,5 @@ def _browse_as_olga_then_omar(url: str, steps: Any) -> list[dict[str, Any]]:
                 await page.goto(url + "/users")
                 assert "admin" in (await page.inner_text("main")).lower()
 
-    asyncio.run(run())
+    harness.run(run())
     return found

@@ -8,7 +8,6 @@ tracked" with the new name, and un-tracked the item.
 
 from __future__ import annotations
 
-import asyncio
 import re
 from collections.abc import Awaitable, Callable, Iterator
 from datetime import date, timedelta
@@ -70,7 +69,7 @@ def _browse(url: str, steps: Callable[[Page], Awaitable[None]]) -> list[dict[str
             found.extend(await ah.axe(page, page.url))
             assert watch.outside() == [] and watch.refusals == [] and watch.errors == []
 
-    asyncio.run(run())
+    harness.run(run())
     return found
 
 

@@ -9,7 +9,6 @@ place with a new Confirm, which applies exactly once.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Iterator
 
 import pytest
@@ -146,5 +145,5 @@ def test_card_fields_and_stale_then_confirm(served: tuple[str, str, Registry]) -
                 applies[1]["arguments"]["preview_token"]
             await harness.settled(page)  # all the card sent has reached the host
 
-    asyncio.run(run())
+    harness.run(run())
     assert rec.outside() == [] and rec.dialogs == []

@@ -69,12 +69,29 @@ def served(sqlite_url: str) -> Iterator[tuple[str, str, Registry]]:
 
 
 class Host:
-    """The host's tools/call, instrumented: status polls can be slowed down (and the most
-    in flight at once is counted), and the plan's apply can fail in the host itself."""
+    """The host's tools/call, instrumented: status replies can be held back (a slow host,
+    as slow as the test says, and the most in flight at once is counted), and the plan's
+    apply can fail in the host itself."""
 
-    def __init__(self, call_tool: Any, *, slow: float = 0.0, fail_apply: bool = False):
-        self.call_tool, self.slow, self.fail_apply = call_tool, slow, fail_apply
+    def __init__(self, call_tool: Any, *, fail_apply: bool = False):
+        self.call_tool, self.fail_apply = call_tool, fail_apply
         self.in_flight = self.most = 0
+        self.answering = asyncio.Event()
+        self.answering.set()
+
+    def hold(self) -> None:
+        self.answering.clear()
+
+    def release(self) -> None:
+        self.answering.set()
+
+    async def asked(self) -> None:
+        """Until a status read waits for its (held) reply."""
+        for _ in range(200):  # a bound on a broken card only (10 s), not a timing
+            if self.in_flight:
+                return
+            await asyncio.sleep(0.05)
+        raise AssertionError("the card never read its job's status")
 
     async def __call__(self, params: dict[str, Any]) -> dict[str, Any]:
         args = params.get("arguments") or {}
@@ -86,7 +103,7 @@ class Host:
         self.in_flight += 1
         self.most = max(self.most, self.in_flight)
         try:
-            await asyncio.sleep(self.slow)
+            await self.answering.wait()
             result = await self.call_tool(params)
             return result
         finally:
@@ -312,13 +329,18 @@ def test_job_card_end_to_end(served: tuple[str, str, Registry]) -> None:
             assert len(told) == 1 and told[0]["content"][0]["text"].startswith(
                 f"Job mrp {job_id} succeeded: MRP: {mos} manufacturing orders")
 
-            # 2. The same job on a new card behind a slow host (each status reply takes
-            #    longer than the poll interval): one request at a time, rows drawn once,
+            # 2. The same job on a new card behind a slow host (its first status reply
+            #    held over four poll intervals): one request at a time, rows drawn once,
             #    elapsed time is the job's run time and stands still.
-            slow = Host(call_tool, slow=0.8)
+            slow = Host(call_tool)
+            slow.hold()
             other = await harness.open_host(browser, rec, slow)
             await other.clock.install()
             await harness.mount(other, html, args, started)
+            await slow.asked()
+            await other.clock.run_for(2_000)
+            assert _status_reads(await harness.settled(other)) == 1  # no second one meanwhile
+            slow.release()
             await harness.card_state(other, "succeeded")
             polls = _status_reads(await harness.still(other))
             await other.clock.run_for(5_000)
@@ -386,14 +408,19 @@ def test_job_card_end_to_end(served: tuple[str, str, Registry]) -> None:
             assert log["modelContext"][-1]["content"][0]["text"].startswith(
                 "Applied apply_mrp_plan: Apply MRP plan")
 
-            # 6. Cancel stops a running job at its next checkpoint, however slow the host.
-            host = Host(call_tool, slow=0.8)
+            # 6. Cancel stops a running job at its next checkpoint, however slow the host:
+            #    pressed while a status read waits for its reply, and answered first.
+            host = Host(call_tool)
             page = await harness.open_host(browser, rec, host)
             job_id, _ = await start(page)
             frame = page.frame_locator("#card")
             async with _frozen(page, reg, job_id, lock):
+                host.hold()
+                await host.asked()
                 await frame.locator("#cancel").click()  # its cancel_job waits for the lock
             lock.release()
+            await frame.locator("#outcome", has_text="Cancel requested.").wait_for()
+            host.release()
             seen = await _watch_progress(page, reg, job_id)
             await harness.shot(page, "job-cancelled")
             assert seen[-1][0] == "cancelled", seen
@@ -408,7 +435,7 @@ def test_job_card_end_to_end(served: tuple[str, str, Registry]) -> None:
             assert host.most == 1
 
     try:
-        asyncio.run(run())
+        harness.run(run())
     finally:
         lock.close()
     assert rec.outside() == [], rec.outside()

@@ -6,7 +6,6 @@ polls from the registry."""
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 import pytest
@@ -58,7 +57,7 @@ def test_purchase_lines_show_price_currency_why_and_late(
             return [await rows.nth(i).locator("td").all_inner_texts()
                     for i in range(await rows.count())]
 
-    rows = {r[1]: r for r in asyncio.run(run())}
+    rows = {r[1]: r for r in harness.run(run())}
     beta, wires = rows["RESA"], rows["WIRE"]
     assert beta[0].startswith("Beta (EUR)") and "none in time" in beta[0]
     assert beta[2].split("\n") == ["42 bag", "1.25 EUR / bag"]

@@ -94,6 +94,24 @@ async def _following(page: Any) -> None:
     raise AssertionError("the card never read its job's status")
 
 
+class _StatusHeld:
+    """The host's tools/call, its job status reads answered only while `answering` is set;
+    `cancelled` is set once it has answered a cancel_job."""
+
+    def __init__(self, call_tool: Any) -> None:
+        self.call_tool = call_tool
+        self.answering, self.cancelled = asyncio.Event(), asyncio.Event()
+        self.answering.set()
+
+    async def __call__(self, params: dict[str, Any]) -> dict[str, Any]:
+        if params["name"] == "get_job_status":
+            await self.answering.wait()
+        result: dict[str, Any] = await self.call_tool(params)
+        if params["name"] == "cancel_job":
+            self.cancelled.set()
+        return result
+
+
 def test_preview_card_end_to_end(served: tuple[str, str, Registry]) -> None:
     url, token, reg = served
     rec = harness.Recorder()
@@ -235,7 +253,7 @@ def test_preview_card_end_to_end(served: tuple[str, str, Registry]) -> None:
             stock = reg.invoke("get_stock", {"sku": "IMP-1", "location": "MAIN"}, ADMIN)
             assert stock["balances"][0]["on_hand"] == "6"
 
-    asyncio.run(run())
+    harness.run(run())
     assert rec.outside() == [], rec.outside()
 
 
@@ -252,15 +270,22 @@ def test_preview_card_queued_job(served_idle: tuple[str, str, Registry]) -> None
             html = await harness.card_html(mcp, PREVIEW_URI)
             call_tool = harness.forward(mcp)
 
-            # 1. Cancel job while it is queued: cancelled, nothing written, model told.
-            page = await harness.open_host(browser, rec, call_tool)
+            # 1. Cancel job while it is queued: cancelled, nothing written, model told. The
+            #    host answers no status read until it has answered the cancel_job: a read
+            #    answered first would show the card the job cancelled before it knows the
+            #    user asked ("Cancelled: ..." instead of "User cancelled ...").
+            host = _StatusHeld(call_tool)
+            page = await harness.open_host(browser, rec, host)
             await harness.prove_recorder(page, rec)
             await harness.mount(page, html, bulk, await _preview(mcp, "import_items", bulk))
             await harness.card_state(page, "preview")
             frame = page.frame_locator("#card")
             await frame.locator("#confirm").click()
             await harness.card_state(page, "pending")
+            host.answering.clear()
             await frame.locator("#cancel-job").click()
+            await asyncio.wait_for(host.cancelled.wait(), 10)  # a bound on a broken card
+            host.answering.set()
             await harness.card_state(page, "cancelled")
             await harness.shot(page, "import-job-cancelled")
             assert await frame.locator("#cancel-job").is_hidden()
@@ -307,5 +332,5 @@ def test_preview_card_queued_job(served_idle: tuple[str, str, Registry]) -> None
             assert len((await harness.settled(page))["toolCalls"]) == polls  # stopped
             assert reg.invoke("get_job_status", {"job_id": job_id}, ADMIN)["status"] == "queued"
 
-    asyncio.run(run())
+    harness.run(run())
     assert rec.outside() == [], rec.outside()

@@ -5,7 +5,6 @@ item's unit and the deployment's currency. The host answers from the registry.""
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 import pytest
@@ -50,7 +49,7 @@ def test_an_order_in_boxes_and_dollars_reads_so(registry: Registry,
             return (await frame.locator("#fields").inner_text(),
                     await frame.locator("#lines").inner_text())
 
-    fields, lines = asyncio.run(run())
+    fields, lines = harness.run(run())
     assert "$22.00" in fields and "€" not in fields
     # the quantity in boxes, never read as pieces; the pack beside it says what a box holds
     assert "11 box" in lines and "11 pcs" not in lines and "100 pcs" in lines, lines
@@ -76,7 +75,7 @@ def _drawn(registry: Registry, tool: str, args: dict[str, Any], wait: str) -> st
             await frame.locator(wait).first.wait_for()
             return await frame.locator("body").inner_text()
 
-    return asyncio.run(run())
+    return harness.run(run())
 
 
 def test_a_dollar_receipt_shows_the_average_cost_in_the_books_euros(

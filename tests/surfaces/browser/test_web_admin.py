@@ -11,7 +11,6 @@ The database is then read through the registry: the week happened, exactly once 
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Iterator
 from typing import Any
 
@@ -241,7 +240,7 @@ def test_a_week_through_the_admin(served: tuple[str, Registry]) -> None:
             violations.extend(await ah.axe(phone, "phone-dark"))
             await ah.shot(phone, "phone-home-dark")
 
-    asyncio.run(run())
+    harness.run(run())
     watch = watch_ref[0]
     assert violations == [], repr(violations)
     assert watch.outside() == [] and watch.refusals == [] and watch.dialogs == []
