@@ -238,7 +238,7 @@ def open_registry(settings: Settings, *, store: Store | None = None,
     tools = [] if lazy else catalogue_tools()
     store = store or Store(settings.database_url)
     upgrade(store)
-    from shopfloor.domain.buying.currencies import COMPANY_KEY
+    from shopfloor.domain.base.books import KEY as COMPANY_KEY  # (not currencies: its tables)
 
     known = stored(store, "secret", COMPANY_KEY)  # (written once: read, as a rule)
     secret = settings.secret or known.get("secret") or load_secret(store)
