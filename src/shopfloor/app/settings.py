@@ -6,7 +6,6 @@ Precedence: explicit arguments (CLI flags) > environment > `shopfloor.toml` > de
 from __future__ import annotations
 
 import os
-import tomllib
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
@@ -66,7 +65,9 @@ class Settings:
     def load(cls, config: str | Path | None = None, **overrides: Any) -> Settings:
         values: dict[str, Any] = {}
         path = Path(config or os.environ.get("SHOPFLOOR_CONFIG", "shopfloor.toml"))
-        if path.is_file():
+        if path.is_file():  # (tomllib only then: most starts have no file)
+            import tomllib
+
             values.update(tomllib.loads(path.read_text()).get("shopfloor", {}))
         for f in fields(cls):
             env = os.environ.get(f"SHOPFLOOR_{f.name.upper()}")

@@ -248,7 +248,7 @@ def open_registry(settings: Settings, *, store: Store | None = None,
     store = store or Store(settings.database_url)
     upgrade(store)
     from shopfloor.domain.accounting import stamp
-    from shopfloor.domain.buying.currencies import COMPANY_KEY
+    from shopfloor.domain.base.books import KEY as COMPANY_KEY  # (not currencies: its tables)
 
     known = stored(store, "secret", COMPANY_KEY, stamp.KEY)  # (written once: read, as a rule)
     if stamp.KEY not in known:

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
-from babel import UnknownLocaleError
-from babel.numbers import format_currency, get_currency_precision
+# babel is imported where an amount is first said in words: every domain module imports
+# this one (through numbers), and a read that says none (an item's details over MCP or
+# the CLI) never needs it (~10 ms of a first call; issue 32)
 
 
 def fmt(value: Decimal) -> str:
@@ -32,6 +33,9 @@ SENTENCES = "en_GB"  # the locale of the summaries and messages: their words are
 def money(value: Decimal, currency: str) -> str:
     """An amount as a sentence says it, in its currency's minor units, rounded half up:
     `€1,020.00`, `US$3.50`, `¥1,200` (a summary is English, so English signs; US$ not $)."""
+    from babel import UnknownLocaleError
+    from babel.numbers import format_currency, get_currency_precision
+
     try:
         digits = int(get_currency_precision(currency))
         amount = value.quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP)
@@ -46,6 +50,9 @@ UNIT_COST_PLACES = 4
 def unit_cost(value: Decimal, currency: str) -> str:
     """A cost per unit: up to four decimals, trailing zeros dropped, never fewer than the
     currency's own (`€0.0322`, `€55.338`, `US$3.50`)."""
+    from babel import UnknownLocaleError
+    from babel.numbers import format_currency, get_currency_precision
+
     try:
         digits = int(get_currency_precision(currency))
         amount = value.quantize(Decimal(1).scaleb(-max(digits, UNIT_COST_PLACES)),

@@ -35,6 +35,7 @@ class RegistrySource:
         self._after = after
         self._wanted = anyio.Event()
         self._urgent = False
+        self._called = anyio.Event()
         self._ready = anyio.Event()
         self._error: Exception | None = None
         self.answered = anyio.Event()
@@ -47,6 +48,8 @@ class RegistrySource:
     def want(self, *, urgent: bool) -> None:
         self._urgent = self._urgent or urgent
         self._wanted.set()
+        if urgent:
+            self._called.set()
 
     async def open(self) -> Registry | None:
         """Run by the session's task group: open the registry (once), never raise."""
@@ -54,8 +57,9 @@ class RegistrySource:
             return self.registry
         with anyio.move_on_after(self._after):
             await self._wanted.wait()
-        if not self._urgent:
-            await anyio.sleep(0.02)  # let the tools/list reply leave before the imports
+        if not self._urgent:  # let the tools/list reply leave before the imports; a call
+            with anyio.move_on_after(0.02):  # coming in says it has (issue 32: the first
+                await self._called.wait()  # call waited out the whole pause)
         try:
             self.registry = await anyio.to_thread.run_sync(self._opener)
         except Exception as exc:
