@@ -6,6 +6,11 @@ STAMP := $(VENV)/.installed
 RUN_STAMP := $(VENV)/.installed-run
 PG_CLUSTER = $(shell ls /etc/postgresql 2>/dev/null | head -n1)
 
+# Python writes its compiled modules as users' machines do, even where the environment
+# says not to (these machines set PYTHONDONTWRITEBYTECODE=1): each of the suite's hundreds
+# of CLI and server processes would otherwise compile the package afresh (0.1-0.5 s each).
+unexport PYTHONDONTWRITEBYTECODE
+
 .PHONY: install install-run run test check test-long lint typecheck pytest bench browsers paper-libs e2e-deps postgres clean
 
 $(STAMP): pyproject.toml
