@@ -23,13 +23,6 @@ def apply(registry: Registry, tool: str, actor: Actor = ADMIN, **args: Any) -> d
     return registry.invoke(tool, {**args, "preview": False}, actor)
 
 
-def basic_setup(registry: Registry, *, negative: bool = False) -> None:
-    """`given.company()` (tests/given.py), for the tests written before it."""
-    from tests.given import Given  # (given.py builds on this module's `apply`)
-
-    Given(registry).company(negative=negative)
-
-
 def snapshot(registry: Registry) -> dict[str, Any]:
     """Row counts and version sums of every table: equal snapshots mean nothing was written."""
     out: dict[str, Any] = {}

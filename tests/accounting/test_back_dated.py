@@ -16,7 +16,8 @@ from sqlalchemy import func, select
 from shopfloor.registry.registry import Registry
 from shopfloor.store.tables import JournalLine, StockMovement
 from tests.accounting.test_journal import INVENTORY, bean_loaded, trial
-from tests.helpers import ADMIN, apply, basic_setup, ledger_mismatches
+from tests.given import Given
+from tests.helpers import ADMIN, apply, ledger_mismatches
 
 CENT = D("0.01")
 STOCK = (INVENTORY, "1325", "1330")  # raw materials, semi-finished and finished goods
@@ -73,7 +74,7 @@ def every_date_ties(reg: Registry, days: list[date] | None = None) -> None:
 
 
 def test_a_back_dated_adjustment_keeps_every_date_in_cents(registry: Registry) -> None:
-    basic_setup(registry)
+    Given(registry).company()
     jan, feb, mar = date(2026, 1, 10), date(2026, 2, 10), date(2026, 3, 10)
     # M1 at MAIN: 0.004 in January, 0.004 more in March (0.008: 0.01 in the books) ...
     _on(registry, jan, lambda: _found(registry, "M1", "1", "0.004"))
@@ -87,7 +88,7 @@ def test_a_back_dated_adjustment_keeps_every_date_in_cents(registry: Registry) -
 
 
 def test_back_dated_receipts_and_shipments_between_sub_cent_steps(registry: Registry) -> None:
-    basic_setup(registry)
+    Given(registry).company()
     days = [date(2026, 1, d) for d in (5, 10, 15, 20, 25)]
     _on(registry, days[0], lambda: _found(registry, "M1", "3", "0.335"))   # 1.005
     _on(registry, days[4], lambda: _found(registry, "M1", "1", "0.003"))   # 1.008

@@ -23,13 +23,14 @@ from tests.accounting.test_journal import (
     trial,
 )
 from tests.corrections.test_revert import revert, stock
-from tests.helpers import apply, basic_setup, ledger_mismatches
+from tests.given import Given
+from tests.helpers import apply, ledger_mismatches
 
 
 def _shipped_then_repriced(reg: Registry) -> tuple[str, str, dict[str, object]]:
     """PO 10 @ 4 received, 6 shipped (24 to COGS), the price corrected to 5: the 4 on
     hand take 4.00, the shipment's share 6.00 is a price variance."""
-    basic_setup(reg)
+    Given(reg).company()
     apply(reg, "create_location", code="QUAR", name="Quarantine")
     po = apply(reg, "create_purchase_order", supplier="Acme", location="MAIN",
                lines=[{"sku": "M1", "quantity": "10", "unit_price": "4"}])["number"]
@@ -107,7 +108,7 @@ def test_a_reverted_return_expenses_its_share_again_and_guards_the_re_pricing(
 
 def test_a_return_before_the_re_pricing_still_splits_it_by_what_stayed_shipped(
         registry: Registry) -> None:
-    basic_setup(registry)
+    Given(registry).company()
     po = apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
                lines=[{"sku": "M1", "quantity": "10", "unit_price": "4"}])["number"]
     apply(registry, "receive_purchase_order", number=po)

@@ -22,7 +22,8 @@ from shopfloor.registry.registry import Registry
 from shopfloor.surfaces.auth import Authenticator
 from shopfloor.surfaces.server import build_app
 from tests.clock import Clock
-from tests.helpers import ADMIN, apply, basic_setup
+from tests.given import Given
+from tests.helpers import ADMIN, apply
 from tests.servers import serving
 from tests.surfaces.browser import admin_harness as ah
 from tests.surfaces.browser import harness
@@ -37,7 +38,7 @@ def _serve(sqlite_url: str, clock: Clock) -> Iterator[tuple[str, Registry, Setti
     settings = Settings(database_url=sqlite_url, session_minutes=SESSION_MINUTES)
     reg = open_registry(settings)
     reg.clock = clock  # the server's: it shares this process
-    basic_setup(reg)
+    Given(reg).company()
     apply(reg, "create_stock_adjustment", location="MAIN", reason="seed",
           lines=[{"sku": "M1", "quantity_delta": "50", "unit_cost": "2"}])
     accounts = Accounts(reg.store)

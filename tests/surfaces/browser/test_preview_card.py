@@ -25,7 +25,8 @@ from shopfloor.registry.registry import Registry
 from shopfloor.surfaces.auth import Authenticator
 from shopfloor.surfaces.server import build_app
 from shopfloor.ui.cards import PREVIEW_URI
-from tests.helpers import ADMIN, apply, basic_setup, snapshot
+from tests.given import Given
+from tests.helpers import ADMIN, apply, snapshot
 from tests.servers import serving
 from tests.surfaces.browser import harness
 from tests.surfaces.mcp.clients import http_session
@@ -39,7 +40,7 @@ FOLLOW_LIMIT = "const FOLLOW_LIMIT_MS = 10 * 60 * 1000;"
 def _served(sqlite_url: str, *, run_worker: bool) -> Iterator[tuple[str, str, Registry]]:
     settings = Settings(database_url=sqlite_url)
     reg = open_registry(settings)
-    basic_setup(reg)
+    Given(reg).company()
     apply(reg, "create_stock_adjustment", location="MAIN", reason="seed",
           lines=[{"sku": "M1", "quantity_delta": "5", "unit_cost": "2"}])
     token = Authenticator(reg, settings).mint("card-user", ["admin"], 600)
