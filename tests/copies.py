@@ -50,7 +50,10 @@ def _pg_capture(url: str) -> tuple[tuple[tuple[str, bytes], ...], tuple[tuple[st
             with raw.cursor() as cur:
                 for table in Base.metadata.sorted_tables:
                     data = bytearray()
-                    with cur.copy(f'COPY "{table.name}" TO STDOUT') as copy:
+                    # by name: a database built from the tables orders its columns as
+                    # they are declared, a migrated one adds a column last
+                    columns = ", ".join(f'"{c.name}"' for c in table.columns)
+                    with cur.copy(f'COPY "{table.name}" ({columns}) TO STDOUT') as copy:
                         for chunk in copy:
                             data += chunk
                     if data:
@@ -74,7 +77,8 @@ def _pg_load(url: str, built: _Built) -> None:
             with raw.cursor() as cur:
                 cur.execute("SET LOCAL session_replication_role = replica")
                 for name, data in built.rows:
-                    with cur.copy(f'COPY "{name}" FROM STDIN') as copy:
+                    columns = ", ".join(f'"{c.name}"' for c in Base.metadata.tables[name].columns)
+                    with cur.copy(f'COPY "{name}" ({columns}) FROM STDIN') as copy:
                         copy.write(data)
                 for name, value in built.sequences:
                     cur.execute("SELECT setval(%s::regclass, %s, true)", (f'"{name}"', value))

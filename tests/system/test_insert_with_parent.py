@@ -40,7 +40,7 @@ def test_an_entry_and_its_lines_in_one_statement_equal_two_inserts(
     with registry.store.writing() as s:
         conn = s.connection()
         one = insert_with_parent(conn, insert(JournalEntry), ENTRY, insert(JournalLine),
-                                 "entry_id", LINES)
+                                 "entry_id", LINES) is not None
         if not one:  # the other databases: the two inserts, as the journal writes them
             (entry_id,) = conn.execute(insert(JournalEntry).returning(JournalEntry.id),
                                        ENTRY).one()
