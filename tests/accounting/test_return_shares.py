@@ -122,3 +122,27 @@ def test_a_return_before_the_re_pricing_still_splits_it_by_what_stayed_shipped(
     _return(registry, so, "4")  # ... and come back with it
     assert trial(registry) == {INVENTORY: D(50), GRNI: D(-50)}
     inventory_equals_valuation(registry)
+
+
+def test_a_shipment_corrected_down_brings_back_its_share_as_a_return_does(
+        registry: Registry) -> None:
+    """Only 3 of the 6 really left: the 3 corrected back come in at 4 + their 1.00 share,
+    and that share comes off the price variance, as with a return. The re-pricing is not
+    reverted under the correction, which holds its share; the correction reverts exactly."""
+    po, so, corrected = _shipped_then_repriced(registry)
+    fix = apply(registry, "correct_shipment", number=so, sku="M1", quantity="3")
+    assert _valued(registry) == (D(7), D(5))
+    assert trial(registry) == {INVENTORY: D(35), GRNI: D(-50), COGS: D(12), PPV: D(3)}
+    assert ledger_mismatches(registry) == []
+    inventory_equals_valuation(registry)
+    with pytest.raises(ShopfloorError) as refused:
+        revert(registry, corrected)
+    assert so in refused.value.message and "revert that first" in refused.value.message
+    revert(registry, fix)
+    assert _valued(registry) == (D(4), D(5))
+    assert trial(registry) == {INVENTORY: D(20), GRNI: D(-50), COGS: D(24), PPV: D(6)}
+    inventory_equals_valuation(registry)
+    revert(registry, corrected)  # with the correction gone, the re-pricing goes
+    assert trial(registry) == {INVENTORY: D(16), GRNI: D(-40), COGS: D(24)}
+    assert ledger_mismatches(registry) == []
+    assert po

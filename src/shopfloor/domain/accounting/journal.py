@@ -144,7 +144,8 @@ def _drafts(op: Op, moves: list[dict[str, Any]],
         # posted with the purchase it re-prices, when this operation has one
         d = purchase if kind in REPRICING_COUNTER and purchase is not None else draft(v)
         if kind == SHARE_BACK:  # back off the expense with the return's goods, in its entry
-            d = next((draft(m) for m in moves if m["reason"] == "customer_return"
+            d = next((draft(m) for m in moves if m["reason"] in ("customer_return",
+                                                                 "correction")
                       and m["item_id"] == v["item_id"]), d)
         expense = VARIANCE_ROLE.get(kind, "adjustments")
         if kind == "price_correction" and v["document_type"] == RETURNED:

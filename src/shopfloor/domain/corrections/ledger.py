@@ -232,11 +232,16 @@ def shares_back(o: Original) -> list[str]:
             Variance.document_number == number, Variance.item_id == item_id,
             Variance.id > after, ~Variance.operation_id.in_(select(Revert.reverted_operation_id)),
             ~Variance.operation_id.in_(select(Revert.operation_id)))).all()
-        returns = sorted(set(o.session.scalars(select(StockMovement.document_number).where(
+        holders = sorted({(str(r), str(n)) for r, n in o.session.execute(select(
+            StockMovement.reason, StockMovement.document_number).where(
             StockMovement.operation_id.in_(sorted({str(x) for x in ops})),
-            StockMovement.reason == "customer_return"))))
+            StockMovement.reason.in_(("customer_return", "correction"))))})
+        returns = [n for r, n in holders if r == "customer_return"]
         if returns:
             out.append(f"the share {number} took came back with return {', '.join(returns)} "
+                       "since; revert that first")
+        if any(r == "correction" for r, _ in holders):
+            out.append(f"the share {number} took came back with its shipment corrected "
                        "since; revert that first")
     return out
 
