@@ -124,6 +124,7 @@ async def cli(reg: Registry, conf: Settings) -> AsyncIterator[Call]:
     yield call
 
 
+FIELDS = ("name", "reason")  # an item's name, an adjustment's reason: the two written
 SURFACES = {"rest": rest, "mcp_http": mcp_http, "mcp_stdio": mcp_stdio, "cli": cli}
 # The SDK's JSON layer cannot carry a lone surrogate (see test_mcp_refuses_*).
 CARRIES_SURROGATES = {"rest", "cli"}
@@ -156,11 +157,12 @@ async def _write_one(call: Call, field: str, key: str, value: str
     return None, str(payload["operation_id"])
 
 
-async def _run_surface(surface: str, reg: Registry, conf: Settings) -> dict[tuple[str, str], str]:
+async def _run_surface(surface: str, reg: Registry, conf: Settings,
+                       fields: tuple[str, ...] = FIELDS) -> dict[tuple[str, str], str]:
     problems: dict[tuple[str, str], str] = {}
     applied: dict[tuple[str, str], str] = {}
     async with SURFACES[surface](reg, conf) as call:
-        for field in ("name", "reason"):
+        for field in fields:
             for key, value in HOSTILE.items():
                 if key == "surrogate" and surface not in CARRIES_SURROGATES:
                     continue
@@ -193,12 +195,12 @@ async def _run_surface(surface: str, reg: Registry, conf: Settings) -> dict[tupl
     return problems
 
 
-def _check(db_url: str, surface: str) -> None:
+def _check(db_url: str, surface: str, fields: tuple[str, ...] = FIELDS) -> None:
     conf = Settings(database_url=db_url)
     reg = open_registry(conf)
     Given(reg).company()
     try:
-        problems = asyncio.run(_run_surface(surface, reg, conf))
+        problems = asyncio.run(_run_surface(surface, reg, conf, fields))
     finally:
         reg.store.dispose()
     assert not problems, json.dumps({f"{f}/{k}": v for (f, k), v in problems.items()},
@@ -210,10 +212,12 @@ def test_hostile_strings_are_refused_or_kept_exactly(db_url: str, surface: str) 
     _check(db_url, surface)
 
 
-def test_hostile_strings_through_the_cli(sqlite_url: str) -> None:
+@pytest.mark.parametrize("field", FIELDS)
+def test_hostile_strings_through_the_cli(sqlite_url: str, field: str) -> None:
     """The CLI spawns a process per call: SQLite here, both databases under `-m long`
-    (the storage path on PostgreSQL is the one REST and MCP cover above)."""
-    _check(sqlite_url, "cli")
+    (the storage path on PostgreSQL is the one REST and MCP cover above); a field at a
+    time, so that two workers share its processes."""
+    _check(sqlite_url, "cli", (field,))
 
 
 @pytest.mark.long
