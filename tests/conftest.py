@@ -27,6 +27,9 @@ from shopfloor.store.tables import Base
 from tests.copies import Copies
 from tests.given import Given
 
+# argon2-cffi's test profile for every password the suite hashes, in this process and the
+# servers and CLIs it starts (tests/accounts checks the real parameters stay the default)
+os.environ["SHOPFLOOR_PASSWORD_HASHING"] = "cheapest-for-tests"
 PG_URL = os.environ.get("SHOPFLOOR_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 ADMIN = Actor.of("alice", "admin")
 

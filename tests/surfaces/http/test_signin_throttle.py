@@ -7,6 +7,7 @@ once the lock has passed starts the count again. The session cookie is Secure ov
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
@@ -39,8 +40,11 @@ def _token(url: str, username: str, password: str, address: str = "198.51.100.7"
 
 
 def _without_wait(response: httpx.Response) -> dict[str, object]:
+    """The error less the seconds left: two locks taken a moment apart (a loaded machine
+    answers the second guesser later) can be a second apart and still be the same lock."""
     error = dict(response.json()["error"])
     error["details"] = {k: v for k, v in error["details"].items() if k != "retry_after"}
+    error["message"] = re.sub(r"\d+ seconds?", "N seconds", str(error["message"]))
     return error
 
 
@@ -64,7 +68,8 @@ def test_an_unknown_name_is_throttled_exactly_like_a_known_one(
     assert [r.status_code for r in known] == [r.status_code for r in unknown]
     assert known[-1].status_code == 429
     assert _without_wait(known[-1]) == _without_wait(unknown[-1])
-    assert known[-1].headers["retry-after"] == unknown[-1].headers["retry-after"]
+    waits = [int(r.headers["retry-after"]) for r in (known[-1], unknown[-1])]
+    assert abs(waits[0] - waits[1]) <= 1, waits
 
 
 def test_one_address_guessing_many_names_is_throttled(server: tuple[str, Registry]) -> None:

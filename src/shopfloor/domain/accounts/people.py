@@ -8,6 +8,7 @@ reset password takes effect at once, on every instance sharing the database.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cache
@@ -23,6 +24,9 @@ from shopfloor.store.tables import Account, AccountSession
 if TYPE_CHECKING:
     from argon2 import PasswordHasher
 
+CHEAP_HASHES = "SHOPFLOOR_PASSWORD_HASHING"
+"""Set to `cheapest-for-tests` by the test suite only: every sign-in of its hundreds costs
+~0.1 s of CPU at argon2's real parameters."""
 MIN_PASSWORD = 8
 MAX_PASSWORD = 1024
 
@@ -31,8 +35,12 @@ MAX_PASSWORD = 1024
 def hasher() -> PasswordHasher:
     """Built when a password is first hashed or checked, not at import: a process that
     never signs anyone in (a CLI call, an MCP session) never loads argon2 (~20 ms)."""
-    from argon2 import PasswordHasher
+    from argon2 import PasswordHasher, profiles
 
+    if os.environ.get(CHEAP_HASHES) == "cheapest-for-tests":
+        # argon2-cffi's own profile for test suites: the same code path, 1 pass over 8 KiB
+        # rather than 3 over 64 MiB; a hash records its parameters, so either verifies
+        return PasswordHasher.from_parameters(profiles.CHEAPEST)
     return PasswordHasher()
 
 
