@@ -6,6 +6,7 @@ that is not a pipe falls back to the SDK's files."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -38,11 +39,16 @@ CHILD = textwrap.dedent('''
 
 
 def run_child(stdin: bytes | Path) -> subprocess.CompletedProcess[bytes]:
+    """The child with its stdout buffered, as a host's pipe makes it: a stray print still
+    in the buffer when the wire is given back must not reach it."""
     argv = [sys.executable, "-c", CHILD]
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
     if isinstance(stdin, Path):
         with stdin.open("rb") as f:
-            return subprocess.run(argv, stdin=f, capture_output=True, timeout=60, check=True)
-    return subprocess.run(argv, input=stdin, capture_output=True, timeout=60, check=True)
+            return subprocess.run(argv, stdin=f, env=env, capture_output=True, timeout=60,
+                                  check=True)
+    return subprocess.run(argv, input=stdin, env=env, capture_output=True, timeout=60,
+                          check=True)
 
 
 def test_lines_of_any_length_come_whole_and_stray_output_misses_the_wire() -> None:

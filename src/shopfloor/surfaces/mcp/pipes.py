@@ -151,6 +151,8 @@ async def loop_stdio() -> AsyncIterator[tuple[Lines, Out] | None]:
         for transport in (read_transport, write_transport):
             if transport is not None:
                 transport.close()
+        with contextlib.suppress(Exception):  # stray prints still buffered: to stderr
+            sys.stdout.flush()
         for fd, wire, was in ((0, wire_in, blocking[0]), (1, wire_out, blocking[1])):
             with contextlib.suppress(OSError):
                 os.set_blocking(wire, was)
