@@ -6,7 +6,11 @@ Over stdio, two clients: the SDK's own, and a plain one that writes one JSON-RPC
 the server's stdin and reads one line back from its stdout (after initialize and
 tools/list), as a host written in another language does: the SDK client's own CPU
 (pydantic models, checking the result against the output schema) shares the two cores
-with the server, and the plain client shows the servers nearly alone.
+with the server, and the plain client shows the servers nearly alone. With the plain
+client the bench also reads each server's own CPU time over the calls (/proc/PID/stat,
+where there is one): CPU per call swings far less than calls per second on a machine
+that is busy with other work, so its ratio (echo's CPU per call over ours) is the
+steadier figure.
 
 Each client lists the tools first, as a host does (so the SDK client checks our
 structured content against the output schema, as a host's would). Runs alternate
@@ -71,9 +75,25 @@ async def over_stdio(cmd: list[str], env: dict[str, str], name: str,
         return await rate(s, name, args)
 
 
+def cpu_seconds(pid: int) -> float | None:
+    """A process's user and system CPU time so far (its threads included), or None
+    where /proc is not there."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+CPU_PER_CALL: dict[str, list[float]] = {"ours": [], "echo": []}
+"""The plain client's runs: the server's CPU seconds per call, by server."""
+
+
 def plain_stdio(cmd: list[str], env: dict[str, str], name: str, args: dict[str, Any]) -> float:
     """Newline-delimited JSON-RPC over the process's pipes, one call at a time; every
-    answer is parsed and checked, as the SDK client does."""
+    answer is parsed and checked, as the SDK client does. The server's CPU per call goes
+    to CPU_PER_CALL."""
     proc = subprocess.Popen(cmd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL)
     assert proc.stdin is not None and proc.stdout is not None
@@ -97,11 +117,15 @@ def plain_stdio(cmd: list[str], env: dict[str, str], name: str, args: dict[str, 
         call = {"name": name, "arguments": args}
         for i in range(2, 22):  # warm: the registry opens on the first call
             ask(i, "tools/call", call)
-        start = time.perf_counter()
+        cpu, start = cpu_seconds(proc.pid), time.perf_counter()
         for i in range(22, 22 + N):
             result = ask(i, "tools/call", call)["result"]
             assert not result.get("isError"), result
-        return N / (time.perf_counter() - start)
+        rate = N / (time.perf_counter() - start)
+        cpu_after = cpu_seconds(proc.pid)
+        if cpu is not None and cpu_after is not None:
+            CPU_PER_CALL["echo" if name == ECHO[0] else "ours"].append((cpu_after - cpu) / N)
+        return rate
     finally:
         send.close()
         proc.wait(10)
@@ -143,6 +167,11 @@ def main() -> None:
         report("stdio, plain client", *alternate(
             lambda: plain_stdio([SHOPFLOOR, "mcp"], env, *GET_ITEM),
             lambda: plain_stdio(echo_cmd, env, *ECHO)), 0.7)
+        if CPU_PER_CALL["ours"] and CPU_PER_CALL["echo"]:
+            ours, echo = (statistics.median(CPU_PER_CALL[k]) for k in ("ours", "echo"))
+            print(f"mcp_overhead[stdio, server CPU] get_item {ours * 1e6:.0f} us/call  "
+                  f"echo {echo * 1e6:.0f} us/call  ratio {echo / ours:.2f}  "
+                  "(echo's CPU per call over ours; target >= 0.7)", flush=True)
         if sys.argv[1:] == ["stdio"]:  # `python bench/mcp_overhead.py stdio`: stdio only
             reg.store.dispose()
             return
@@ -154,7 +183,7 @@ def main() -> None:
                 serving_process([*echo_cmd, "http", str(ports[2]), "json"], env, ports[2]):
             report("http", *alternate(
                 lambda: anyio.run(over_http, ours_url, token, *GET_ITEM),
-                lambda: anyio.run(over_http, sse_url, token, *ECHO)), 0.8)
+                lambda: anyio.run(over_http, sse_url, token, *ECHO)), 1.0)
             # Shopfloor answers JSON where nothing streams; the SDK's default is an SSE
             # event per answer. Against an echo server answering JSON too, the ratio shows
             # what the registry, auth and database add at the same transport cost.

@@ -4,16 +4,13 @@ from __future__ import annotations
 
 from datetime import datetime
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
 from pydantic import Field
 
 from shopfloor.domain.base import lookup
 from shopfloor.domain.base.context import Op
-from shopfloor.domain.lots import reports as lot_reports
 from shopfloor.domain.planning import reports
-from shopfloor.domain.production import by_products
-from shopfloor.domain.stock import history, yields
-from shopfloor.domain.stock import items as catalog
 from shopfloor.kernel.roles import Role
 from shopfloor.registry.facts import Undo
 from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
@@ -54,6 +51,13 @@ from shopfloor.tools.views import (
     stock_then_out,
 )
 
+if TYPE_CHECKING:
+    from shopfloor.domain.stock import items as catalog
+# The domain of the writes, the recipes and the past is imported where it is used: a
+# process whose first call is get_item (an MCP host's, a CLI read) imports this module
+# for it, and those modules and the tables they map were a third of that call's CPU
+# (issue 32). Lots too, for an item tracked in lots.
+
 tools = Toolset("items")
 REVERT_BULK = "shopfloor.domain.corrections.bulk"  # (imported by a revert, not by a read)
 
@@ -74,6 +78,8 @@ class ItemPage(Page):
 @tools.read("search_items", everyday=True, title="Search items", response=ItemPage,
             description="Find items by SKU or name, with on-hand and available totals.")
 def search_items(op: Op, req: SearchItems) -> ItemPage:
+    from shopfloor.domain.stock import items as catalog
+
     found = catalog.search_items(op, req.query, req.kind, req.limit + 1, req.cursor,
                                  skus=req.skus)
     found, next_cursor = paged(found, req.limit, lambda i: i.sku)
@@ -95,6 +101,8 @@ class ItemAsOf(ItemRef):
 
 def _item_then(op: Op, found: reports.ItemDetail, moment: datetime) -> ItemDetailOut:
     """The item with its stock per location summed from the ledger up to `moment`."""
+    from shopfloor.domain.stock import history
+
     rows = history.balances(op, moment, found.item.sku, None)
     lots = history.lots(op, moment, [(b.item_id, b.location_id) for b in rows])
     detail = item_detail_out(found)
@@ -111,8 +119,11 @@ def get_item(op: Op, req: ItemAsOf) -> ItemDetailOut:
     found = reports.item_detail(op, sku_of(op, req))
     if req.as_of is not None:
         return _item_then(op, found, req.as_of)
-    rows = lot_reports.item_lots(op, found.item.sku) \
-        if found.item.batch_tracked or found.item.serial_tracked else []
+    if not (found.item.batch_tracked or found.item.serial_tracked):
+        return item_detail_out(found)
+    from shopfloor.domain.lots import reports as lot_reports
+
+    rows = lot_reports.item_lots(op, found.item.sku)
     detail = item_detail_out(found, lot_reports.blocked_at(rows, op.now.date()))
     for row in rows:
         where = next(s for s in detail.stock if s.location == row.location)
@@ -144,6 +155,8 @@ class ItemFields(WriteRequest):
                                                   description="days a new lot keeps")
 
     def values(self) -> dict[str, object]:
+        from shopfloor.domain.stock import items as catalog
+
         return {f: getattr(self, f) for f in catalog.ITEM_FIELDS if getattr(self, f) is not None}
 
 
@@ -157,6 +170,8 @@ class CreateItem(ItemFields):
              description="Create an item (material, intermediate or product).",
              destructive=False)
 def create_item(op: Op, req: CreateItem) -> Done[ItemOut]:
+    from shopfloor.domain.stock import items as catalog
+
     item = catalog.create_item(op, req.sku, req.values(), req.default_supplier)
     return Done(f"Create {item.kind} {item.sku} ({item.name})", item_out(item))
 
@@ -170,6 +185,8 @@ class ModifyItem(SkuOrId, ItemFields):
              destructive=True,
              undo=Undo.imported(REVERT_BULK, "item_fields"))
 def modify_item(op: Op, req: ModifyItem) -> Done[ItemOut]:
+    from shopfloor.domain.stock import items as catalog
+
     item = catalog.modify_item(op, sku_of(op, req), req.values(), req.default_supplier,
                                req.clear_default_supplier)
     fields = ", ".join(c.field for c in op.changes) or "nothing"
@@ -185,6 +202,8 @@ class DeleteItem(SkuOrId, WriteRequest):
                          "Its history is kept.",
              destructive=True)
 def delete_item(op: Op, req: DeleteItem) -> Done[ItemOut]:
+    from shopfloor.domain.stock import items as catalog
+
     item = catalog.delete_item(op, sku_of(op, req))
     return Done(f"Delete item {item.sku} ({item.name})", item_out(item))
 
@@ -203,6 +222,9 @@ class RecipeOut(ItemOut):
 
 def _recipe(op: Op, item: Item) -> RecipeOut:
     """`yields`: a component's attrition, set-up and rounding in words, where it has any."""
+    from shopfloor.domain.production import by_products
+    from shopfloor.domain.stock import yields
+
     ys = {ln.component.sku: yields.said(yields.of(ln)) or "" for ln in item.recipe_lines
           if not yields.of(ln).plain}
     bps = [ByProductOut(sku=r.item.sku, quantity=r.quantity,
@@ -230,6 +252,9 @@ class ComponentIn(Request):
     rounding_multiple: NonNegative | None = None
 
     def spec(self) -> catalog.ComponentSpec:
+        from shopfloor.domain.stock import items as catalog
+        from shopfloor.domain.stock import yields
+
         return catalog.ComponentSpec(self.sku, self.quantity, yields.Yield(
             self.attrition_percent or Decimal(0), self.setup_quantity or Decimal(0),
             self.rounding_multiple))
@@ -251,6 +276,9 @@ class UpdateRecipe(SkuOrId, WriteRequest):
              destructive=True,
              undo=Undo.imported(REVERT_BULK, "recipes"))
 def update_recipe(op: Op, req: UpdateRecipe) -> Done[RecipeOut]:
+    from shopfloor.domain.production import by_products
+    from shopfloor.domain.stock import items as catalog
+
     item = catalog.update_recipe(op, sku_of(op, req), [c.spec() for c in req.components])
     if req.by_products is not None:
         by_products.replace(op, item, [by_products.ByProduct(b.sku, b.quantity,

@@ -5,26 +5,25 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from datetime import date, datetime
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
 from pydantic import Field
 from sqlalchemy import inspect
 from sqlalchemy.orm import object_session
 
 from shopfloor.domain.base.context import Op
-from shopfloor.domain.lots.reports import LotRow
-from shopfloor.domain.planning import pegging, reports
-from shopfloor.domain.stock import history
-from shopfloor.domain.stock.movements import Document
+from shopfloor.domain.planning import reports
 from shopfloor.domain.stock.usable import NONE, Blocked
 from shopfloor.kernel import units
 from shopfloor.kernel.numbers import cost
-from shopfloor.store.tables import (
-    Balance,
-    Item,
-    ManufacturingOrder,
-    StockMovement,
-)
+from shopfloor.store.tables import Balance, Item
 from shopfloor.tools.fields import Amount, Out
+
+if TYPE_CHECKING:  # (pegs and the past are imported where used: get_item needs neither)
+    from shopfloor.domain.lots.reports import LotRow
+    from shopfloor.domain.stock import history
+    from shopfloor.domain.stock.movements import Document
+    from shopfloor.store.tables import ManufacturingOrder, StockMovement
 
 
 class LocationOut(Out):
@@ -120,6 +119,8 @@ class PegOut(Out):
 
 
 def pegs_out(op: Op, *, po: int | None = None, mo: int | None = None) -> list[PegOut]:
+    from shopfloor.domain.planning import pegging
+
     rows = pegging.of_order(op, purchase_order_id=po, manufacturing_order_id=mo)
     return [PegOut(sku=r.sku, need=r.kind, document=r.document, date=r.date,
                    quantity=r.quantity) for r in rows]
@@ -290,6 +291,8 @@ def stock_then_out(b: history.StockThen, lots: Sequence[history.LotThen], day: d
                    was: Decimal | None) -> StockOut:
     """A row of the ledger as it stood: on hand, value and the lots in it; what sits in
     lots expired by then is `expired`. Holds are not in the ledger, so not in the row."""
+    from shopfloor.domain.stock import history
+
     return StockOut(sku=b.sku, location=b.location, on_hand=b.on_hand,
                     expired=history.expired(lots, day), held=None, committed=None,
                     available=None,

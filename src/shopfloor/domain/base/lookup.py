@@ -5,25 +5,27 @@ Every lookup names the argument it came from, so a not-found error points at the
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from sqlalchemy import Row, Select, bindparam, select
 from sqlalchemy.orm import InstrumentedAttribute
 
 from shopfloor.domain.base.context import Op
 from shopfloor.kernel.errors import NotFound
+from shopfloor.store import tables
 from shopfloor.store.prepared import Prepared, connection_of
-from shopfloor.store.tables import (
-    Customer,
-    Item,
-    Location,
-    ManufacturingOrder,
-    PurchaseOrder,
-    SalesOrder,
-    StockAdjustment,
-    Supplier,
-)
+from shopfloor.store.tables import Item, Supplier
 from shopfloor.store.tables.core import Base  # (the base alone: see store/tables/)
+
+if TYPE_CHECKING:  # (read as `tables.X` where used: an item's read maps none of theirs)
+    from shopfloor.store.tables import (
+        Customer,
+        Location,
+        ManufacturingOrder,
+        PurchaseOrder,
+        SalesOrder,
+        StockAdjustment,
+    )
 
 M = TypeVar("M", bound=Base)
 
@@ -93,7 +95,8 @@ def item_row(op: Op, sku: str, *, fld: str = "sku") -> Row[Any]:
 
 
 def location(op: Op, code: str, *, fld: str = "location") -> Location:
-    return _by(op, Location, Location.code, code, what="location", fld=fld, lock=False)
+    model = tables.Location
+    return _by(op, model, model.code, code, what="location", fld=fld, lock=False)
 
 
 def supplier(op: Op, name: str, *, fld: str = "supplier") -> Supplier:
@@ -101,26 +104,29 @@ def supplier(op: Op, name: str, *, fld: str = "supplier") -> Supplier:
 
 
 def customer(op: Op, name: str, *, fld: str = "customer") -> Customer:
-    return _by(op, Customer, Customer.name, name, what="customer", fld=fld, lock=False)
+    model = tables.Customer
+    return _by(op, model, model.name, name, what="customer", fld=fld, lock=False)
 
 
 def purchase_order(op: Op, number: str, *, fld: str = "number",
                    lock: bool = False) -> PurchaseOrder:
-    return _by(op, PurchaseOrder, PurchaseOrder.number, number, what="purchase order",
-               fld=fld, lock=lock)
+    model = tables.PurchaseOrder
+    return _by(op, model, model.number, number, what="purchase order", fld=fld, lock=lock)
 
 
 def sales_order(op: Op, number: str, *, fld: str = "number", lock: bool = False) -> SalesOrder:
-    return _by(op, SalesOrder, SalesOrder.number, number, what="sales order", fld=fld, lock=lock)
+    model = tables.SalesOrder
+    return _by(op, model, model.number, number, what="sales order", fld=fld, lock=lock)
 
 
 def manufacturing_order(op: Op, number: str, *, fld: str = "number",
                         lock: bool = False) -> ManufacturingOrder:
-    return _by(op, ManufacturingOrder, ManufacturingOrder.number, number,
-               what="manufacturing order", fld=fld, lock=lock)
+    model = tables.ManufacturingOrder
+    return _by(op, model, model.number, number, what="manufacturing order", fld=fld,
+               lock=lock)
 
 
 def stock_adjustment(op: Op, number: str, *, fld: str = "number",
                      lock: bool = False) -> StockAdjustment:
-    return _by(op, StockAdjustment, StockAdjustment.number, number, what="stock adjustment",
-               fld=fld, lock=lock)
+    model = tables.StockAdjustment
+    return _by(op, model, model.number, number, what="stock adjustment", fld=fld, lock=lock)

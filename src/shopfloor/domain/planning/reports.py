@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from sqlalchemy import (
     Row,
@@ -35,17 +35,12 @@ from shopfloor.domain.planning import lot_sizing
 from shopfloor.domain.stock import usable
 from shopfloor.kernel.numbers import ZERO
 from shopfloor.kernel.statuses import OPEN_MO, OPEN_PO
+from shopfloor.store import tables
 from shopfloor.store.prepared import Prepared, connection_of
-from shopfloor.store.tables import (
-    Balance,
-    Item,
-    Location,
-    ManufacturingOrder,
-    PurchaseOrder,
-    PurchaseOrderLine,
-    RecipeLine,
-    StockMovement,
-)
+from shopfloor.store.tables import Balance, Item, Location, RecipeLine
+
+if TYPE_CHECKING:  # (read as `tables.X` where used: an item's details map none of theirs)
+    from shopfloor.store.tables import StockMovement
 
 
 def balances(op: Op, sku: str | None, location: str | None, *, limit: int | None = None,
@@ -67,41 +62,43 @@ def balances(op: Op, sku: str | None, location: str | None, *, limit: int | None
 def movements(op: Op, sku: str | None, location: str | None, since: datetime | None,
               limit: int, before_id: int | None, document: str | None = None
               ) -> list[StockMovement]:
-    stmt: Select[StockMovement] = select(StockMovement)
+    sm = tables.StockMovement
+    stmt: Select[StockMovement] = select(sm)
     if document is not None:  # which lots went on an order: indexed by document number
-        stmt = stmt.where(StockMovement.document_number == document)
+        stmt = stmt.where(sm.document_number == document)
     if sku is not None:
-        stmt = stmt.where(StockMovement.item_id == lookup.item(op, sku, include_archived=True).id)
+        stmt = stmt.where(sm.item_id == lookup.item(op, sku, include_archived=True).id)
     if location is not None:
-        stmt = stmt.where(StockMovement.location_id == lookup.location(op, location).id)
+        stmt = stmt.where(sm.location_id == lookup.location(op, location).id)
     if since is not None:
-        stmt = stmt.where(StockMovement.created_at >= since)
+        stmt = stmt.where(sm.created_at >= since)
     if before_id is not None:
-        stmt = stmt.where(StockMovement.id < before_id)
-    return list(op.session.scalars(stmt.order_by(StockMovement.id.desc()).limit(limit)).unique())
+        stmt = stmt.where(sm.id < before_id)
+    return list(op.session.scalars(stmt.order_by(sm.id.desc()).limit(limit)).unique())
 
 
 def on_order(op: Op, item_ids: list[int], location_id: int | None) -> dict[int, Decimal]:
     """Supply on the way: outstanding purchase order lines and open manufacturing orders."""
+    mo, po, line = tables.ManufacturingOrder, tables.PurchaseOrder, tables.PurchaseOrderLine
     made = (
-        select(ManufacturingOrder.item_id,
-               func.sum(ManufacturingOrder.quantity - ManufacturingOrder.completed_quantity
-                        - ManufacturingOrder.scrapped_quantity))
-        .where(ManufacturingOrder.status.in_(OPEN_MO), ManufacturingOrder.item_id.in_(item_ids))
-        .group_by(ManufacturingOrder.item_id)
+        select(mo.item_id,
+               func.sum(mo.quantity - mo.completed_quantity
+                        - mo.scrapped_quantity))
+        .where(mo.status.in_(OPEN_MO), mo.item_id.in_(item_ids))
+        .group_by(mo.item_id)
     )
     if location_id is not None:
-        made = made.where(ManufacturingOrder.location_id == location_id)
+        made = made.where(mo.location_id == location_id)
     out: dict[int, Decimal] = {i: q for i, q in op.session.execute(made).all()}
     stmt = (
-        select(PurchaseOrderLine.item_id,
-               func.sum(PurchaseOrderLine.quantity - PurchaseOrderLine.received_quantity))
-        .join(PurchaseOrder)
-        .where(PurchaseOrder.status.in_(OPEN_PO), PurchaseOrderLine.item_id.in_(item_ids))
-        .group_by(PurchaseOrderLine.item_id)
+        select(line.item_id,
+               func.sum(line.quantity - line.received_quantity))
+        .join(po)
+        .where(po.status.in_(OPEN_PO), line.item_id.in_(item_ids))
+        .group_by(line.item_id)
     )
     if location_id is not None:
-        stmt = stmt.where(PurchaseOrder.location_id == location_id)
+        stmt = stmt.where(po.location_id == location_id)
     for item_id, qty in op.session.execute(stmt).all():
         out[item_id] = out.get(item_id, ZERO) + qty
     return out

@@ -357,6 +357,7 @@ async def serve_stdio(settings: Settings,
     from mcp.server.stdio import stdio_server
 
     from shopfloor.app.wiring import describe_catalogue, open_registry, worker_for
+    from shopfloor.surfaces.mcp.pipes import loop_stdio
 
     catalogue = catalogue or describe_catalogue
     def opener() -> Registry:
@@ -399,7 +400,8 @@ async def serve_stdio(settings: Settings,
             if catalogue is not describe_catalogue:  # reap the child, listed or not
                 await anyio.to_thread.run_sync(catalogue)
 
-    async with stdio_server() as (read, write):
+    async with loop_stdio() as pipes, \
+            stdio_server(*cast(Any, pipes or (None, None))) as (read, write):
         try:
             async with anyio.create_task_group() as tg:
                 tg.start_soon(open_then_work)
