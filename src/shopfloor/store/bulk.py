@@ -28,7 +28,7 @@ from typing import Any
 
 from sqlalchemy import JSON, Connection, Row, Table, insert
 from sqlalchemy.sql.dml import Insert, UpdateBase, ValuesBase
-from sqlalchemy.sql.selectable import ScalarSelect
+from sqlalchemy.sql.elements import ColumnElement
 
 from shopfloor.store.prepared import observed, on_cursor
 
@@ -233,65 +233,110 @@ def insert_returning(conn: Connection, table: Table, rows: Sequence[Mapping[str,
     return out
 
 
-_WITH_PARENT: dict[tuple[int, int, tuple[str, ...], tuple[str, ...], int],
-                   tuple[Insert, Insert, str, _Plan, _Plan] | None] = {}
+@dataclass(frozen=True)
+class _WithParent:
+    parent: Insert
+    child: Insert
+    sql: str
+    """PostgreSQL: the whole statement; SQLite: the parent's INSERT ... RETURNING."""
+    head: _Plan
+    lines: _Plan
+    """PostgreSQL: the children as arrays; SQLite: one child row, its key first."""
+    values: str = ""
+    """SQLite: the children's INSERT up to its rows' placeholders."""
+    group: str = ""
+    """SQLite: one child row's placeholders."""
+
+
+_WITH_PARENT: dict[tuple[int, int, tuple[str, ...], tuple[str, ...], tuple[int, ...], str],
+                   _WithParent | None] = {}
 
 
 def insert_with_parent(conn: Connection, parent: Insert, row: Mapping[str, Any], child: Insert,
                        key: str, rows: Sequence[Mapping[str, Any]],
-                       read: ScalarSelect[Any] | None = None) -> tuple[Any] | None:
-    """PostgreSQL: one row of `parent` and its `rows` of `child` (each given the parent's
-    new primary key as `key`) in one statement (`WITH parent AS (INSERT ... RETURNING id)
-    INSERT ... SELECT parent.id, u.* FROM parent, unnest(...)`): one round trip where the
-    two inserts take two, or three when psycopg pipelines a few rows. `read`: a scalar
-    subquery (constant, no parameters) read in the same statement. Gives the value `read`
-    read (a 1-tuple; (None,) without one), or None where it cannot (another database, a
-    statement only SQLAlchemy runs): the caller inserts them itself."""
-    if conn.dialect.name != "postgresql" or not rows:
+                       reads: Sequence[ColumnElement[Any]] = ()) -> tuple[Any, ...] | None:
+    """One row of `parent` and its `rows` of `child` (each given the parent's new primary
+    key as `key`) in the fewest round trips and driver calls: on PostgreSQL one statement
+    (`WITH parent AS (INSERT ... RETURNING id), lines AS (INSERT ... SELECT parent.id,
+    u.* FROM parent, unnest(...)) SELECT * FROM parent`), where the two inserts take two,
+    or three when psycopg pipelines a few rows; on SQLite the parent's INSERT ...
+    RETURNING and one multi-row INSERT of its children, on one cursor. `reads`: columns
+    read in the parent's RETURNING (subqueries: constants, or ones over the row written).
+    Gives the parent's new key and the values `reads` read, or None where it cannot
+    (another database, no child rows, a statement only SQLAlchemy runs): the caller
+    inserts them itself."""
+    dialect = conn.dialect.name
+    if dialect not in ("postgresql", "sqlite") or not rows:
         return None
     heads, lines = tuple(row), tuple(rows[0])
-    cache_key = (id(parent), id(child), heads, lines, id(read))
+    cache_key = (id(parent), id(child), heads, lines, tuple(id(r) for r in reads), dialect)
     if cache_key not in _WITH_PARENT:
-        plan = _parent_plan(conn, parent, heads, child, key, lines)
-        if plan is not None and read is not None:
-            also = read.compile(dialect=conn.dialect, compile_kwargs={"literal_binds": True})
-            plan = (*plan[:2], f"{plan[2]} RETURNING {also}", *plan[3:])
-        _WITH_PARENT[cache_key] = plan
+        _WITH_PARENT[cache_key] = _parent_plan(conn, parent, heads, child, key, lines, reads)
     said = _WITH_PARENT[cache_key]
-    if said is None or said[0] is not parent or said[1] is not child:
+    if said is None or said.parent is not parent or said.child is not child:
         return None
-    sql, head_plan, line_plan = said[2:]
-    params = {**head_plan.params([row])[0], **line_plan.params(rows)}
+    head = said.head.params([row])[0]
+    statements: list[tuple[str, Any]]
+    if dialect == "postgresql":
+        statements = [(said.sql, {**head, **said.lines.params(rows)})]
+    else:
+        statements = [(said.sql, head)]
 
-    def run(cursor: Any) -> Any:
-        cursor.execute(sql, params)
-        return cursor.fetchone() if read is not None else None
+    def children(parent_id: Any) -> list[tuple[str, Any]]:
+        if dialect == "postgresql":
+            return []
+        table = said.lines.params([{key: parent_id, **r} for r in rows])
+        return [(said.values + ", ".join([said.group] * len(chunk)),
+                 tuple(v for r in chunk for v in r))
+                for chunk in (table[i:i + _ROWS_PER_INSERT]
+                              for i in range(0, len(table), _ROWS_PER_INSERT))]
 
     if observed(conn):
-        result = conn.exec_driver_sql(sql, params)
-        got = result.first() if read is not None else None
-    else:
-        got = on_cursor(conn, sql, params, run)
-    return (got[0] if got else None,)
+        got = conn.exec_driver_sql(*statements[0]).one()
+        for sql, params in children(got[0]):
+            conn.exec_driver_sql(sql, params)
+        return tuple(got)
+
+    def run(cursor: Any) -> Any:
+        cursor.execute(*statements[0])
+        got = cursor.fetchone()
+        for sql, params in children(got[0]):
+            cursor.execute(sql, params)
+        return got
+
+    return tuple(on_cursor(conn, said.sql, head, run))
 
 
 def _parent_plan(conn: Connection, parent: Insert, heads: tuple[str, ...], child: Insert,
-                 key: str, lines: tuple[str, ...]
-                 ) -> tuple[Insert, Insert, str, _Plan, _Plan] | None:
+                 key: str, lines: tuple[str, ...], reads: Sequence[ColumnElement[Any]]
+                 ) -> _WithParent | None:
+    dialect = conn.dialect
     head_plan = _plan(conn, parent, heads)
-    line_plan = _plan(conn, child, lines)
-    arrays = line_plan and _unnest(conn, child, line_plan)
+    line_plan = _plan(conn, child, (key, *lines) if dialect.name == "sqlite" else lines)
     parent_table, child_table = parent.table, child.table
-    if head_plan is None or arrays is None or not head_plan.named or not isinstance(
-            parent_table, Table) or not isinstance(child_table, Table) or any(
-            n.startswith("p") and n[1:].isdigit() for n in head_plan.names):
+    if head_plan is None or line_plan is None or not isinstance(
+            parent_table, Table) or not isinstance(child_table, Table):
         return None
     (pk,) = parent_table.primary_key.columns
-    prep = conn.dialect.identifier_preparer
+    prep = dialect.identifier_preparer
+    also = [str(r.compile(dialect=dialect, compile_kwargs={"literal_binds": True}))
+            for r in reads]
+    back = ", ".join([prep.quote(pk.name), *(f"{r} AS r{i}" for i, r in enumerate(also))])
+    if dialect.name == "sqlite":
+        values, found, group = line_plan.sql.partition(" VALUES ")
+        if not found:
+            return None
+        return _WithParent(parent, child, f"{head_plan.sql} RETURNING {back}", head_plan,
+                           line_plan, values + found, group)
+    arrays = _unnest(conn, child, line_plan)
+    if arrays is None or not head_plan.named or any(
+            n.startswith("p") and n[1:].isdigit() for n in head_plan.names):
+        return None
     head, _, tail = arrays.sql.partition(") SELECT * FROM ")
     target = prep.format_table(child_table)
     head = head.replace(f"INSERT INTO {target} (",
                         f"INSERT INTO {target} ({prep.quote(child_table.c[key].name)}, ", 1)
-    sql = (f"WITH parent AS ({head_plan.sql} RETURNING {prep.quote(pk.name)}) {head}) "
-           f"SELECT parent.{prep.quote(pk.name)}, u.* FROM parent, {tail} AS u")
-    return parent, child, sql, head_plan, arrays
+    sql = (f"WITH parent AS ({head_plan.sql} RETURNING {back}), "
+           f"lines AS ({head}) SELECT parent.{prep.quote(pk.name)}, u.* FROM parent, "
+           f"{tail} AS u) SELECT * FROM parent")
+    return _WithParent(parent, child, sql, head_plan, arrays)
