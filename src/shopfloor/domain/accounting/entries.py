@@ -191,8 +191,13 @@ def _round(op: Op, drafts: list[Draft], held: Held | None,
     if later is None:
         later = restated.later(op, list(moved), min(d.posted_at for d, _ in first.values())) \
             if moved else {}
-    value = {k: held(*k) - v - sum((a for _, a in later.get(k, ())), ZERO)
-             for k, v in moved.items()} if held is not None else {}
+    if held is None:
+        value = {}
+    elif later:
+        value = {k: held(*k) - v - sum((a for _, a in later.get(k, ())), ZERO)
+                 for k, v in moved.items()}
+    else:
+        value = {k: held(*k) - v for k, v in moved.items()}
     at_date = dict(value)
     rounding = chart(op).account("rounding").code
     for d in drafts:
@@ -202,9 +207,10 @@ def _round(op: Op, drafts: list[Draft], held: Held | None,
             if role == STOCK_ROLE and item is not None and loc is not None:
                 before = value[(item, loc)]
                 value[(item, loc)] = before + amount
-                lines[key] += to_unit(before + amount, unit) - to_unit(before, unit)
+                lines[key] += (before + amount).quantize(unit, ROUND_HALF_EVEN) - \
+                    before.quantize(unit, ROUND_HALF_EVEN)
             else:
-                lines[key] += to_unit(amount, unit)
+                lines[key] += amount.quantize(unit, ROUND_HALF_EVEN)
         residue = -sum(lines.values(), ZERO)
         if residue:
             lines[("rounding", rounding, None, None)] += residue
