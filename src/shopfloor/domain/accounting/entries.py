@@ -108,8 +108,8 @@ def write(op: Op, drafts: list[Draft], *, held: Held | None = None,
     conn = op.session.connection()
     # the books' stamp read in the entry's own statement, where the chart was the kept one
     trusting = stamp.trusting(op.session)
-    if len(drafts) == 1:  # nearly every write
-        _write_one(op, conn, drafts[0], held, trusting)
+    if len(drafts) == 1 and not history:  # nearly every write (history is mostly dated
+        _write_one(op, conn, drafts[0], held, trusting)  # before rows already there)
         return
     drafts += _round(op, drafts, held)
     ids = conn.execute(_ENTRIES, [_entry(op, d) for d in drafts]).scalars().all()
