@@ -22,13 +22,13 @@ instead, so this is only ever faster, never different.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from operator import itemgetter
 from typing import Any
 
 from sqlalchemy import JSON, Connection, Row, Table, insert
 from sqlalchemy.sql.dml import Insert, UpdateBase, ValuesBase
-from sqlalchemy.sql.selectable import ScalarSelect
+from sqlalchemy.sql.elements import ColumnElement
 
 from shopfloor.store.prepared import observed, on_cursor
 
@@ -68,6 +68,12 @@ class _Plan:
             names = self.names
             return [dict(zip(names, t, strict=True)) for t in table]
         return list(map(tuple, table))
+
+    def one(self, row: Mapping[str, Any]) -> Any:
+        """`params` of one row, without the table (a document's header, its entry)."""
+        values = [v if p is None else p(v) for p, v in zip(
+            self.processors, map(row.__getitem__, self.names), strict=True)]
+        return dict(zip(self.names, values, strict=True)) if self.named else tuple(values)
 
 
 _UNSET = object()
@@ -233,65 +239,131 @@ def insert_returning(conn: Connection, table: Table, rows: Sequence[Mapping[str,
     return out
 
 
-_WITH_PARENT: dict[tuple[int, int, tuple[str, ...], tuple[str, ...], int],
-                   tuple[Insert, Insert, str, _Plan, _Plan] | None] = {}
+@dataclass(frozen=True)
+class _WithParent:
+    parent: Insert
+    child: Insert
+    sql: str
+    """PostgreSQL: the whole statement; SQLite: the parent's INSERT ... RETURNING."""
+    head: _Plan
+    lines: _Plan
+    """The children (PostgreSQL: as arrays), without their parent's key."""
+    values: str = ""
+    """SQLite: the children's INSERT, their parent's key first, up to its rows."""
+    group: str = ""
+    """SQLite: one child row's placeholders."""
+    few: tuple[str, str, tuple[str, ...], _Plan] | None = None
+    """PostgreSQL, for fewer than `_ARRAYS_FROM` children: the statement before and after
+    their VALUES, each column's cast, their plan as rows (binary arrays cost psycopg
+    more to build than a few scalars: half the client time of an entry of two lines)."""
+
+
+_WITH_PARENT: dict[tuple[int, int, tuple[str, ...], tuple[str, ...], tuple[int, ...], str],
+                   _WithParent | None] = {}
 
 
 def insert_with_parent(conn: Connection, parent: Insert, row: Mapping[str, Any], child: Insert,
                        key: str, rows: Sequence[Mapping[str, Any]],
-                       read: ScalarSelect[Any] | None = None) -> tuple[Any] | None:
-    """PostgreSQL: one row of `parent` and its `rows` of `child` (each given the parent's
-    new primary key as `key`) in one statement (`WITH parent AS (INSERT ... RETURNING id)
-    INSERT ... SELECT parent.id, u.* FROM parent, unnest(...)`): one round trip where the
-    two inserts take two, or three when psycopg pipelines a few rows. `read`: a scalar
-    subquery (constant, no parameters) read in the same statement. Gives the value `read`
-    read (a 1-tuple; (None,) without one), or None where it cannot (another database, a
-    statement only SQLAlchemy runs): the caller inserts them itself."""
-    if conn.dialect.name != "postgresql" or not rows:
+                       reads: Sequence[ColumnElement[Any]] = ()) -> tuple[Any, ...] | None:
+    """One row of `parent` and its `rows` of `child` (each given the parent's new primary
+    key as `key`) in the fewest round trips and driver calls: on PostgreSQL one statement
+    (`WITH parent AS (INSERT ... RETURNING id), lines AS (INSERT ... SELECT parent.id,
+    u.* FROM parent, unnest(...)) SELECT * FROM parent`), where the two inserts take two,
+    or three when psycopg pipelines a few rows; on SQLite the parent's INSERT ...
+    RETURNING and one multi-row INSERT of its children, on one cursor. `reads`: columns
+    read in the parent's RETURNING (subqueries: constants, or ones over the row written).
+    Gives the parent's new key and the values `reads` read, or None where it cannot
+    (another database, no child rows, a statement only SQLAlchemy runs): the caller
+    inserts them itself."""
+    dialect = conn.dialect.name
+    if dialect not in ("postgresql", "sqlite") or not rows:
         return None
     heads, lines = tuple(row), tuple(rows[0])
-    cache_key = (id(parent), id(child), heads, lines, id(read))
+    cache_key = (id(parent), id(child), heads, lines, tuple(id(r) for r in reads), dialect)
     if cache_key not in _WITH_PARENT:
-        plan = _parent_plan(conn, parent, heads, child, key, lines)
-        if plan is not None and read is not None:
-            also = read.compile(dialect=conn.dialect, compile_kwargs={"literal_binds": True})
-            plan = (*plan[:2], f"{plan[2]} RETURNING {also}", *plan[3:])
-        _WITH_PARENT[cache_key] = plan
+        _WITH_PARENT[cache_key] = _parent_plan(conn, parent, heads, child, key, lines, reads)
     said = _WITH_PARENT[cache_key]
-    if said is None or said[0] is not parent or said[1] is not child:
+    if said is None or said.parent is not parent or said.child is not child:
         return None
-    sql, head_plan, line_plan = said[2:]
-    params = {**head_plan.params([row])[0], **line_plan.params(rows)}
+    head = said.head.one(row)
+    if dialect == "postgresql" and said.few is not None and len(rows) < _ARRAYS_FROM:
+        before, after, casts, as_rows = said.few
+        values: dict[str, Any] = dict(head)
+        for r, t in enumerate(as_rows.params(rows)):
+            values.update({f"v{r}_{i}": v for i, v in enumerate(t)})
+        placed = ", ".join("(" + ", ".join(f"CAST(%(v{r}_{i})s AS {c})" for i, c in
+                                           enumerate(casts)) + ")" for r in range(len(rows)))
+        statements = [(f"{before}{placed}{after}", values)]
+        table: list[tuple[Any, ...]] = []
+    elif dialect == "postgresql":
+        statements = [(said.sql, {**head, **said.lines.params(rows)})]
+        table = []
+    else:
+        statements = [(said.sql, head)]
+        table = said.lines.params(rows)
 
-    def run(cursor: Any) -> Any:
-        cursor.execute(sql, params)
-        return cursor.fetchone() if read is not None else None
+    def children(parent_id: Any) -> list[tuple[str, Any]]:
+        out = []
+        for start in range(0, len(table), _ROWS_PER_INSERT):
+            chunk = table[start:start + _ROWS_PER_INSERT]
+            flat: list[Any] = []
+            for r in chunk:
+                flat.append(parent_id)
+                flat.extend(r)
+            out.append((said.values + ", ".join([said.group] * len(chunk)), flat))
+        return out
 
     if observed(conn):
-        result = conn.exec_driver_sql(sql, params)
-        got = result.first() if read is not None else None
-    else:
-        got = on_cursor(conn, sql, params, run)
-    return (got[0] if got else None,)
+        got = conn.exec_driver_sql(*statements[0]).one()
+        for sql, params in children(got[0]):
+            conn.exec_driver_sql(sql, tuple(params))
+        return tuple(got)
+
+    def run(cursor: Any) -> Any:
+        cursor.execute(*statements[0])
+        got = cursor.fetchone()
+        for sql, params in children(got[0]):
+            cursor.execute(sql, params)
+        return got
+
+    return tuple(on_cursor(conn, statements[0][0], head, run))
 
 
 def _parent_plan(conn: Connection, parent: Insert, heads: tuple[str, ...], child: Insert,
-                 key: str, lines: tuple[str, ...]
-                 ) -> tuple[Insert, Insert, str, _Plan, _Plan] | None:
+                 key: str, lines: tuple[str, ...], reads: Sequence[ColumnElement[Any]]
+                 ) -> _WithParent | None:
+    dialect = conn.dialect
     head_plan = _plan(conn, parent, heads)
     line_plan = _plan(conn, child, lines)
-    arrays = line_plan and _unnest(conn, child, line_plan)
     parent_table, child_table = parent.table, child.table
-    if head_plan is None or arrays is None or not head_plan.named or not isinstance(
-            parent_table, Table) or not isinstance(child_table, Table) or any(
-            n.startswith("p") and n[1:].isdigit() for n in head_plan.names):
+    if head_plan is None or line_plan is None or not isinstance(
+            parent_table, Table) or not isinstance(child_table, Table):
         return None
     (pk,) = parent_table.primary_key.columns
-    prep = conn.dialect.identifier_preparer
-    head, _, tail = arrays.sql.partition(") SELECT * FROM ")
+    prep = dialect.identifier_preparer
+    also = [str(r.compile(dialect=dialect, compile_kwargs={"literal_binds": True}))
+            for r in reads]
+    back = ", ".join([prep.quote(pk.name), *(f"{r} AS r{i}" for i, r in enumerate(also))])
     target = prep.format_table(child_table)
-    head = head.replace(f"INSERT INTO {target} (",
-                        f"INSERT INTO {target} ({prep.quote(child_table.c[key].name)}, ", 1)
-    sql = (f"WITH parent AS ({head_plan.sql} RETURNING {prep.quote(pk.name)}) {head}) "
-           f"SELECT parent.{prep.quote(pk.name)}, u.* FROM parent, {tail} AS u")
-    return parent, child, sql, head_plan, arrays
+    into = f"INSERT INTO {target} ("
+    keyed = f"{into}{prep.quote(child_table.c[key].name)}, "
+    if dialect.name == "sqlite":
+        values, found, group = line_plan.sql.partition(" VALUES ")
+        if not found or not values.startswith(into) or not group.startswith("("):
+            return None
+        return _WithParent(parent, child, f"{head_plan.sql} RETURNING {back}", head_plan,
+                           line_plan, values.replace(into, keyed, 1) + found,
+                           "(?, " + group[1:])
+    arrays = _unnest(conn, child, line_plan)
+    if arrays is None or not head_plan.named or any(
+            n[:1] in "pv" and n[1:2].isdigit() for n in head_plan.names):
+        return None
+    head, _, tail = arrays.sql.partition(") SELECT * FROM ")
+    start = (f"WITH parent AS ({head_plan.sql} RETURNING {back}), "
+             f"lines AS ({head.replace(into, keyed, 1)}) SELECT parent.{prep.quote(pk.name)}, ")
+    casts = tuple(child_table.c[n].type.compile(dialect=dialect) for n in line_plan.names
+                  if n in child_table.c)
+    few = (f"{start}v.* FROM parent, (VALUES ", ") AS v) SELECT * FROM parent", casts,
+           replace(line_plan, named=False)) if len(casts) == len(line_plan.names) else None
+    return _WithParent(parent, child, f"{start}u.* FROM parent, {tail} AS u) SELECT * FROM "
+                       "parent", head_plan, arrays, few=few)

@@ -31,7 +31,7 @@ from decimal import ROUND_HALF_EVEN, Decimal
 from functools import cache
 
 from babel.numbers import get_currency_precision
-from sqlalchemy import insert
+from sqlalchemy import Connection, delete, insert
 
 from shopfloor.domain.accounting import restated, stamp
 from shopfloor.domain.accounting.chart import STOCK_ROLE, chart
@@ -40,7 +40,6 @@ from shopfloor.domain.base.context import Op
 from shopfloor.kernel.errors import Internal
 from shopfloor.kernel.numbers import ZERO
 from shopfloor.store.bulk import executemany, insert_with_parent
-from shopfloor.store.prepared import Prepared
 from shopfloor.store.tables import JournalEntry, JournalLine
 
 Key = tuple[str, str, int | None, int | None]
@@ -106,29 +105,61 @@ def write(op: Op, drafts: list[Draft], *, held: Held | None = None,
         if off:
             raise Internal(f"the entry {d.memo!r} for {d.document_number} is off by {off}: "
                            "not posted")
-    drafts += _round(op, drafts, held)
     conn = op.session.connection()
-    entries = [{"posted_at": d.posted_at, "operation_id": op.operation_id,
-                "document_type": d.document_type, "document_number": d.document_number,
-                "memo": d.memo, "reverses": d.reverses, "created_at": op.now} for d in drafts]
     # the books' stamp read in the entry's own statement, where the chart was the kept one
     trusting = stamp.trusting(op.session)
-    if len(drafts) == 1 and conn.dialect.name == "postgresql":
-        read = insert_with_parent(conn, _ENTRY_ROW, entries[0], _LINES, "entry_id",
-                                  _lines(drafts[0]), stamp.STAMP if trusting else None)
-        if read is not None:  # (PostgreSQL: the entry and its lines in one statement)
-            if trusting:
-                stamp.confirm(op.session, read[0])
-            return
-    # one entry (nearly every write) is one plain INSERT; several keep their order
-    ids: Sequence[int]
-    if len(entries) == 1:
-        made = _ENTRY.all(conn, entries[0])[0]
-        if trusting:
-            stamp.confirm(op.session, made.stamp)
-        ids = [made.id]
-    else:
-        ids = conn.execute(_ENTRIES, entries).scalars().all()
+    if len(drafts) == 1 and not history:  # nearly every write (history is mostly dated
+        _write_one(op, conn, drafts[0], held, trusting)  # before rows already there)
+        return
+    drafts += _round(op, drafts, held)
+    ids = conn.execute(_ENTRIES, [_entry(op, d) for d in drafts]).scalars().all()
+    _insert_lines(conn, ids, drafts)
+
+
+def _write_one(op: Op, conn: Connection, d: Draft, held: Held | None,
+               trusting: bool) -> None:
+    """One entry and its lines in one statement (PostgreSQL) or on one cursor (SQLite),
+    with the books' stamp and the probe for ledger rows dated after it (`restated`) read
+    in the entry's RETURNING: its lines are rounded as if none were, since nearly none
+    are. Where the probe finds one and the entry has stock lines (a back-dated write),
+    its lines are written again, rounded as at their date, and the entries restating
+    its cents follow it."""
+    raw = dict(d.lines)
+    _round(op, [d], held, {})
+    read = insert_with_parent(conn, _ENTRY_ROW, _entry(op, d), _LINES, "entry_id",
+                              _lines(d), _READS)
+    if read is None:  # (no line left once rounded, or a database of another kind)
+        d.lines = defaultdict(lambda: ZERO, raw)
+        drafts = [d, *_round(op, [d], held)]
+        ids = conn.execute(_ENTRIES, [_entry(op, e) for e in drafts]).scalars().all()
+        _insert_lines(conn, ids, drafts)
+        return
+    entry_id, now, later = read
+    if trusting:
+        stamp.confirm(op.session, now)
+    if later and op.operation_id is not None and any(
+            role == STOCK_ROLE and item is not None and loc is not None
+            for role, _, item, loc in raw):
+        conn.execute(delete(JournalLine).where(JournalLine.entry_id == entry_id))
+        d.lines = defaultdict(lambda: ZERO, raw)
+        _rest(op, conn, entry_id, d, _round(op, [d], held))
+
+
+def _rest(op: Op, conn: Connection, entry_id: int, d: Draft, extra: list[Draft]) -> None:
+    """An entry's lines, after it is written, and the entries restating its cents."""
+    ids = [entry_id]
+    if extra:
+        ids += conn.execute(_ENTRIES, [_entry(op, e) for e in extra]).scalars().all()
+    _insert_lines(conn, ids, [d, *extra])
+
+
+def _entry(op: Op, d: Draft) -> dict[str, object]:
+    return {"posted_at": d.posted_at, "operation_id": op.operation_id,
+            "document_type": d.document_type, "document_number": d.document_number,
+            "memo": d.memo, "reverses": d.reverses, "created_at": op.now}
+
+
+def _insert_lines(conn: Connection, ids: Sequence[int], drafts: list[Draft]) -> None:
     executemany(conn, _LINES, [{"entry_id": entry_id, **line} for entry_id, d in
                                zip(ids, drafts, strict=True) for line in _lines(d)])
 
@@ -141,10 +172,12 @@ def _lines(d: Draft) -> list[dict[str, object]]:
             for (role, account, item_id, location_id), amount in d.lines.items() if amount]
 
 
-def _round(op: Op, drafts: list[Draft], held: Held | None) -> list[Draft]:
+def _round(op: Op, drafts: list[Draft], held: Held | None,
+           later: restated.Later | None = None) -> list[Draft]:
     """Every line to the minor unit, stock lines as steps of their place's rounded value
     (see the module), the residue of each entry to Rounding. Returns the entries that
-    restate a back-dated posting's cents at the later dates (`restated`)."""
+    restate a back-dated posting's cents at the later dates (`restated`): `later`, the
+    rows dated after the drafts, where already known ({} where none are)."""
     unit = minor_unit(op)
     moved: dict[tuple[int, int], Decimal] = defaultdict(lambda: ZERO)
     first: dict[tuple[int, int], tuple[Draft, str]] = {}
@@ -155,10 +188,16 @@ def _round(op: Op, drafts: list[Draft], held: Held | None) -> list[Draft]:
                 first.setdefault((item, loc), (d, account))
     if moved and held is None:
         raise Internal("stock lines need their places' values to round")
-    later = restated.later(op, list(moved), min(d.posted_at for d, _ in first.values())) \
-        if moved else {}
-    value = {k: held(*k) - v - sum((a for _, a in later.get(k, ())), ZERO)
-             for k, v in moved.items()} if held is not None else {}
+    if later is None:
+        later = restated.later(op, list(moved), min(d.posted_at for d, _ in first.values())) \
+            if moved else {}
+    if held is None:
+        value = {}
+    elif later:
+        value = {k: held(*k) - v - sum((a for _, a in later.get(k, ())), ZERO)
+                 for k, v in moved.items()}
+    else:
+        value = {k: held(*k) - v for k, v in moved.items()}
     at_date = dict(value)
     rounding = chart(op).account("rounding").code
     for d in drafts:
@@ -168,9 +207,10 @@ def _round(op: Op, drafts: list[Draft], held: Held | None) -> list[Draft]:
             if role == STOCK_ROLE and item is not None and loc is not None:
                 before = value[(item, loc)]
                 value[(item, loc)] = before + amount
-                lines[key] += to_unit(before + amount, unit) - to_unit(before, unit)
+                lines[key] += (before + amount).quantize(unit, ROUND_HALF_EVEN) - \
+                    before.quantize(unit, ROUND_HALF_EVEN)
             else:
-                lines[key] += to_unit(amount, unit)
+                lines[key] += amount.quantize(unit, ROUND_HALF_EVEN)
         residue = -sum(lines.values(), ZERO)
         if residue:
             lines[("rounding", rounding, None, None)] += residue
@@ -188,7 +228,8 @@ def _round(op: Op, drafts: list[Draft], held: Held | None) -> list[Draft]:
 
 
 # Built once: a statement made per call is compiled-cache keyed again on every apply
-_ENTRY = Prepared(insert(JournalEntry).returning(JournalEntry.id, stamp.STAMP.label("stamp")))
 _ENTRIES = insert(JournalEntry).returning(JournalEntry.id, sort_by_parameter_order=True)
 _ENTRY_ROW = insert(JournalEntry)
 _LINES = insert(JournalLine)
+_READS = (stamp.STAMP, restated.dated_after(JournalEntry.__tablename__))
+"""Read in the entry's RETURNING: the books' stamp, a ledger row dated after it."""

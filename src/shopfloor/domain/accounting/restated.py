@@ -11,7 +11,8 @@ difference its amount makes to that moment's rounding is posted then, between th
 account and Rounding: the stock lines as at every date equal the ledger's value as at that
 date in cents, and all of them together are the step the posting makes to today's value.
 
-Writes dated now (all but these) cost one index probe: nothing is dated after them.
+Writes dated now (all but these) cost one index probe, read in the statement that writes
+their entry (`dated_after`): nothing is dated after them.
 """
 
 from __future__ import annotations
@@ -20,8 +21,9 @@ from collections import defaultdict
 from collections.abc import Callable
 from datetime import datetime
 from decimal import Decimal
+from typing import Any
 
-from sqlalchemy import bindparam, func, select
+from sqlalchemy import Boolean, ColumnElement, bindparam, func, literal_column, select
 
 from shopfloor.domain.base.context import Op
 from shopfloor.store.prepared import Prepared
@@ -72,3 +74,14 @@ def steps(later_rows: list[tuple[datetime, Decimal]], before: Decimal, moved: De
 
 _PROBE = Prepared(select(StockMovement.id).where(
     StockMovement.created_at > bindparam("at")).limit(1))
+
+
+def dated_after(table: str) -> ColumnElement[Any]:
+    """`_PROBE` as a column of the statement that writes a row of `table` (a journal
+    entry), dated by that row's `posted_at`: true where a ledger row is dated after it.
+    The latest date, not a row after it: a correlated probe is planned for any date
+    (PostgreSQL then scans the ledger for one), the latest is one step down the index.
+    Said as SQL: SQLAlchemy correlates no subquery of a RETURNING."""
+    m = StockMovement.__tablename__
+    return literal_column(f"((SELECT max({m}.created_at) FROM {m}) > {table}.posted_at)",
+                          Boolean)
