@@ -37,8 +37,13 @@ class Receiver:
     arrived: threading.Condition = field(default_factory=threading.Condition)
     waiting: int = 0
     """Requests held at the gate now."""
+    limit: float = HOLD_LIMIT
+    """The longest one answer is held."""
 
-    def hold(self) -> None:
+    def hold(self, limit: float = HOLD_LIMIT) -> None:
+        """Hold answers until `release`, each at most `limit` seconds: a bound under the
+        sender's timeout keeps a held delivery from counting as failed."""
+        self.limit = limit
         self.gate.clear()
 
     def release(self) -> None:
@@ -82,7 +87,7 @@ def receiving(script: list[int] | None = None, path: str = "/hook", held: bool =
                 with rec.arrived:
                     rec.waiting += 1
                     rec.arrived.notify_all()
-                rec.gate.wait(HOLD_LIMIT)  # a test that never releases still ends
+                rec.gate.wait(rec.limit)  # a test that never releases still ends
                 with rec.arrived:
                     rec.waiting -= 1
             with rec.arrived:  # counted as received even if the sender is gone by now

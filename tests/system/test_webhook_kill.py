@@ -154,7 +154,9 @@ def test_kill_a_server_mid_stream_every_event_arrives_repeats_only_in_flight(
                 for i in range(events):  # through both servers, until one is killed
                     write(i)
                     if i == events // 4:  # mid-stream: once the doomed worker holds some
-                        rec.hold()  # what is sent from now on stays in flight
+                        # what is sent from now on stays in flight, each answer under
+                        # the servers' 3 s timeout: a held send never counts as failed
+                        rec.hold(limit=2.0)
                         deadline = time.monotonic() + 60
                         extra = events
                         while not _held_by(pg_url, doomed.pid):
