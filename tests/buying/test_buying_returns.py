@@ -8,9 +8,11 @@ from decimal import Decimal as D
 from typing import Any
 
 import pytest
+from sqlalchemy import select
 
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
+from shopfloor.store.tables import OperationLog
 from shopfloor.surfaces.render import render
 from tests.buying.test_buying import alpha_and_beta, refused, stock_of, world
 from tests.helpers import ADMIN, apply
@@ -177,3 +179,25 @@ def test_a_returns_lines_read_in_their_order_lines_unit_everywhere(registry: Reg
     assert "1 pc of a box of 3 HINGE" in said and "2 box (6 pcs) HINGE" in said, said
     assert "0.333333" not in said, said
 
+
+
+def test_a_receipt_whose_log_reads_no_figure_is_not_reverted_on_a_guess(
+        registry: Registry) -> None:
+    """A revert reads the line's figure in boxes back from the log; a log it cannot read
+    (written in other words) was taken as 0, so the stock went back and the line still
+    counted the boxes. It is refused instead, and nothing moves."""
+    number = _boxes(registry)
+    got = apply(registry, "receive_purchase_order", number=number,
+                lines=[{"sku": "RESA", "quantity": "4"}])
+    with registry.store.writing() as s:
+        row = s.scalars(select(OperationLog).where(
+            OperationLog.operation_id == got["operation_id"])).one()
+        row.result = {**row.result, "changes": [
+            {**c, "after": "four boxes"} if c["field"] == "line RESA received" else c
+            for c in row.result["changes"]]}
+        s.commit()
+    err = refused(registry, "revert_operation", {"operation_id": got["operation_id"]})
+    assert (err.code, err.field) == ("conflict", "operation_id")
+    assert "'four boxes'" in err.message and "box" in err.message
+    line = registry.invoke("get_purchase_order", {"number": number}, ADMIN)["lines"][0]
+    assert line["done_quantity"] == "4" and stock_of(registry, "RESA")[0] == D(400)

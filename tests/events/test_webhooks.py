@@ -139,11 +139,11 @@ def _when(stamp: str) -> datetime:
 
 def test_a_receiver_too_slow_to_answer_gets_the_event_again_and_then_never(
         reg: Registry) -> None:
-    """The receiver takes longer than the deliverer's timeout the first time: the delivery
-    is recorded as a timeout with a retry time (the schedule's first, 5 s on); once due,
-    the same event goes again with the same `webhook-id` and, answered in time, is
-    delivered; no later pass sends it again."""
-    with receiving(delay=1.5) as rec:
+    """The receiver holds its first answer until the deliverer's timeout has passed: the
+    delivery is recorded as a timeout with a retry time (the schedule's first, 5 s on);
+    once due, the same event goes again with the same `webhook-id` and, answered in time,
+    is delivered; no later pass sends it again."""
+    with receiving(held=True) as rec:
         hook = _hook(reg, rec, ["operation.applied"])
         Given(reg).location()
         event = final_events(reg, 2, types=["operation.applied"])[-1]
@@ -159,8 +159,9 @@ def test_a_receiver_too_slow_to_answer_gets_the_event_again_and_then_never(
             retry_at = _when(row["next_attempt_at"])
             assert sent_at + timedelta(seconds=4) < retry_at < \
                 datetime.now(UTC) + timedelta(seconds=6)
-            assert rec.wait_for(1, timeout=10)  # it did arrive, after the sender gave up
-            rec.delay = 0.0
+            assert rec.wait_held(1, timeout=10)  # it arrived; its answer is still held
+            rec.release()  # answered only now, after the sender gave up
+            assert rec.wait_for(1, timeout=10)
             assert d.step() == 0 and len(rec.received) == 1  # not due yet: nothing sent
             with reg.store.writing() as s:  # the 5 s have passed
                 s.execute(update(WebhookDelivery).values(next_attempt_at=deliveries.now()))

@@ -158,6 +158,31 @@ def test_no_module_reaches_another_modules_private_names() -> None:
     assert reached == []
 
 
+def _imports_in_functions(path: Path) -> list[tuple[int, str]]:
+    """Each import inside a function body: (line, the module it names)."""
+    found = []
+    for fn in ast.walk(ast.parse(path.read_text())):
+        if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for node in ast.walk(fn):
+                if isinstance(node, ast.ImportFrom):
+                    found.append((node.lineno, node.module or ""))
+                elif isinstance(node, ast.Import):
+                    found += [(node.lineno, a.name) for a in node.names]
+    return found
+
+
+def test_no_tool_imports_the_catalogue_or_the_registry_inside_a_function() -> None:
+    """A tool that reads other tools' facts (how each is undone, the role a job or a
+    proposal needs) reads the registry's catalogue handed down on its `Op`
+    (`registry.catalogue.of`); an import of the catalogue package inside a handler, to
+    dodge the circle, read a second catalogue the registry never saw."""
+    lazy = [f"{p.relative_to(SRC)}:{line} imports {module}"
+            for p in sorted((SRC / "tools").rglob("*.py"))
+            for line, module in _imports_in_functions(p)
+            if module == "shopfloor.tools" or module.startswith("shopfloor.registry")]
+    assert lazy == []
+
+
 def test_no_top_level_name_shadows_a_builtin_or_repeats_read() -> None:
     """A class called `Warning` hid Python's own wherever it was imported, and three
     modules' `read` said nothing of what each read; a name says what it does."""

@@ -2,10 +2,13 @@
 
 The kill is not timed by a guess: the test waits until the database itself shows the
 apply's write transaction open (PostgreSQL: the server's backend holds the row-exclusive
-lock that only an INSERT into `stock_movements` takes; SQLite: the write lock is held, so
-another connection's BEGIN IMMEDIATE fails at once with `database is locked`; once the
-apply is sent nothing else in the server writes, since an idle job worker looks for work
-with a read and takes no write lock), checks it is still open, then kills. After a
+lock that only an INSERT into `stock_adjustments` takes, and waits for the balances this
+test holds locked; SQLite: the write lock is held, so another connection's BEGIN
+IMMEDIATE fails at once with `database is locked`), checks it is still open, then kills.
+On SQLite the apply is sent only once the server's workers have written what they write
+on starting (a stale job swept, the alerts' first check, the events fanned out: rows the
+test reads), and the next sweep is an hour away; an idle worker otherwise looks for work
+with a read and takes no write lock, so the apply is then the only writer. After a
 restart: no movement, no adjustment, no operation-log entry, no idempotency key; the same
 request with the same key then applies exactly once, and the operation log and the ledger
 agree row for row.
@@ -45,7 +48,8 @@ KEY = "kill-test-key"
 
 
 def _serve(db_url: str, port: int) -> subprocess.Popen[bytes]:
-    env = {**os.environ, "SHOPFLOOR_DATABASE_URL": db_url}
+    env = {**os.environ, "SHOPFLOOR_DATABASE_URL": db_url,
+           "SHOPFLOOR_JOB_STALE_SECONDS": "3600"}  # its worker's next sweep: an hour on
     proc = subprocess.Popen([sys.executable, "-m", "shopfloor.surfaces.cli", "serve", "--port",
                              str(port)], env=env, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
@@ -118,19 +122,67 @@ def _sqlite_write_open(db_url: str) -> Callable[[], bool]:
     return probe
 
 
-def _held_for(probe: Callable[[], bool], seconds: float, give_up: float) -> bool:
-    """Wait until `probe` has been true on every check for `seconds` in a row."""
+def _until(condition: Callable[[], bool], give_up: float) -> bool:
+    """Wait until `condition` holds (False if it has not by `give_up` seconds)."""
     deadline = time.monotonic() + give_up
-    since: float | None = None
-    while time.monotonic() < deadline:
-        if probe():
-            since = since if since is not None else time.monotonic()
-            if time.monotonic() - since >= seconds:
-                return True
-        else:
-            since = None
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
         time.sleep(0.005)
-    return False
+    return True
+
+
+STALE = "kill-test-stale-job"
+
+
+def _stale_job(db_url: str) -> None:
+    """A job left running by a worker long gone, its cancel asked for: the server's first
+    sweep ends it as cancelled, a row the test can read (and nothing runs)."""
+    engine = create_engine(db_url, poolclass=NullPool)
+    try:
+        with engine.begin() as conn:
+            conn.execute(text(
+                "INSERT INTO jobs (id, kind, arguments, status, progress, message, actor, "
+                "worker, attempts, cancel_requested, created_at) VALUES (:id, 'mrp', '{}', "
+                "'running', 0, '', 'killer', 'gone', 1, :yes, CURRENT_TIMESTAMP)"),
+                {"id": STALE, "yes": True})
+    finally:
+        engine.dispose()
+
+
+def _workers_settled(db_url: str) -> Callable[[], bool]:
+    """True once the server's workers have written what they write on starting: the stale
+    job swept, the alerts' first check recorded, and every event since fanned out."""
+    engine = create_engine(db_url, poolclass=NullPool)
+
+    def settled() -> bool:
+        with engine.connect() as conn:
+            swept = conn.execute(text("SELECT status FROM jobs WHERE id = :id"),
+                                 {"id": STALE}).scalar_one() == "cancelled"
+            cursors = {str(n): (int(tx), int(seq)) for n, tx, seq in conn.execute(text(
+                "SELECT name, tx, seq FROM event_cursors"))}
+            newest = conn.execute(text(
+                "SELECT tx, seq FROM events ORDER BY tx DESC, seq DESC LIMIT 1")).first()
+        return swept and "alerts" in cursors and newest is not None and \
+            cursors.get("webhooks") == (int(newest.tx), int(newest.seq))
+
+    return settled
+
+
+def _pg_blocked(db_url: str, table: str) -> Callable[[], bool]:
+    """True while another backend has inserted into `table` in an open transaction and
+    now waits for a lock: the apply, stopped at the balances this test holds."""
+    engine = create_engine(db_url, poolclass=NullPool)
+
+    def probe() -> bool:
+        with engine.connect() as conn:
+            return bool(conn.execute(text(
+                "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid "
+                f"WHERE l.relation = '{table}'::regclass AND l.mode = 'RowExclusiveLock'"
+                " AND l.granted AND l.pid <> pg_backend_pid() "
+                "AND a.wait_event_type = 'Lock'")).scalar_one())
+
+    return probe
 
 
 def _big_apply(port: int, token: str, outcome: list[object]) -> None:
@@ -171,22 +223,26 @@ def test_kill_during_a_big_apply_leaves_no_partial_effect(db_url: str, tmp_path:
     sqlite = db_url.startswith("sqlite")
     probe = _sqlite_write_open(db_url) if sqlite else _pg_insert_open(db_url, "stock_adjustments")
     # SQLite: the apply is then the only writer, and holds the write lock for ~40 ms (1,000
-    # lines, batched): seen on two checks in a row, it is killed with most of that left.
-    # PostgreSQL: the apply writes its document, then waits for the balances this test
-    # holds locked: killed mid-write.
-    hold = 0.005 if sqlite else 0.1
-    blocker = None if sqlite else _lock_balances(db_url)
+    # lines, batched): seen held, it is killed with most of that left. PostgreSQL: the
+    # apply writes its document, then waits for the balances this test holds locked:
+    # seen waiting there, it is killed mid-write.
+    opened = probe if sqlite else _pg_blocked(db_url, "stock_adjustments")
+    blocker = None
+    _stale_job(db_url)
     port = free_port()
     server = _serve(db_url, port)
     outcome: list[object] = []
     thread = threading.Thread(target=_big_apply, args=(port, token, outcome))
     try:
-        # the server's job worker starts once it listens and may write once (its first
-        # claim and sweep): wait for the database to be free, then the apply is the writer
-        assert _held_for(lambda: not probe(), 0.2, give_up=30), \
-            "a write transaction stayed open before the apply was sent"
+        # SQLite: the apply must be the only writer (PostgreSQL's probe is the apply's own;
+        # there, fanned-out events wait for every write on the server, other tests' too)
+        assert not sqlite or _until(_workers_settled(db_url), give_up=60), \
+            "the server's workers did not finish their first rounds"
+        # (locked only now: an open transaction keeps PostgreSQL's later events unfinal)
+        blocker = None if sqlite else _lock_balances(db_url)
+        assert not probe(), "a write transaction was open before the apply was sent"
         thread.start()
-        assert _held_for(probe, hold, give_up=60), "the apply never opened its write"
+        assert _until(opened, give_up=60), "the apply never opened its write"
         assert probe() and not outcome, "the write closed before the kill"
         server.send_signal(signal.SIGKILL)
     finally:
@@ -195,7 +251,8 @@ def test_kill_during_a_big_apply_leaves_no_partial_effect(db_url: str, tmp_path:
         if blocker is not None:
             blocker.rollback()
             blocker.close()
-        thread.join(60)
+        if thread.ident is not None:
+            thread.join(60)
     assert outcome and isinstance(outcome[0], httpx.HTTPError), \
         f"the apply answered although the server was killed mid-write: {outcome}"
 

@@ -31,9 +31,10 @@ from shopfloor.domain.accounts import people
 from shopfloor.domain.base.context import Op
 from shopfloor.kernel.errors import Conflict, Unauthenticated
 from shopfloor.registry import proposals as held
+from shopfloor.registry.catalogue import Catalogue
 from shopfloor.store.engine import Store
 from shopfloor.store.tables import Account, AccountSession, RevokedSubject
-from shopfloor.tools import proposals
+from shopfloor.tools import every_tool, proposals, tools_beside
 
 MAX_PASSWORD = people.MAX_PASSWORD
 T = TypeVar("T")
@@ -69,14 +70,23 @@ def utcnow() -> datetime:
 
 
 class Accounts:
-    def __init__(self, store: Store, clock: Callable[[], datetime] = utcnow) -> None:
+    def __init__(self, store: Store, clock: Callable[[], datetime] = utcnow,
+                 catalogue: Catalogue | None = None) -> None:
+        """`catalogue`: the tools whose roles decide which held proposals a change to an
+        account withdraws; the registry's where there is one, else the whole catalogue's,
+        loaded when first asked."""
         self.store = store
         self.clock = clock
+        if catalogue is None:
+            catalogue = Catalogue()
+            catalogue.add_lazily(tools_beside, every_tool)
+        self.catalogue = catalogue
 
     def _run(self, rule: Callable[[Op], T], actor: str = "local") -> T:
         try:
             with self.store.writing() as session:
-                out = rule(Op(session=session, actor=actor, now=self.clock()))
+                out = rule(Op(session=session, actor=actor, now=self.clock(),
+                              catalogue=self.catalogue))
                 session.commit()
                 return out
         except IntegrityError:  # a twin created the same name first

@@ -4,6 +4,7 @@ the same way, so this sits under both rather than in either (statuses: statuses.
 from __future__ import annotations
 
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+from functools import lru_cache
 
 # babel is imported where an amount is first said in words: every domain module imports
 # this one (through numbers), and a read that says none (an item's details over MCP or
@@ -13,17 +14,16 @@ from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 def fmt(value: Decimal) -> str:
     """Plain notation without trailing zeros: 10, 2.5, -0.125 (never 1E+1 or 2.500000)."""
     try:
-        return _SAID[value]
-    except (KeyError, TypeError):  # (a signalling NaN has no hash: refused below)
-        pass
-    said = "0" if value == 0 else format(value.normalize(), "f")
-    if len(_SAID) >= 4096:
-        _SAID.clear()
-    _SAID[value] = said
-    return said
+        return _said(value)
+    except TypeError:  # a signalling NaN has no hash: said uncached, and so refused
+        return _plain(value)
 
 
-_SAID: dict[Decimal, str] = {}
+def _plain(value: Decimal) -> str:
+    return "0" if value == 0 else format(value.normalize(), "f")
+
+
+_said = lru_cache(maxsize=4096)(_plain)
 """Figures said lately, by value (2.50 reads as 2.5 does): a document's changes say a
 few quantities over and over."""
 

@@ -145,13 +145,13 @@ class Registry(Catalogue):
         return Op(session, actor.subject, self.clock(), dialect=self.store.dialect,
                   preview=preview, locks_rows=self.store.locks_rows and not preview,
                   operation_id=operation_id, roles=actor.roles, options=self.options,
-                  finishers=self.finishers)
+                  finishers=self.finishers, catalogue=self)
 
     def _read(self, tool: Tool, req: BaseModel, actor: Actor) -> dict[str, Any]:
         """A read locks nothing (its session may not even hold a transaction)."""
         with self.store.plain_reading() as session:
             op = Op(session, actor.subject, self.clock(), dialect=self.store.dialect,
-                    roles=actor.roles)
+                    roles=actor.roles, catalogue=self)
             return tool.handler(op, req).model_dump(mode="json")  # type: ignore[no-any-return]
 
     def _start(self, tool: Tool, req: BaseModel, actor: Actor) -> dict[str, Any]:

@@ -66,7 +66,8 @@ def run(reg: Runs, tool: Tool, ctx: JobContext) -> dict[str, Any]:
             reads = start_tracking(session)
             op = Op(session, ctx.actor, reg.clock(), dialect=store.dialect,
                     locks_rows=store.locks_rows, operation_id=ctx.job_id,
-                    checkpoint=ctx.progress, finishers=reg.finishers, options=reg.options)
+                    checkpoint=ctx.progress, finishers=reg.finishers, options=reg.options,
+                    catalogue=reg)
             try:
                 done = tool.handler(op, req)
                 op.flush()

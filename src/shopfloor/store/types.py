@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import UTC, datetime
 from decimal import Decimal
+from functools import lru_cache
 from typing import Any
 
 from sqlalchemy import BigInteger, ColumnElement, DateTime, Numeric, Text, cast, type_coerce
@@ -22,11 +23,14 @@ SCALE = 6
 QUANTUM = Decimal(1).scaleb(-SCALE)
 
 
-_SCALED: dict[Decimal, int] = {}
+def _scale(value: Decimal) -> int:
+    return int(value.quantize(QUANTUM).scaleb(SCALE))
+
+
+_scaled = lru_cache(maxsize=4096)(_scale)
 """Decimals converted lately, by value (equal decimals scale alike: 2, 2.0 and 2.000000):
 a document's lines repeat a few quantities and costs, each a new object, and a lookup
 costs a quarter of the rounding and scaling."""
-_KEEP = 4096
 
 
 class _ScaledInteger(BigInteger):
@@ -43,16 +47,9 @@ class _ScaledInteger(BigInteger):
             if type(value) is not Decimal:
                 value = Decimal(value)
             try:
-                return _SCALED[value]
-            except KeyError:
-                pass
-            except TypeError:  # a signalling NaN has no hash: refused below, as ever
-                return int(value.quantize(QUANTUM).scaleb(SCALE))
-            scaled = int(value.quantize(QUANTUM).scaleb(SCALE))
-            if len(_SCALED) >= _KEEP:
-                _SCALED.clear()
-            _SCALED[value] = scaled
-            return scaled
+                return _scaled(value)
+            except TypeError:  # a signalling NaN has no hash: scaled uncached, and refused
+                return _scale(value)
 
         return process
 

@@ -71,7 +71,8 @@ class Authenticator:
             OrderedDict()
         self._revoked: tuple[float, dict[str, float]] = (-math.inf, {})
         self._lock = threading.Lock()
-        self.accounts = Accounts(registry.store, clock=lambda: registry.clock())
+        self.accounts = Accounts(registry.store, clock=lambda: registry.clock(),
+                                catalogue=registry)
         self.session_ttl = timedelta(minutes=settings.session_minutes)
 
     @property

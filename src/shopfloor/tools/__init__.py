@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from shopfloor.domain.corrections.ledger import Reverser
     from shopfloor.registry.tool import Tool, Toolset
 
 MODULES = ("items", "partners", "stock", "purchasing.orders", "sales", "production", "history",
@@ -78,18 +77,3 @@ def tools_beside(name: str) -> list[Tool]:
 
 def every_tool() -> list[Tool]:
     return [t for toolset in catalogue() for t in toolset]
-
-
-@cache
-def undo_of() -> dict[str, Reverser | str]:
-    """How revert_operation undoes each tool's apply, as each tool declared it: its
-    reverser, or the reason it cannot be undone and what to do instead."""
-    return {t.name: t.facts.undo.reverser or t.facts.undo.instead
-            for toolset in catalogue() for t in toolset}
-
-
-@cache
-def title_of() -> dict[str, str]:
-    """Each tool's title, what a person reads where an entry names an operation (a revert's
-    summary: "Revert: Receive purchase order PO-00012", never the tool's name)."""
-    return {t.name: t.title for toolset in catalogue() for t in toolset}

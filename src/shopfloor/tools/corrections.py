@@ -19,8 +19,9 @@ from shopfloor.domain.purchasing import closing as po_closing
 from shopfloor.domain.sales import closing as so_closing
 from shopfloor.kernel.numbers import fmt
 from shopfloor.kernel.roles import Role
+from shopfloor.registry import catalogue
 from shopfloor.registry.facts import Undo
-from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
+from shopfloor.registry.tool import Done, Request, Tool, Toolset, WriteRequest
 from shopfloor.store.tables import ManufacturingOrder, PurchaseOrder, SalesOrder
 from shopfloor.tools.fields import Amount, Key, Money, NonNegative, Out, Text
 from shopfloor.tools.purchasing.orders import PurchaseOrderOut, locked_po, purchase_order_out
@@ -110,15 +111,23 @@ class RevertOperation(WriteRequest):
              destructive=True,
              undo=Undo.refused("apply the original operation again"))
 def revert_operation(op: Op, req: RevertOperation) -> Done[RevertOut]:
-    from shopfloor.tools import title_of, undo_of  # the catalogue imports this module
-
-    o = reverts.revert(op, req.operation_id, undo_of().get)
+    tools = catalogue.of(op)
+    o = reverts.revert(op, req.operation_id, lambda name: _undo(tools.find(name)))
+    done = tools.find(o.tool)
     n = len(o.rows)
-    return Done(f"Revert: {_named(title_of().get(o.tool, o.tool), o.result, o.arguments)}: "
+    return Done(f"Revert: {_named(done.title if done else o.tool, o.result, o.arguments)}: "
                 f"{n} ledger row{'s' * (n != 1)} reversed" + _why(req.reason),
                 RevertOut(reverted_operation_id=o.operation_id, reverted_tool=o.tool,
                           reverted_summary=str(o.result.get("summary", "")),
                           rows=[LedgerRowOut(**r) for r in o.rows]))
+
+
+def _undo(tool: Tool | None) -> reverts.Found:
+    """How the logged tool declared it is undone: its reverser, or the reason it cannot
+    and what to do instead (None: no tool of that name now)."""
+    if tool is None:
+        return None
+    return tool.facts.undo.reverser or tool.facts.undo.instead
 
 
 def _named(title: str, result: dict[str, Any], arguments: dict[str, Any]) -> str:

@@ -16,23 +16,17 @@ from pydantic import Field, StringConstraints
 
 from shopfloor.domain.base.context import Op
 from shopfloor.kernel.roles import Role
-from shopfloor.registry import toolsets
+from shopfloor.registry import catalogue, toolsets
 from shopfloor.registry.tool import Request, Tool, Toolset
+from shopfloor.tools import ABOUT
 from shopfloor.tools.fields import Out
 
 tools = Toolset(toolsets.DISCOVERY)
 
 
-def _catalogue() -> list[Tool]:
-    from shopfloor.tools import catalogue  # (the catalogue lists this module too)
-
-    return [t for toolset in catalogue() for t in toolset if not t.app_only]
-
-
-def _about() -> dict[str, str]:
-    from shopfloor.tools import ABOUT
-
-    return ABOUT
+def _catalogue(op: Op) -> list[Tool]:
+    """The tools of the registry this call runs in, less those only cards call."""
+    return [t for t in catalogue.of(op).tools() if not t.app_only]
 
 
 def _line(text: str) -> str:
@@ -61,8 +55,8 @@ class ToolsetList(Out):
 @tools.read("list_toolsets", title="List toolsets", response=ToolsetList, everyday=True,
             description="The tool areas, one line each, with tool counts.")
 def list_toolsets(op: Op, req: NoArgs) -> ToolsetList:
-    mine = _mine(op, _catalogue())
-    about = _about()
+    mine = _mine(op, _catalogue(op))
+    about = ABOUT
     return ToolsetList(toolsets=[
         ToolsetOut(name=name, about=about.get(name, ""),
                    tools=sum(1 for t in mine if t.facts.toolset == name))
@@ -88,7 +82,7 @@ class FoundTools(Out):
 @tools.read("find_tools", title="Find tools", response=FoundTools, everyday=True,
             description="Best tools for a task in words; call any by name.")
 def find_tools(op: Op, req: FindTools) -> FoundTools:
-    ranked = toolsets.rank(_mine(op, _catalogue()), req.question, _about(), req.limit)
+    ranked = toolsets.rank(_mine(op, _catalogue(op)), req.question, ABOUT, req.limit)
     return FoundTools(tools=[FoundTool(name=t.name, toolset=t.facts.toolset,
                                        about=_line(t.description)) for t, _ in ranked])
 
@@ -106,7 +100,7 @@ class Enabled(Out):
 @tools.read("enable_toolset", title="Enable toolsets", response=Enabled, everyday=True,
             enables=True, description="List these toolsets' tools from now on.")
 def enable_toolset(op: Op, req: EnableToolset) -> Enabled:
-    every = _catalogue()
+    every = _catalogue(op)
     chosen = toolsets.choose(req.toolsets, toolsets.names_in(every))
     return Enabled(toolsets=sorted(chosen), tools=[
         FoundTool(name=t.name, toolset=t.facts.toolset, about=_line(t.description))

@@ -8,7 +8,6 @@ started the job (its kind), unless the one cancelling is the one who started it.
 from __future__ import annotations
 
 from datetime import datetime
-from functools import cache
 from typing import Any, Literal
 
 from pydantic import Field
@@ -18,6 +17,8 @@ from shopfloor.domain.base.context import Op
 from shopfloor.domain.planning import view
 from shopfloor.kernel.errors import Conflict, Forbidden, NotFound
 from shopfloor.kernel.roles import Role
+from shopfloor.registry import catalogue
+from shopfloor.registry.catalogue import Catalogue
 from shopfloor.registry.facts import Undo
 from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
 from shopfloor.store import queue
@@ -121,25 +122,15 @@ def cancel_job(op: Op, req: CancelJob) -> Done[JobOut]:
     return Done(f"Cancel job {job.id} ({job.kind}): {outcome}", job_out(job))
 
 
-@cache
-def _starters() -> dict[str, tuple[str, Role]]:
-    """Each job kind's starting tool and its role, from the declarations: a write job's
-    kind is its tool's name, a job tool names the kind it `runs`."""
-    from shopfloor.tools import catalogue  # the catalogue imports this module
-
-    out: dict[str, tuple[str, Role]] = {}
-    for t in (t for toolset in catalogue() for t in toolset):
-        if t.facts.runs is not None:
-            out[t.facts.runs[0]] = (t.name, t.facts.role)
-        elif t.facts.writes and t.facts.job:
-            out[t.name] = (t.name, t.facts.role)
-    return out
-
-
-def role_to_cancel(kind: str) -> tuple[str, Role]:
-    """The tool that started a job of this kind, and its role; an unknown kind needs
-    admin (nothing in the catalogue vouches for it)."""
-    return _starters().get(kind, (kind, Role.admin))
+def role_to_cancel(tools: Catalogue, kind: str) -> tuple[str, Role]:
+    """The tool that started a job of this kind, and its role, from the declarations: a
+    write job's kind is its tool's name, a job tool names the kind it `runs`. An unknown
+    kind needs admin (nothing in the catalogue vouches for it)."""
+    for t in tools.tools():
+        if (t.facts.runs is not None and t.facts.runs[0] == kind) or \
+                (t.name == kind and t.facts.runs is None and t.facts.writes and t.facts.job):
+            return t.name, t.facts.role
+    return kind, Role.admin
 
 
 def _held(op: Op) -> Role:
@@ -152,7 +143,7 @@ def _may_cancel(op: Op, job: Job) -> None:
     """Forbidden, in a preview too: who may stop a job does not depend on its state."""
     if job.actor == op.actor:
         return
-    tool, needed = role_to_cancel(job.kind)
+    tool, needed = role_to_cancel(catalogue.of(op), job.kind)
     if _held(op) >= needed:
         return
     raise Forbidden(f"cancelling job {job.id} ({job.kind}) needs the {needed.name} role, as "

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
-from functools import cache
 from typing import Any, Literal
 
 from pydantic import Field
@@ -20,7 +19,7 @@ from shopfloor.domain.base.context import Op
 from shopfloor.kernel.errors import Conflict, Internal, NotFound, ValidationFailed
 from shopfloor.kernel.roles import Role
 from shopfloor.kernel.statuses import ProposalState
-from shopfloor.registry import proposals
+from shopfloor.registry import catalogue, proposals
 from shopfloor.registry.facts import Undo
 from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
 from shopfloor.store.tables import Proposal
@@ -145,19 +144,14 @@ def reject_proposal(op: Op, req: Reject) -> Done[Decided]:
                 Decided(proposal_id=p.id, status="rejected"))
 
 
-@cache
-def _needs() -> dict[str, Role]:
-    from shopfloor.tools import catalogue  # the whole catalogue: imported once it is whole
-
-    return {t.name: t.facts.role for toolset in catalogue() for t in toolset}
-
-
 def follow(op: Op, username: str, why: Callable[[Role], str | None]) -> None:
     """A change to an account reaches its pending proposals: each one `why` finds a
     reason against (given the role it needs) is withdrawn with that reason, in the same
     transaction, previewed as a change like the account's own."""
+    tools = catalogue.of(op)
     for p in proposals.pending_of(op.session, username, lock=op.locks_rows):
-        reason = why(_needs().get(p.tool, Role.admin))
+        held = tools.find(p.tool)  # a tool no longer declared: only admin could apply it
+        reason = why(held.facts.role if held else Role.admin)
         if reason is None:
             continue
         op.change("proposal", p.id, "status", p.status, ProposalState.withdrawn.value)

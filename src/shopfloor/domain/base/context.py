@@ -114,6 +114,11 @@ class Op:
     options: Mapping[str, Any] = field(default_factory=dict)
     """Deployment settings a rule consults (`webhook_allow_private`), handed down by the
     registry: the domain never reads the environment itself."""
+    catalogue: object = None
+    """The tools this operation runs among, handed down by the registry and opaque here
+    (the domain knows no tool): a tool that reads another's declared facts (how a revert
+    undoes it, the role it needs) asks `registry.catalogue.of(op)`, never the catalogue
+    package, so what it reads is the registry's own."""
 
     def progress(self, fraction: float, message: str) -> None:
         """Long operations report here; inside a job this is a checkpoint that may stop the

@@ -32,14 +32,14 @@ from shopfloor.domain.corrections import revaluation
 from shopfloor.domain.corrections.costs import document_lots, lot_names, only_lot
 from shopfloor.domain.corrections.ledger import later, named
 from shopfloor.domain.orders import billed
-from shopfloor.domain.orders.returns import moved_cost, shipped_share
+from shopfloor.domain.orders.returns import moved_cost, share_back, shipped_share
 from shopfloor.domain.purchasing import units
 from shopfloor.domain.stock import ledger as stock
 from shopfloor.domain.stock import lots
 from shopfloor.domain.stock.counted import exact
 from shopfloor.domain.stock.items import touch
 from shopfloor.domain.stock.ledger import Posting
-from shopfloor.domain.stock.standing import SHARE_BACK, unreverted
+from shopfloor.domain.stock.standing import unreverted
 from shopfloor.kernel.errors import Conflict, ValidationFailed
 from shopfloor.kernel.numbers import ZERO, cost, fmt
 from shopfloor.kernel.statuses import PO, SO, said
@@ -264,16 +264,12 @@ def correct_shipment(op: Op, number: str, sku: str, quantity: Decimal | None,
     elif delta < 0:
         unit = moved_cost(op, "sales_order", number, line.item_id, "shipment")
         # what never left brings back the share of re-pricings it took, as a return does
-        shares, out = shipped_share(op, number, line.item_id)
-        back = cost(shares * -delta / out) if shares else ZERO
-        if back:
-            stock.ledger(op).variance(line.item, so.location, -back, SHARE_BACK,
-                                      "sales_order", number, batch,
-                                      "share of re-pricings back with the shipment corrected")
+        value = share_back(op, line.item, so.location, number,
+                           shipped_share(op, number, line.item_id), -delta, unit, batch,
+                           "share of re-pricings back with the shipment corrected")
         stock.post(op, Posting(line.item, so.location, -delta, "correction", "sales_order",
                                number, unit_cost=unit, batch_id=batch, field="quantity",
-                               pool=batch is None,
-                               value=cost(-delta * cost(unit)) + back if back else None))
+                               pool=batch is None, value=value))
     if open_order:
         stock.reserve(op, line.item, so.location, -delta)
     op.change("sales_order", number, f"line {sku} shipped", line.fulfilled_quantity, quantity)

@@ -35,6 +35,7 @@ from shopfloor.domain.stock.standing import SHARE_BACK, SHARES, revalued, unreve
 from shopfloor.kernel.errors import ValidationFailed
 from shopfloor.kernel.numbers import ZERO, cost, fmt
 from shopfloor.store.tables import (
+    Item,
     Location,
     Revert,
     StockMovement,
@@ -96,6 +97,23 @@ def shipped_share(op: Op, number: str, item_id: int) -> tuple[Decimal, Decimal]:
         StockMovement.reason == "customer_return", unreverted())) or ZERO
     out = -Decimal(shipped) - Decimal(back)
     return (Decimal(shares), out) if out > 0 else (ZERO, ZERO)
+
+
+def share_back(op: Op, item: Item, where: Location, number: str,
+               taken: tuple[Decimal, Decimal], quantity: Decimal, unit: Decimal,
+               batch_id: int | None, note: str) -> Decimal | None:
+    """Units of sales order `number` back in stock at `where` (a return, a shipment
+    corrected down) bring back the share of re-pricings they took (`taken`, from
+    `shipped_share`): it comes off that expense (a `share_returned` variance) and onto
+    their value. The value they come back at, or None when they took no share (they come
+    back at `unit`): one rule, so a return and a correction never price it apart."""
+    shares, out = taken
+    back = cost(shares * quantity / out) if shares else ZERO
+    if not back:
+        return None
+    stock.ledger(op).variance(item, where, -back, SHARE_BACK, "sales_order", number,
+                              batch_id, note)
+    return cost(quantity * cost(unit)) + back
 
 
 def _plain(quantity: Decimal, _line: Any) -> str:
@@ -164,16 +182,14 @@ def customer_return(op: Op, number: str, specs: Sequence[ReturnSpec], reason: st
     for (line, spec, fld), row in zip(todo, parts, strict=True):
         unit = moved_cost(op, "sales_order", number, line.item_id, "shipment")
         where = {"restock": so.location, "quarantine": held, "scrap": None}[spec.disposition]
-        shares, out = shipped_share(op, number, line.item_id) if where is not None \
+        taken = shipped_share(op, number, line.item_id) if where is not None \
             else (ZERO, ZERO)
         for part, lot in row:
-            back, value = (cost(shares * part.quantity / out) if shares else ZERO), None
+            value = None
             if where is not None:
-                if back:  # the re-pricings' share its shipment took comes back off them
-                    value = cost(part.quantity * cost(unit)) + back
-                    stock.ledger(op).variance(
-                        line.item, where, -back, SHARE_BACK, "sales_order", number,
-                        part.batch_id, f"share of re-pricings back with return {doc.number}")
+                value = share_back(op, line.item, where, number, taken, part.quantity, unit,
+                                   part.batch_id,
+                                   f"share of re-pricings back with return {doc.number}")
                 stock.post(op, Posting(line.item, where, part.quantity, "customer_return",
                                        "stock_return", doc.number, unit_cost=unit,
                                        batch_id=part.batch_id, field=f"{fld}.quantity",

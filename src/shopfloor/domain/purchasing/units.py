@@ -29,7 +29,7 @@ from shopfloor.domain.base.limits import LIMIT, storable
 from shopfloor.domain.buying import currencies, supplier_items
 from shopfloor.domain.stock.counted import exact, precision
 from shopfloor.kernel import units
-from shopfloor.kernel.errors import ValidationFailed
+from shopfloor.kernel.errors import Conflict, ValidationFailed
 from shopfloor.kernel.numbers import ZERO, cost, fmt
 from shopfloor.kernel.text import unit_cost as cost_text
 from shopfloor.store.tables import Item, PurchaseOrder, PurchaseOrderLine, Supplier
@@ -166,16 +166,20 @@ def packs(unit_quantity: Decimal, line: InUnit, stock: Decimal | None = None) ->
                           precision(line.item), stock)
 
 
-def logged(text: str | None) -> Decimal:
+def logged(text: str | None) -> Decimal | None:
     """The figure in the line's unit a change row logged with `said` (its first word, or
-    what its packs and pieces stand for)."""
-    in_packs = units.read_packs(text) if text else None
+    what its packs and pieces stand for); None for text `said` never wrote (nothing
+    logged is zero)."""
+    if not text:
+        return ZERO
+    in_packs = units.read_packs(text)
     if in_packs is not None:
         return in_packs[0]
     try:
-        return Decimal(text.split(" ", 1)[0]) if text else ZERO
+        found = Decimal(text.split(" ", 1)[0])
     except InvalidOperation:
-        return ZERO
+        return None
+    return found if found.is_finite() else None
 
 
 def stock_figure(text: str) -> str:
@@ -342,7 +346,13 @@ def undo(line: PurchaseOrderLine, what: str, changes: Sequence[dict[str, Any]],
         return
     for c in changes:
         if (c["key"], c["field"]) == (number, f"line {line.item.sku} {what}"):
-            step = logged(c["after"]) - logged(c["before"])
+            before, after = logged(c["before"]), logged(c["after"])
+            if before is None or after is None:  # a guess (0) would leave the line wrong
+                raise Conflict(
+                    f"{number} line {line.item.sku}: its log says {what} went from "
+                    f"{c['before']!r} to {c['after']!r}, no figure in its {line.unit}; "
+                    "nothing was reverted", field="operation_id")
+            step = after - before
             left = max(getattr(line, attr) - step, ZERO)
             setattr(line, attr, units.snap(left, line.units_per_unit or ZERO,
                                            precision(line.item)))
