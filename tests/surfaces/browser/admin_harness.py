@@ -18,6 +18,10 @@ from typing import Any
 import pytest
 from playwright.async_api import Browser, BrowserContext, ElementHandle, Page, Route
 
+from shopfloor.app.settings import Settings
+from shopfloor.registry.registry import Registry
+from shopfloor.surfaces.admin.session import COOKIE
+from shopfloor.surfaces.auth import Authenticator
 from tests.surfaces.browser import harness
 
 AXE = harness.JS / "node_modules" / "axe-core" / "axe.min.js"
@@ -83,6 +87,16 @@ async def prove_recorder(context: BrowserContext, watch: Watch) -> None:
             return
         await asyncio.sleep(0.05)
     raise AssertionError("the request recorder did not see the canary load")
+
+
+async def signed_in(context: BrowserContext, base: str, reg: Registry, user: str,
+                    role: str = "admin") -> None:
+    """The session cookie the sign-in form would set, minted directly: the token the
+    server's own Authenticator verifies, without the form's deliberately slow argon2
+    check (the sign-in form is driven in test_web_admin and test_admin_guards)."""
+    token = Authenticator(reg, Settings(database_url=reg.store.url)).mint(user, [role], 3600)
+    await context.add_cookies([{"name": COOKIE, "value": token, "url": base,
+                                "httpOnly": True, "sameSite": "Strict"}])
 
 
 async def sign_in(page: Page, base: str, user: str, password: str) -> None:

@@ -87,5 +87,5 @@ def test_a_day_in_the_office_on_a_desk_and_on_a_phone(served: tuple[str, Registr
             violations.extend(await ah.axe(page, "phone " + path))
         await ah.shot(page, "phone-item-glue")
 
-    assert _browse(url, steps) == []
+    assert _browse(url, steps, reg) == []
     assert (wide, violations) == ([], [])
