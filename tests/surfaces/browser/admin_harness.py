@@ -22,6 +22,7 @@ from shopfloor.app.settings import Settings
 from shopfloor.registry.registry import Registry
 from shopfloor.surfaces.admin.session import COOKIE
 from shopfloor.surfaces.auth import Authenticator
+from tests.helpers import ADMIN
 from tests.surfaces.browser import harness
 
 AXE = harness.JS / "node_modules" / "axe-core" / "axe.min.js"
@@ -106,6 +107,23 @@ async def sign_in(page: Page, base: str, user: str, password: str) -> None:
     await page.fill("#password", password)
     await page.click("#sign-in-form button[type=submit]")
     await page.wait_for_selector("header.top")
+
+
+async def job_succeeded(page: Page, reg: Registry) -> str:
+    """After Run MRP: its job's page once the job has succeeded; the job's id. The page
+    polls every 700 ms: once the job has ended (read through the registry) the page's
+    clock, installed before the page was opened, is moved on to its next poll rather than
+    waited out."""
+    await page.wait_for_url("**/jobs/*")
+    job_id = page.url.rstrip("/").rsplit("/", 1)[1]
+    for _ in range(1200):  # a bound on a broken worker only (60 s), not a timing
+        status = reg.invoke("get_job_status", {"job_id": job_id}, ADMIN)["status"]
+        if status not in ("queued", "running"):
+            break
+        await asyncio.sleep(0.05)
+    await page.clock.run_for(700)
+    await page.wait_for_selector("#job[data-status='succeeded']", timeout=30000)
+    return job_id
 
 
 async def axe(page: Page, name: str) -> list[dict[str, Any]]:

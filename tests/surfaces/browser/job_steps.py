@@ -22,10 +22,13 @@ from tests.surfaces.browser import harness
 
 @contextmanager
 def worker(db_url: str) -> Iterator[None]:
+    """`shopfloor worker` on the database, polling for jobs every 0.5 s when idle (its
+    default): at 0.1 s an idle worker cost about a tenth of a core, and a job that waits
+    half a second to be claimed is still held by the test's lock until it is let on."""
     env = {**os.environ, "SHOPFLOOR_DATABASE_URL": db_url,
            "SHOPFLOOR_JOB_HEARTBEAT_SECONDS": "0.3"}
     with subprocess.Popen([sys.executable, "-m", "shopfloor.surfaces.cli", "worker",
-                           "--poll", "0.1"], env=env) as proc:
+                           "--poll", "0.5"], env=env) as proc:
         try:
             yield
         finally:

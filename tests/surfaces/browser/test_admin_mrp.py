@@ -99,10 +99,10 @@ def test_two_of_three_planned_orders_ticked_by_ref_at_a_desk_and_on_a_phone(
     unread: list[str] = []
 
     async def steps(page: Page) -> None:
+        await page.clock.install()  # time flows; the job's page is moved on when it ends
         await page.goto(url + "/mrp")
         await page.click("#run-mrp")
-        await page.wait_for_selector("#job[data-status='succeeded']", timeout=60000)
-        job_id = page.url.rstrip("/").rsplit("/", 1)[1]
+        job_id = await ah.job_succeeded(page, reg)
         plan = reg.invoke("get_job", {"job_id": job_id}, ADMIN)["result"]
         first, second, third = _three_of_one_item(plan)
         # the job's page: the plan as cards in words, leading to /mrp

@@ -279,10 +279,11 @@ def test_friday_mrp_followed_live_its_plan_applied_and_then_nothing_left_to_plan
 
     async def steps(_: BrowserContext, page: Page) -> None:
         # Friday: plan: MRP runs as a job followed live, and its plan applies.
+        await page.clock.install()  # time flows; the job's page is moved on when it ends
         await page.goto(url + "/mrp")
         await check(page, "mrp", violations)
         await page.click("#run-mrp")
-        await page.wait_for_selector("#job[data-status='succeeded']", timeout=30000)
+        await ah.job_succeeded(page, reg)
         await check(page, "mrp-plan", violations)
         await page.click("#apply-plan")  # ticked and applied on the MRP page
         await page.click("#apply-checked")
@@ -291,7 +292,7 @@ def test_friday_mrp_followed_live_its_plan_applied_and_then_nothing_left_to_plan
         assert await page.locator("#plan-done").is_visible()
         await page.goto(url + "/mrp")  # planned again: nothing left to do, and it says so
         await page.click("#run-mrp")
-        await page.wait_for_selector("#job[data-status='succeeded']", timeout=30000)
+        await ah.job_succeeded(page, reg)
         assert await page.locator("#empty-plan").is_visible()
         assert await page.locator("#apply-plan").count() == 0
 
