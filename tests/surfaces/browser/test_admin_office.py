@@ -12,10 +12,11 @@ from typing import Any
 import pytest
 from playwright.async_api import Page
 
+from shopfloor.app.accounts import Accounts
 from shopfloor.registry.registry import Registry
 from tests.helpers import apply
 from tests.surfaces.browser import admin_harness as ah
-from tests.surfaces.browser.test_admin_records import _browse, no_long_money, served
+from tests.surfaces.browser.test_admin_records import PASSWORD, _browse, no_long_money, served
 
 __all__ = ["served"]
 pytestmark = pytest.mark.browser
@@ -42,6 +43,7 @@ def _office(reg: Registry) -> dict[str, Any]:
 
 def test_a_day_in_the_office_at_a_desk(served: tuple[str, Registry]) -> None:
     url, reg = served
+    Accounts(reg.store).create("olga", PASSWORD, "admin")  # listed on /users
     so = _office(reg)["so"]
     violations: list[dict[str, object]] = []
 

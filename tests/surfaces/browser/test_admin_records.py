@@ -16,7 +16,6 @@ from typing import Any
 import pytest
 from playwright.async_api import Page
 
-from shopfloor.app.accounts import Accounts
 from shopfloor.app.settings import Settings
 from shopfloor.app.wiring import open_registry
 from shopfloor.registry.registry import Registry
@@ -52,7 +51,8 @@ def served(sqlite_url: str) -> Iterator[tuple[str, Registry]]:
         given.stock({"GLUE": {"quantity": qty, "unit_cost": "3.1671",
                               "lots": [{"lot": lot, "expiry": EXPIRY}]}})
     given.apply("hold_lot", sku="GLUE", lot="G-2", reason="lab test pending")
-    Accounts(reg.store).create("olga", PASSWORD, "admin")
+    # no account: the tests sign in with a minted session (an account's password hash is
+    # argon2's, deliberately slow); a test that lists the users makes olga's itself
     with serving(build_app(reg, settings)) as url:
         yield url, reg
 
