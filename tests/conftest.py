@@ -37,9 +37,11 @@ ADMIN = Actor.of("alice", "admin")
 # The browser tests in two groups of about equal time (measured 2026-11-27 on the shared
 # machine, one Chromium a worker: about 305 s of test time each; with a Chromium a test
 # they had drifted to 390 s and 610 s), each on one worker, one test at a time: no more
-# than two Chromiums run at once. A new browser module joins the second group.
-FIRST_BROWSER_GROUP = ("test_admin_day", "test_admin_guards", "test_admin_floor_forms",
-                       "test_admin_records", "test_admin_office", "test_admin_partners")
+# than two Chromiums run at once. A new browser module joins the second group. The demo
+# company's tests (test_admin_day, test_admin_mrp) share a group: it is built once.
+FIRST_BROWSER_GROUP = ("test_admin_day", "test_admin_mrp", "test_admin_guards",
+                       "test_admin_floor_forms", "test_admin_records", "test_admin_office",
+                       "test_admin_partners")
 
 
 def _browser_group(item: pytest.Item) -> str:

@@ -18,6 +18,11 @@ from typing import Any
 import pytest
 from playwright.async_api import Browser, BrowserContext, ElementHandle, Page, Route
 
+from shopfloor.app.settings import Settings
+from shopfloor.registry.registry import Registry
+from shopfloor.surfaces.admin.session import COOKIE
+from shopfloor.surfaces.auth import Authenticator
+from tests.helpers import ADMIN
 from tests.surfaces.browser import harness
 
 AXE = harness.JS / "node_modules" / "axe-core" / "axe.min.js"
@@ -85,6 +90,16 @@ async def prove_recorder(context: BrowserContext, watch: Watch) -> None:
     raise AssertionError("the request recorder did not see the canary load")
 
 
+async def signed_in(context: BrowserContext, base: str, reg: Registry, user: str,
+                    role: str = "admin") -> None:
+    """The session cookie the sign-in form would set, minted directly: the token the
+    server's own Authenticator verifies, without the form's deliberately slow argon2
+    check (the sign-in form is driven in test_web_admin and test_admin_guards)."""
+    token = Authenticator(reg, Settings(database_url=reg.store.url)).mint(user, [role], 3600)
+    await context.add_cookies([{"name": COOKIE, "value": token, "url": base,
+                                "httpOnly": True, "sameSite": "Strict"}])
+
+
 async def sign_in(page: Page, base: str, user: str, password: str) -> None:
     await page.goto(base + "/")
     await page.wait_for_selector("#sign-in-form")
@@ -92,6 +107,23 @@ async def sign_in(page: Page, base: str, user: str, password: str) -> None:
     await page.fill("#password", password)
     await page.click("#sign-in-form button[type=submit]")
     await page.wait_for_selector("header.top")
+
+
+async def job_succeeded(page: Page, reg: Registry) -> str:
+    """After Run MRP: its job's page once the job has succeeded; the job's id. The page
+    polls every 700 ms: once the job has ended (read through the registry) the page's
+    clock, installed before the page was opened, is moved on to its next poll rather than
+    waited out."""
+    await page.wait_for_url("**/jobs/*")
+    job_id = page.url.rstrip("/").rsplit("/", 1)[1]
+    for _ in range(1200):  # a bound on a broken worker only (60 s), not a timing
+        status = reg.invoke("get_job_status", {"job_id": job_id}, ADMIN)["status"]
+        if status not in ("queued", "running"):
+            break
+        await asyncio.sleep(0.05)
+    await page.clock.run_for(700)
+    await page.wait_for_selector("#job[data-status='succeeded']", timeout=30000)
+    return job_id
 
 
 async def axe(page: Page, name: str) -> list[dict[str, Any]]:

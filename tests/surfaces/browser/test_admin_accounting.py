@@ -82,7 +82,7 @@ def test_the_accounting_page_on_a_desk_and_on_a_phone(served: tuple[str, Registr
             violations.extend(await ah.axe(page, "phone " + path))
         await ah.shot(page, "phone-accounting")
 
-    assert _browse(url, steps) == []
+    assert _browse(url, steps, reg) == []
     assert (wide, violations) == ([], [])
     header, *rows = list(csv.reader(io.StringIO(files["csv"])))
     assert header == ["date", "entry", "account", "account_name", "debit", "credit", "currency",

@@ -56,7 +56,7 @@ def test_renaming_a_work_centre_keeps_its_shifts_and_then_one_shift_changes(
         _, done = await ah.preview_and_confirm(page)
         assert done.startswith("Applied") and "calendar" in done and "name" not in done
 
-    assert _browse(url, steps) == []
+    assert _browse(url, steps, reg) == []
     after = reg.invoke("get_work_centre", {"code": "SAW"}, ADMIN)
     assert after["name"] == "Band saw"
     assert after["calendar"] == [CALENDAR[0], {**CALENDAR[1], "end": "13:00"}]
@@ -89,7 +89,7 @@ def test_a_routing_edit_changes_one_operation_and_keeps_the_other(
         _, done = await ah.preview_and_confirm(page)
         assert done.startswith("Applied")
 
-    assert _browse(url, steps) == []
+    assert _browse(url, steps, reg) == []
     after = reg.invoke("get_routing", {"sku": "BOX"}, ADMIN)["operations"]
     assert after[0] == before[0]
     assert after[1] == {**before[1], "run_minutes": "2.5"}
@@ -111,5 +111,5 @@ def test_an_untouched_routing_form_changes_nothing(served: tuple[str, Registry])
         _, done = await ah.preview_and_confirm(page)
         assert done.startswith("Applied")
 
-    assert _browse(url, steps) == []
+    assert _browse(url, steps, reg) == []
     assert reg.invoke("get_routing", {"sku": "BOX"}, ADMIN) == before

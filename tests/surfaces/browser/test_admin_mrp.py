@@ -21,29 +21,51 @@ from shopfloor.app.settings import Settings
 from shopfloor.app.wiring import open_registry
 from shopfloor.registry.registry import Registry
 from shopfloor.surfaces.server import build_app
+from tests.copies import Copies
 from tests.helpers import ADMIN, apply
 from tests.servers import serving
 from tests.surfaces.browser import admin_harness as ah
-from tests.surfaces.browser.test_admin_records import PASSWORD, _browse
+from tests.surfaces.browser.test_admin_records import PASSWORD, _browse, no_long_money
 
 pytestmark = pytest.mark.browser
 PLAN = "main .plan-card"
 PHONE = {"width": 390, "height": 844}
 DESK = {"width": 1280, "height": 900}
+RAW = re.compile(r"\d\.\d{5,}")  # 332.027971: a figure no person reads
 
 
-@pytest.fixture
-def demo_served(sqlite_url: str) -> Iterator[tuple[str, Registry]]:
-    settings = Settings(database_url=sqlite_url, currency="EUR")
-    reg = open_registry(settings)
+def _demo(reg: Registry) -> None:
     demo.load(reg, ADMIN)
     # a later wave for the café tables: with the demo's two, three orders make them
     apply(reg, "create_sales_order", customer="Casa Bonita Restaurants", location="MAIN",
           due_date=(date.today() + timedelta(days=60)).isoformat(),
           lines=[{"sku": "TABLE-CAFE", "quantity": "30", "unit_price": "399"}])
     Accounts(reg.store).create("olga", PASSWORD, "admin")
+
+
+@pytest.fixture
+def demo_served(sqlite_url: str, copies: Copies) -> Iterator[tuple[str, Registry]]:
+    """The demo company, built once a worker and copied for each test."""
+    copies.restore(sqlite_url, "browser-demo", _demo)
+    settings = Settings(database_url=sqlite_url, currency="EUR")
+    reg = open_registry(settings)
     with serving(build_app(reg, settings)) as url:
         yield url, reg
+
+
+async def readable(page: Page, where: str, bad: list[str]) -> None:
+    """What a person reads on the page: no raw figure, no money past four decimals, no
+    code word of the vocabulary."""
+    text = await page.inner_text("main")
+    for found in RAW.finditer(text):
+        bad.append(f"{where}: raw figure {text[max(found.start() - 60, 0):found.end()]!r}")
+    for word in ("safety_stock", "sales_order", "purchase_order", "partially_received"):
+        if word in text:
+            bad.append(f"{where}: code word {word}")
+    try:
+        await no_long_money(page)
+    except AssertionError as exc:
+        bad.append(f"{where}: {exc}")
 
 
 async def fits(page: Page, name: str, wide: list[str]) -> None:
@@ -74,12 +96,13 @@ def test_two_of_three_planned_orders_ticked_by_ref_at_a_desk_and_on_a_phone(
     wide: list[str] = []
     violations: list[dict[str, object]] = []
     heights: dict[str, int] = {}
+    unread: list[str] = []
 
     async def steps(page: Page) -> None:
+        await page.clock.install()  # time flows; the job's page is moved on when it ends
         await page.goto(url + "/mrp")
         await page.click("#run-mrp")
-        await page.wait_for_selector("#job[data-status='succeeded']", timeout=60000)
-        job_id = page.url.rstrip("/").rsplit("/", 1)[1]
+        job_id = await ah.job_succeeded(page, reg)
         plan = reg.invoke("get_job", {"job_id": job_id}, ADMIN)["result"]
         first, second, third = _three_of_one_item(plan)
         # the job's page: the plan as cards in words, leading to /mrp
@@ -87,6 +110,7 @@ def test_two_of_three_planned_orders_ticked_by_ref_at_a_desk_and_on_a_phone(
         assert "safety_stock" not in main and "Kind:" not in main
         assert re.search(r"for SO-\d+ due \d{1,2} [A-Z][a-z]{2}( \d{4})?: \d", main), main[:2000]
         assert "safety stock by" in main
+        await readable(page, "mrp job", unread)
         await fits(page, "mrp-job-desk", wide)
         violations.extend(await ah.axe(page, "mrp job"))
         await page.set_viewport_size(PHONE)
@@ -119,6 +143,7 @@ def test_two_of_three_planned_orders_ticked_by_ref_at_a_desk_and_on_a_phone(
         for o, number in zip((first, third), numbers, strict=True):
             assert await page.locator(f"#tick-{o['ref']}").count() == 0
             assert await page.locator(f"#order-{o['ref']} a.made").inner_text() == number
+        await readable(page, "mrp applied", unread)
         await fits(page, "mrp-applied-desk", wide)
         violations.extend(await ah.axe(page, "mrp applied"))
         await page.set_viewport_size(PHONE)
@@ -140,6 +165,6 @@ def test_two_of_three_planned_orders_ticked_by_ref_at_a_desk_and_on_a_phone(
         await page.set_viewport_size(PHONE)
         await fits(page, "mrp-phone", wide)
 
-    assert _browse(url, steps) == []
-    assert (wide, violations) == ([], []), heights
+    assert _browse(url, steps, reg) == []
+    assert (wide, violations, unread) == ([], [], []), heights
     print("page heights:", heights)

@@ -74,7 +74,7 @@ def test_partners_and_letterhead_on_a_desk_and_on_a_phone(served: tuple[str, Reg
             violations.extend(await ah.axe(page, "phone " + path))
             await ah.shot(page, "phone" + path.replace("/", "-").replace("%", ""))
 
-    assert _browse(url, steps) == []
+    assert _browse(url, steps, reg) == []
     assert (wide, violations) == ([], [])
     assert reg.invoke("get_supplier", {"name": "Glue Works"}, ADMIN)["currency"] == "CHF"
     got = reg.invoke("get_company_profile", {}, ADMIN)

@@ -16,7 +16,6 @@ from typing import Any
 import pytest
 from playwright.async_api import Page
 
-from shopfloor.app.accounts import Accounts
 from shopfloor.app.settings import Settings
 from shopfloor.app.wiring import open_registry
 from shopfloor.registry.registry import Registry
@@ -52,19 +51,22 @@ def served(sqlite_url: str) -> Iterator[tuple[str, Registry]]:
         given.stock({"GLUE": {"quantity": qty, "unit_cost": "3.1671",
                               "lots": [{"lot": lot, "expiry": EXPIRY}]}})
     given.apply("hold_lot", sku="GLUE", lot="G-2", reason="lab test pending")
-    Accounts(reg.store).create("olga", PASSWORD, "admin")
+    # no account: the tests sign in with a minted session (an account's password hash is
+    # argon2's, deliberately slow); a test that lists the users makes olga's itself
     with serving(build_app(reg, settings)) as url:
         yield url, reg
 
 
-def _browse(url: str, steps: Callable[[Page], Awaitable[None]]) -> list[dict[str, Any]]:
-    """Sign in, run the steps, and return the axe violations and what went wrong."""
+def _browse(url: str, steps: Callable[[Page], Awaitable[None]], reg: Registry,
+            user: str = "olga") -> list[dict[str, Any]]:
+    """Signed in (a minted session cookie), run the steps, and return the axe violations
+    and what went wrong."""
     found: list[dict[str, Any]] = []
 
     async def run() -> None:
         async with harness.browser() as browser, ah.admin_context(browser, url) as (ctx, watch):
+            await ah.signed_in(ctx, url, reg, user)
             page = await ctx.new_page()
-            await ah.sign_in(page, url, "olga", PASSWORD)
             await steps(page)
             found.extend(await ah.axe(page, page.url))
             assert watch.outside() == [] and watch.refusals == [] and watch.errors == []
@@ -106,7 +108,7 @@ def test_renaming_a_lot_tracked_item_changes_only_its_name(
         await no_long_money(page)
         await ah.shot(page, "record-item")
 
-    assert _browse(url, steps) == []
+    assert _browse(url, steps, reg) == []
     after = reg.invoke("get_item", {"sku": "GLUE"}, ADMIN)
     assert after["name"] == "Wood glue D3"
     assert {k: v for k, v in after.items() if k != "name"} == \
@@ -139,7 +141,7 @@ def test_editing_one_purchase_order_line_keeps_the_others(
         assert done.startswith("Applied")
         assert "€380.05" in shown  # 120 x 3.1671, in the currency's two decimals
 
-    assert _browse(url, steps) == []
+    assert _browse(url, steps, reg) == []
     after = reg.invoke("get_purchase_order", {"number": number}, ADMIN)
     assert after["lines"][0] == before["lines"][0]
     assert after["lines"][1] == {**before["lines"][1], "quantity": "12"}
@@ -166,7 +168,7 @@ def test_changing_a_sales_orders_due_date_leaves_its_lines(
         _, done = await ah.preview_and_confirm(page)
         assert done.startswith("Applied")
 
-    assert _browse(url, steps) == []
+    assert _browse(url, steps, reg) == []
     after = reg.invoke("get_sales_order", {"number": number}, ADMIN)
     assert after["due_date"] == "2026-12-22" and after["lines"] == before["lines"]
     assert after["partner"] == before["partner"] and after["location"] == before["location"]
@@ -185,6 +187,6 @@ def test_a_recipe_edit_changes_one_component_and_keeps_the_other(
         _, done = await ah.preview_and_confirm(page)
         assert done.startswith("Applied")
 
-    assert _browse(url, steps) == []
+    assert _browse(url, steps, reg) == []
     got = reg.invoke("get_recipe", {"sku": "BOX"}, ADMIN)["components"]
     assert [(c["sku"], c["quantity"]) for c in got] == [("GLUE", "0.3"), ("CLAMP", "2")]
