@@ -30,7 +30,8 @@ class WriteSession(Session):
                    execution_options: Any = None) -> Connection:
         if bind_arguments is None and execution_options is None:
             kept = self.info.get(_KEPT)
-            if kept is not None:
+            # within a savepoint, the ORM's own answer: it emits the SAVEPOINT, lazily
+            if kept is not None and self.get_nested_transaction() is None:
                 return kept  # type: ignore[no-any-return]
         return super().connection(bind_arguments, execution_options)
 
