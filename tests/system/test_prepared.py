@@ -81,3 +81,22 @@ def test_listeners_and_errors_see_what_core_would(registry: Registry) -> None:
     with registry.store.plain_reading() as session, pytest.raises(ValueError, match="sku"):
         Prepared(select(Item.id).where(Item.sku == bindparam("sku"))).all(
             session.connection(), {"skew": "P1"})
+
+
+def test_a_long_statement_gives_cores_rows(registry: Registry) -> None:
+    """Past 50 parameters psycopg would parse the query on every call: PostgreSQL runs it
+    numbered ($1...) on its raw cursor, a literal % and a repeated parameter included."""
+    _company(registry)
+    skus = [f"X{i}" for i in range(58)] + ["P1", "M1"]
+    long = Prepared(select(Item.id, Item.sku, Item.purchase_price)
+                    .where(Item.sku.in_([bindparam(f"s{i}") for i in range(len(skus))]),
+                           text("length('%') = 1"),  # a literal %, as written
+                           Item.sku != bindparam("s0"))
+                    .order_by(Item.sku))
+    params = {f"s{i}": sku for i, sku in enumerate(skus)}
+    fast, core = _both(registry, long, params)
+    assert [r.sku for r in fast] == ["M1", "P1"] and fast == core
+    assert [type(v) for v in fast[1]] == [type(v) for v in core[1]]
+    form = long._forms[registry.store.dialect]
+    assert form is not None  # it ran on the driver's cursor
+    assert (form.raw is not None) == (registry.store.dialect == "postgresql")

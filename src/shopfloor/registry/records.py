@@ -27,7 +27,8 @@ _KEY = select(IDEMPOTENCY.c.tool, IDEMPOTENCY.c.actor, IDEMPOTENCY.c.request_has
               IDEMPOTENCY.c.result).where(IDEMPOTENCY.c.key == bindparam("key"))
 _SPEND = insert(table(SpentPreviewToken))
 _REMEMBER = insert(IDEMPOTENCY)
-_LOG = Prepared(insert(table(OperationLog)))
+LOG = table(OperationLog)
+_LOG = Prepared(insert(LOG))
 
 
 def key_row(session: Any, key: str) -> Any:
@@ -89,10 +90,13 @@ def record(session: Any, tool: str, op: Op, done: Done[Any], args: dict[str, Any
         "warnings": [w.as_dict() for w in op.warnings],
     }
     conn = session.connection()
-    _LOG.all(conn, {
-        "operation_id": op.operation_id, "tool": tool, "actor": op.actor, "arguments": args,
-        "result": result, "idempotency_key": idempotency_key, "created_at": op.now})
-    outbox.emit(conn, EventType.operation_applied, {
-        "operation_id": op.operation_id, "tool": tool, "summary": done.summary,
-        "actor": op.actor}, op.now)
+    row = {"operation_id": op.operation_id, "tool": tool, "actor": op.actor,
+           "arguments": args, "result": result, "idempotency_key": idempotency_key,
+           "created_at": op.now}
+    data = {"operation_id": op.operation_id, "tool": tool, "summary": done.summary,
+            "actor": op.actor}
+    if outbox.emit_with_row(conn, LOG, row, EventType.operation_applied, data,
+                            op.now) is None:
+        _LOG.all(conn, row)
+        outbox.emit(conn, EventType.operation_applied, data, op.now)
     return result

@@ -309,7 +309,8 @@ class Registry(Catalogue):
                     also(session, result)
                 session.commit()
                 return result
-            reads = start_tracking(session)
+            # only a token's fingerprint reads the read set: without one, none is kept
+            reads = start_tracking(session) if claims is not None else None
             op = self._op(session, actor, operation_id=str(uuid.uuid4()))
             try:
                 done = tool.handler(op, req)
@@ -321,7 +322,7 @@ class Registry(Catalogue):
                     raise
                 raise self._stale(f"changed since the preview: {exc.message}", tool, req, actor,
                                   args, digest, cause=exc) from None
-            if claims is not None and fingerprint(reads) != claims.reads:
+            if claims is not None and reads is not None and fingerprint(reads) != claims.reads:
                 session.rollback()
                 raise self._stale("something this preview read has changed since", tool, req,
                                   actor, args, digest)

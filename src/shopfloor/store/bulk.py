@@ -367,3 +367,57 @@ def _parent_plan(conn: Connection, parent: Insert, heads: tuple[str, ...], child
            replace(line_plan, named=False)) if len(casts) == len(line_plan.names) else None
     return _WithParent(parent, child, f"{start}u.* FROM parent, {tail} AS u) SELECT * FROM "
                        "parent", head_plan, arrays, few=few)
+
+
+_Pairs = tuple[tuple[str, str], ...]
+_UPDATES: dict[tuple[int, tuple[str, ...], _Pairs, _Pairs], tuple[Table, _Plan]] = {}
+
+
+def update_arrays(conn: Connection, table: Table, rows: Sequence[Mapping[str, Any]],
+                  match: Mapping[str, str], sets: Mapping[str, str]) -> int | None:
+    """PostgreSQL: many rows of `table` updated by one statement over an array per
+    parameter (`UPDATE ... SET col = u.col FROM unnest(...) AS u WHERE ...`), each row
+    only where every `match` column equals its row's value. `match` and `sets` name, for
+    each row key, the column it is compared with or written to. Returns the rows updated,
+    or None where it cannot (another database, a few rows): the caller runs its own
+    executemany. psycopg's executemany adapts and sends each row as a statement of its
+    own, which for a hundred balances was a tenth of an adjustment's client time."""
+    if conn.dialect.name != "postgresql" or len(rows) < _ARRAYS_FROM:
+        return None
+    keys = tuple(rows[0])
+    cache_key = (id(table), keys, tuple(match.items()), tuple(sets.items()))
+    entry = _UPDATES.get(cache_key)
+    if entry is None or entry[0] is not table:
+        entry = _UPDATES[cache_key] = (table, _update_plan(conn, table, keys, match, sets))
+    plan = entry[1]
+    params = plan.params(rows)
+    if observed(conn):
+        return int(conn.exec_driver_sql(plan.sql, params).rowcount)
+
+    def run(cursor: Any) -> int:
+        cursor.execute(plan.sql, params)
+        return int(cursor.rowcount)
+
+    return on_cursor(conn, plan.sql, params, run)
+
+
+def _update_plan(conn: Connection, table: Table, keys: tuple[str, ...],
+                 match: Mapping[str, str], sets: Mapping[str, str]) -> _Plan:
+    if set(keys) != set(match) | set(sets) or set(match) & set(sets):
+        raise ValueError(f"rows {sorted(keys)} must give each key to match or to set once")
+    dialect = conn.dialect
+    prep = dialect.identifier_preparer
+    target = prep.format_table(table)
+    column = {**match, **sets}
+    cols = [table.c[column[k]] for k in keys]
+    arrays = ", ".join(f"CAST(%(p{i})b AS {c.type.compile(dialect=dialect)}[])"
+                       for i, c in enumerate(cols))
+    names = ", ".join(f"u{i}" for i in range(len(keys)))
+    at = {k: f"u.u{i}" for i, k in enumerate(keys)}
+    assign = ", ".join(f"{prep.quote(table.c[c].name)} = {at[k]}" for k, c in sets.items())
+    where = " AND ".join(f"{target}.{prep.quote(table.c[c].name)} = {at[k]}"
+                         for k, c in match.items())
+    sql = (f"UPDATE {target} SET {assign} FROM unnest({arrays}) AS u({names}) "
+           f"WHERE {where}")
+    processors = tuple(c.type.dialect_impl(dialect).bind_processor(dialect) for c in cols)
+    return _Plan(sql, keys, processors, arrays=True)

@@ -13,11 +13,11 @@ The insert is built once per dialect: it runs on every apply.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, and_, func, insert, literal, or_, select
+from sqlalchemy import Connection, Table, and_, bindparam, func, insert, literal, or_, select
 
 from shopfloor.store.prepared import Prepared
 from shopfloor.store.tables import Event, table
@@ -36,6 +36,37 @@ def emit(conn: Connection, type_: str, data: dict[str, Any], at: datetime) -> st
     event_id = new_id()
     stmt = _EMIT.get(conn.dialect.name, _EMIT["sqlite"])
     stmt.all(conn, {"id": event_id, "type": type_, "at": at, "data": data})
+    return event_id
+
+
+_WITH: dict[tuple[int, tuple[str, ...]], tuple[Table, Prepared | None]] = {}
+_EVENT_KEYS = ("event_id", "event_type", "event_at", "event_data")
+
+
+def emit_with_row(conn: Connection, target: Table, row: Mapping[str, Any], type_: str,
+                  data: dict[str, Any], at: datetime) -> str | None:
+    """PostgreSQL: `row` inserted into `target`, then one event recorded, in one statement
+    (`WITH written AS (INSERT ...) INSERT INTO events ...`): the operation log and its
+    event take one round trip of every apply, not two. Returns the event's id, or None on
+    another database (the caller inserts the row and emits, as before)."""
+    if conn.dialect.name != "postgresql":
+        return None
+    keys = tuple(row)
+    entry = _WITH.get((id(target), keys))
+    if entry is None or entry[0] is not target:
+        both = None
+        if not set(keys) & set(_EVENT_KEYS):
+            written = insert(target).values({k: bindparam(k) for k in keys}).cte("written")
+            both = Prepared(insert(EVENTS).values(
+                id=bindparam("event_id"), type=bindparam("event_type"),
+                at=bindparam("event_at"), tx=func.txid_current(),
+                data=bindparam("event_data")).add_cte(written))
+        entry = _WITH[(id(target), keys)] = (target, both)
+    if entry[1] is None:
+        return None
+    event_id = new_id()
+    entry[1].all(conn, {**row, "event_id": event_id, "event_type": type_, "event_at": at,
+                        "event_data": data})
     return event_id
 
 

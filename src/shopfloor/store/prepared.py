@@ -14,6 +14,8 @@ invalidated). """
 
 from __future__ import annotations
 
+import re
+import weakref
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
@@ -34,11 +36,32 @@ def connection_of(session: Session) -> Connection:
     return bind if isinstance(bind, Connection) else session.connection()
 
 
-def _observed(conn: Connection) -> bool:
+_QUIET: weakref.WeakKeyDictionary[Connection, bool] = weakref.WeakKeyDictionary()
+"""Write transactions' connections that nothing listened to when they began: asked once
+per transaction (`quiet_while`), not once per statement (six event collections looked
+at, ~2 us, a dozen times an apply)."""
+
+
+def quiet_while(conn: Connection) -> None:
+    """`conn` begins a write transaction: whether anything listens is decided now, for the
+    transaction's statements (`heard` ends it). A listener is attached before the work it
+    watches, as the bench's counter and the tests' are, never in the middle of it."""
+    if not _observed(conn, ask=True):
+        _QUIET[conn] = True
+
+
+def heard(conn: Connection) -> None:
+    """The transaction `quiet_while` began has ended: the next one asks again."""
+    _QUIET.pop(conn, None)
+
+
+def _observed(conn: Connection, ask: bool = False) -> bool:
     """Does anything log, count or intercept this connection's statements? Listeners are
     looked for on its engine (where logging and every listener here attach; a pooled
     connection's own dispatch is built afresh per checkout, and asking it costs more than
     the statement) and its dialect."""
+    if not ask and conn in _QUIET:
+        return False
     engine, dialect = conn.engine.dispatch, conn.dialect.dispatch
     return bool(getattr(conn, "_echo", True) or engine.before_execute or engine.after_execute
                 or engine.before_cursor_execute or engine.after_cursor_execute
@@ -71,6 +94,14 @@ class _Form:
                         if (proc := bp.type.dialect_impl(dialect).bind_processor(dialect))}
         self.types = [c.type.dialect_impl(dialect) for c in returned]
         self.dialect = dialect
+        self.raw: list[str] | None = None
+        """PostgreSQL, a statement psycopg would parse again on every call: the order of
+        its `$n` parameters (see `_numbered`)."""
+        if dialect.name == "postgresql" and self.names is None and (
+                len(compiled.bind_names) > _PG_PARAMS or len(self.sql) > _PG_LENGTH):
+            numbered = _numbered(self.sql)
+            if numbered is not None:
+                self.sql, self.raw = numbered
         self.results: tuple[SimpleResultMetaData, list[Any] | None] | None = None
 
     def parameters(self, given: Mapping[str, Any]) -> Any:
@@ -79,6 +110,8 @@ class _Form:
         values = {**self.defaults, **given}
         for name, proc in self.binders.items():
             values[name] = proc(values[name])
+        if self.raw is not None:
+            return tuple([values[n] for n in self.raw])
         return values if self.names is None else tuple([values[n] for n in self.names])
 
     def converters(self, description: Any) -> tuple[SimpleResultMetaData, list[Any] | None]:
@@ -91,6 +124,34 @@ class _Form:
             self.results = (SimpleResultMetaData([d[0] for d in description]),
                             procs if any(procs) else None)
         return self.results
+
+
+_PG_PARAMS, _PG_LENGTH = 50, 4096
+"""psycopg keeps a query's parsed form only up to these (its `_queries` limits): a
+hundred-line document's IN list of items or balances was parsed on every call, ~0.2 ms."""
+_PLACEHOLDER = re.compile(r"%%|%\((\w+)\)s")
+
+
+def _numbered(sql: str) -> tuple[str, list[str]] | None:
+    """`%(name)s` placeholders made `$1, $2...` (and `%%` a `%`), for psycopg's raw
+    cursor, which takes the query as it is and parses nothing; None for SQL this does not
+    read exactly (a `$` of its own, a placeholder of another form)."""
+    if "$" in sql:
+        return None
+    names: list[str] = []
+    index: dict[str, int] = {}
+
+    def number(found: re.Match[str]) -> str:
+        name = found.group(1)
+        if name is None:
+            return "%"
+        if name not in index:
+            names.append(name)
+            index[name] = len(names)
+        return f"${index[name]}"
+
+    out = _PLACEHOLDER.sub(number, sql)
+    return None if "%" in _PLACEHOLDER.sub("", sql) else (out, names)
 
 
 class _CoreOnly(Exception):
@@ -139,7 +200,7 @@ class Prepared:
             # (psycopg builds the description afresh each time it is asked for)
             return cursor.fetchall(), form.results or form.converters(cursor.description)
 
-        rows, said = on_cursor(conn, form.sql, args, run)
+        rows, said = on_cursor(conn, form.sql, args, run, raw=form.raw is not None)
         if said is None:
             return []
         # Rows as Core's result makes them (its processors applied by the row itself).
@@ -156,13 +217,14 @@ def observed(conn: Connection) -> bool:
     return _observed(conn)
 
 
-def on_cursor(conn: Connection, sql: str, args: Any, run: Callable[[Any], T]) -> T:
+def on_cursor(conn: Connection, sql: str, args: Any, run: Callable[[Any], T], *,
+              raw: bool = False) -> T:
     """`run` on a cursor of the connection's driver connection, in its transaction; a
     driver error raised as Core raises it (an IntegrityError stays one, a lost
-    connection is invalidated)."""
+    connection is invalidated). `raw`: psycopg's raw cursor (`$n` placeholders)."""
     dialect = conn.dialect
     dbapi_conn = conn.connection
-    cursor = dbapi_conn.cursor()
+    cursor = _raw_cursor(dbapi_conn) if raw else dbapi_conn.cursor()
     try:
         return run(cursor)
     except dialect.loaded_dbapi.Error as exc:
@@ -173,3 +235,9 @@ def on_cursor(conn: Connection, sql: str, args: Any, run: Callable[[Any], T]) ->
                                   dialect=dialect, connection_invalidated=lost) from exc
     finally:
         cursor.close()
+
+
+def _raw_cursor(dbapi_conn: Any) -> Any:
+    from psycopg import RawCursor  # (PostgreSQL's driver: loaded by then)
+
+    return RawCursor(dbapi_conn.driver_connection)

@@ -19,6 +19,8 @@ from typing import Any
 from sqlalchemy import Connection, event
 from sqlalchemy.orm import Session, SessionTransaction
 
+from shopfloor.store.prepared import heard, quiet_while
+
 _KEPT = "shopfloor.connection"
 _CHECKS = "shopfloor.before_commit"
 
@@ -28,7 +30,8 @@ class WriteSession(Session):
                    execution_options: Any = None) -> Connection:
         if bind_arguments is None and execution_options is None:
             kept = self.info.get(_KEPT)
-            if kept is not None:
+            # within a savepoint, the ORM's own answer: it emits the SAVEPOINT, lazily
+            if kept is not None and self.get_nested_transaction() is None:
                 return kept  # type: ignore[no-any-return]
         return super().connection(bind_arguments, execution_options)
 
@@ -37,12 +40,15 @@ class WriteSession(Session):
 def _keep(session: Session, transaction: SessionTransaction, connection: Connection) -> None:
     if transaction.parent is None and not transaction.nested:
         session.info[_KEPT] = connection
+        quiet_while(connection)
 
 
 @event.listens_for(WriteSession, "after_transaction_end")
 def _drop(session: Session, transaction: SessionTransaction) -> None:
     if transaction.parent is None:
-        session.info.pop(_KEPT, None)
+        kept = session.info.pop(_KEPT, None)
+        if kept is not None:
+            heard(kept)
 
 
 def before_commit(session: Session, name: str, check: Callable[[], None]) -> None:

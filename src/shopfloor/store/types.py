@@ -33,6 +33,15 @@ a document's lines repeat a few quantities and costs, each a new object, and a l
 costs a quarter of the rounding and scaling."""
 
 
+def _unscale(value: Any) -> Decimal:
+    return Decimal(value).scaleb(-SCALE)
+
+
+_unscaled = lru_cache(maxsize=4096)(_unscale)
+"""The other way, integers read lately, by value: a hundred balances and items read back
+repeat a few prices and quantities (a `Decimal` is immutable, so one may be shared)."""
+
+
 class _ScaledInteger(BigInteger):
     """SQLite's column for a decimal: an integer count of millionths. Its conversions are
     the column type's own (one closure call per value, not a TypeDecorator's two layers):
@@ -55,7 +64,11 @@ class _ScaledInteger(BigInteger):
 
     def result_processor(self, dialect: Dialect, coltype: object) -> Callable[[Any], Any]:
         def process(value: Any) -> Decimal | None:
-            return None if value is None else Decimal(value).scaleb(-SCALE)
+            if value is None:
+                return None
+            if type(value) is not int:  # (2.0 == 2: only integers share the cache)
+                return _unscale(value)
+            return _unscaled(value)
 
         return process
 

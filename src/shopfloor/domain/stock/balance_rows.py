@@ -11,7 +11,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from shopfloor.kernel.numbers import ZERO
-from shopfloor.store.bulk import executemany
+from shopfloor.store.bulk import executemany, update_arrays
 from shopfloor.store.engine import RetryTransaction
 from shopfloor.store.tables import Balance, table
 
@@ -23,6 +23,10 @@ _UPDATE = (update(BALANCES)
            .values(on_hand=bindparam("b_on_hand"), committed=bindparam("b_committed"),
                    average_cost=bindparam("b_average_cost"),
                    stock_value=bindparam("b_stock_value"), version=bindparam("b_next")))
+_MATCH = {"b_id": "id", "b_version": "version"}
+_SETS = {"b_on_hand": "on_hand", "b_committed": "committed", "b_average_cost": "average_cost",
+         "b_stock_value": "stock_value", "b_next": "version"}
+"""The same update for many rows in one statement on PostgreSQL (`bulk.update_arrays`)."""
 _INSERT = insert(BALANCES).returning(BALANCES.c.id, BALANCES.c.item_id, BALANCES.c.location_id)
 
 @dataclass(slots=True)
@@ -47,7 +51,11 @@ def update_balances(session: Session, slots: list[Slot]) -> None:
     params = [{"b_id": s.id, "b_version": s.version, "b_on_hand": s.on_hand,
                "b_committed": s.committed, "b_average_cost": s.average_cost,
                "b_stock_value": s.value, "b_next": s.version + 1} for s in slots]
-    if executemany(session.connection(), _UPDATE, params) not in (-1, len(params)):
+    conn = session.connection()
+    done = update_arrays(conn, BALANCES, params, _MATCH, _SETS)
+    if done is None:
+        done = executemany(conn, _UPDATE, params)
+    if done not in (-1, len(params)):
         raise RetryTransaction  # a balance moved under us: run the whole operation again
     for s in slots:
         s.version += 1

@@ -27,7 +27,11 @@ def precision(item: Any) -> int:
 
 def exact(quantity: Decimal, item: Any, fld: str) -> Decimal:
     """A quantity given in the item's own unit, refused (naming `fld`) when finer than the
-    unit is counted: 2.5 pcs is not a number of pieces."""
+    unit is counted: 2.5 pcs is not a number of pieces. A whole number fits every unit (a
+    precision is 0 to 6 places) and is let through before the item's precision is looked
+    up: most quantities are whole, and this runs twice a document line."""
+    if quantity.is_finite() and quantity == quantity.to_integral_value():
+        return quantity
     places = precision(item)
     if not units.fits(quantity, places):
         raise ValidationFailed(

@@ -120,7 +120,11 @@ class Picked(NamedTuple):
 
 
 def tracked(item: Any) -> bool:
-    return bool(getattr(item, "batch_tracked", False) or getattr(item, "serial_tracked", False))
+    try:  # an item row or an `Item` (asked four times a document line)
+        return bool(item.batch_tracked or item.serial_tracked)
+    except AttributeError:
+        return bool(getattr(item, "batch_tracked", False)
+                    or getattr(item, "serial_tracked", False))
 
 
 class LotBook:

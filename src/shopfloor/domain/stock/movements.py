@@ -89,7 +89,8 @@ def _incoming_cost(item: Any, bal_avg: Decimal, given: Decimal | None) -> Decima
 def _post_lines(op: Op, number: str, location: stock.Place, lines: Sequence[AdjustLine],
                 items: Mapping[str, Stocked]) -> list[dict[str, Any]]:
     """The ledger rows of an adjustment's lines; returns the line rows to insert."""
-    stock.prefetch(op, [items[spec.sku] for spec in lines], location)
+    book = stock.ledger(op)  # asked once, not twice a line
+    book.load([items[spec.sku] for spec in lines], location)
     since = stocktakes.moved_since(op, location.id, (
         (i, items[spec.sku].id, spec.counted_at) for i, spec in enumerate(lines)
         if spec.counted_quantity is not None))
@@ -102,7 +103,7 @@ def _post_lines(op: Op, number: str, location: stock.Place, lines: Sequence[Adju
             exact(spec.counted_quantity, item, f"{fld}.counted_quantity")
         elif spec.quantity_delta is not None:
             exact(spec.quantity_delta, item, f"{fld}.quantity_delta")
-        bal = stock.balance(op, item, location)
+        bal = book.slot(item, location)
         counted_at = None
         if spec.counted_quantity is not None:
             # as of the moment counted: what moved since then is kept, not erased
@@ -128,15 +129,16 @@ def _post_lines(op: Op, number: str, location: stock.Place, lines: Sequence[Adju
     found = lots.incoming(op, [m[4] for m in moving if m[1] > 0])
     left = lots.outgoing(op, [m[4] for m in moving if m[1] < 0])
     ins, outs = iter(found), iter(left)
+    book = stock.ledger(op)
     for item, delta, cost, fld, _ in moving:
         sign = 1 if delta > 0 else -1
         for part in next(ins if delta > 0 else outs):
-            stock.post(op, Posting(item, location, sign * part.quantity, "adjustment",
-                                   "stock_adjustment", number,
-                                   unit_cost=cost if delta > 0 else None,
-                                   batch_id=part.batch_id,
-                                   field=part.field if part.batch_id
-                                   else f"{fld}.quantity_delta"))
+            book.post(Posting(item, location, sign * part.quantity, "adjustment",
+                              "stock_adjustment", number,
+                              unit_cost=cost if delta > 0 else None,
+                              batch_id=part.batch_id,
+                              field=part.field if part.batch_id
+                              else f"{fld}.quantity_delta"))
     return rows
 
 
