@@ -12,7 +12,7 @@ from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, seed, settings
 from hypothesis.stateful import RuleBasedStateMachine, precondition, rule, run_state_machine_as_test
 from sqlalchemy import select
 
@@ -23,15 +23,20 @@ from tests.helpers import apply
 
 
 def run_machine(machine: Any, make: Callable[[], Registry], examples: int, steps: int,
-                derandomize: bool = True) -> None:
+                derandomize: bool = True, part: int | None = None) -> None:
     """`make test`'s runs are the same each time (derandomized: a red run is a change,
-    not a draw); the long runs (`-m long`) pass `derandomize=False` to explore.
+    not a draw); the long runs (`-m long`) pass `derandomize=False` to explore. A `part`
+    runs under its own fixed seed (the same run each time, other examples than another
+    part's), so that parallel workers share a machine's bounded budget.
     `SHOPFLOOR_EXAMPLES` and `SHOPFLOOR_STEPS` run a machine longer by hand (hunting a
     failure the bounded run does not reach) without editing its test."""
-    machine.make = staticmethod(make)
+    # a class of its own a run, so that a part's seed stays off the next run's machine
+    run = type(machine.__name__, (machine,), {"make": staticmethod(make)})
+    if part is not None:
+        run = seed(part)(run)
     examples = int(os.environ.get("SHOPFLOOR_EXAMPLES", examples))
     steps = int(os.environ.get("SHOPFLOOR_STEPS", steps))
-    run_state_machine_as_test(machine, settings=settings(
+    run_state_machine_as_test(run, settings=settings(
         max_examples=examples, stateful_step_count=steps, deadline=None,
         derandomize=derandomize,
         suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]))

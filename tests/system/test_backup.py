@@ -34,6 +34,7 @@ from shopfloor.store.tables import Base, StockMovement
 from tests.conftest import PG_URL
 from tests.given import Given
 from tests.helpers import ADMIN, apply, ledger_mismatches
+from tests.surfaces.contract.surfaces import Ran, cli_in_process
 
 TODAY = date(2026, 12, 1)
 # Untracked demo items (a lot-tracked line would need its lot named).
@@ -346,9 +347,16 @@ def registry_locations(registry: Registry) -> list[str]:
 
 
 def cli(url: str, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """`shopfloor ARGS` as its own process: what a person's shell gets."""
     return subprocess.run([sys.executable, "-m", "shopfloor.surfaces.cli", *args],
                           capture_output=True, text=True, timeout=120,
                           env={**os.environ, "SHOPFLOOR_DATABASE_URL": url, **env})
+
+
+def cli_here(url: str, *args: str, **env: str) -> Ran:
+    """The same command by the console script's `main` in this process (no interpreter
+    start): for the further cases of a property one real process has shown."""
+    return cli_in_process(list(args), {"SHOPFLOOR_DATABASE_URL": url, **env})
 
 
 def test_the_commands_fail_with_coded_exit_statuses(
@@ -360,22 +368,22 @@ def test_the_commands_fail_with_coded_exit_statuses(
     assert done.returncode == 0 and "Backed up" in done.stderr, done.stderr
     again = cli(db_url, "backup", str(file))
     assert again.returncode == 4 and "error[conflict]" in again.stderr, again.stderr
-    into_company = cli(db_url, "restore", str(file))
+    into_company = cli_here(db_url, "restore", str(file))
     assert into_company.returncode == 4, into_company.stderr
     assert "error[conflict]" in into_company.stderr, into_company.stderr
     not_a_backup = tmp_path / "notes.txt"
     not_a_backup.write_text("hello")
-    bad = cli(empty_db(), "restore", str(not_a_backup))
+    bad = cli_here(empty_db(), "restore", str(not_a_backup))
     assert bad.returncode == 2 and "not a Shopfloor backup" in bad.stderr, bad.stderr
-    missing = cli(empty_db(), "restore", str(tmp_path / "nowhere.backup"))
+    missing = cli_here(empty_db(), "restore", str(tmp_path / "nowhere.backup"))
     assert missing.returncode == 3, missing.stderr
     target = empty_db()
     restored = cli(target, "--fmt", "json", "restore", str(file))
     assert restored.returncode == 0, restored.stderr
     assert '"revision": "' + migrate.HEAD in restored.stdout
     if db_url.startswith("postgresql"):
-        lost = cli(db_url, "backup", str(tmp_path / "x.backup"),
-                   SHOPFLOOR_PG_BIN_DIR=str(tmp_path))
+        lost = cli_here(db_url, "backup", str(tmp_path / "x.backup"),
+                        SHOPFLOOR_PG_BIN_DIR=str(tmp_path))
         assert lost.returncode == 3 and "pg_dump" in lost.stderr, lost.stderr
         assert not (tmp_path / "x.backup").exists()
 

@@ -102,20 +102,24 @@ def test_text_and_yaml_views_render(sqlite_url: str) -> None:
         assert out.returncode == 0 and "MAIN" in out.stdout, (fmt, out.stderr)
 
 
-def test_call_wait_runs_a_job_when_no_worker_is_there(sqlite_url: str) -> None:
+@pytest.mark.parametrize("job", ["mrp", "import"])  # a process each: two workers share them
+def test_call_wait_runs_a_job_when_no_worker_is_there(sqlite_url: str, job: str) -> None:
     reg = open_registry(Settings(database_url=sqlite_url))
     Given(reg).company()
-    out = cli_process(sqlite_url, "call", "run_mrp", "--arg", "today=2026-12-01", "--wait")
-    assert out.returncode == 0, out.stderr
-    job = json.loads(out.stdout)
-    assert job["status"] == "succeeded" and job["kind"] == "mrp", job
-    assert "job " in out.stderr  # the progress bar's label
+    if job == "mrp":
+        out = cli_process(sqlite_url, "call", "run_mrp", "--arg", "today=2026-12-01", "--wait")
+        assert out.returncode == 0, out.stderr
+        done = json.loads(out.stdout)
+        assert done["status"] == "succeeded" and done["kind"] == "mrp", done
+        assert "job " in out.stderr  # the progress bar's label
+        return
     csv = "sku,name,on_hand:MAIN\nCLI-1,From the CLI,2\n"
     out = cli_process(sqlite_url, "call", "import_items", "--json",
                       json.dumps({"csv": csv, "preview": False}), "--wait")
     assert out.returncode == 0, out.stderr
-    job = json.loads(out.stdout)
-    assert job["status"] == "succeeded" and job["result"]["created"] == 1, job
+    done = json.loads(out.stdout)
+    assert done["status"] == "succeeded" and done["result"]["created"] == 1, done
+    assert "job " in out.stderr
     assert reg.invoke("get_item", {"sku": "CLI-1"}, ADMIN)["name"] == "From the CLI"
 
 

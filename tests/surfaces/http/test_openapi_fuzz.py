@@ -27,8 +27,10 @@ from schemathesis.specs.openapi.checks import (
 
 from shopfloor.app.settings import Settings
 from shopfloor.app.wiring import open_registry
+from shopfloor.registry.registry import Registry
 from shopfloor.surfaces.auth import Authenticator
 from shopfloor.surfaces.server import build_app
+from tests.copies import Copies
 from tests.given import Given
 from tests.helpers import apply
 from tests.servers import serving
@@ -50,15 +52,15 @@ SAMPLE: dict[str, Any] = {"sku": "M1", "location": "MAIN", "supplier": "Acme",
 """Required arguments of an edge case, so the date reaches the tool's own work."""
 
 
-SHARDS = 4
-"""`make test` fuzzes the operations in this many parts (each on its own database and
-server): no one test runs long, and parallel workers share them."""
+SHARDS = 8
+"""`make test` fuzzes the operations in this many parts (each on its own copy of the
+company and its own server): no one test runs long, and parallel workers share them."""
 
 
 @pytest.mark.parametrize("shard", range(SHARDS))
 def test_api_never_errors_and_keeps_to_its_schema(tmp_path: Path, sqlite_template: Path,
-                                                  shard: int) -> None:
-    _fuzz_api(tmp_path, sqlite_template, EXAMPLES, shard, SHARDS)
+                                                  copies: Copies, shard: int) -> None:
+    _fuzz_api(tmp_path, sqlite_template, copies, EXAMPLES, shard, SHARDS)
 
 
 def test_the_edge_cases_reach_over_a_hundred_bodies(sqlite_url: str) -> None:
@@ -72,19 +74,23 @@ def test_the_edge_cases_reach_over_a_hundred_bodies(sqlite_url: str) -> None:
 
 
 @pytest.mark.long
-def test_api_fuzz_long(tmp_path: Path, sqlite_template: Path) -> None:
-    _fuzz_api(tmp_path, sqlite_template, LONG_EXAMPLES)
+def test_api_fuzz_long(tmp_path: Path, sqlite_template: Path, copies: Copies) -> None:
+    _fuzz_api(tmp_path, sqlite_template, copies, LONG_EXAMPLES)
 
 
-def _fuzz_api(tmp_path: Path, sqlite_template: Path, examples: int, shard: int = 0,
-              shards: int = 1) -> None:
-    path = tmp_path / "fuzz.db"
-    shutil.copy(sqlite_template, path)
-    conf = Settings(database_url=f"sqlite:///{path}")
-    reg = open_registry(conf)
+def _company(reg: Registry) -> None:
     Given(reg).company()
     apply(reg, "create_stock_adjustment", location="MAIN", reason="seed",
           lines=[{"sku": "M1", "quantity_delta": "5", "unit_cost": "1"}])
+
+
+def _fuzz_api(tmp_path: Path, sqlite_template: Path, copies: Copies, examples: int,
+              shard: int = 0, shards: int = 1) -> None:
+    path = tmp_path / "fuzz.db"
+    shutil.copy(sqlite_template, path)
+    conf = Settings(database_url=f"sqlite:///{path}")
+    copies.restore(conf.database_url, "openapi_fuzz", _company)
+    reg = open_registry(conf)
     token = Authenticator(reg, conf).mint("fuzzer", ["admin"], 3600)
     headers = {"Authorization": f"Bearer {token}"}
     with serving(build_app(reg, conf)) as url:
