@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
+from weakref import WeakKeyDictionary
 
 from sqlalchemy import Connection, Dialect, Row
 from sqlalchemy.engine.result import SimpleResultMetaData
@@ -34,11 +35,24 @@ def connection_of(session: Session) -> Connection:
     return bind if isinstance(bind, Connection) else session.connection()
 
 
+_SEEN: WeakKeyDictionary[Connection, bool] = WeakKeyDictionary()
+"""`_observed`'s answer per connection object: asked once per transaction (a session's
+connection lives as long as it), not per statement (2.4 µs each, a dozen an apply)."""
+
+
 def _observed(conn: Connection) -> bool:
     """Does anything log, count or intercept this connection's statements? Listeners are
     looked for on its engine (where logging and every listener here attach; a pooled
     connection's own dispatch is built afresh per checkout, and asking it costs more than
-    the statement) and its dialect."""
+    the statement) and its dialect, when the connection is first asked: a listener
+    added later sees the connections opened after it."""
+    known = _SEEN.get(conn)
+    if known is None:
+        known = _SEEN[conn] = _listened(conn)
+    return known
+
+
+def _listened(conn: Connection) -> bool:
     engine, dialect = conn.engine.dispatch, conn.dialect.dispatch
     return bool(getattr(conn, "_echo", True) or engine.before_execute or engine.after_execute
                 or engine.before_cursor_execute or engine.after_cursor_execute
