@@ -86,6 +86,10 @@ def post(op: Op) -> None:
 
 def _drafts(op: Op, moves: list[dict[str, Any]],
             variances: list[dict[str, Any]]) -> list[Draft]:
+    if len(moves) == 1 and not variances:
+        one = _one(op, moves[0])
+        if one is not None:
+            return [one]
     c = chart(op)
     reverting = any(m["reason"] == "revert" for m in moves) or any(
         str(v["reason"]).startswith("revert of") for v in variances)
@@ -169,6 +173,27 @@ def _drafts(op: Op, moves: list[dict[str, Any]],
             d.add(d.counter, c.account(d.counter).code, rest)
     drafts.extend(by_doc.values())
     return drafts
+
+
+def _one(op: Op, m: dict[str, Any]) -> Draft | None:
+    """Nearly every write's entry (one ledger row, no variance, not a revert, not a
+    re-pricing, not goods made): its stock line and its counter, as `_drafts` posts them,
+    without its per-document and per-variance bookkeeping. None: `_drafts` decides."""
+    reason, doc, value = m["reason"], m["document_type"], m["value"]
+    if not value or reason in _NOT_ONE or doc == REVALUED:
+        return None
+    role = ROW_COUNTER.get(reason) or DOCUMENT_COUNTER.get(doc, "adjustments")
+    if role == "wip" and value > 0:
+        return None
+    c, loc, item = chart(op), m["location_id"], m["item_id"]
+    kind = _kinds(op, (item,)).get(item)
+    d = Draft(m["created_at"], doc, m["document_number"], MEMO.get(reason, "Variance"))
+    d.lines[("inventory", c.account("inventory", loc, kind).code, item, loc)] = value
+    d.lines[(role, c.account(role, loc, kind).code, None, None)] = -value
+    return d
+
+
+_NOT_ONE = frozenset(("revert", "revaluation", *TRANSFERS))
 
 
 def _landed(op: Op, moves: list[dict[str, Any]], reverted: list[str]) -> set[int]:
