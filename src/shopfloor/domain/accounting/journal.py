@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import ColumnElement, and_, false, func, or_, select
 
 from shopfloor.domain.accounting.chart import Chart, chart
 from shopfloor.domain.accounting.entries import Draft, write
@@ -222,7 +222,7 @@ def _landed(op: Op, moves: list[dict[str, Any]], reverted: list[str]) -> set[int
         select(JournalLine.entry_id, JournalLine.role, JournalLine.item_id,
                JournalLine.location_id, JournalLine.debit - JournalLine.credit)
         .join(JournalEntry, JournalEntry.id == JournalLine.entry_id)
-        .where(JournalEntry.operation_id.in_(reverted))).all()
+        .where(_entries_of(op, reverted))).all()
     carried = {e for e, role, *_ in found if role == "landed_costs"}
     stock = [(e in carried, item, loc, Decimal(amount))
              for e, role, item, loc, amount in found if role == "inventory"]
@@ -238,6 +238,17 @@ def _landed(op: Op, moves: list[dict[str, Any]], reverted: list[str]) -> set[int
         if nearest[0]:
             out.add(i)
     return out
+
+
+def _entries_of(op: Op, operations: list[str]) -> ColumnElement[bool]:
+    """The entries of `operations`, found by the documents their ledger rows named (the
+    journal's index is by document, then operation)."""
+    m = StockMovement
+    docs = op.session.execute(select(m.document_number, m.document_type).where(
+        m.operation_id.in_(operations)).distinct()).all()
+    e = JournalEntry
+    return and_(or_(false(), *(and_(e.document_number == n, e.document_type == t)
+                               for n, t in docs)), e.operation_id.in_(operations))
 
 
 def _made(op: Op, d: Draft, c: Chart, value: Decimal, m: dict[str, Any]) -> None:
