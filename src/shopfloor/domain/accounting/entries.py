@@ -198,8 +198,8 @@ def _round(op: Op, drafts: list[Draft], held: Held | None,
                  for k, v in moved.items()}
     else:
         value = {k: held(*k) - v for k, v in moved.items()}
-    at_date = dict(value)
-    rounding = chart(op).account("rounding").code
+    at_date = dict(value) if later else value
+    rounding = ""  # (looked up where a residue needs it: a two-line entry leaves none)
     for d in drafts:
         lines: dict[Key, Decimal] = defaultdict(lambda: ZERO)
         for key, amount in d.lines.items():
@@ -213,8 +213,11 @@ def _round(op: Op, drafts: list[Draft], held: Held | None,
                 lines[key] += amount.quantize(unit, ROUND_HALF_EVEN)
         residue = -sum(lines.values(), ZERO)
         if residue:
+            rounding = rounding or chart(op).account("rounding").code
             lines[("rounding", rounding, None, None)] += residue
         d.lines = lines
+    if later:
+        rounding = rounding or chart(op).account("rounding").code
     out: dict[datetime, Draft] = {}
     for k, rows in later.items():
         d, account = first[k]

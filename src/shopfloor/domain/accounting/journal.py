@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import ColumnElement, and_, false, func, or_, select
 
 from shopfloor.domain.accounting.chart import Chart, chart
 from shopfloor.domain.accounting.entries import Draft, write
@@ -86,6 +86,10 @@ def post(op: Op) -> None:
 
 def _drafts(op: Op, moves: list[dict[str, Any]],
             variances: list[dict[str, Any]]) -> list[Draft]:
+    if len(moves) == 1 and not variances:
+        one = _one(op, moves[0])
+        if one is not None:
+            return [one]
     c = chart(op)
     reverting = any(m["reason"] == "revert" for m in moves) or any(
         str(v["reason"]).startswith("revert of") for v in variances)
@@ -171,6 +175,27 @@ def _drafts(op: Op, moves: list[dict[str, Any]],
     return drafts
 
 
+def _one(op: Op, m: dict[str, Any]) -> Draft | None:
+    """Nearly every write's entry (one ledger row, no variance, not a revert, not a
+    re-pricing, not goods made): its stock line and its counter, as `_drafts` posts them,
+    without its per-document and per-variance bookkeeping. None: `_drafts` decides."""
+    reason, doc, value = m["reason"], m["document_type"], m["value"]
+    if not value or reason in _NOT_ONE or doc == REVALUED:
+        return None
+    role = ROW_COUNTER.get(reason) or DOCUMENT_COUNTER.get(doc, "adjustments")
+    if role == "wip" and value > 0:
+        return None
+    c, loc, item = chart(op), m["location_id"], m["item_id"]
+    kind = _kinds(op, (item,)).get(item)
+    d = Draft(m["created_at"], doc, m["document_number"], MEMO.get(reason, "Variance"))
+    d.lines[("inventory", c.account("inventory", loc, kind).code, item, loc)] = value
+    d.lines[(role, c.account(role, loc, kind).code, None, None)] = -value
+    return d
+
+
+_NOT_ONE = frozenset(("revert", "revaluation", *TRANSFERS))
+
+
 def _landed(op: Op, moves: list[dict[str, Any]], reverted: list[str]) -> set[int]:
     """The positions of the re-pricing rows that are a landed cost's (their other side is
     Landed costs clearing, not the document's account), decided row by row: one operation
@@ -197,7 +222,7 @@ def _landed(op: Op, moves: list[dict[str, Any]], reverted: list[str]) -> set[int
         select(JournalLine.entry_id, JournalLine.role, JournalLine.item_id,
                JournalLine.location_id, JournalLine.debit - JournalLine.credit)
         .join(JournalEntry, JournalEntry.id == JournalLine.entry_id)
-        .where(JournalEntry.operation_id.in_(reverted))).all()
+        .where(_entries_of(op, reverted))).all()
     carried = {e for e, role, *_ in found if role == "landed_costs"}
     stock = [(e in carried, item, loc, Decimal(amount))
              for e, role, item, loc, amount in found if role == "inventory"]
@@ -213,6 +238,17 @@ def _landed(op: Op, moves: list[dict[str, Any]], reverted: list[str]) -> set[int
         if nearest[0]:
             out.add(i)
     return out
+
+
+def _entries_of(op: Op, operations: list[str]) -> ColumnElement[bool]:
+    """The entries of `operations`, found by the documents their ledger rows named (the
+    journal's index is by document, then operation)."""
+    m = StockMovement
+    docs = op.session.execute(select(m.document_number, m.document_type).where(
+        m.operation_id.in_(operations)).distinct()).all()
+    e = JournalEntry
+    return and_(or_(false(), *(and_(e.document_number == n, e.document_type == t)
+                               for n, t in docs)), e.operation_id.in_(operations))
 
 
 def _made(op: Op, d: Draft, c: Chart, value: Decimal, m: dict[str, Any]) -> None:

@@ -40,14 +40,15 @@ def revert(op: Op, o: Original) -> None:
     reverse_moves(op, o)  # its variances are answered by every revert
     if o.blockers:
         return
-    write(op, op.now, bill, _negated(op, o.operation_id), o.operation_id)
+    write(op, op.now, bill, _negated(op, bill.number, o.operation_id), o.operation_id)
     op.change(DOC, bill.number, "reverted", None, "yes")
 
 
-def _negated(op: Op, operation_id: str) -> list[tuple[str, Decimal]]:
+def _negated(op: Op, number: str, operation_id: str) -> list[tuple[str, Decimal]]:
     rows = op.session.execute(
         select(JournalLine.role, JournalLine.debit, JournalLine.credit)
         .join(JournalEntry, JournalEntry.id == JournalLine.entry_id)
-        .where(JournalEntry.operation_id == operation_id, JournalEntry.document_type == DOC)
+        .where(JournalEntry.document_number == number, JournalEntry.document_type == DOC,
+               JournalEntry.operation_id == operation_id)
         .order_by(JournalLine.id)).all()
     return [(role, credit - debit) for role, debit, credit in rows]
