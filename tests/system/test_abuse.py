@@ -24,6 +24,7 @@ from shopfloor.kernel.errors import ERROR_CODES, ShopfloorError
 from shopfloor.registry.registry import Registry
 from shopfloor.surfaces.auth import Authenticator
 from shopfloor.surfaces.server import build_app
+from tests.copies import Copies
 from tests.given import Given
 from tests.helpers import ADMIN, apply, ledger_mismatches
 from tests.servers import serving
@@ -59,14 +60,19 @@ EXAMPLES = int(os.environ.get("SHOPFLOOR_ABUSE_EXAMPLES", "12"))
 LONG_EXAMPLES = int(os.environ.get("SHOPFLOOR_ABUSE_LONG_EXAMPLES", "400"))
 
 
-@pytest.fixture
-def world(db_url: str) -> Iterator[Registry]:
-    reg = open_registry(Settings(database_url=db_url))
+def _world(reg: Registry) -> None:
     Given(reg).company()
     apply(reg, "create_stock_adjustment", location="MAIN", reason="seed",
           lines=[{"sku": "M1", "quantity_delta": "5", "unit_cost": "1"}])
     apply(reg, "create_purchase_order", supplier="Acme", location="MAIN",
           lines=[{"sku": "M2", "quantity": "3"}])
+
+
+@pytest.fixture
+def world(db_url: str, copies: Copies) -> Iterator[Registry]:
+    """A fresh copy of `_world`'s company (built once a session and database)."""
+    copies.restore(db_url, "abuse", _world)
+    reg = open_registry(Settings(database_url=db_url))
     yield reg
     reg.store.dispose()
 
