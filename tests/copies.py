@@ -80,8 +80,10 @@ def _pg_load(url: str, built: _Built) -> None:
                     columns = ", ".join(f'"{c.name}"' for c in Base.metadata.tables[name].columns)
                     with cur.copy(f'COPY "{name}" ({columns}) FROM STDIN') as copy:
                         copy.write(data)
-                for name, value in built.sequences:
-                    cur.execute("SELECT setval(%s::regclass, %s, true)", (f'"{name}"', value))
+                if built.sequences:  # in one round trip
+                    cur.execute("SELECT " + ", ".join(
+                        "setval(%s::regclass, %s, true)" for _ in built.sequences),
+                        [v for name, value in built.sequences for v in (f'"{name}"', value)])
     finally:
         engine.dispose()
 

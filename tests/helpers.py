@@ -5,11 +5,12 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from decimal import ROUND_HALF_EVEN, Decimal
+from functools import cache
 from typing import Any
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import func, select
+from sqlalchemy import Integer, func, literal, select, union_all
 
 from shopfloor.registry.actor import Actor
 from shopfloor.registry.registry import Registry
@@ -23,15 +24,26 @@ def apply(registry: Registry, tool: str, actor: Actor = ADMIN, **args: Any) -> d
     return registry.invoke(tool, {**args, "preview": False}, actor)
 
 
+@cache
+def _every_table_counted() -> Any:
+    """Built once: making the statement cost more than running it."""
+    return union_all(*(
+        select(literal(t.name).label("name"), func.count().label("rows"),
+               (func.coalesce(func.sum(t.c.version), 0) if "version" in t.c
+                else literal(None, Integer)).label("versions")).select_from(t)
+        for t in Base.metadata.sorted_tables))
+
+
 def snapshot(registry: Registry) -> dict[str, Any]:
-    """Row counts and version sums of every table: equal snapshots mean nothing was written."""
+    """Row counts and version sums of every table: equal snapshots mean nothing was written.
+    One statement (a UNION ALL of every table's count): a query a table cost ~0.7 s a
+    snapshot on PostgreSQL under load, and the bad-input tests take hundreds."""
     out: dict[str, Any] = {}
     with registry.store.reading() as s:
-        for table in Base.metadata.sorted_tables:
-            out[table.name] = s.execute(select(func.count()).select_from(table)).scalar()
-            if "version" in table.c:
-                out[f"{table.name}.version"] = s.execute(
-                    select(func.coalesce(func.sum(table.c.version), 0))).scalar()
+        for name, rows, versions in s.execute(_every_table_counted()):
+            out[name] = rows
+            if versions is not None:
+                out[f"{name}.version"] = versions
     return out
 
 

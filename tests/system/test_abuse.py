@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -24,8 +26,9 @@ from shopfloor.kernel.errors import ERROR_CODES, ShopfloorError
 from shopfloor.registry.registry import Registry
 from shopfloor.surfaces.auth import Authenticator
 from shopfloor.surfaces.server import build_app
+from tests.copies import Copies
 from tests.given import Given
-from tests.helpers import ADMIN, apply, ledger_mismatches
+from tests.helpers import ADMIN, apply, ledger_mismatches, snapshot
 from tests.servers import serving
 
 HOSTILE = ["<script>alert(1)</script>", "<img src=x onerror=alert(1)>", "' OR 1=1 --",
@@ -59,23 +62,33 @@ EXAMPLES = int(os.environ.get("SHOPFLOOR_ABUSE_EXAMPLES", "12"))
 LONG_EXAMPLES = int(os.environ.get("SHOPFLOOR_ABUSE_LONG_EXAMPLES", "400"))
 
 
-@pytest.fixture
-def world(db_url: str) -> Iterator[Registry]:
-    reg = open_registry(Settings(database_url=db_url))
+def _world(reg: Registry) -> None:
     Given(reg).company()
     apply(reg, "create_stock_adjustment", location="MAIN", reason="seed",
           lines=[{"sku": "M1", "quantity_delta": "5", "unit_cost": "1"}])
     apply(reg, "create_purchase_order", supplier="Acme", location="MAIN",
           lines=[{"sku": "M2", "quantity": "3"}])
+
+
+@pytest.fixture
+def world(db_url: str, copies: Copies) -> Iterator[Registry]:
+    """A fresh copy of `_world`'s company (built once a session and database)."""
+    copies.restore(db_url, "abuse", _world)
+    reg = open_registry(Settings(database_url=db_url))
     yield reg
     reg.store.dispose()
 
 
 def _fuzz_tool(reg: Registry, name: str, examples: int) -> None:
     """Arbitrary JSON for the tool's own argument names (and a bogus one): every failure is
-    a coded error other than `internal`, every result is JSON, the ledger stays whole."""
+    a coded error other than `internal`, every result is JSON, the ledger stays whole.
+
+    The ledger is checked after each call that wrote (any table's row count or version
+    sum changed: one statement) and once at the end; most calls are refused, and the
+    check after each of them was more than half the test's time."""
     tool = reg.get(name)
     keys = [*tool.input_schema.get("properties", {}), "bogus"]
+    last = [snapshot(reg)]
 
     @settings(max_examples=examples, deadline=None, database=None,
               suppress_health_check=list(HealthCheck))
@@ -88,9 +101,13 @@ def _fuzz_tool(reg: Registry, name: str, examples: int) -> None:
             json.dumps(exc.to_payload())
         else:
             json.dumps(result)
-        assert not ledger_mismatches(reg)
+        now = snapshot(reg)
+        if now != last[0]:
+            assert not ledger_mismatches(reg)
+            last[0] = now
 
     run()
+    assert not ledger_mismatches(reg)
 
 
 @pytest.mark.parametrize("tool", TOOLS)
@@ -195,6 +212,23 @@ BIG_CALL = {"jsonrpc": "2.0", "id": 9, "method": "tools/call",
                                                           "kind": "material"}}}
 
 
+@pytest.fixture(scope="module")
+def stdio_server(tmp_path_factory: pytest.TempPathFactory,
+                 sqlite_template: Path) -> Iterator[subprocess.Popen[bytes]]:
+    """One `shopfloor mcp` for the malformed lines, each sent after the others: a server
+    that answered one line wrongly, or stopped, fails the line's test (each starting
+    its own process cost ~4 s of CPU)."""
+    target = tmp_path_factory.mktemp("stdio") / "shopfloor.db"
+    shutil.copy(sqlite_template, target)
+    proc = spawn_stdio(f"sqlite:///{target}")
+    try:
+        _init_stdio(proc)
+        yield proc
+    finally:
+        proc.kill()
+        proc.wait(10)
+
+
 @pytest.mark.parametrize(("line", "code"), [
     (b"{not json", -32700),
     (b"\xff\xfe\x00{", -32700),
@@ -204,53 +238,42 @@ BIG_CALL = {"jsonrpc": "2.0", "id": 9, "method": "tools/call",
     (b'{"jsonrpc": "2.0"}', -32600),
 ], ids=["unparseable", "non-utf8", "deep-nesting", "empty-batch", "method-not-string",
         "no-method"])
-def test_stdio_answers_each_malformed_line_once(sqlite_url: str, line: bytes,
-                                                code: int) -> None:
+def test_stdio_answers_each_malformed_line_once(stdio_server: subprocess.Popen[bytes],
+                                                line: bytes, code: int) -> None:
     """Exactly one JSON-RPC error (id null, the right code) per bad line; the next request
     is answered."""
-    proc = spawn_stdio(sqlite_url)
-    try:
-        _init_stdio(proc)
-        replies = _stdio_exchange(proc, line, 100)
-        assert [(m.get("jsonrpc"), m.get("id"), m.get("error", {}).get("code"))
-                for m in replies] == [("2.0", None, code)], replies
-        assert len(_stdio_request(proc, {"jsonrpc": "2.0", "id": 101,
-                                         "method": "tools/list"})["result"]["tools"]) == len(TOOLS)
-    finally:
-        proc.kill()
-        proc.wait(10)
+    replies = _stdio_exchange(stdio_server, line, 100)
+    assert [(m.get("jsonrpc"), m.get("id"), m.get("error", {}).get("code"))
+            for m in replies] == [("2.0", None, code)], replies
+    assert len(_stdio_request(stdio_server, {"jsonrpc": "2.0", "id": 101, "method": "tools/list"}
+                              )["result"]["tools"]) == len(TOOLS)
 
 
-def test_stdio_survives_a_stream_of_abuse(sqlite_url: str) -> None:
-    proc = spawn_stdio(sqlite_url)
+def test_stdio_survives_a_stream_of_abuse(stdio_server: subprocess.Popen[bytes]) -> None:
+    proc = stdio_server
     assert proc.stdin is not None and proc.stdout is not None
-    try:
-        _init_stdio(proc)
-        for garbage in [b"{not json", b"[]", b'{"jsonrpc": "2.0", "id": 8, "method": "no/such"}',
-                        json.dumps(BIG_CALL).encode()]:
-            proc.stdin.write(garbage + b"\n")
-        proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": 10, "method": "tools/list"})
-                         .encode() + b"\n")
-        proc.stdin.flush()
-        seen: list[dict[str, Any]] = []
-        # Requests are answered concurrently: wait for all three answers, in any order.
-        while not {8, 9, 10} <= {m.get("id") for m in seen}:
-            line = proc.stdout.readline()
-            assert line, "the server stopped answering"
-            seen.append(json.loads(line))
-        errors = [(m["id"], m["error"]["code"]) for m in seen if "error" in m]
-        assert sorted(errors, key=str) == sorted([(None, -32700), (None, -32600), (8, -32601)],
-                                                 key=str), seen
-        assert [m["id"] for m in seen if "error" in m and m["id"] is not None] == [8]
-        big = next(m for m in seen if m.get("id") == 9)["result"]
-        assert big["isError"]
-        assert big["structuredContent"]["error"]["code"] == "validation_error"
-        assert big["structuredContent"]["error"]["field"] == "sku"
-        tools = next(m for m in seen if m.get("id") == 10)["result"]["tools"]
-        assert len(tools) == len(TOOLS)
-    finally:
-        proc.kill()
-        proc.wait(10)
+    for garbage in [b"{not json", b"[]", b'{"jsonrpc": "2.0", "id": 8, "method": "no/such"}',
+                    json.dumps(BIG_CALL).encode()]:
+        proc.stdin.write(garbage + b"\n")
+    proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": 10, "method": "tools/list"})
+                     .encode() + b"\n")
+    proc.stdin.flush()
+    seen: list[dict[str, Any]] = []
+    # Requests are answered concurrently: wait for all three answers, in any order.
+    while not {8, 9, 10} <= {m.get("id") for m in seen}:
+        line = proc.stdout.readline()
+        assert line, "the server stopped answering"
+        seen.append(json.loads(line))
+    errors = [(m["id"], m["error"]["code"]) for m in seen if "error" in m]
+    assert sorted(errors, key=str) == sorted([(None, -32700), (None, -32600), (8, -32601)],
+                                             key=str), seen
+    assert [m["id"] for m in seen if "error" in m and m["id"] is not None] == [8]
+    big = next(m for m in seen if m.get("id") == 9)["result"]
+    assert big["isError"]
+    assert big["structuredContent"]["error"]["code"] == "validation_error"
+    assert big["structuredContent"]["error"]["field"] == "sku"
+    tools = next(m for m in seen if m.get("id") == 10)["result"]["tools"]
+    assert len(tools) == len(TOOLS)
 
 
 def _jsonrpc_body(r: httpx.Response) -> dict[str, Any]:

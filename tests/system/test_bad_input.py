@@ -323,9 +323,9 @@ def test_bad_input_is_coded_names_the_field_and_writes_nothing(
         assert preview["preview"] is True
         # What the card sends back on Confirm must pass the schema a host validates with.
         jsonschema.validate(preview["apply"]["arguments"], registry.get(tool).input_schema)
+    before = snapshot(registry)  # each refusal below is checked against it
     for args, field, code in broken:
         for preview in (True, False):
-            before = snapshot(registry)
             with pytest.raises(ShopfloorError) as info:
                 result = registry.invoke(tool, {**_fill(args, refs), "preview": preview}, ADMIN)
                 if preview and result["warnings"] and result["warnings"][0]["blocking"]:

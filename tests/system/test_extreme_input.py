@@ -13,9 +13,11 @@ import pytest
 
 from shopfloor.app.accounts import Accounts
 from shopfloor.app.settings import Settings
+from shopfloor.app.wiring import open_registry
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
 from shopfloor.surfaces.server import build_app
+from tests.copies import Copies
 from tests.given import Given
 from tests.helpers import ADMIN, apply, snapshot
 from tests.servers import serving
@@ -39,9 +41,18 @@ def _made(reg: Registry) -> None:
     apply(reg, "create_work_centre", code="WC", name="Bench")
 
 
+@pytest.fixture
+def registry(db_url: str, copies: Copies) -> Iterator[Registry]:
+    """This module's registry starts with `_made`'s company (built once a session and
+    database, copied for each test)."""
+    copies.restore(db_url, "extreme", _made)
+    reg = open_registry(Settings(database_url=db_url))
+    yield reg
+    reg.store.dispose()
+
+
 def test_an_operation_too_long_for_any_column_or_calendar_is_refused(
         registry: Registry) -> None:
-    _made(registry)
     apply(registry, "update_routing", sku="P1", operations=[
         {"sequence": 10, "name": "Make", "work_centre": "WC", "run_minutes": "999999999"}])
     order = {"sku": "P1", "location": "MAIN", "preview": False}
@@ -55,7 +66,6 @@ def test_an_operation_too_long_for_any_column_or_calendar_is_refused(
 
 
 def test_a_recipe_need_past_decimal_precision_is_refused(registry: Registry) -> None:
-    _made(registry)
     try:
         apply(registry, "update_recipe", sku="P1", components=[
             {"sku": "M1", "quantity": "999999999", "attrition_percent": "99999999"}])
@@ -86,14 +96,12 @@ def test_a_recipe_need_past_decimal_precision_is_refused(registry: Registry) -> 
 ])
 def test_dates_outside_the_business_years_are_refused_naming_the_field(
         registry: Registry, tool: str, args: dict[str, Any], field: str) -> None:
-    _made(registry)
     apply(registry, "create_manufacturing_order", sku="P1", location="MAIN", quantity="1")
     error = _refused(registry, tool, args, field)
     assert "1900-2999" in error.message
 
 
 def test_the_edges_of_the_business_years_are_answered(registry: Registry) -> None:
-    _made(registry)
     apply(registry, "update_routing", sku="P1", operations=[
         {"sequence": 10, "name": "Make", "work_centre": "WC", "run_minutes": "5"}])
     apply(registry, "create_manufacturing_order", sku="P1", location="MAIN", quantity="1")
@@ -132,7 +140,6 @@ def test_the_schema_says_the_format_and_the_refusal_the_years(registry: Registry
 
 @pytest.fixture
 def admin_client(registry: Registry, db_url: str) -> Iterator[httpx.Client]:
-    _made(registry)
     Accounts(registry.store).create("pat", "extreme password", "admin")
     with serving(build_app(registry, Settings(database_url=db_url), run_worker=False)) as url, \
             httpx.Client(base_url=url, timeout=30, headers={"Origin": url}) as c:
@@ -178,7 +185,6 @@ def test_the_cli_and_the_http_api_answer_the_same_refusal(registry: Registry,
 
     from shopfloor.surfaces.auth import Authenticator
 
-    _made(registry)
     out = subprocess.run([sys.executable, "-m", "shopfloor.surfaces.cli", "--fmt", "json",
                           "call", "get_stock_valuation", "--arg", "date=9999-12-31"],
                          capture_output=True, text=True, timeout=60,
@@ -202,7 +208,6 @@ def test_an_imported_routing_keeps_the_bounds_of_typed_minutes(registry: Registr
                                                                minutes: str) -> None:
     """Minutes in an import's routing cell were unbounded: 1e30 broke the preview, 10^12
     was stored and then every read of that routing failed, 10^-7 was kept as 0."""
-    _made(registry)
     csv = f"sku,name,kind,routing\nP9,Nine,product,10:Make:WC:0:{minutes}\n"
     preview = registry.invoke("import_items", {"csv": csv}, ADMIN)
     assert [(w["field"], w["blocking"]) for w in preview["warnings"]] == [("csv", True)]
