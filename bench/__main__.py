@@ -11,7 +11,7 @@ from pathlib import Path
 SCRIPTS = ["cli_startup", "mcp_startup", "mcp_overhead", "apply_throughput", "ledger_scale",
            "read_latency", "memory", "mrp_scale", "mrp_suppliers", "lot_scale",
            "stock_valuation", "documents", "webhooks", "admin_pages", "floor_scheduling",
-           "journal"]
+           "journal", "journal_then_now"]
 
 
 def _cpu_model() -> str:
