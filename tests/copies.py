@@ -11,7 +11,8 @@ with every copy.
 from __future__ import annotations
 
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -118,3 +119,13 @@ class Copies:
         else:
             _pg_load(db_url, known)
         return known.refs
+
+    @contextmanager
+    def opened(self, db_url: str, key: str, build: Build) -> Iterator[tuple[Registry, Any]]:
+        """`restore`, then a registry on the copy and its refs, disposed afterwards."""
+        refs = self.restore(db_url, key, build)
+        reg = open_registry(Settings(database_url=db_url))
+        try:
+            yield reg, refs
+        finally:
+            reg.store.dispose()

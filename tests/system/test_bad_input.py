@@ -9,8 +9,6 @@ import jsonschema
 import pytest
 
 from shopfloor.app.accounts import Accounts
-from shopfloor.app.settings import Settings
-from shopfloor.app.wiring import open_registry
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.actor import Actor
 from shopfloor.registry.registry import Registry
@@ -73,10 +71,8 @@ def _world(reg: Registry) -> dict[str, str]:
 @pytest.fixture
 def world(db_url: str, copies: Copies) -> Iterator[tuple[Registry, dict[str, str]]]:
     """A fresh copy of the company `_world` builds (built once a session and database)."""
-    refs = copies.restore(db_url, "bad_input", _world)
-    reg = open_registry(Settings(database_url=db_url))
-    yield reg, refs
-    reg.store.dispose()
+    with copies.opened(db_url, "bad_input", _world) as found:
+        yield found
 
 
 # tool -> (valid arguments, [(broken arguments, field, code)]); {po} etc. are filled in.

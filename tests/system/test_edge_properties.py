@@ -23,8 +23,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from shopfloor.app.settings import Settings
-from shopfloor.app.wiring import open_registry, worker_for
+from shopfloor.app.wiring import worker_for
 from shopfloor.kernel.errors import ERROR_CODES, ShopfloorError
 from shopfloor.registry.registry import Registry
 from tests.copies import Copies
@@ -190,10 +189,8 @@ def _fuzz(reg: Registry, name: str, drawn: Any, examples: int, derandomize: bool
 @pytest.fixture
 def world(db_url: str, copies: Copies) -> Iterator[tuple[Registry, dict[str, str]]]:
     """A fresh copy of the bad-input tests' company (built once a session)."""
-    refs = copies.restore(db_url, "bad_input", _world)
-    reg = open_registry(Settings(database_url=db_url))
-    yield reg, refs
-    reg.store.dispose()
+    with copies.opened(db_url, "bad_input", _world) as found:
+        yield found
 
 
 def _check(world: tuple[Registry, dict[str, str]], examples: int, derandomize: bool,

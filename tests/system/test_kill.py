@@ -89,6 +89,12 @@ def _state(db_url: str) -> dict[str, object]:
 def _pg_insert_open(db_url: str, table: str = "stock_movements") -> Callable[[], bool]:
     """True while another backend holds RowExclusiveLock on our `table`: it has inserted
     rows in a transaction that is still open."""
+    return _pg_inserted(db_url, table, "a.state IN ('active', 'idle in transaction')")
+
+
+def _pg_inserted(db_url: str, table: str, also: str) -> Callable[[], bool]:
+    """True while another backend has inserted into `table` in an open transaction and
+    its activity row matches `also`."""
     engine = create_engine(db_url, poolclass=NullPool)
 
     def probe() -> bool:
@@ -96,8 +102,7 @@ def _pg_insert_open(db_url: str, table: str = "stock_movements") -> Callable[[],
             return bool(conn.execute(text(
                 "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid "
                 f"WHERE l.relation = '{table}'::regclass AND l.mode = 'RowExclusiveLock'"
-                " AND l.granted AND l.pid <> pg_backend_pid() "
-                "AND a.state IN ('active', 'idle in transaction')")).scalar_one())
+                f" AND l.granted AND l.pid <> pg_backend_pid() AND {also}")).scalar_one())
 
     return probe
 
@@ -172,17 +177,7 @@ def _workers_settled(db_url: str) -> Callable[[], bool]:
 def _pg_blocked(db_url: str, table: str) -> Callable[[], bool]:
     """True while another backend has inserted into `table` in an open transaction and
     now waits for a lock: the apply, stopped at the balances this test holds."""
-    engine = create_engine(db_url, poolclass=NullPool)
-
-    def probe() -> bool:
-        with engine.connect() as conn:
-            return bool(conn.execute(text(
-                "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid "
-                f"WHERE l.relation = '{table}'::regclass AND l.mode = 'RowExclusiveLock'"
-                " AND l.granted AND l.pid <> pg_backend_pid() "
-                "AND a.wait_event_type = 'Lock'")).scalar_one())
-
-    return probe
+    return _pg_inserted(db_url, table, "a.wait_event_type = 'Lock'")
 
 
 def _big_apply(port: int, token: str, outcome: list[object]) -> None:

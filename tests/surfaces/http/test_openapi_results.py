@@ -9,8 +9,6 @@ from typing import Any
 import jsonschema
 import pytest
 
-from shopfloor.app.settings import Settings
-from shopfloor.app.wiring import open_registry
 from shopfloor.registry.registry import Registry
 from shopfloor.surfaces.openapi import document
 from tests.copies import Copies
@@ -34,10 +32,8 @@ def _validator(registry: Registry, tool: str) -> jsonschema.Draft202012Validator
 @pytest.fixture
 def world(db_url: str, copies: Copies) -> Iterator[tuple[Registry, dict[str, str]]]:
     """A fresh copy of the bad-input tests' company (built once a session and database)."""
-    refs = copies.restore(db_url, "bad_input", _world)
-    reg = open_registry(Settings(database_url=db_url))
-    yield reg, refs
-    reg.store.dispose()
+    with copies.opened(db_url, "bad_input", _world) as found:
+        yield found
 
 
 @pytest.mark.parametrize("tool", sorted(t for t in CASES if t != "apply_mrp_plan"))
