@@ -178,10 +178,9 @@ def propose(reg: _Registry, tool: Tool, req: WriteRequest, actor: Actor,
     def run() -> dict[str, Any]:
         with reg.store.writing() as session:
             key = req.idempotency_key
-            if key is not None:
-                existing = records.key_row(session, key)
-                if existing is not None:
-                    return records.replay(existing, tool.name, actor.subject, digest)
+            replayed = records.replay(session, key, tool.name, actor.subject, digest)
+            if replayed is not None:
+                return replayed
             row = hold(session, tool=tool.name, args=args, actor=actor, reads=reads,
                        preview={k: shown[k] for k in _SHOWN}, at=reg.clock())
             result = {"applied": False, "proposed": True, "replayed": False,

@@ -35,8 +35,13 @@ def key_row(session: Any, key: str) -> Any:
     return session.connection().execute(_KEY, {"key": key}).one_or_none()
 
 
-def replay(row: Any, tool: str, actor: str, digest: str) -> dict[str, Any]:
-    """The first result of this key, if the key was used for this very request."""
+def replay(session: Any, key: str | None, tool: str, actor: str,
+           digest: str) -> dict[str, Any] | None:
+    """The first result of this key, if the key was used for this very request; None when
+    the request has no key or the key is new."""
+    row = key_row(session, key) if key is not None else None
+    if row is None:
+        return None
     if row.tool != tool or row.actor != actor or row.request_hash != digest:
         raise Conflict("this idempotency_key was already used for a different request",
                        field="idempotency_key")

@@ -283,10 +283,9 @@ class Registry(Catalogue):
         transaction (an approved proposal's decision)."""
         with self.store.writing() as session:
             key = req.idempotency_key
-            if key is not None:
-                existing = records.key_row(session, key)
-                if existing is not None:
-                    return records.replay(existing, tool.name, actor.subject, digest)
+            replayed = records.replay(session, key, tool.name, actor.subject, digest)
+            if replayed is not None:
+                return replayed
             if claims is not None:
                 reason = self._claims_problem(claims, tool, actor, digest)
                 if reason is not None:
