@@ -24,6 +24,7 @@ from urllib.parse import urlsplit
 import httpx
 from standardwebhooks import Webhook
 
+from shopfloor.app import polling
 from shopfloor.domain.events.addresses import Resolve, public_addresses, resolved
 from shopfloor.domain.events.retries import next_delay
 from shopfloor.store import deliveries
@@ -157,19 +158,10 @@ class Deliverer:
             side = threading.Thread(target=self._beside, args=(self.also, stop), daemon=True,
                                     name="alerts")
             side.start()
-        last_sweep = 0.0
-        sweep_every = min(5.0, self.lease.total_seconds() / 4)
         try:
-            while not stop.is_set():
-                try:
-                    if time.monotonic() - last_sweep > sweep_every:
-                        deliveries.release_expired(self.store)
-                        last_sweep = time.monotonic()
-                    if not self.step():
-                        stop.wait(self.poll)
-                except Exception:
-                    log.exception("webhook delivery loop error; continuing")
-                    stop.wait(self.poll)
+            polling.run(stop, self.step, lambda: deliveries.release_expired(self.store),
+                        sweep_every=min(5.0, self.lease.total_seconds() / 4), poll=self.poll,
+                        log=log, what="webhook delivery")
         finally:
             if side is not None:  # a daemon: one alert's reads are not worth a slow stop
                 side.join(2)

@@ -17,6 +17,7 @@ import traceback
 from collections.abc import Callable, Mapping
 from datetime import timedelta
 
+from shopfloor.app import polling
 from shopfloor.app.delivery import Deliverer
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.kernel.statuses import JobState
@@ -131,17 +132,10 @@ class Worker:
         return given
 
     def _run_jobs(self, stop: threading.Event) -> None:
-        last_sweep = 0.0
-        while not stop.is_set():
-            try:
-                if time.monotonic() - last_sweep > self.stale_after.total_seconds() / 4:
-                    queue.requeue_stale(self.store, self.stale_after, clock=self.clock)
-                    last_sweep = time.monotonic()
-                if not self.run_one():
-                    stop.wait(self.poll)
-            except Exception:
-                log.exception("worker loop error; continuing")
-                stop.wait(self.poll)
+        polling.run(stop, self.run_one,
+                    lambda: queue.requeue_stale(self.store, self.stale_after, clock=self.clock),
+                    sweep_every=self.stale_after.total_seconds() / 4, poll=self.poll, log=log,
+                    what="worker")
 
 
 def start_in_thread(worker: Worker, after: threading.Event | None = None
