@@ -35,6 +35,7 @@ from shopfloor.domain.corrections.ledger import (
     reverse_moves,
 )
 from shopfloor.domain.floor import operations as floor_time
+from shopfloor.domain.lines.rules import move_status
 from shopfloor.domain.orders import billed, returns
 from shopfloor.domain.production import closing as mo_closing
 from shopfloor.domain.production import completion
@@ -48,8 +49,15 @@ from shopfloor.domain.stock import ledger as stock
 from shopfloor.domain.stock.items import touch
 from shopfloor.kernel.errors import Conflict, NotFound
 from shopfloor.kernel.numbers import ZERO, fmt
-from shopfloor.kernel.statuses import MO, OPEN_MO, PO, SO, said
-from shopfloor.store.tables import OperationLog, Revert, StockMovement, table
+from shopfloor.kernel.statuses import FINISHED_PO, FINISHED_SO, MO, OPEN_MO, PO, SO, said
+from shopfloor.store.tables import (
+    OperationLog,
+    PurchaseOrder,
+    Revert,
+    SalesOrder,
+    StockMovement,
+    table,
+)
 
 REVERTS = table(Revert)
 _CLAIM = insert(REVERTS)
@@ -58,8 +66,7 @@ _CLAIM = insert(REVERTS)
 # -- the document side, one reverser per kind of operation ------------------------------
 def po_receipt(op: Op, o: Original) -> None:
     po = lookup.purchase_order(op, o.result["number"], lock=True)
-    if po.status in (PO.closed, PO.cancelled):
-        o.blockers.append(f"purchase order {po.number} is {said(po.status)} since; reopen it first")
+    _reopen_first(o, "purchase order", po, FINISHED_PO)
     for ln in po.lines:
         qty = o.moved(ln.item_id)
         if qty == 0:
@@ -77,19 +84,14 @@ def po_receipt(op: Op, o: Original) -> None:
                   purchase_units.said(was[0], ln, was[1]),
                   purchase_units.said(after, ln, ln.unit_received))
         ln.received_quantity = after
-    status = PO.open if all(ln.received_quantity == 0 for ln in po.lines) else \
-        PO.partially_received
-    if po.status not in (PO.closed, PO.cancelled):
-        op.change("purchase_order", po.number, "status", po.status, status)
-        po.status = status
-    touch(po)
-    reverse_moves(op, o)
+    _moved_back(op, o, "purchase_order", po, FINISHED_PO,
+                PO.open if all(ln.received_quantity == 0 for ln in po.lines)
+                else PO.partially_received)
 
 
 def so_shipment(op: Op, o: Original) -> None:
     so = lookup.sales_order(op, o.result["number"], lock=True)
-    if so.status in (SO.closed, SO.cancelled):
-        o.blockers.append(f"sales order {so.number} is {said(so.status)} since; reopen it first")
+    _reopen_first(o, "sales order", so, FINISHED_SO)
     stock.prefetch(op, [ln.item for ln in so.lines], so.location)
     for ln in so.lines:
         qty = -o.moved(ln.item_id)
@@ -103,12 +105,26 @@ def so_shipment(op: Op, o: Original) -> None:
                   ln.fulfilled_quantity, after)
         ln.fulfilled_quantity = after
         stock.reserve(op, ln.item, so.location, qty)
-    status = SO.open if all(ln.fulfilled_quantity == 0 for ln in so.lines) else \
-        SO.partially_fulfilled
-    if so.status not in (SO.closed, SO.cancelled):
-        op.change("sales_order", so.number, "status", so.status, status)
-        so.status = status
-    touch(so)
+    _moved_back(op, o, "sales_order", so, FINISHED_SO,
+                SO.open if all(ln.fulfilled_quantity == 0 for ln in so.lines)
+                else SO.partially_fulfilled)
+
+
+def _reopen_first(o: Original, kind: str, doc: PurchaseOrder | SalesOrder,
+                  finished: tuple[str, ...]) -> None:
+    """A receipt or a shipment of an order closed or cancelled since stays: undoing it
+    would move a document that has ended."""
+    if doc.status in finished:
+        o.blockers.append(f"{kind} {doc.number} is {said(doc.status)} since; reopen it first")
+
+
+def _moved_back(op: Op, o: Original, kind: str, doc: PurchaseOrder | SalesOrder,
+                finished: tuple[str, ...], status: str) -> None:
+    """The end of an undone receipt or shipment: the order's `status` as its lines now
+    stand (an ended one keeps its own, a blocker already), then its ledger rows reversed."""
+    if doc.status not in finished:
+        move_status(op, kind, doc, status)
+    touch(doc)
     reverse_moves(op, o)
 
 
