@@ -150,29 +150,18 @@ def claim(store: Store, worker: str, limit: int, lease: timedelta) -> list[Claim
             s.execute(update(WebhookDelivery).where(WebhookDelivery.id.in_(ids)).values(
                 status=Delivery.sending, worker=worker, lease_until=stamp + lease))
             rows = s.execute(
-                select(WebhookDelivery.id, WebhookDelivery.attempts, Webhook.url,
-                       Webhook.secret, Event.id.label("event_id"), Event.type, Event.at,
+                select(WebhookDelivery.id.label("delivery_id"), WebhookDelivery.attempts,
+                       Webhook.url, Webhook.secret, Event.id, Event.type, Event.at,
                        Event.data)
                 .join(Webhook, Webhook.id == WebhookDelivery.webhook_id)
                 .join(Event, Event.seq == WebhookDelivery.event_seq)
                 .where(WebhookDelivery.id.in_(ids)).order_by(Event.tx, Event.seq)).all()
             s.commit()
-            return [Claimed(r.id, r.url, r.secret, r.event_id, outbox.as_json(
-                _event(r)), r.attempts) for r in rows]
+            # the row's id, type, at and data are its event's: the event as it is listed
+            return [Claimed(r.delivery_id, r.url, r.secret, r.id, outbox.as_json(r),
+                            r.attempts) for r in rows]
 
     return store.retrying(attempt)
-
-
-@dataclass(frozen=True)
-class _Ev:
-    id: str
-    type: str
-    at: datetime
-    data: dict[str, Any]
-
-
-def _event(r: Any) -> _Ev:
-    return _Ev(r.event_id, r.type, r.at, r.data)
 
 
 _DELIVERED = (update(DELIVERIES)
