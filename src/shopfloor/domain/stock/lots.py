@@ -39,11 +39,9 @@ _EXPIRY = (update(BATCHES)
            .values(expiry=bindparam("b_expiry"), version=bindparam("b_next")))
 
 
-class Tracked(Protocol):
-    @property
-    def id(self) -> int: ...
-    @property
-    def sku(self) -> str: ...
+class Tracked(stock.Stocked, Protocol):
+    """A stocked item with its lot rules."""
+
     @property
     def batch_tracked(self) -> bool: ...
     @property
