@@ -168,25 +168,24 @@ def mo_completion(op: Op, o: Original) -> None:
 def _created(kind: str, op: Op, o: Original) -> None:
     """An order's creation undone: cancelled, if nothing has moved against it since."""
     number = o.result["number"]
+    cancel: Callable[[], object]
     try:
         if kind == "purchase_order":
             po = lookup.purchase_order(op, number, lock=True)
-            if any(ln.received_quantity > 0 for ln in po.lines):
-                o.blockers.append(f"purchase order {number} has been received since")
-                return
-            purchases.cancel_purchase_order(op, po)
+            since = "has been received" if any(ln.received_quantity > 0 for ln in po.lines) else ""
+            cancel = partial(purchases.cancel_purchase_order, op, po)
         elif kind == "sales_order":
             so = lookup.sales_order(op, number, lock=True)
-            if any(ln.fulfilled_quantity > 0 for ln in so.lines):
-                o.blockers.append(f"sales order {number} has shipped since")
-                return
-            sales.cancel_sales_order(op, so)
+            since = "has shipped" if any(ln.fulfilled_quantity > 0 for ln in so.lines) else ""
+            cancel = partial(sales.cancel_sales_order, op, so)
         else:
             mo = lookup.manufacturing_order(op, number, lock=True)
-            if mo.completed_quantity > 0:
-                o.blockers.append(f"manufacturing order {number} has produced since")
-                return
-            production.cancel(op, number)
+            since = "has produced" if mo.completed_quantity > 0 else ""
+            cancel = partial(production.cancel, op, number)
+        if since:
+            o.blockers.append(f"{kind.replace('_', ' ')} {number} {since} since")
+        else:
+            cancel()
     except Conflict as exc:
         o.blockers.append(exc.message)
 
