@@ -22,10 +22,8 @@ from shopfloor.domain.base.limits import storable
 from shopfloor.domain.floor import work_centres
 from shopfloor.domain.stock.items import touch
 from shopfloor.kernel.errors import ValidationFailed
-from shopfloor.kernel.numbers import cost, fmt
+from shopfloor.kernel.numbers import HUNDRED, cost, fmt
 from shopfloor.store.tables import Item, RoutingOperation, WorkCentre
-
-HUNDRED = Decimal(100)
 
 
 @dataclass(frozen=True)

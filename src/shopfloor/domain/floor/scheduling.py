@@ -24,7 +24,7 @@ from shopfloor.domain.base.limits import LIMIT
 from shopfloor.domain.floor import calendar as cal
 from shopfloor.domain.floor import routings, work_centres
 from shopfloor.kernel.errors import NotFound, ValidationFailed
-from shopfloor.kernel.numbers import cost, fmt
+from shopfloor.kernel.numbers import HUNDRED, cost, fmt
 from shopfloor.kernel.statuses import OPEN_MO, OPEN_STEP, Step
 from shopfloor.store.tables import (
     ManufacturingOrder,
@@ -350,7 +350,7 @@ class Dater:
             .order_by(RoutingOperation.item_id, RoutingOperation.sequence))
         for item_id, centre, setup, run in rows:
             runs = self._routes.setdefault(item_id, [])
-            rate = run * routings.HUNDRED / centres[centre].efficiency_percent
+            rate = run * HUNDRED / centres[centre].efficiency_percent
             if runs and runs[-1][0] is calendars[centre]:
                 runs[-1] = (runs[-1][0], runs[-1][1] + setup, runs[-1][2] + rate)
             else:

@@ -24,10 +24,8 @@ from shopfloor.domain.stock.items import touch
 from shopfloor.domain.stock.ledger import Posting
 from shopfloor.kernel import units
 from shopfloor.kernel.errors import ValidationFailed
-from shopfloor.kernel.numbers import ZERO, cost, fmt
+from shopfloor.kernel.numbers import HUNDRED, ZERO, cost, fmt
 from shopfloor.store.tables import Item, ManufacturingOrder, RecipeByProduct
-
-HUNDRED = Decimal(100)
 
 
 class ByProduct(NamedTuple):

@@ -20,10 +20,8 @@ from shopfloor.domain.base.context import Op
 from shopfloor.domain.base.limits import storable
 from shopfloor.domain.floor import operations as floor_time
 from shopfloor.domain.stock import yields
-from shopfloor.kernel.numbers import ZERO, cost
+from shopfloor.kernel.numbers import HUNDRED, ZERO, cost
 from shopfloor.store.tables import Balance, ManufacturingOrder, OrderOperation
-
-HUNDRED = Decimal(100)
 
 
 @dataclass(frozen=True)

@@ -14,9 +14,8 @@ from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_EVEN, Decimal
 from typing import Any, NamedTuple
 
 from shopfloor.kernel import units as counted_in
-from shopfloor.kernel.numbers import fmt
+from shopfloor.kernel.numbers import HUNDRED, fmt
 
-HUNDRED = Decimal(100)
 _STEP = Decimal("0.000001")
 
 
