@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import date
 from decimal import Decimal
 from typing import Annotated, Any, TypeVar
 
 from pydantic import AfterValidator, Field, StringConstraints
-from sqlalchemy import Select, func, or_, select
+from sqlalchemy import func, or_, select
 
 from shopfloor.domain.base.context import Op
 from shopfloor.domain.buying import currencies
@@ -55,34 +56,33 @@ class CustomerList(Out):
     customers: list[PartnerOut]
 
 
-def _matching(stmt: Select[M], query: str | None, *columns: Any) -> Select[M]:
-    if not query:
-        return stmt
-    like = f"%{query.lower()}%"
-    return stmt.where(or_(*(func.lower(c).like(like) for c in columns)))
+def _listed(op: Op, model: type[M], query: str | None, *columns: Any) -> Sequence[M]:
+    """The rows with the query in any of the columns (any case), by the first of them."""
+    stmt = select(model)
+    if query:
+        like = f"%{query.lower()}%"
+        stmt = stmt.where(or_(*(func.lower(c).like(like) for c in columns)))
+    return op.session.scalars(stmt.order_by(columns[0])).all()
 
 
 @tools.read("list_locations", title="List locations", response=LocationList,
             description="Stock locations (warehouses, shop floor), by code.")
 def list_locations(op: Op, req: LocationQuery) -> LocationList:
-    stmt = _matching(select(Location), req.query, Location.code, Location.name)
-    rows = op.session.scalars(stmt.order_by(Location.code)).all()
+    rows = _listed(op, Location, req.query, Location.code, Location.name)
     return LocationList(locations=[LocationOut.model_validate(r) for r in rows])
 
 
 @tools.read("list_suppliers", everyday=True, title="List suppliers", response=SupplierList,
             description="Suppliers by name.")
 def list_suppliers(op: Op, req: Query) -> SupplierList:
-    stmt = _matching(select(Supplier), req.query, Supplier.name)
-    rows = op.session.scalars(stmt.order_by(Supplier.name)).all()
+    rows = _listed(op, Supplier, req.query, Supplier.name)
     return SupplierList(suppliers=[PartnerOut.model_validate(r) for r in rows])
 
 
 @tools.read("list_customers", everyday=True, title="List customers", response=CustomerList,
             description="Customers by name.")
 def list_customers(op: Op, req: Query) -> CustomerList:
-    stmt = _matching(select(Customer), req.query, Customer.name)
-    rows = op.session.scalars(stmt.order_by(Customer.name)).all()
+    rows = _listed(op, Customer, req.query, Customer.name)
     return CustomerList(customers=[PartnerOut.model_validate(r) for r in rows])
 
 
