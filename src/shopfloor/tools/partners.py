@@ -273,12 +273,15 @@ class ModifyCustomer(ModifyPartner):
     customer: PartnerName | None = None
 
 
-def _modified(op: Op, row: Supplier | Customer, changes: dict[str, Any]) -> str:
+def _modified(op: Op, model: type[Supplier | Customer], name: str | None, ident: int | None,
+              changes: dict[str, Any]) -> Done[PartnerDetailsOut]:
+    row = details.find(op, model, name, ident)
     was = row.name
     details.change(op, row, changes)
     said = ", ".join(k.replace("_", " ") for k in (*details.DETAILS, *details.BILLS)
                      if k in changes)
-    return f"Change {details.what(type(row))} {was}: {said or 'nothing'}"
+    return Done(f"Change {details.what(model)} {was}: {said or 'nothing'}",
+                PartnerDetailsOut.model_validate(row))
 
 
 @tools.write("modify_supplier", title="Modify supplier", response=PartnerDetailsOut,
@@ -287,9 +290,7 @@ def _modified(op: Op, row: Supplier | Customer, changes: dict[str, Any]) -> str:
                          "open orders in the old one.",
              destructive=True)  # the details it replaces are gone
 def modify_supplier(op: Op, req: ModifySupplier) -> Done[PartnerDetailsOut]:
-    row = details.find(op, Supplier, req.supplier, req.id)
-    summary = _modified(op, row, req.changes())
-    return Done(summary, PartnerDetailsOut.model_validate(row))
+    return _modified(op, Supplier, req.supplier, req.id, req.changes())
 
 
 @tools.write("modify_customer", title="Modify customer", response=PartnerDetailsOut,
@@ -298,6 +299,4 @@ def modify_supplier(op: Op, req: ModifySupplier) -> Done[PartnerDetailsOut]:
                          "open orders in the old one.",
              destructive=True)  # the details it replaces are gone
 def modify_customer(op: Op, req: ModifyCustomer) -> Done[PartnerDetailsOut]:
-    row = details.find(op, Customer, req.customer, req.id)
-    summary = _modified(op, row, req.changes())
-    return Done(summary, PartnerDetailsOut.model_validate(row))
+    return _modified(op, Customer, req.customer, req.id, req.changes())
