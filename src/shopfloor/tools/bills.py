@@ -6,13 +6,12 @@ from __future__ import annotations
 
 from datetime import datetime
 from decimal import Decimal
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
 from shopfloor.domain.base.context import Op
 from shopfloor.domain.bills import posting, reads, reverting
-from shopfloor.kernel.errors import ValidationFailed
 from shopfloor.kernel.numbers import fmt
 from shopfloor.kernel.roles import Role
 from shopfloor.registry.facts import Undo
@@ -31,6 +30,8 @@ from shopfloor.tools.fields import (
     PartnerName,
     Quantity,
     ResultDay,
+    after_id,
+    paged,
 )
 
 tools = Toolset("bills")
@@ -82,13 +83,22 @@ class ChargeOut(Out):
     company_amount: Amount
 
 
-class BillOut(Out):
+class BillHead(Out):
     bill: str
     supplier: str
     number: str
     date: ResultDay
     due_date: ResultDay | None
     currency: str
+
+
+def _head(b: SupplierBill) -> dict[str, Any]:
+    """A bill's heading, the same in its list and in the bill itself."""
+    return {"bill": b.number, "supplier": b.supplier.name, "number": b.supplier_number,
+            "date": b.bill_date, "due_date": b.due_date, "currency": b.currency}
+
+
+class BillOut(BillHead):
     rate: Amount
     amount: Amount
     company_amount: Amount
@@ -103,10 +113,8 @@ class BillOut(Out):
 def bill_out(op: Op, b: SupplierBill, reverted: bool = False) -> BillOut:
     orders = reads.orders_of(op, b)
     return BillOut(
-        bill=b.number, supplier=b.supplier.name, number=b.supplier_number, date=b.bill_date,
-        due_date=b.due_date, currency=b.currency, rate=b.rate, amount=b.amount,
-        company_amount=b.company_amount, grni=b.grni, exchange=b.exchange,
-        reverted=reverted, created_at=b.created_at,
+        **_head(b), rate=b.rate, amount=b.amount, company_amount=b.company_amount,
+        grni=b.grni, exchange=b.exchange, reverted=reverted, created_at=b.created_at,
         lines=[BillLineOut(order=orders.get(ln.order_line.order_id, ""), sku=ln.order_line.item.sku,
                            quantity=ln.quantity, unit_price=ln.unit_price,
                            ordered_price=ln.ordered_price, stock_quantity=ln.stock_quantity,
@@ -154,13 +162,7 @@ class BillQuery(Request):
     cursor: Cursor | None = None
 
 
-class BillRow(Out):
-    bill: str
-    supplier: str
-    number: str
-    date: ResultDay
-    due_date: ResultDay | None
-    currency: str
+class BillRow(BillHead):
     amount: Amount
     company_amount: Amount
     reverted: bool
@@ -174,21 +176,14 @@ class BillsOut(Page):
             response=BillsOut,
             description="Supplier bills, newest first, by supplier and bill date.")
 def list_supplier_bills(op: Op, req: BillQuery) -> BillsOut:
-    after = None
-    if req.cursor is not None:
-        if not req.cursor.isdigit() or len(req.cursor) > 18:
-            raise ValidationFailed("not a cursor list_supplier_bills returned",
-                                   field="cursor")
-        after = int(req.cursor)
+    after = after_id(req.cursor, "list_supplier_bills")
     found = reads.listed(op, req.supplier, req.start, req.end, req.limit + 1, after)
-    page = found[:req.limit]
+    page, next_cursor = paged(found, req.limit, lambda b: str(b.id))
     undone = reads.reverted(op, page)
     return BillsOut(
-        bills=[BillRow(bill=b.number, supplier=b.supplier.name, number=b.supplier_number,
-                       date=b.bill_date, due_date=b.due_date, currency=b.currency,
-                       amount=b.amount, company_amount=b.company_amount,
+        bills=[BillRow(**_head(b), amount=b.amount, company_amount=b.company_amount,
                        reverted=b.operation_id in undone) for b in page],
-        next_cursor=str(page[-1].id) if len(found) > req.limit else None)
+        next_cursor=next_cursor)
 
 
 class UnbilledQuery(Request):

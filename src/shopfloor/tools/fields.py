@@ -89,17 +89,25 @@ Name = Annotated[
 ]
 PartnerName = Annotated[Name, AfterValidator(_partner)]
 """A supplier's or customer's name: their key, so normalised like one."""
-def _gtin(text: str) -> str:
-    problem = gs1.gtin_problem(text)
-    if problem is not None:
-        raise ValueError(problem)
-    return text
+
+V = TypeVar("V")
+
+
+def _refusing(problem_of: Callable[[V], str | None]) -> AfterValidator:
+    """A validator from a kernel rule that names what is wrong with a value (None when
+    nothing is): the value kept as given, or its problem as the field's error."""
+    def check(value: V) -> V:
+        problem = problem_of(value)
+        if problem is not None:
+            raise ValueError(problem)
+        return value
+    return AfterValidator(check)
 
 
 Gtin = Annotated[
     str,
     StringConstraints(strip_whitespace=True, min_length=8, max_length=14),
-    AfterValidator(_gtin),
+    _refusing(gs1.gtin_problem),
     WithJsonSchema({"type": "string", "description": "GTIN-8/12/13/14"}),
 ]
 def _unit(text: str) -> str:
@@ -146,25 +154,13 @@ JobId = Annotated[str, StringConstraints(min_length=1, max_length=36,
 
 
 def _as_utc(value: datetime) -> datetime:
-    """A moment without a zone is UTC; any moment is refused outside the business years
-    (kernel.dates), where a later step could no longer reckon with it."""
-    value = value if value.tzinfo is not None else value.replace(tzinfo=UTC)
-    problem = dates.moment_problem(value)
-    if problem is not None:
-        raise ValueError(problem)
-    return value
-
-
-def _business_day(value: date) -> date:
-    problem = dates.day_problem(value)
-    if problem is not None:
-        raise ValueError(problem)
-    return value
+    """A moment without a zone is UTC."""
+    return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
 
 
 Day = Annotated[
     date,
-    AfterValidator(_business_day),
+    _refusing(dates.day_problem),
     WithJsonSchema({"type": "string", "format": "date"}),
 ]
 """A business date given as an argument: an ISO date in the years 1900-2999. The schema
@@ -173,9 +169,13 @@ for a refusal that names the field and the years anyway. Results say dates as pl
 `date` (`ResultDay` where the field is itself called `date`)."""
 ResultDay = date
 
+_IN_BUSINESS_YEARS = _refusing(dates.moment_problem)
+"""Any moment is refused outside the business years (kernel.dates), where a later step
+could no longer reckon with it."""
 Since = Annotated[
     datetime,
     AfterValidator(_as_utc),
+    _IN_BUSINESS_YEARS,
     WithJsonSchema({"type": "string", "description": "ISO date or time (UTC if no zone)"}),
 ]
 """A point in time a person types: a date or a time without a zone is read as UTC."""
@@ -197,6 +197,7 @@ Moment = Annotated[
     datetime,
     BeforeValidator(_written_date_time),
     AfterValidator(_as_utc),
+    _IN_BUSINESS_YEARS,
     WithJsonSchema({"type": "string", "format": "date-time"}),
 ]
 """A moment stock is booked as of: an ISO 8601 date and time (UTC if no zone), never a
@@ -227,6 +228,16 @@ def paged(rows: Sequence[T], limit: int, cursor_of: Callable[[T], str]
     the page's last row is where the next one starts."""
     page = list(rows[:limit])
     return page, cursor_of(page[-1]) if len(rows) > limit else None
+
+
+def after_id(cursor: str | None, tool: str) -> int | None:
+    """The row id a page ended on, from a free-text cursor (`Cursor`, not `RowCursor`,
+    whose pattern the schema shows); anything else is a coded error, not page 1."""
+    if cursor is None:
+        return None
+    if not cursor.isdigit() or len(cursor) > 18:
+        raise ValidationFailed(f"not a cursor {tool} returned", field="cursor")
+    return int(cursor)
 
 
 def pair_cursor(sku: str, location: str) -> str:

@@ -6,7 +6,6 @@ from datetime import datetime
 from typing import Any
 
 from pydantic import Field
-from sqlalchemy import select
 
 from shopfloor.domain.base.context import Op
 from shopfloor.registry.tool import Request, Toolset
@@ -19,8 +18,8 @@ from shopfloor.tools.fields import (
     Page,
     RowCursor,
     Since,
-    paged,
 )
+from shopfloor.tools.pages import newest_first
 
 tools = Toolset("history")
 
@@ -52,19 +51,13 @@ class LogPage(Page):
 @tools.read("get_operation_log", title="Operation log", response=LogPage,
             description="Applied writes, newest first: tool, arguments, actor, time, summary.")
 def get_operation_log(op: Op, req: LogQuery) -> LogPage:
-    stmt = select(OperationLog).order_by(OperationLog.id.desc()).limit(req.limit + 1)
-    if req.tool:
-        stmt = stmt.where(OperationLog.tool == req.tool)
-    if req.actor:
-        stmt = stmt.where(OperationLog.actor == req.actor)
-    if req.since:
-        stmt = stmt.where(OperationLog.created_at >= req.since)
-    if req.operation_id:
-        stmt = stmt.where(OperationLog.operation_id == req.operation_id)
-    if req.cursor:
-        stmt = stmt.where(OperationLog.id < int(req.cursor))
-    rows = list(op.session.scalars(stmt))
-    rows, next_cursor = paged(rows, req.limit, lambda r: str(r.id))
+    log = OperationLog
+    rows, next_cursor = newest_first(
+        op, log, req.limit, req.cursor,
+        log.tool == req.tool if req.tool else None,
+        log.actor == req.actor if req.actor else None,
+        log.created_at >= req.since if req.since else None,
+        log.operation_id == req.operation_id if req.operation_id else None)
     return LogPage(entries=[LogEntry(operation_id=r.operation_id, tool=r.tool, actor=r.actor,
                                      summary=str(r.result.get("summary", "")),
                                      arguments=r.arguments, idempotency_key=r.idempotency_key,

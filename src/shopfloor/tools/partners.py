@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import date
 from decimal import Decimal
 from typing import Annotated, Any, TypeVar
 
 from pydantic import AfterValidator, Field, StringConstraints
-from sqlalchemy import Select, func, or_, select
+from sqlalchemy import func, or_, select
 
 from shopfloor.domain.base.context import Op
 from shopfloor.domain.buying import currencies
@@ -55,34 +56,33 @@ class CustomerList(Out):
     customers: list[PartnerOut]
 
 
-def _matching(stmt: Select[M], query: str | None, *columns: Any) -> Select[M]:
-    if not query:
-        return stmt
-    like = f"%{query.lower()}%"
-    return stmt.where(or_(*(func.lower(c).like(like) for c in columns)))
+def _listed(op: Op, model: type[M], query: str | None, *columns: Any) -> Sequence[M]:
+    """The rows with the query in any of the columns (any case), by the first of them."""
+    stmt = select(model)
+    if query:
+        like = f"%{query.lower()}%"
+        stmt = stmt.where(or_(*(func.lower(c).like(like) for c in columns)))
+    return op.session.scalars(stmt.order_by(columns[0])).all()
 
 
 @tools.read("list_locations", title="List locations", response=LocationList,
             description="Stock locations (warehouses, shop floor), by code.")
 def list_locations(op: Op, req: LocationQuery) -> LocationList:
-    stmt = _matching(select(Location), req.query, Location.code, Location.name)
-    rows = op.session.scalars(stmt.order_by(Location.code)).all()
+    rows = _listed(op, Location, req.query, Location.code, Location.name)
     return LocationList(locations=[LocationOut.model_validate(r) for r in rows])
 
 
 @tools.read("list_suppliers", everyday=True, title="List suppliers", response=SupplierList,
             description="Suppliers by name.")
 def list_suppliers(op: Op, req: Query) -> SupplierList:
-    stmt = _matching(select(Supplier), req.query, Supplier.name)
-    rows = op.session.scalars(stmt.order_by(Supplier.name)).all()
+    rows = _listed(op, Supplier, req.query, Supplier.name)
     return SupplierList(suppliers=[PartnerOut.model_validate(r) for r in rows])
 
 
 @tools.read("list_customers", everyday=True, title="List customers", response=CustomerList,
             description="Customers by name.")
 def list_customers(op: Op, req: Query) -> CustomerList:
-    stmt = _matching(select(Customer), req.query, Customer.name)
-    rows = op.session.scalars(stmt.order_by(Customer.name)).all()
+    rows = _listed(op, Customer, req.query, Customer.name)
     return CustomerList(customers=[PartnerOut.model_validate(r) for r in rows])
 
 
@@ -273,12 +273,15 @@ class ModifyCustomer(ModifyPartner):
     customer: PartnerName | None = None
 
 
-def _modified(op: Op, row: Supplier | Customer, changes: dict[str, Any]) -> str:
+def _modified(op: Op, model: type[Supplier | Customer], name: str | None, ident: int | None,
+              changes: dict[str, Any]) -> Done[PartnerDetailsOut]:
+    row = details.find(op, model, name, ident)
     was = row.name
     details.change(op, row, changes)
     said = ", ".join(k.replace("_", " ") for k in (*details.DETAILS, *details.BILLS)
                      if k in changes)
-    return f"Change {details.what(type(row))} {was}: {said or 'nothing'}"
+    return Done(f"Change {details.what(model)} {was}: {said or 'nothing'}",
+                PartnerDetailsOut.model_validate(row))
 
 
 @tools.write("modify_supplier", title="Modify supplier", response=PartnerDetailsOut,
@@ -287,9 +290,7 @@ def _modified(op: Op, row: Supplier | Customer, changes: dict[str, Any]) -> str:
                          "open orders in the old one.",
              destructive=True)  # the details it replaces are gone
 def modify_supplier(op: Op, req: ModifySupplier) -> Done[PartnerDetailsOut]:
-    row = details.find(op, Supplier, req.supplier, req.id)
-    summary = _modified(op, row, req.changes())
-    return Done(summary, PartnerDetailsOut.model_validate(row))
+    return _modified(op, Supplier, req.supplier, req.id, req.changes())
 
 
 @tools.write("modify_customer", title="Modify customer", response=PartnerDetailsOut,
@@ -298,6 +299,4 @@ def modify_supplier(op: Op, req: ModifySupplier) -> Done[PartnerDetailsOut]:
                          "open orders in the old one.",
              destructive=True)  # the details it replaces are gone
 def modify_customer(op: Op, req: ModifyCustomer) -> Done[PartnerDetailsOut]:
-    row = details.find(op, Customer, req.customer, req.id)
-    summary = _modified(op, row, req.changes())
-    return Done(summary, PartnerDetailsOut.model_validate(row))
+    return _modified(op, Customer, req.customer, req.id, req.changes())

@@ -6,7 +6,6 @@ from decimal import Decimal
 from typing import Annotated, Literal
 
 from pydantic import Field
-from sqlalchemy import select
 
 from shopfloor.domain.base import lookup
 from shopfloor.domain.base.context import Op
@@ -31,10 +30,10 @@ from shopfloor.tools.fields import (
     Reference,
     RowCursor,
     Text,
-    paged,
 )
 from shopfloor.tools.floor import order_floor
 from shopfloor.tools.lot_fields import ExpiryChange, Lots
+from shopfloor.tools.pages import newest_first
 from shopfloor.tools.refs import NumberOrId, number_of
 from shopfloor.tools.views import (
     ManufacturingOrderDetailOut,
@@ -62,13 +61,9 @@ class ManufacturingPage(Page):
 @tools.read("list_manufacturing_orders", everyday=True, title="List manufacturing orders",
             response=ManufacturingPage, description="Manufacturing orders, newest first.")
 def list_manufacturing_orders(op: Op, req: ListManufacturingOrders) -> ManufacturingPage:
-    stmt = select(ManufacturingOrder).order_by(ManufacturingOrder.id.desc()).limit(req.limit + 1)
-    if req.status:
-        stmt = stmt.where(ManufacturingOrder.status == req.status)
-    if req.cursor:
-        stmt = stmt.where(ManufacturingOrder.id < int(req.cursor))
-    rows = list(op.session.scalars(stmt).unique())
-    rows, next_cursor = paged(rows, req.limit, lambda r: str(r.id))
+    rows, next_cursor = newest_first(
+        op, ManufacturingOrder, req.limit, req.cursor,
+        ManufacturingOrder.status == req.status if req.status else None)
     return ManufacturingPage(orders=[manufacturing_order_out(r) for r in rows],
                              next_cursor=next_cursor)
 

@@ -33,9 +33,9 @@ from shopfloor.tools.fields import (
     RowCursor,
     Text,
     Uom,
-    paged,
 )
 from shopfloor.tools.lot_fields import Lots
+from shopfloor.tools.pages import newest_first
 from shopfloor.tools.refs import NumberOrId, number_of
 
 tools = Toolset("returns")
@@ -202,13 +202,9 @@ class ListReturns(Request):
             description="Customer and supplier returns, newest first, with their notes; "
                         "filter by the order they were made against.")
 def list_returns(op: Op, req: ListReturns) -> ReturnPage:
-    stmt = select(StockReturn).order_by(StockReturn.id.desc()).limit(req.limit + 1)
-    if req.order:
-        stmt = stmt.where(StockReturn.order_number == req.order)
-    if req.cursor:
-        stmt = stmt.where(StockReturn.id < int(req.cursor))
-    page, next_cursor = paged(list(op.session.scalars(stmt).unique()), req.limit,
-                              lambda r: str(r.id))
+    page, next_cursor = newest_first(
+        op, StockReturn, req.limit, req.cursor,
+        StockReturn.order_number == req.order if req.order else None)
     names = partners(op, page)
     return ReturnPage(returns=[return_out(op, r, names.get((r.kind, r.order_number), ""))
                                for r in page], next_cursor=next_cursor)

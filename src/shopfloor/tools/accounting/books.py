@@ -18,7 +18,7 @@ from shopfloor.kernel.numbers import ZERO
 from shopfloor.kernel.roles import Role
 from shopfloor.registry.facts import Undo
 from shopfloor.registry.tool import Done, Request, Toolset, WriteRequest
-from shopfloor.tools.fields import Amount, Cursor, Day, Kind, Out, Page
+from shopfloor.tools.fields import Amount, Cursor, Day, Kind, Out, Page, after_id
 
 tools = Toolset("accounting")
 PAGE = 100
@@ -162,12 +162,7 @@ class JournalOut(Page):
             description="The balanced entries stock movements posted, oldest first: by "
                         "period, account or document.")
 def list_journal_entries(op: Op, req: JournalQuery) -> JournalOut:
-    after = None
-    if req.cursor is not None:
-        if not req.cursor.isdigit() or len(req.cursor) > 18:
-            raise ValidationFailed("not a cursor list_journal_entries returned",
-                                   field="cursor")
-        after = int(req.cursor)
+    after = after_id(req.cursor, "list_journal_entries")
     found, last = reports.entries(op, _period(req.start, req.end), account=req.account,
                                   document=req.document, after=after, limit=PAGE)
     return JournalOut(currency=currencies.company(op),
