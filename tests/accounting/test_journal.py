@@ -250,3 +250,16 @@ def test_lines_are_in_cents_and_what_rounding_leaves_goes_to_the_rounding_accoun
                                                          INVENTORY: D("-1.33")}
     inventory_equals_valuation(registry)
     assert "balance Assets:Inventory 1.33 EUR" in bean_check(registry, tmp_path)
+
+
+def test_a_cursor_that_is_not_one_of_ours_is_a_coded_error_naming_it(registry: Registry) -> None:
+    """`'²'.isdigit()` is true and `int('²')` raises: a digit test alone let a superscript
+    through to an internal error."""
+    for tool in ("list_journal_entries", "list_supplier_bills"):
+        for cursor in ("²", "1²", "①", "-1", "x", "9" * 19):
+            try:
+                registry.invoke(tool, {"cursor": cursor}, ADMIN)
+            except ShopfloorError as e:
+                assert (e.code, e.field) == ("validation_error", "cursor"), (tool, cursor, e)
+            else:
+                raise AssertionError(f"{tool} took cursor {cursor!r}")

@@ -235,7 +235,7 @@ def after_id(cursor: str | None, tool: str) -> int | None:
     whose pattern the schema shows); anything else is a coded error, not page 1."""
     if cursor is None:
         return None
-    if not cursor.isdigit() or len(cursor) > 18:
+    if not (cursor.isascii() and cursor.isdigit()) or len(cursor) > 18:
         raise ValidationFailed(f"not a cursor {tool} returned", field="cursor")
     return int(cursor)
 
