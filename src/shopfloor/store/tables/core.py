@@ -13,7 +13,14 @@ from decimal import Decimal
 from typing import Any
 
 from sqlalchemy import JSON, ForeignKey, Integer, MetaData, String, Table, Text
-from sqlalchemy.orm import DeclarativeBase, Mapped, declared_attr, mapped_column
+from sqlalchemy.orm import (
+    DeclarativeBase,
+    Mapped,
+    Relationship,
+    declared_attr,
+    mapped_column,
+    relationship,
+)
 
 from shopfloor.kernel import keys
 from shopfloor.store.types import Dec, UtcDateTime
@@ -71,6 +78,26 @@ def skeleton_of(key: str) -> Mapped[str | None]:
         return keys.skeleton(context.get_current_parameters()[key])
 
     return mapped_column(Text, index=True, default=fold)
+
+
+class DocumentLine:
+    """What a document's line begins with: its id, its document (`document_key`, each
+    table's own), its item and its place on the document. The sort orders put these
+    columns first, where the migrations made them (a mixin's columns go last otherwise)."""
+
+    id: Mapped[int] = mapped_column(primary_key=True, sort_order=-3)
+    item_id: Mapped[int] = mapped_column(ForeignKey("items.id"), sort_order=-1)
+    position: Mapped[int] = mapped_column(Integer, default=0, sort_order=-1)
+
+
+def document_key(table: str) -> Mapped[int]:
+    """A `DocumentLine`'s document, a row of `table`, indexed: its second column."""
+    return mapped_column(ForeignKey(f"{table}.id"), index=True, sort_order=-2)
+
+
+def lines_of(line: str, **more: Any) -> Relationship[Any]:
+    """A document's lines (the class `line`), in their order on it, deleted with it."""
+    return relationship(order_by=f"{line}.position", cascade="all, delete-orphan", **more)
 
 
 class OrderLineColumns:

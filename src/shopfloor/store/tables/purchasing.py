@@ -9,7 +9,7 @@ from decimal import Decimal
 from sqlalchemy import Date, ForeignKey, String
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from shopfloor.store.tables.core import ZERO, Base, OrderLineColumns, Remarked, Versioned
+from shopfloor.store.tables.core import ZERO, Base, OrderLineColumns, Remarked, Versioned, lines_of
 from shopfloor.store.tables.items import Item
 from shopfloor.store.tables.locations import Location
 from shopfloor.store.tables.partners import Supplier
@@ -28,9 +28,7 @@ class PurchaseOrder(Remarked, Versioned, Base):
 
     supplier: Mapped[Supplier] = relationship(lazy="joined")
     location: Mapped[Location] = relationship(lazy="joined")
-    lines: Mapped[list[PurchaseOrderLine]] = relationship(
-        order_by="PurchaseOrderLine.position", cascade="all, delete-orphan"
-    )
+    lines: Mapped[list[PurchaseOrderLine]] = lines_of("PurchaseOrderLine")
 
 
 class PurchaseOrderLine(OrderLineColumns, Base):

@@ -9,7 +9,7 @@ from decimal import Decimal
 from sqlalchemy import Date, ForeignKey, String
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from shopfloor.store.tables.core import ZERO, Base, OrderLineColumns, Remarked, Versioned
+from shopfloor.store.tables.core import ZERO, Base, OrderLineColumns, Remarked, Versioned, lines_of
 from shopfloor.store.tables.items import Item
 from shopfloor.store.tables.locations import Location
 from shopfloor.store.tables.partners import Customer
@@ -28,9 +28,7 @@ class SalesOrder(Remarked, Versioned, Base):
 
     customer: Mapped[Customer] = relationship(lazy="joined")
     location: Mapped[Location] = relationship(lazy="joined")
-    lines: Mapped[list[SalesOrderLine]] = relationship(
-        order_by="SalesOrderLine.position", cascade="all, delete-orphan"
-    )
+    lines: Mapped[list[SalesOrderLine]] = lines_of("SalesOrderLine")
 
 
 class SalesOrderLine(OrderLineColumns, Base):
