@@ -61,7 +61,7 @@ class ByNumberWrite(NumberOrId, WriteRequest):
 
 
 @dataclass(frozen=True)
-class Kind(Generic[Row]):
+class OrderKind(Generic[Row]):
     """One kind of order as its tools find it: its table, what a message calls it, and the
     domain's look-up of one by number (which locks it, for a write)."""
 

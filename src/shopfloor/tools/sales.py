@@ -32,11 +32,11 @@ from shopfloor.tools.fields import (
 from shopfloor.tools.order_fields import (
     ByNumber,
     ByNumberWrite,
-    Kind,
     LineHead,
     Lines,
     MoveLineIn,
     OrderHead,
+    OrderKind,
     OrderLineIn,
     listed,
     remarks,
@@ -78,7 +78,7 @@ class SalesOrderPage(Page):
     orders: list[SalesOrderOut]
 
 
-SALE = Kind(SalesOrder, "sales order", lookup.sales_order)
+SALE = OrderKind(SalesOrder, "sales order", lookup.sales_order)
 locked_so = SALE.locked
 
 

@@ -21,7 +21,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from shopfloor.store.tables.core import ZERO, Base, DocumentLine, Versioned, document_key, lines_of
+from shopfloor.store.tables.core import ZERO, Base, DocumentLine, Versioned, lines_of, parent_key
 from shopfloor.store.tables.items import Item
 from shopfloor.store.tables.partners import Supplier
 from shopfloor.store.tables.purchasing import PurchaseOrder
@@ -68,7 +68,7 @@ class RecipeByProduct(DocumentLine, Base):
     carries; the product's version covers these rows as it covers its recipe."""
 
     __tablename__ = "recipe_by_products"
-    product_id: Mapped[int] = document_key("items")
+    product_id: Mapped[int] = parent_key("items")
     quantity: Mapped[Decimal]
     cost_share_percent: Mapped[Decimal] = mapped_column(default=ZERO)
 
@@ -104,7 +104,7 @@ class LandedCostLine(DocumentLine, Base):
     with goods already gone; the two sum to `share`."""
 
     __tablename__ = "landed_cost_lines"
-    landed_cost_id: Mapped[int] = document_key("landed_costs")
+    landed_cost_id: Mapped[int] = parent_key("landed_costs")
     quantity: Mapped[Decimal]
     base: Mapped[Decimal]
     share: Mapped[Decimal]

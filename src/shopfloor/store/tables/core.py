@@ -81,17 +81,18 @@ def skeleton_of(key: str) -> Mapped[str | None]:
 
 
 class DocumentLine:
-    """What a document's line begins with: its id, its document (`document_key`, each
+    """What a document's line begins with: its id, its document (`parent_key`, each
     table's own), its item and its place on the document. The sort orders put these
-    columns first, where the migrations made them (a mixin's columns go last otherwise)."""
+    columns first, where the migrations made them (a mixin's columns go last otherwise):
+    the id (-3), the parent (-2), then the mixin's others (-1), then the table's own."""
 
     id: Mapped[int] = mapped_column(primary_key=True, sort_order=-3)
     item_id: Mapped[int] = mapped_column(ForeignKey("items.id"), sort_order=-1)
     position: Mapped[int] = mapped_column(Integer, default=0, sort_order=-1)
 
 
-def document_key(table: str) -> Mapped[int]:
-    """A `DocumentLine`'s document, a row of `table`, indexed: its second column."""
+def parent_key(table: str) -> Mapped[int]:
+    """The row of `table` a line or a step belongs to, indexed: its second column."""
     return mapped_column(ForeignKey(f"{table}.id"), index=True, sort_order=-2)
 
 

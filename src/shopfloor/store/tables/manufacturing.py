@@ -16,8 +16,8 @@ from shopfloor.store.tables.core import (
     DocumentLine,
     Remarked,
     Versioned,
-    document_key,
     lines_of,
+    parent_key,
 )
 from shopfloor.store.tables.items import Item
 from shopfloor.store.tables.locations import Location
@@ -46,7 +46,7 @@ class ManufacturingComponent(DocumentLine, Base):
     """The recipe as it stood when the order was made: later recipe edits don't rewrite it."""
 
     __tablename__ = "manufacturing_components"
-    order_id: Mapped[int] = document_key("manufacturing_orders")
+    order_id: Mapped[int] = parent_key("manufacturing_orders")
     quantity_per_unit: Mapped[Decimal]
     attrition_percent: Mapped[Decimal] = mapped_column(default=ZERO, server_default="0")
     setup_quantity: Mapped[Decimal] = mapped_column(default=ZERO, server_default="0")

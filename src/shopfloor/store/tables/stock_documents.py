@@ -9,7 +9,7 @@ from decimal import Decimal
 from sqlalchemy import ForeignKey, String
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from shopfloor.store.tables.core import ZERO, Base, DocumentLine, Versioned, document_key, lines_of
+from shopfloor.store.tables.core import ZERO, Base, DocumentLine, Versioned, lines_of, parent_key
 from shopfloor.store.tables.items import Item
 from shopfloor.store.tables.locations import Location
 
@@ -28,7 +28,7 @@ class StockAdjustment(Versioned, Base):
 
 class StockAdjustmentLine(DocumentLine, Base):
     __tablename__ = "stock_adjustment_lines"
-    adjustment_id: Mapped[int] = document_key("stock_adjustments")
+    adjustment_id: Mapped[int] = parent_key("stock_adjustments")
     quantity_delta: Mapped[Decimal]
     counted_quantity: Mapped[Decimal | None]
     counted_at: Mapped[datetime | None]
@@ -51,7 +51,7 @@ class StockTransfer(Versioned, Base):
 
 class StockTransferLine(DocumentLine, Base):
     __tablename__ = "stock_transfer_lines"
-    transfer_id: Mapped[int] = document_key("stock_transfers")
+    transfer_id: Mapped[int] = parent_key("stock_transfers")
     quantity: Mapped[Decimal]
     unit_cost: Mapped[Decimal] = mapped_column(default=ZERO)
     item: Mapped[Item] = relationship(lazy="joined")

@@ -36,11 +36,11 @@ from shopfloor.tools.lot_fields import ExpiryChange, IncomingLine
 from shopfloor.tools.order_fields import (
     ByNumber,
     ByNumberWrite,
-    Kind,
     LineHead,
     Lines,
     MoveLineIn,
     OrderHead,
+    OrderKind,
     OrderLineIn,
     listed,
     remarks,
@@ -104,7 +104,7 @@ class PurchaseOrderPage(Page):
     orders: list[PurchaseOrderOut]
 
 
-PURCHASE = Kind(PurchaseOrder, "purchase order", lookup.purchase_order)
+PURCHASE = OrderKind(PurchaseOrder, "purchase order", lookup.purchase_order)
 locked_po = PURCHASE.locked
 
 
