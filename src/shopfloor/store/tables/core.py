@@ -116,6 +116,21 @@ class Remarked:  # a document's notes, and the partner's own number for it (thei
     reference: Mapped[str | None] = mapped_column(String(100))
 
 
+class OrderHead(Remarked, Versioned):
+    """The head a purchase order and a sales order share. Each kind declares its partner's
+    key and its date, with the sort orders `PARTNER` and `DATE`, which put every column
+    where the migrations made it: id, number, the partner, location, status, the date,
+    currency, created_at, then notes, reference and version."""
+
+    PARTNER, DATE = -3, -1
+    id: Mapped[int] = mapped_column(primary_key=True, sort_order=-4)
+    number: Mapped[str] = mapped_column(String(64), unique=True, sort_order=-4)
+    location_id: Mapped[int] = mapped_column(ForeignKey("locations.id"), sort_order=-2)
+    status: Mapped[str] = mapped_column(String(24), index=True, sort_order=-2)
+    currency: Mapped[str | None] = mapped_column(String(3))  # None: the company's
+    created_at: Mapped[datetime]
+
+
 def table(model: type[Base]) -> Table:
     """A mapped class's table, for the batched write path's plain INSERT/UPDATE statements."""
     found = model.__table__
