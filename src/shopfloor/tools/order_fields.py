@@ -5,9 +5,10 @@ both kinds' modules, so neither imports the other."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import Decimal
-from typing import Any, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from pydantic import Field
 from sqlalchemy import ColumnElement, select
@@ -19,7 +20,7 @@ from shopfloor.registry.tool import Request, WriteRequest
 from shopfloor.store.tables import PurchaseOrder, SalesOrder
 from shopfloor.tools.fields import Amount, Key, Money, Out, Quantity, paged
 from shopfloor.tools.lot_fields import TrackedLine
-from shopfloor.tools.refs import NumberOrId
+from shopfloor.tools.refs import NumberOrId, document, number_of
 
 Row = TypeVar("Row", PurchaseOrder, SalesOrder)
 Doc = TypeVar("Doc", bound=Out)
@@ -46,12 +47,37 @@ class MoveLineIn(TrackedLine):
 Lines = Field(min_length=1, max_length=1000)
 
 
+def some_lines(description: str) -> Any:
+    """Lines a write may leave out (`description` says what it does without them)."""
+    return Field(None, min_length=1, max_length=1000, description=description)
+
+
 class ByNumber(NumberOrId, Request):
     pass
 
 
 class ByNumberWrite(NumberOrId, WriteRequest):
     pass
+
+
+@dataclass(frozen=True)
+class OrderKind(Generic[Row]):
+    """One kind of order as its tools find it: its table, what a message calls it, and the
+    domain's look-up of one by number (which locks it, for a write)."""
+
+    table: type[Row]
+    called: str
+    by_number: Callable[..., Row]
+
+    def number(self, op: Op, req: NumberOrId) -> str:
+        return number_of(op, self.table, req, self.called)
+
+    def found(self, op: Op, req: NumberOrId) -> Row:
+        return self.by_number(op, self.number(op, req))
+
+    def locked(self, op: Op, req: NumberOrId) -> Row:
+        """The order a write names, found and locked once for the domain."""
+        return document(op, self.table, req, self.called, self.by_number)
 
 
 class LineHead(Out):

@@ -36,12 +36,14 @@ from shopfloor.tools.order_fields import (
     Lines,
     MoveLineIn,
     OrderHead,
+    OrderKind,
     OrderLineIn,
     listed,
     remarks,
+    some_lines,
     total_said,
 )
-from shopfloor.tools.refs import NumberOrId, document, number_of
+from shopfloor.tools.refs import NumberOrId
 
 
 # -- what a sales order reads as, on every surface. Beside the tools that take it, so that
@@ -76,13 +78,8 @@ class SalesOrderPage(Page):
     orders: list[SalesOrderOut]
 
 
-def _so(op: Op, req: NumberOrId) -> str:
-    return number_of(op, SalesOrder, req, "sales order")
-
-
-def locked_so(op: Op, req: NumberOrId) -> SalesOrder:
-    """The sales order a write names, found and locked once for the domain."""
-    return document(op, SalesOrder, req, "sales order", lookup.sales_order)
+SALE = OrderKind(SalesOrder, "sales order", lookup.sales_order)
+locked_so = SALE.locked
 
 
 class ListSalesOrders(Request):
@@ -106,7 +103,7 @@ def list_sales_orders(op: Op, req: ListSalesOrders) -> SalesOrderPage:
             title="Get sales order", response=SalesOrderOut,
             description="One sales order by number or id, with its lines.")
 def get_sales_order(op: Op, req: ByNumber) -> SalesOrderOut:
-    return sales_order_out(lookup.sales_order(op, _so(op, req)))
+    return sales_order_out(SALE.found(op, req))
 
 
 class CreateSalesOrder(WriteRequest):
@@ -141,8 +138,7 @@ class ModifySalesOrder(NumberOrId, WriteRequest):
     reference: Reference | None = None
     clear_notes: bool = False
     clear_reference: bool = False
-    lines: list[OrderLineIn] | None = Field(None, min_length=1, max_length=1000,
-                                            description="replace the lines")
+    lines: list[OrderLineIn] | None = some_lines("replace the lines")
 
 
 @tools.write("modify_sales_order", title="Modify sales order", response=SalesOrderOut,
@@ -167,8 +163,7 @@ def delete_sales_order(op: Op, req: ByNumberWrite) -> Done[SalesOrderOut]:
 
 
 class FulfillOrder(NumberOrId, WriteRequest):
-    lines: list[MoveLineIn] | None = Field(None, min_length=1, max_length=1000,
-                                           description="omit to ship all outstanding")
+    lines: list[MoveLineIn] | None = some_lines("omit to ship all outstanding")
 
 
 @tools.write("fulfill_order", everyday=True,

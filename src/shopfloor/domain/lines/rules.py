@@ -7,11 +7,11 @@ and sales both read them; neither reads the other.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
-from typing import Generic, NamedTuple, TypeVar
+from typing import Generic, NamedTuple, Protocol, TypeVar
 
 from shopfloor.domain.base import lookup
 from shopfloor.domain.base.context import Caution, Op
@@ -19,7 +19,13 @@ from shopfloor.domain.stock import lots
 from shopfloor.domain.stock.items import touch
 from shopfloor.kernel.errors import Conflict, ValidationFailed
 from shopfloor.kernel.statuses import said
-from shopfloor.store.tables import Item, PurchaseOrder, SalesOrder
+from shopfloor.store.tables import (
+    Item,
+    PurchaseOrder,
+    PurchaseOrderLine,
+    SalesOrder,
+    SalesOrderLine,
+)
 
 
 class LineSpec(NamedTuple):
@@ -58,6 +64,19 @@ def edited(op: Op, kind: str, doc: PurchaseOrder | SalesOrder, fld: str,
     if value is not None and value != before:
         op.change(kind, doc.number, fld, before, value)
         setattr(doc, fld, value)
+
+
+def relocated(op: Op, kind: str, doc: PurchaseOrder | SalesOrder, location: str | None,
+              refused: str | None) -> None:
+    """The location an edit gives (None: left as it is), set and logged if it differs;
+    `refused`, when stock already moved at the old one, says why it may not."""
+    if location is None or location == doc.location.code:
+        return
+    if refused:
+        raise Conflict(refused, field="location")
+    loc = lookup.location(op, location)
+    op.change(kind, doc.number, "location", doc.location.code, loc.code)
+    doc.location, doc.location_id = loc, loc.id
 
 
 def closed_short(op: Op, kind: str, doc: Order, status: str, reason: str | None,
@@ -104,6 +123,31 @@ def by_sku(lines: Sequence[LineSpec] | None) -> dict[str, LineSpec]:
     for spec in lines or ():
         found.setdefault(spec.sku, spec)
     return found
+
+
+class Named(Protocol):
+    @property
+    def sku(self) -> str: ...
+
+
+Line = TypeVar("Line", PurchaseOrderLine, SalesOrderLine)
+Spec = TypeVar("Spec", bound=Named)
+
+
+def named_lines(lines: Sequence[Line], specs: Sequence[Spec], number: str
+                ) -> Iterator[tuple[int, Spec, Line]]:
+    """Each line a receipt or a shipment names, with the order's line of its item: an item
+    not on order `number`, or named twice, is refused by its place in `specs`."""
+    on_order = {ln.item.sku: ln for ln in lines}
+    seen: set[str] = set()
+    for i, spec in enumerate(specs):
+        line = on_order.get(spec.sku)
+        if line is None:
+            raise ValidationFailed(f"{spec.sku} is not on {number}", field=f"lines[{i}].sku")
+        if spec.sku in seen:
+            raise ValidationFailed(f"{spec.sku} appears twice", field=f"lines[{i}].sku")
+        seen.add(spec.sku)
+        yield i, spec, line
 
 
 def lot_line(item: Item, qty: Decimal, fld: str, spec: LineSpec | None,

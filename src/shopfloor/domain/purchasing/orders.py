@@ -76,12 +76,8 @@ def modify_purchase_order(op: Op, po: PurchaseOrder, *, supplier: str | None,
                            "units); give the lines in the new supplier's", field="supplier")
         op.change("purchase_order", number, "supplier", po.supplier.name, new.name)
         po.supplier, po.supplier_id, po.currency = new, new.id, new.currency
-    if location is not None and location != po.location.code:
-        if received:
-            raise Conflict("stock was already received at the old location", field="location")
-        loc = lookup.location(op, location)
-        op.change("purchase_order", number, "location", po.location.code, loc.code)
-        po.location, po.location_id = loc, loc.id
+    rules.relocated(op, "purchase_order", po, location,
+                    "stock was already received at the old location" if received else None)
     rules.edited(op, "purchase_order", po, "expected_date", expected_date)
     rules.edited(op, "purchase_order", po, "notes", notes)
     if lines is not None:

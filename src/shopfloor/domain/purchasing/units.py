@@ -27,6 +27,7 @@ from typing import Any, NamedTuple, Protocol
 from shopfloor.domain.base.context import Op
 from shopfloor.domain.base.limits import LIMIT, storable
 from shopfloor.domain.buying import currencies, supplier_items
+from shopfloor.domain.lines import rules
 from shopfloor.domain.stock.counted import exact, precision
 from shopfloor.kernel import units
 from shopfloor.kernel.errors import Conflict, ValidationFailed
@@ -229,36 +230,33 @@ def to_receive(po: PurchaseOrder, specs: Sequence[Any] | None) -> list[Receipt]:
                 out.append(Receipt(ln, ln.quantity - ln.received_quantity,
                                    ordered - got if ln.unit else None, "lines"))
         return out
-    by_sku = {ln.item.sku: ln for ln in po.lines}
     todo: list[Receipt] = []
-    seen: set[str] = set()
-    for i, spec in enumerate(specs):
+    for i, spec, line in rules.named_lines(po.lines, specs, po.number):
         fld = f"lines[{i}].quantity"
-        line = by_sku.get(spec.sku)
-        if line is None:
-            raise ValidationFailed(f"{spec.sku} is not on {po.number}", field=f"lines[{i}].sku")
-        if spec.sku in seen:
-            raise ValidationFailed(f"{spec.sku} appears twice", field=f"lines[{i}].sku")
-        seen.add(spec.sku)
         ordered, got, _ = shown(line)
         boxed = line.unit is not None and line.unit_quantity is not None
         stock = _moved(line, got, line.received_quantity, ordered, line.quantity,
                        spec.quantity) if boxed else exact(spec.quantity, line.item, fld)
-        if spec.quantity > ordered - got:
-            raise ValidationFailed(
-                f"{spec.sku}: receiving {said(stock, line, spec.quantity)} but only "
-                f"{said(line.quantity - line.received_quantity, line, ordered - got)} "
-                "outstanding", field=fld)
-        if stock <= 0:
-            raise ValidationFailed(_too_little(spec.quantity, line), field=fld)
+        _within(line, spec.quantity, stock, fld, "receiving", "outstanding",
+                line.quantity - line.received_quantity, ordered - got)
         todo.append(Receipt(line, stock, spec.quantity if boxed else None, fld))
     return todo
 
 
-def _too_little(quantity: Decimal, line: PurchaseOrderLine) -> str:
-    return (f"{fmt(quantity)} {line.unit} of {line.item.sku} is less than its smallest "
+def _within(line: PurchaseOrderLine, quantity: Decimal, stock: Decimal, fld: str,
+            doing: str, what_is_left: str, left: Decimal, left_in_unit: Decimal) -> None:
+    """A receipt's or a return's `quantity` in the line's unit (`stock` in stock units),
+    refused beyond what is left of the line (`left`, `left_in_unit`) and where it rounds
+    to no stock at all."""
+    if quantity > left_in_unit:
+        raise ValidationFailed(
+            f"{line.item.sku}: {doing} {said(stock, line, quantity)} but only "
+            f"{said(left, line, left_in_unit)} {what_is_left}", field=fld)
+    if stock <= 0:
+        raise ValidationFailed(
+            f"{fmt(quantity)} {line.unit} of {line.item.sku} is less than its smallest "
             f"{line.item.uom} ({fmt(units.quantum(precision(line.item)))}): nothing would "
-            "move")
+            "move", field=fld)
 
 
 def count(op: Op, number: str, line: PurchaseOrderLine, what: str, stock: Decimal,
@@ -305,13 +303,8 @@ def returned_in_stock_units(po: PurchaseOrder, specs: Sequence[Any]) -> list[Any
             _, got, back = shown(line)
             stock = _moved(line, back, line.returned_quantity, got, line.received_quantity,
                            spec.quantity)
-            if spec.quantity > got - back:
-                raise ValidationFailed(
-                    f"{spec.sku}: returning {said(stock, line, spec.quantity)} but only "
-                    f"{said(line.received_quantity - line.returned_quantity, line, got - back)}"
-                    " received and not yet returned", field=fld)
-            if stock <= 0:
-                raise ValidationFailed(_too_little(spec.quantity, line), field=fld)
+            _within(line, spec.quantity, stock, fld, "returning", "received and not yet returned",
+                    line.received_quantity - line.returned_quantity, got - back)
             out.append(replace(spec, quantity=stock, unit=None, in_unit=spec.quantity))
         elif spec.unit is None or spec.unit == line.item.uom:
             out.append(replace(spec, quantity=exact(spec.quantity, line.item, fld), unit=None))

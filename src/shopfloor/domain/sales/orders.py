@@ -22,7 +22,7 @@ from shopfloor.domain.stock import lots
 from shopfloor.domain.stock.counted import exact
 from shopfloor.domain.stock.items import touch
 from shopfloor.domain.stock.ledger import Posting
-from shopfloor.kernel.errors import Conflict, ValidationFailed
+from shopfloor.kernel.errors import ValidationFailed
 from shopfloor.kernel.numbers import ZERO, fmt
 from shopfloor.kernel.statuses import OPEN_SO, SO
 from shopfloor.store.tables import SalesOrder, SalesOrderLine
@@ -86,13 +86,9 @@ def modify_sales_order(op: Op, so: SalesOrder, *, customer: str | None, location
         op.change("sales_order", number, "customer", so.customer.name, new.name)
         so.customer, so.customer_id = new, new.id
     _commit_lines(op, so, -1)
-    if location is not None and location != so.location.code:
-        if any(q > 0 for q in shipped.values()):
-            raise Conflict("part of this order already shipped from its location",
-                           field="location")
-        loc = lookup.location(op, location)
-        op.change("sales_order", number, "location", so.location.code, loc.code)
-        so.location, so.location_id = loc, loc.id
+    rules.relocated(op, "sales_order", so, location,
+                    "part of this order already shipped from its location"
+                    if any(q > 0 for q in shipped.values()) else None)
     rules.edited(op, "sales_order", so, "due_date", due_date)
     rules.edited(op, "sales_order", so, "notes", notes)
     if lines is not None:
@@ -143,16 +139,8 @@ def _outstanding(order_lines: Sequence[SalesOrderLine], lines: Sequence[LineSpec
     if lines is None:
         return [(ln, ln.quantity - ln.fulfilled_quantity, "lines") for ln in order_lines
                 if ln.quantity > ln.fulfilled_quantity]
-    by_sku = {ln.item.sku: ln for ln in order_lines}
     todo: list[tuple[SalesOrderLine, Decimal, str]] = []
-    seen: set[str] = set()
-    for i, spec in enumerate(lines):
-        line = by_sku.get(spec.sku)
-        if line is None:
-            raise ValidationFailed(f"{spec.sku} is not on {number}", field=f"lines[{i}].sku")
-        if spec.sku in seen:
-            raise ValidationFailed(f"{spec.sku} appears twice", field=f"lines[{i}].sku")
-        seen.add(spec.sku)
+    for i, spec, line in rules.named_lines(order_lines, lines, number):
         exact(spec.quantity, line.item, f"lines[{i}].quantity")
         outstanding = line.quantity - line.fulfilled_quantity
         if spec.quantity > outstanding:

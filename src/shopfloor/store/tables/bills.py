@@ -15,7 +15,7 @@ from decimal import Decimal
 from sqlalchemy import Date, ForeignKey, Index, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from shopfloor.store.tables.core import Base
+from shopfloor.store.tables.core import Base, lines_of
 from shopfloor.store.tables.partners import Supplier
 from shopfloor.store.tables.purchasing import PurchaseOrderLine
 
@@ -45,11 +45,8 @@ class SupplierBill(Base):
     created_at: Mapped[datetime]
 
     supplier: Mapped[Supplier] = relationship(lazy="joined")
-    lines: Mapped[list[SupplierBillLine]] = relationship(
-        order_by="SupplierBillLine.position", cascade="all, delete-orphan", lazy="selectin")
-    charges: Mapped[list[SupplierBillCharge]] = relationship(
-        order_by="SupplierBillCharge.position", cascade="all, delete-orphan",
-        lazy="selectin")
+    lines: Mapped[list[SupplierBillLine]] = lines_of("SupplierBillLine", lazy="selectin")
+    charges: Mapped[list[SupplierBillCharge]] = lines_of("SupplierBillCharge", lazy="selectin")
 
 
 class SupplierBillLine(Base):

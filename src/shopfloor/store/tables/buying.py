@@ -21,7 +21,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from shopfloor.store.tables.core import ZERO, Base, Versioned
+from shopfloor.store.tables.core import ZERO, Base, DocumentLine, Versioned, lines_of, parent_key
 from shopfloor.store.tables.items import Item
 from shopfloor.store.tables.partners import Supplier
 from shopfloor.store.tables.purchasing import PurchaseOrder
@@ -63,19 +63,16 @@ class ExchangeRate(Base):
     created_at: Mapped[datetime]
 
 
-class RecipeByProduct(Base):
+class RecipeByProduct(DocumentLine, Base):
     """What making one unit of the product also gives, and the share of the cost it
     carries; the product's version covers these rows as it covers its recipe."""
 
     __tablename__ = "recipe_by_products"
-    id: Mapped[int] = mapped_column(primary_key=True)
-    product_id: Mapped[int] = mapped_column(ForeignKey("items.id"), index=True)
-    item_id: Mapped[int] = mapped_column(ForeignKey("items.id"))
-    position: Mapped[int] = mapped_column(Integer, default=0)
+    product_id: Mapped[int] = parent_key("items")
     quantity: Mapped[Decimal]
     cost_share_percent: Mapped[Decimal] = mapped_column(default=ZERO)
 
-    item: Mapped[Item] = relationship(foreign_keys=[item_id], lazy="joined")
+    item: Mapped[Item] = relationship(foreign_keys="RecipeByProduct.item_id", lazy="joined")
 
 
 class LandedCost(Base):
@@ -98,20 +95,16 @@ class LandedCost(Base):
     created_at: Mapped[datetime]
 
     order: Mapped[PurchaseOrder] = relationship(lazy="joined")
-    lines: Mapped[list[LandedCostLine]] = relationship(
-        order_by="LandedCostLine.position", cascade="all, delete-orphan")
+    lines: Mapped[list[LandedCostLine]] = lines_of("LandedCostLine")
 
 
-class LandedCostLine(Base):
+class LandedCostLine(DocumentLine, Base):
     """One purchase line's share: `base` is what it was allocated by (received value,
     quantity or weight), `capitalised` went onto stock still on hand, `expensed` left
     with goods already gone; the two sum to `share`."""
 
     __tablename__ = "landed_cost_lines"
-    id: Mapped[int] = mapped_column(primary_key=True)
-    landed_cost_id: Mapped[int] = mapped_column(ForeignKey("landed_costs.id"), index=True)
-    item_id: Mapped[int] = mapped_column(ForeignKey("items.id"))
-    position: Mapped[int] = mapped_column(Integer, default=0)
+    landed_cost_id: Mapped[int] = parent_key("landed_costs")
     quantity: Mapped[Decimal]
     base: Mapped[Decimal]
     share: Mapped[Decimal]

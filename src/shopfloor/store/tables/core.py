@@ -13,7 +13,14 @@ from decimal import Decimal
 from typing import Any
 
 from sqlalchemy import JSON, ForeignKey, Integer, MetaData, String, Table, Text
-from sqlalchemy.orm import DeclarativeBase, Mapped, declared_attr, mapped_column
+from sqlalchemy.orm import (
+    DeclarativeBase,
+    Mapped,
+    Relationship,
+    declared_attr,
+    mapped_column,
+    relationship,
+)
 
 from shopfloor.kernel import keys
 from shopfloor.store.types import Dec, UtcDateTime
@@ -73,6 +80,27 @@ def skeleton_of(key: str) -> Mapped[str | None]:
     return mapped_column(Text, index=True, default=fold)
 
 
+class DocumentLine:
+    """What a document's line begins with: its id, its document (`parent_key`, each
+    table's own), its item and its place on the document. The sort orders put these
+    columns first, where the migrations made them (a mixin's columns go last otherwise):
+    the id (-3), the parent (-2), then the mixin's others (-1), then the table's own."""
+
+    id: Mapped[int] = mapped_column(primary_key=True, sort_order=-3)
+    item_id: Mapped[int] = mapped_column(ForeignKey("items.id"), sort_order=-1)
+    position: Mapped[int] = mapped_column(Integer, default=0, sort_order=-1)
+
+
+def parent_key(table: str) -> Mapped[int]:
+    """The row of `table` a line or a step belongs to, indexed: its second column."""
+    return mapped_column(ForeignKey(f"{table}.id"), index=True, sort_order=-2)
+
+
+def lines_of(line: str, **more: Any) -> Relationship[Any]:
+    """A document's lines (the class `line`), in their order on it, deleted with it."""
+    return relationship(order_by=f"{line}.position", cascade="all, delete-orphan", **more)
+
+
 class OrderLineColumns:
     """The columns a purchase order's line and a sales order's share."""
 
@@ -86,6 +114,21 @@ class OrderLineColumns:
 class Remarked:  # a document's notes, and the partner's own number for it (their PO, RMA)
     notes: Mapped[str | None] = mapped_column(Text)
     reference: Mapped[str | None] = mapped_column(String(100))
+
+
+class OrderHead(Remarked, Versioned):
+    """The head a purchase order and a sales order share. Each kind declares its partner's
+    key and its date, with the sort orders `PARTNER` and `DATE`, which put every column
+    where the migrations made it: id, number, the partner, location, status, the date,
+    currency, created_at, then notes, reference and version."""
+
+    PARTNER, DATE = -3, -1
+    id: Mapped[int] = mapped_column(primary_key=True, sort_order=-4)
+    number: Mapped[str] = mapped_column(String(64), unique=True, sort_order=-4)
+    location_id: Mapped[int] = mapped_column(ForeignKey("locations.id"), sort_order=-2)
+    status: Mapped[str] = mapped_column(String(24), index=True, sort_order=-2)
+    currency: Mapped[str | None] = mapped_column(String(3))  # None: the company's
+    created_at: Mapped[datetime]
 
 
 def table(model: type[Base]) -> Table:

@@ -13,7 +13,7 @@ from decimal import Decimal
 from sqlalchemy import ForeignKey, Integer, String
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from shopfloor.store.tables.core import ZERO, Base, Remarked, Versioned
+from shopfloor.store.tables.core import ZERO, Base, Remarked, Versioned, lines_of
 from shopfloor.store.tables.items import Item
 from shopfloor.store.tables.locations import Location
 
@@ -41,8 +41,7 @@ class StockReturn(Remarked, Versioned, Base):
     reason: Mapped[str] = mapped_column(String(500))
     created_at: Mapped[datetime]
 
-    lines: Mapped[list[StockReturnLine]] = relationship(
-        order_by="StockReturnLine.position", cascade="all, delete-orphan")
+    lines: Mapped[list[StockReturnLine]] = lines_of("StockReturnLine")
 
 
 class StockReturnLine(Base):

@@ -14,7 +14,7 @@ from typing import Any
 from sqlalchemy import JSON, ForeignKey, Index, Integer, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from shopfloor.store.tables.core import ZERO, Base, Versioned
+from shopfloor.store.tables.core import ZERO, Base, Versioned, parent_key
 
 
 class WorkCentre(Versioned, Base):
@@ -31,33 +31,34 @@ class WorkCentre(Versioned, Base):
     time_zone: Mapped[str] = mapped_column(String(64), default="UTC")
 
 
-class RoutingOperation(Base):
+class Step:
+    """One step of a routing, as the item's routing holds it and as an order copies it:
+    its id, the row it belongs to (`parent_key`, each table's own), then these, in the
+    order the migrations made them (core.DocumentLine says how the sort orders do it)."""
+
+    id: Mapped[int] = mapped_column(primary_key=True, sort_order=-3)
+    sequence: Mapped[int] = mapped_column(Integer, sort_order=-1)
+    name: Mapped[str] = mapped_column(String(200), sort_order=-1)
+    work_centre_id: Mapped[int] = mapped_column(ForeignKey("work_centres.id"), sort_order=-1)
+    setup_minutes: Mapped[Decimal] = mapped_column(sort_order=-1)
+    run_minutes: Mapped[Decimal] = mapped_column(sort_order=-1)
+
+
+class RoutingOperation(Step, Base):
     __tablename__ = "routing_operations"
     __table_args__ = (UniqueConstraint("item_id", "sequence",
                                        name="uq_routing_operations_item_sequence"),)
-    id: Mapped[int] = mapped_column(primary_key=True)
-    item_id: Mapped[int] = mapped_column(ForeignKey("items.id"), index=True)
-    sequence: Mapped[int] = mapped_column(Integer)
-    name: Mapped[str] = mapped_column(String(200))
-    work_centre_id: Mapped[int] = mapped_column(ForeignKey("work_centres.id"))
-    setup_minutes: Mapped[Decimal]
-    run_minutes: Mapped[Decimal]
+    item_id: Mapped[int] = parent_key("items")
     work_centre: Mapped[WorkCentre] = relationship(lazy="joined")
 
 
-class OrderOperation(Versioned, Base):
+class OrderOperation(Step, Versioned, Base):
     """An order's copy of one routing step, where it is planned and what was logged."""
 
     __tablename__ = "manufacturing_operations"
     __table_args__ = (Index("ix_manufacturing_operations_centre_start", "work_centre_id",
                             "planned_start"),)
-    id: Mapped[int] = mapped_column(primary_key=True)
-    order_id: Mapped[int] = mapped_column(ForeignKey("manufacturing_orders.id"), index=True)
-    sequence: Mapped[int] = mapped_column(Integer)
-    name: Mapped[str] = mapped_column(String(200))
-    work_centre_id: Mapped[int] = mapped_column(ForeignKey("work_centres.id"))
-    setup_minutes: Mapped[Decimal]
-    run_minutes: Mapped[Decimal]
+    order_id: Mapped[int] = parent_key("manufacturing_orders")
     planned_minutes: Mapped[Decimal]
     planned_start: Mapped[datetime | None]
     planned_finish: Mapped[datetime | None]

@@ -7,10 +7,18 @@ from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import JSON, Date, ForeignKey, Integer, String
+from sqlalchemy import JSON, Date, ForeignKey, String
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from shopfloor.store.tables.core import ZERO, Base, Remarked, Versioned
+from shopfloor.store.tables.core import (
+    ZERO,
+    Base,
+    DocumentLine,
+    Remarked,
+    Versioned,
+    lines_of,
+    parent_key,
+)
 from shopfloor.store.tables.items import Item
 from shopfloor.store.tables.locations import Location
 
@@ -31,19 +39,14 @@ class ManufacturingOrder(Remarked, Versioned, Base):
 
     item: Mapped[Item] = relationship(lazy="joined")
     location: Mapped[Location] = relationship(lazy="joined")
-    components: Mapped[list[ManufacturingComponent]] = relationship(
-        order_by="ManufacturingComponent.position", cascade="all, delete-orphan"
-    )
+    components: Mapped[list[ManufacturingComponent]] = lines_of("ManufacturingComponent")
 
 
-class ManufacturingComponent(Base):
+class ManufacturingComponent(DocumentLine, Base):
     """The recipe as it stood when the order was made: later recipe edits don't rewrite it."""
 
     __tablename__ = "manufacturing_components"
-    id: Mapped[int] = mapped_column(primary_key=True)
-    order_id: Mapped[int] = mapped_column(ForeignKey("manufacturing_orders.id"), index=True)
-    item_id: Mapped[int] = mapped_column(ForeignKey("items.id"))
-    position: Mapped[int] = mapped_column(Integer, default=0)
+    order_id: Mapped[int] = parent_key("manufacturing_orders")
     quantity_per_unit: Mapped[Decimal]
     attrition_percent: Mapped[Decimal] = mapped_column(default=ZERO, server_default="0")
     setup_quantity: Mapped[Decimal] = mapped_column(default=ZERO, server_default="0")

@@ -3,34 +3,27 @@ of it came in (or went back)."""
 
 from __future__ import annotations
 
-from datetime import date, datetime
+from datetime import date
 from decimal import Decimal
 
 from sqlalchemy import Date, ForeignKey, String
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from shopfloor.store.tables.core import ZERO, Base, OrderLineColumns, Remarked, Versioned
+from shopfloor.store.tables.core import ZERO, Base, OrderHead, OrderLineColumns, lines_of
 from shopfloor.store.tables.items import Item
 from shopfloor.store.tables.locations import Location
 from shopfloor.store.tables.partners import Supplier
 
 
-class PurchaseOrder(Remarked, Versioned, Base):
+class PurchaseOrder(OrderHead, Base):
     __tablename__ = "purchase_orders"
-    id: Mapped[int] = mapped_column(primary_key=True)
-    number: Mapped[str] = mapped_column(String(64), unique=True)
-    supplier_id: Mapped[int] = mapped_column(ForeignKey("suppliers.id"))
-    location_id: Mapped[int] = mapped_column(ForeignKey("locations.id"))
-    status: Mapped[str] = mapped_column(String(24), index=True)
-    expected_date: Mapped[date | None] = mapped_column(Date)
-    currency: Mapped[str | None] = mapped_column(String(3))  # None: the company's
-    created_at: Mapped[datetime]
+    supplier_id: Mapped[int] = mapped_column(ForeignKey("suppliers.id"),
+                                             sort_order=OrderHead.PARTNER)
+    expected_date: Mapped[date | None] = mapped_column(Date, sort_order=OrderHead.DATE)
 
     supplier: Mapped[Supplier] = relationship(lazy="joined")
     location: Mapped[Location] = relationship(lazy="joined")
-    lines: Mapped[list[PurchaseOrderLine]] = relationship(
-        order_by="PurchaseOrderLine.position", cascade="all, delete-orphan"
-    )
+    lines: Mapped[list[PurchaseOrderLine]] = lines_of("PurchaseOrderLine")
 
 
 class PurchaseOrderLine(OrderLineColumns, Base):

@@ -3,34 +3,27 @@
 
 from __future__ import annotations
 
-from datetime import date, datetime
+from datetime import date
 from decimal import Decimal
 
-from sqlalchemy import Date, ForeignKey, String
+from sqlalchemy import Date, ForeignKey
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from shopfloor.store.tables.core import ZERO, Base, OrderLineColumns, Remarked, Versioned
+from shopfloor.store.tables.core import ZERO, Base, OrderHead, OrderLineColumns, lines_of
 from shopfloor.store.tables.items import Item
 from shopfloor.store.tables.locations import Location
 from shopfloor.store.tables.partners import Customer
 
 
-class SalesOrder(Remarked, Versioned, Base):
+class SalesOrder(OrderHead, Base):
     __tablename__ = "sales_orders"
-    id: Mapped[int] = mapped_column(primary_key=True)
-    number: Mapped[str] = mapped_column(String(64), unique=True)
-    customer_id: Mapped[int] = mapped_column(ForeignKey("customers.id"))
-    location_id: Mapped[int] = mapped_column(ForeignKey("locations.id"))
-    status: Mapped[str] = mapped_column(String(24), index=True)
-    due_date: Mapped[date | None] = mapped_column(Date)
-    currency: Mapped[str | None] = mapped_column(String(3))  # None: the company's
-    created_at: Mapped[datetime]
+    customer_id: Mapped[int] = mapped_column(ForeignKey("customers.id"),
+                                             sort_order=OrderHead.PARTNER)
+    due_date: Mapped[date | None] = mapped_column(Date, sort_order=OrderHead.DATE)
 
     customer: Mapped[Customer] = relationship(lazy="joined")
     location: Mapped[Location] = relationship(lazy="joined")
-    lines: Mapped[list[SalesOrderLine]] = relationship(
-        order_by="SalesOrderLine.position", cascade="all, delete-orphan"
-    )
+    lines: Mapped[list[SalesOrderLine]] = lines_of("SalesOrderLine")
 
 
 class SalesOrderLine(OrderLineColumns, Base):

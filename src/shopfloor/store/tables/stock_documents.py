@@ -6,10 +6,10 @@ from __future__ import annotations
 from datetime import datetime
 from decimal import Decimal
 
-from sqlalchemy import ForeignKey, Integer, String
+from sqlalchemy import ForeignKey, String
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from shopfloor.store.tables.core import ZERO, Base, Versioned
+from shopfloor.store.tables.core import ZERO, Base, DocumentLine, Versioned, lines_of, parent_key
 from shopfloor.store.tables.items import Item
 from shopfloor.store.tables.locations import Location
 
@@ -23,17 +23,12 @@ class StockAdjustment(Versioned, Base):
     created_at: Mapped[datetime]
 
     location: Mapped[Location] = relationship(lazy="joined")
-    lines: Mapped[list[StockAdjustmentLine]] = relationship(
-        order_by="StockAdjustmentLine.position", cascade="all, delete-orphan"
-    )
+    lines: Mapped[list[StockAdjustmentLine]] = lines_of("StockAdjustmentLine")
 
 
-class StockAdjustmentLine(Base):
+class StockAdjustmentLine(DocumentLine, Base):
     __tablename__ = "stock_adjustment_lines"
-    id: Mapped[int] = mapped_column(primary_key=True)
-    adjustment_id: Mapped[int] = mapped_column(ForeignKey("stock_adjustments.id"), index=True)
-    item_id: Mapped[int] = mapped_column(ForeignKey("items.id"))
-    position: Mapped[int] = mapped_column(Integer, default=0)
+    adjustment_id: Mapped[int] = parent_key("stock_adjustments")
     quantity_delta: Mapped[Decimal]
     counted_quantity: Mapped[Decimal | None]
     counted_at: Mapped[datetime | None]
@@ -51,17 +46,12 @@ class StockTransfer(Versioned, Base):
 
     from_location: Mapped[Location] = relationship(foreign_keys=[from_location_id], lazy="joined")
     to_location: Mapped[Location] = relationship(foreign_keys=[to_location_id], lazy="joined")
-    lines: Mapped[list[StockTransferLine]] = relationship(
-        order_by="StockTransferLine.position", cascade="all, delete-orphan"
-    )
+    lines: Mapped[list[StockTransferLine]] = lines_of("StockTransferLine")
 
 
-class StockTransferLine(Base):
+class StockTransferLine(DocumentLine, Base):
     __tablename__ = "stock_transfer_lines"
-    id: Mapped[int] = mapped_column(primary_key=True)
-    transfer_id: Mapped[int] = mapped_column(ForeignKey("stock_transfers.id"), index=True)
-    item_id: Mapped[int] = mapped_column(ForeignKey("items.id"))
-    position: Mapped[int] = mapped_column(Integer, default=0)
+    transfer_id: Mapped[int] = parent_key("stock_transfers")
     quantity: Mapped[Decimal]
     unit_cost: Mapped[Decimal] = mapped_column(default=ZERO)
     item: Mapped[Item] = relationship(lazy="joined")

@@ -40,12 +40,14 @@ from shopfloor.tools.order_fields import (
     Lines,
     MoveLineIn,
     OrderHead,
+    OrderKind,
     OrderLineIn,
     listed,
     remarks,
+    some_lines,
     total_said,
 )
-from shopfloor.tools.refs import NumberOrId, document, number_of
+from shopfloor.tools.refs import NumberOrId
 from shopfloor.tools.views import PegOut, pegs_out
 
 
@@ -102,13 +104,8 @@ class PurchaseOrderPage(Page):
     orders: list[PurchaseOrderOut]
 
 
-def _po(op: Op, req: NumberOrId) -> str:
-    return number_of(op, PurchaseOrder, req, "purchase order")
-
-
-def locked_po(op: Op, req: NumberOrId) -> PurchaseOrder:
-    """The purchase order a write names, found and locked once for the domain."""
-    return document(op, PurchaseOrder, req, "purchase order", lookup.purchase_order)
+PURCHASE = OrderKind(PurchaseOrder, "purchase order", lookup.purchase_order)
+locked_po = PURCHASE.locked
 
 
 class ListPurchaseOrders(Request):
@@ -132,7 +129,7 @@ def list_purchase_orders(op: Op, req: ListPurchaseOrders) -> PurchaseOrderPage:
             title="Get purchase order", response=PurchaseOrderDetailOut,
             description="One purchase order by number or id, with its lines.")
 def get_purchase_order(op: Op, req: ByNumber) -> PurchaseOrderDetailOut:
-    po = lookup.purchase_order(op, _po(op, req))
+    po = PURCHASE.found(op, req)
     return PurchaseOrderDetailOut(**dict(purchase_order_out(po)), pegs=pegs_out(op, po=po.id),
                                   landed_costs=landed_costs.totals(op, po.id))
 
@@ -171,8 +168,7 @@ class ModifyPurchaseOrder(NumberOrId, WriteRequest):
     clear_notes: bool = False
     clear_reference: bool = False
     status: Literal["open"] | None = Field(None, description="open a draft")
-    lines: list[PurchaseLineIn] | None = Field(None, min_length=1, max_length=1000,
-                                            description="replace the lines")
+    lines: list[PurchaseLineIn] | None = some_lines("replace the lines")
 
 
 @tools.write("modify_purchase_order", title="Modify purchase order", response=PurchaseOrderOut,
@@ -202,8 +198,7 @@ class ReceiveLineIn(IncomingLine, MoveLineIn):
 
 
 class ReceivePurchaseOrder(NumberOrId, ExpiryChange, WriteRequest):
-    lines: list[ReceiveLineIn] | None = Field(None, min_length=1, max_length=1000,
-                                           description="omit to receive all outstanding")
+    lines: list[ReceiveLineIn] | None = some_lines("omit to receive all outstanding")
     batch: Key | None = Field(None, description="one lot for every lot-tracked line "
                               "naming none")
     expiry: Day | None = Field(None, description="expiry of lots this creates")
