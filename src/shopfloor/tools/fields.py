@@ -29,6 +29,7 @@ from pydantic import (
 )
 
 from shopfloor.kernel import dates, gs1, keys, units
+from shopfloor.kernel.digits import whole
 from shopfloor.kernel.errors import ValidationFailed
 from shopfloor.kernel.numbers import fmt
 
@@ -235,9 +236,10 @@ def after_id(cursor: str | None, tool: str) -> int | None:
     whose pattern the schema shows); anything else is a coded error, not page 1."""
     if cursor is None:
         return None
-    if not (cursor.isascii() and cursor.isdigit()) or len(cursor) > 18:
+    row = whole(cursor)
+    if row is None:
         raise ValidationFailed(f"not a cursor {tool} returned", field="cursor")
-    return int(cursor)
+    return row
 
 
 def pair_cursor(sku: str, location: str) -> str:
