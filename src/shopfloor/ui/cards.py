@@ -12,6 +12,8 @@ from functools import cache
 from importlib import resources as package_files
 from typing import Any
 
+from jinja2 import Environment, FunctionLoader
+
 from shopfloor.kernel.statuses import BY_KIND
 
 PREVIEW_URI = "ui://shopfloor/preview.html"
@@ -40,11 +42,13 @@ def _read(name: str) -> str:
 @cache
 def _html(name: str) -> str:
     """A card with the shared bridge, renderer and stylesheet inlined: one file, nothing
-    to fetch. The renderer is the one the web admin draws its previews with."""
-    return (_read(name).replace("/*JOB_STATUSES*/null", _job_statuses())
-            .replace("/*BRIDGE_JS*/", _read("bridge.js"))
-            .replace("/*RENDER_JS*/", _read("render.js"))
-            .replace("/*CARD_CSS*/", _read("card.css")))
+    to fetch. The renderer is the one the web admin draws its previews with. Each card
+    extends `card.html`, the page, bridge set-up and outcome line every card has."""
+    env = Environment(loader=FunctionLoader(_read), autoescape=False,
+                      trim_blocks=True, keep_trailing_newline=True)
+    return env.get_template(name).render(
+        card=name.removesuffix(".html"), job_statuses=_job_statuses(),
+        bridge_js=_read("bridge.js"), render_js=_read("render.js"), card_css=_read("card.css"))
 
 
 def _job_statuses() -> str:

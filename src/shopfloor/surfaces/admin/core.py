@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from datetime import date
-from functools import cached_property
+from functools import cached_property, partial
 from importlib import resources as package_files
 from typing import Any
 from urllib.parse import parse_qs
@@ -22,6 +22,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
+from starlette.routing import Route
 
 from shopfloor.app.settings import Settings
 from shopfloor.kernel.errors import Forbidden, ShopfloorError, Unauthenticated
@@ -136,6 +137,12 @@ class Admin:
     def problem(self, request: Request, actor: Actor | None, exc: ShopfloorError) -> Response:
         status = {"not_found": 404, "forbidden": 403, "validation_error": 400}.get(exc.code, 409)
         return self.render(request, "problem.html", actor, status=status, error=exc)
+
+    def page(self, path: str, handler: Callable[..., Awaitable[Response]], *args: Any,
+             write: bool = False, **route: Any) -> Route:
+        """The route of a page's handler, called as `handler(admin, *args, request, actor)`
+        behind `guarded`: the one way every page is mounted."""
+        return Route(path, self.guarded(partial(handler, self, *args), write=write), **route)
 
     def guarded(self, handler: Handler, *, write: bool = False
                 ) -> Callable[[Request], Awaitable[Response]]:

@@ -75,29 +75,26 @@ def decimal_text(value: Any) -> str | None:
     return None
 
 
-def money(value: Any, formats: Formats, currency: str | None = None) -> Markup:
+def _figure(value: Any, css: str, shown: Callable[[str], str]) -> Markup:
+    """A decimal in the reader's format, its exact value kept in `data-value` for the
+    page's scripts; anything that is not a number, escaped as it is."""
     text = decimal_text(value)
     if text is None:
         return NONE if value is None else Markup(escape(value))
-    return Markup('<span class="money" data-value="{0}">{1}</span>').format(
-        text, formats.money(text, currency))
+    return Markup('<span class="{0}" data-value="{1}">{2}</span>').format(css, text, shown(text))
+
+
+def money(value: Any, formats: Formats, currency: str | None = None) -> Markup:
+    return _figure(value, "money", lambda text: formats.money(text, currency))
 
 
 def unit_cost(value: Any, formats: Formats, currency: str | None = None) -> Markup:
-    text = decimal_text(value)
-    if text is None:
-        return NONE if value is None else Markup(escape(value))
-    return Markup('<span class="money" data-value="{0}">{1}</span>').format(
-        text, formats.unit_cost(text, currency))
+    return _figure(value, "money", lambda text: formats.unit_cost(text, currency))
 
 
 def number(value: Any, formats: Formats, unit: str | None = None) -> Markup:
-    text = decimal_text(value)
-    if text is None:
-        return NONE if value is None else Markup(escape(value))
-    out = Markup('<span class="num" data-value="{0}">{1}</span>').format(
-        text, formats.quantity(text))
-    if unit:
+    out = _figure(value, "num", formats.quantity)
+    if unit and decimal_text(value) is not None:
         out += Markup(' <span class="unit">{0}</span>').format(unit)
     return out
 

@@ -305,12 +305,13 @@ def token_revoke(
                f"proposal{'s' if withdrawn != 1 else ''}.", err=True)
 
 
+# Where `serve` and `run` listen; unset, the settings' (SHOPFLOOR_HOST, SHOPFLOOR_PORT).
+Host = Annotated[str | None, typer.Option(help="default 127.0.0.1")]
+Port = Annotated[int | None, typer.Option(help="default 8765")]
+
+
 @app.command()
-def serve(
-    ctx: typer.Context,
-    host: Annotated[str | None, typer.Option(help="default 127.0.0.1")] = None,
-    port: Annotated[int | None, typer.Option(help="default 8765")] = None,
-) -> None:
+def serve(ctx: typer.Context, host: Host = None, port: Port = None) -> None:
     """Serve the HTTP API, the web admin and MCP over streamable HTTP at /mcp."""
     # Start-up builds what lives as long as the process (modules, the catalogue, schemas,
     # the app): frozen out of the cyclic collector's passes. Every MCP request over HTTP
@@ -332,11 +333,7 @@ def serve(
 
 
 @app.command()
-def run(
-    ctx: typer.Context,
-    host: Annotated[str | None, typer.Option(help="default 127.0.0.1")] = None,
-    port: Annotated[int | None, typer.Option(help="default 8765")] = None,
-) -> None:
+def run(ctx: typer.Context, host: Host = None, port: Port = None) -> None:
     """What `make run` does, in one process: create or migrate the database, load the demo
     company into an empty one, show the overview and how to sign in, then serve."""
     init(ctx)

@@ -12,13 +12,12 @@ from __future__ import annotations
 
 from datetime import date, timedelta
 from decimal import Decimal
-from functools import partial
 from typing import Any
 from urllib.parse import urlencode
 
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import BaseRoute, Route
+from starlette.routing import BaseRoute
 
 from shopfloor.registry.actor import Actor
 from shopfloor.surfaces.admin import forms
@@ -33,9 +32,8 @@ FILES = {"csv": ("text/csv; charset=utf-8", "csv"),
 
 
 def routes(admin: Admin) -> list[BaseRoute]:
-    g = admin.guarded
-    return [Route("/accounting", g(partial(accounting, admin))),
-            Route("/accounting/journal.{format}", g(partial(download, admin)))]
+    return [admin.page("/accounting", accounting),
+            admin.page("/accounting/journal.{format}", download)]
 
 
 def _filters(request: Request) -> dict[str, str]:

@@ -4,11 +4,9 @@ stays unless a new file is picked)."""
 
 from __future__ import annotations
 
-from functools import partial
-
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import BaseRoute, Route
+from starlette.routing import BaseRoute
 
 from shopfloor.registry.actor import Actor
 from shopfloor.surfaces.admin.core import Admin
@@ -18,7 +16,7 @@ FIELDS = ("name", "address", "tax_id", "email", "phone")
 
 
 def routes(admin: Admin) -> list[BaseRoute]:
-    return [Route("/company", admin.guarded(partial(company, admin)))]
+    return [admin.page("/company", company)]
 
 
 async def company(a: Admin, request: Request, actor: Actor) -> Response:

@@ -8,12 +8,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from decimal import Decimal
-from functools import partial
 from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import BaseRoute, Route
+from starlette.routing import BaseRoute
 
 from shopfloor.kernel.errors import NotFound
 from shopfloor.registry.actor import Actor
@@ -44,9 +43,8 @@ DAYS = {d.slug: d for d in (
 
 
 def routes(admin: Admin) -> list[BaseRoute]:
-    g = admin.guarded
-    return [Route("/today", g(partial(today, admin))),
-            Route("/today/{what}", g(partial(one_day, admin)))]
+    return [admin.page("/today", today),
+            admin.page("/today/{what}", one_day)]
 
 
 async def today(a: Admin, request: Request, actor: Actor) -> Response:

@@ -6,12 +6,11 @@ from __future__ import annotations
 
 from datetime import date, timedelta
 from decimal import Decimal, InvalidOperation
-from functools import partial
 from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import BaseRoute, Route
+from starlette.routing import BaseRoute
 
 from shopfloor.kernel import dates
 from shopfloor.kernel.errors import ValidationFailed
@@ -23,9 +22,8 @@ HEIGHT, BAR, GAP = 160, 28, 10
 
 
 def routes(admin: Admin) -> list[BaseRoute]:
-    g = admin.guarded
-    return [Route("/work-centres", g(partial(centres, admin))),
-            Route("/work-centres/{code:path}", g(partial(centre, admin)))]
+    return [admin.page("/work-centres", centres),
+            admin.page("/work-centres/{code:path}", centre)]
 
 
 async def centres(a: Admin, request: Request, actor: Actor) -> Response:

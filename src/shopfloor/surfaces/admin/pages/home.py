@@ -3,12 +3,11 @@ lots about to expire)."""
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import BaseRoute, Route
+from starlette.routing import BaseRoute
 
 from shopfloor.kernel.statuses import JOB_ACTIVE
 from shopfloor.registry.actor import Actor
@@ -17,7 +16,7 @@ from shopfloor.surfaces.admin.kinds import ORDERS
 
 
 def routes(admin: Admin) -> list[BaseRoute]:
-    return [Route("/", admin.guarded(partial(home, admin)))]
+    return [admin.page("/", home)]
 
 
 async def home(a: Admin, request: Request, actor: Actor) -> Response:

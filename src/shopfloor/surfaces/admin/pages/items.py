@@ -4,12 +4,11 @@ can be done to it."""
 from __future__ import annotations
 
 from datetime import timedelta
-from functools import partial
 from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import BaseRoute, Route
+from starlette.routing import BaseRoute
 
 from shopfloor.registry.actor import Actor
 from shopfloor.surfaces.admin.core import Admin
@@ -21,9 +20,8 @@ WEEKS = 8  # how far ahead the item's chart looks
 
 
 def routes(admin: Admin) -> list[BaseRoute]:
-    g = admin.guarded
-    return [Route("/items", g(partial(items, admin))),
-            Route("/items/{sku:path}", g(partial(item, admin)))]
+    return [admin.page("/items", items),
+            admin.page("/items/{sku:path}", item)]
 
 
 async def items(a: Admin, request: Request, actor: Actor) -> Response:

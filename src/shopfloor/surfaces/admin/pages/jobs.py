@@ -3,13 +3,12 @@ finished MRP run's plan."""
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Any
 from urllib.parse import quote
 
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import BaseRoute, Route
+from starlette.routing import BaseRoute
 
 from shopfloor.kernel.statuses import JobState
 from shopfloor.registry.actor import Actor
@@ -18,9 +17,8 @@ from shopfloor.surfaces.admin.kinds import MRP_KINDS
 
 
 def routes(admin: Admin) -> list[BaseRoute]:
-    g = admin.guarded
-    return [Route("/jobs", g(partial(jobs, admin))),
-            Route("/jobs/{job_id}", g(partial(job, admin)))]
+    return [admin.page("/jobs", jobs),
+            admin.page("/jobs/{job_id}", job)]
 
 
 async def jobs(a: Admin, request: Request, actor: Actor) -> Response:

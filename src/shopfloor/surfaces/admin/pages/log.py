@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from functools import partial
 from urllib.parse import quote
 
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import BaseRoute, Route
+from starlette.routing import BaseRoute
 
 from shopfloor.registry.actor import Actor
 from shopfloor.surfaces.admin.core import Admin
@@ -15,9 +14,8 @@ from shopfloor.surfaces.admin.forms import listing, pages, prefilled
 
 
 def routes(admin: Admin) -> list[BaseRoute]:
-    g = admin.guarded
-    return [Route("/log", g(partial(log, admin))),
-            Route("/log/{operation_id}", g(partial(entry, admin)))]
+    return [admin.page("/log", log),
+            admin.page("/log/{operation_id}", entry)]
 
 
 async def log(a: Admin, request: Request, actor: Actor) -> Response:

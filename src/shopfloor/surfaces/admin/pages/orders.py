@@ -5,12 +5,11 @@ short, correct, return), each a pre-filled link to the tool's own form."""
 from __future__ import annotations
 
 from decimal import Decimal
-from functools import partial
 from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import BaseRoute, Route
+from starlette.routing import BaseRoute
 
 from shopfloor.kernel import units
 from shopfloor.kernel.statuses import BY_KIND, PO, SO
@@ -22,48 +21,42 @@ from shopfloor.surfaces.admin.kinds import ORDERS, OrderKind, left_to_make, outs
 from shopfloor.ui import paper
 
 MAX_SKUS = 40  # an order's items whose stock its page shows
+# An open order's first action, by its kind: its goods received or shipped (a
+# manufacturing order's completion and operations are its own), then edit and cancel.
+MOVES = {"purchase-orders": ("Receive", "receive_purchase_order"),
+         "sales-orders": ("Ship", "fulfill_order")}
+CHANGES = {"purchase-orders": ("modify_purchase_order", "delete_purchase_order"),
+           "sales-orders": ("modify_sales_order", "delete_sales_order"),
+           "manufacturing-orders": ("modify_manufacturing_order", "delete_manufacturing_order")}
 
 
 def routes(admin: Admin) -> list[BaseRoute]:
-    g = admin.guarded
     return [r for slug in ORDERS for r in (
-        Route(f"/{slug}", g(partial(orders, admin)), name=f"{slug}"),
-        Route(f"/{slug}/{{number:path}}", g(partial(order, admin)), name=f"{slug}-one"))]
+        admin.page(f"/{slug}", orders, name=f"{slug}"),
+        admin.page(f"/{slug}/{{number:path}}", order, name=f"{slug}-one"))]
 
 
 def actions(kind: OrderKind, order: dict[str, Any]) -> list[tuple[str, str, str]]:
     """(label, tool, url) of what can be done to this order now."""
     status, number = order.get("status"), order.get("number")
     out: list[tuple[str, str, str]] = []
-    if kind.slug == "purchase-orders":
-        if status in kind.open_statuses:
-            out.append(("Receive", "receive_purchase_order", prefilled(
-                "receive_purchase_order", {"number": number, "lines": outstanding(order)})))
-            out.append(("Edit", "modify_purchase_order",
-                        prefilled("modify_purchase_order", {"number": number})))
-            out.append(("Cancel order", "delete_purchase_order",
-                        prefilled("delete_purchase_order", {"number": number})))
-    elif kind.slug == "sales-orders":
-        if status in kind.open_statuses:
-            out.append(("Ship", "fulfill_order", prefilled(
-                "fulfill_order", {"number": number, "lines": outstanding(order)})))
-            out.append(("Edit", "modify_sales_order",
-                        prefilled("modify_sales_order", {"number": number})))
-            out.append(("Cancel order", "delete_sales_order",
-                        prefilled("delete_sales_order", {"number": number})))
-    elif status in kind.open_statuses:
-        out.append(("Complete", "complete_manufacturing_order", prefilled(
-            "complete_manufacturing_order", {"number": number, "quantity": left_to_make(order)})))
-        # one link per operation still to do, named, so time lands on the right one
-        out += [(f"Log time: {o['sequence']} {o['name']}", "record_operation_time",
-                 prefilled("record_operation_time", {"number": number,
-                                                     "sequence": o["sequence"]}))
-                for o in order.get("operations") or []
-                if o.get("status") in BY_KIND["operation"].open]
-        out.append(("Edit", "modify_manufacturing_order",
-                    prefilled("modify_manufacturing_order", {"number": number})))
-        out.append(("Cancel order", "delete_manufacturing_order",
-                    prefilled("delete_manufacturing_order", {"number": number})))
+    if status in kind.open_statuses:
+        if kind.slug in MOVES:
+            text, tool = MOVES[kind.slug]
+            out.append((text, tool, prefilled(
+                tool, {"number": number, "lines": outstanding(order)})))
+        else:
+            out.append(("Complete", "complete_manufacturing_order", prefilled(
+                "complete_manufacturing_order",
+                {"number": number, "quantity": left_to_make(order)})))
+            # one link per operation still to do, named, so time lands on the right one
+            out += [(f"Log time: {o['sequence']} {o['name']}", "record_operation_time",
+                     prefilled("record_operation_time", {"number": number,
+                                                         "sequence": o["sequence"]}))
+                    for o in order.get("operations") or []
+                    if o.get("status") in BY_KIND["operation"].open]
+        out += [(text, tool, prefilled(tool, {"number": number}))
+                for text, tool in zip(("Edit", "Cancel order"), CHANGES[kind.slug], strict=True)]
     # Corrections and returns (issue 12's tools), offered where the order has moved goods.
     done_lines = [{"sku": line["sku"], "quantity": line.get("done_quantity")}
                   for line in order.get("lines") or [] if _positive(line.get("done_quantity"))]

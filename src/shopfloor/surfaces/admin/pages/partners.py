@@ -4,12 +4,11 @@ each action a link to the tool's own form (edit it, order from it, set an item's
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import BaseRoute, Route
+from starlette.routing import BaseRoute
 
 from shopfloor.registry.actor import Actor
 from shopfloor.surfaces.admin.core import Admin
@@ -23,10 +22,9 @@ KINDS = {"suppliers": ("Suppliers", "Supplier", "list_suppliers", "suppliers", "
 
 
 def routes(admin: Admin) -> list[BaseRoute]:
-    g = admin.guarded
     return [r for slug in KINDS for r in (
-        Route(f"/{slug}", g(partial(partners, admin, slug))),
-        Route(f"/{slug}/{{name:path}}", g(partial(partner, admin, slug))))]
+        admin.page(f"/{slug}", partners, slug),
+        admin.page(f"/{slug}/{{name:path}}", partner, slug))]
 
 
 async def partners(a: Admin, slug: str, request: Request, actor: Actor) -> Response:

@@ -5,13 +5,12 @@ links to the documents made and the rest of the plan still there to apply later.
 from __future__ import annotations
 
 import secrets
-from functools import partial
 from typing import Any
 from urllib.parse import urlencode
 
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
-from starlette.routing import BaseRoute, Route
+from starlette.routing import BaseRoute
 
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.kernel.statuses import JobState
@@ -22,10 +21,9 @@ from shopfloor.surfaces.admin.kinds import MRP_KINDS
 
 
 def routes(admin: Admin) -> list[BaseRoute]:
-    g = admin.guarded
-    return [Route("/mrp", g(partial(mrp, admin)), methods=["GET"]),
-            Route("/mrp/preview", g(partial(preview, admin), write=True), methods=["POST"]),
-            Route("/mrp/apply", g(partial(apply, admin), write=True), methods=["POST"])]
+    return [admin.page("/mrp", mrp, methods=["GET"]),
+            admin.page("/mrp/preview", preview, write=True, methods=["POST"]),
+            admin.page("/mrp/apply", apply, write=True, methods=["POST"])]
 
 
 async def mrp(a: Admin, request: Request, actor: Actor, **outcome: Any) -> Response:

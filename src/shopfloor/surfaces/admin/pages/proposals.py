@@ -3,12 +3,11 @@ was shown. Approving or rejecting is the tool's own form, filled in (no write pa
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import BaseRoute, Route
+from starlette.routing import BaseRoute
 
 from shopfloor.kernel.statuses import ProposalState
 from shopfloor.registry.actor import Actor
@@ -17,9 +16,8 @@ from shopfloor.surfaces.admin.forms import prefilled
 
 
 def routes(admin: Admin) -> list[BaseRoute]:
-    g = admin.guarded
-    return [Route("/proposals", g(partial(inbox, admin))),
-            Route("/proposals/{proposal_id}", g(partial(proposal, admin)))]
+    return [admin.page("/proposals", inbox),
+            admin.page("/proposals/{proposal_id}", proposal)]
 
 
 async def inbox(a: Admin, request: Request, actor: Actor) -> Response:

@@ -4,11 +4,9 @@ units ("1 pc of a box of 3") and their value, and its printed return note."""
 
 from __future__ import annotations
 
-from functools import partial
-
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import BaseRoute, Route
+from starlette.routing import BaseRoute
 
 from shopfloor.registry.actor import Actor
 from shopfloor.surfaces.admin.core import Admin
@@ -21,9 +19,8 @@ ORDER_PAGES = {"supplier": ("purchase-orders", "Supplier"),
 
 
 def routes(admin: Admin) -> list[BaseRoute]:
-    g = admin.guarded
-    return [Route("/returns", g(partial(returns, admin))),
-            Route("/returns/{number:path}", g(partial(one, admin)))]
+    return [admin.page("/returns", returns),
+            admin.page("/returns/{number:path}", one)]
 
 
 async def returns(a: Admin, request: Request, actor: Actor) -> Response:

@@ -7,13 +7,12 @@ A job tool starts its job and goes to the job's page."""
 from __future__ import annotations
 
 import secrets
-from functools import partial
 from typing import Any
 from urllib.parse import parse_qs
 
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
-from starlette.routing import BaseRoute, Route
+from starlette.routing import BaseRoute
 
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.actor import Actor
@@ -23,13 +22,12 @@ from shopfloor.surfaces.admin.core import Admin, form_of
 
 
 def routes(admin: Admin) -> list[BaseRoute]:
-    g = admin.guarded
     return [
-        Route("/tools", g(partial(tool_list, admin)), methods=["GET"]),
-        Route("/tools/{name}", g(partial(tool_get, admin)), methods=["GET"]),
-        Route("/tools/{name}/preview", g(partial(preview, admin), write=True), methods=["POST"]),
-        Route("/tools/{name}/apply", g(partial(apply, admin), write=True), methods=["POST"]),
-        Route("/tools/{name}/start", g(partial(start, admin), write=True), methods=["POST"]),
+        admin.page("/tools", tool_list, methods=["GET"]),
+        admin.page("/tools/{name}", tool_get, methods=["GET"]),
+        admin.page("/tools/{name}/preview", preview, write=True, methods=["POST"]),
+        admin.page("/tools/{name}/apply", apply, write=True, methods=["POST"]),
+        admin.page("/tools/{name}/start", start, write=True, methods=["POST"]),
     ]
 
 

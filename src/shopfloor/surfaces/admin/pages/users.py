@@ -4,12 +4,11 @@ confirmed like any write; the page only lists."""
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import BaseRoute, Route
+from starlette.routing import BaseRoute
 
 from shopfloor.registry.actor import Actor
 from shopfloor.surfaces.admin.core import Admin
@@ -17,7 +16,7 @@ from shopfloor.surfaces.admin.forms import prefilled
 
 
 def routes(admin: Admin) -> list[BaseRoute]:
-    return [Route("/users", admin.guarded(partial(users, admin)))]
+    return [admin.page("/users", users)]
 
 
 async def users(a: Admin, request: Request, actor: Actor) -> Response:

@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import csv
 import io
-from functools import partial
 from typing import Any
 from urllib.parse import urlencode
 
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import BaseRoute, Route
+from starlette.routing import BaseRoute
 
 from shopfloor.kernel.statuses import label
 from shopfloor.kernel.text import cell
@@ -32,9 +31,8 @@ PERIOD = ("opening", "received", "shipped", "consumed", "produced", "transferred
 
 
 def routes(admin: Admin) -> list[BaseRoute]:
-    g = admin.guarded
-    return [Route("/valuation", g(partial(valuation, admin))),
-            Route("/valuation.csv", g(partial(export, admin)))]
+    return [admin.page("/valuation", valuation),
+            admin.page("/valuation.csv", export)]
 
 
 def _filters(request: Request) -> dict[str, str]:

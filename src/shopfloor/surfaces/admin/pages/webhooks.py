@@ -3,11 +3,9 @@ answer or error, so a receiver that keeps failing is seen here, not guessed at."
 
 from __future__ import annotations
 
-from functools import partial
-
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import BaseRoute, Route
+from starlette.routing import BaseRoute
 
 from shopfloor.registry.actor import Actor
 from shopfloor.surfaces.admin.core import Admin
@@ -15,7 +13,7 @@ from shopfloor.surfaces.admin.forms import listing, pages, prefilled
 
 
 def routes(admin: Admin) -> list[BaseRoute]:
-    return [Route("/webhooks", admin.guarded(partial(webhooks, admin)))]
+    return [admin.page("/webhooks", webhooks)]
 
 
 async def webhooks(a: Admin, request: Request, actor: Actor) -> Response:
