@@ -12,8 +12,6 @@ from functools import cache
 from importlib import resources as package_files
 from typing import Any
 
-from jinja2 import Environment, FunctionLoader
-
 from shopfloor.kernel.statuses import BY_KIND
 
 PREVIEW_URI = "ui://shopfloor/preview.html"
@@ -44,6 +42,10 @@ def _html(name: str) -> str:
     """A card with the shared bridge, renderer and stylesheet inlined: one file, nothing
     to fetch. The renderer is the one the web admin draws its previews with. Each card
     extends `card.html`, the page, bridge set-up and outcome line every card has."""
+    # jinja2 here, not at the top: the MCP server imports this module to list the cards,
+    # and an import of jinja2 is ~15-60 ms of a cold start that may never serve one
+    from jinja2 import Environment, FunctionLoader
+
     env = Environment(loader=FunctionLoader(_read), autoescape=False,
                       trim_blocks=True, keep_trailing_newline=True)
     return env.get_template(name).render(
