@@ -21,7 +21,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
-from typing import Any
 
 import pytest
 from hypothesis import strategies as st
@@ -33,7 +32,6 @@ from hypothesis.stateful import (
 from sqlalchemy import func, select
 
 from shopfloor.domain.stock.valuation import FLOWS
-from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
 from shopfloor.store.tables import (
     Balance,
@@ -48,41 +46,21 @@ from shopfloor.store.tables import (
 from shopfloor.store.tables.corrections import Revert, StockReturn
 from tests.accounting.test_back_dated import every_date_ties
 from tests.accounting.test_journal import bean_loaded, valuation_in_cents
-from tests.given import Given
 from tests.helpers import ADMIN, apply, ledger_mismatches
-from tests.machines import Unwinding, run_machine
+from tests.machines import LOCS, SKUS, Shelves, price, run_machine
 from tests.stock.test_ledger_properties import fresh  # noqa: F401  (the fixture)
 
-SKUS = ("M1", "M2")
-LOCS = ("MAIN", "SHOP", "NEG")  # NEG allows negative stock
 qty = st.decimals(min_value=Decimal(1), max_value=Decimal(20), places=0)
-price = st.decimals(min_value=Decimal("0.5"), max_value=Decimal(30), places=2)
-EXPECTED = {"insufficient_stock", "conflict", "validation_error"}
 
 
-class Books(Unwinding):
-    make: Callable[[], Registry]
-
+class Books(Shelves):
     def __init__(self) -> None:
         super().__init__()
-        self.reg = self.make()
-        given = Given(self.reg)
-        given.location("NEG", "Below zero", allow_negative=True)
-        given.recipe("P1", {"M1": "2", "M2": "1"})
+        self.given.recipe("P1", {"M1": "2", "M2": "1"})
         self.pos: list[str] = []
         self.bills = 0
         self.sos: list[str] = []
         self.mos: list[str] = []
-        self.ops: list[str] = []
-
-    def _do(self, tool: str, **args: Any) -> dict[str, Any] | None:
-        try:
-            done = apply(self.reg, tool, **args)
-        except ShopfloorError as exc:
-            assert exc.code in EXPECTED, exc.to_payload()
-            return None
-        self.ops.append(str(done["operation_id"]))
-        return done
 
     @initialize(p=price, q=price)
     def stocked(self, p: Decimal, q: Decimal) -> None:
@@ -117,16 +95,6 @@ class Books(Unwinding):
     def count(self, sku: str, loc: str, q: Decimal) -> None:
         self._do("create_stock_adjustment", location=loc, reason="count",
                  lines=[{"sku": sku, "counted_quantity": str(q)}])
-
-    @rule(sku=st.sampled_from(SKUS), loc=st.sampled_from(LOCS), extra=st.integers(0, 5))
-    def scrap_all(self, sku: str, loc: str, extra: int) -> None:
-        """Everything there leaves (and more where stock may go below zero): the receipts
-        behind it are fully consumed, so a price correction after is all variances."""
-        held = self.reg.invoke("get_stock", {"sku": sku, "location": loc}, ADMIN)["balances"]
-        out = (Decimal(held[0]["on_hand"]) if held else Decimal(0)) + extra
-        if out > 0:
-            self._do("create_stock_adjustment", location=loc, reason="scrap",
-                     lines=[{"sku": sku, "quantity_delta": str(-out)}])
 
     @rule(loc=st.sampled_from(LOCS), q=st.decimals(min_value=1, max_value=4, places=0))
     def complete(self, loc: str, q: Decimal) -> None:
@@ -236,11 +204,6 @@ class Books(Unwinding):
                              "order": number, "sku": rows[0]["sku"], "quantity": str(q),
                              "unit_price": rows[0]["unit_price"]}])
 
-    @rule(i=st.integers(0, 50))
-    def revert(self, i: int) -> None:
-        if self.ops:
-            self._do("revert_operation", operation_id=self.ops[-1 - i % len(self.ops)])
-
     @invariant()
     def books_balance(self) -> None:
         assert ledger_mismatches(self.reg) == []
@@ -345,17 +308,12 @@ def _purchase_side(reg: Registry) -> tuple[Decimal, Decimal]:
     return bought, booked
 
 
-def _run(make: Callable[[], Registry], examples: int, steps: int,
-         derandomize: bool = True, part: int | None = None) -> None:
-    run_machine(Books, make, examples, steps, derandomize, part)
-
-
 @pytest.mark.parametrize("part", [0, 1])
 def test_the_books_balance_after_every_step(fresh: Callable[[], Registry], part: int) -> None:  # noqa: F811
     """6 examples in two seeded halves, so that two workers share them."""
-    _run(fresh, examples=3, steps=16, part=part)
+    run_machine(Books, fresh, examples=3, steps=16, part=part)
 
 
 @pytest.mark.long
 def test_the_books_balance_after_many_steps(fresh: Callable[[], Registry]) -> None:  # noqa: F811
-    _run(fresh, examples=60, steps=40, derandomize=False)
+    run_machine(Books, fresh, examples=60, steps=40, derandomize=False)
