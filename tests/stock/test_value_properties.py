@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
+from typing import Any
 
 import pytest
 from hypothesis import strategies as st
@@ -61,6 +62,18 @@ class Books(Shelves):
         self.bills = 0
         self.sos: list[str] = []
         self.mos: list[str] = []
+
+    def _po(self, i: int) -> dict[str, Any]:
+        """A purchase order received here (the i-th, counting round), as it reads now."""
+        got: dict[str, Any] = self.reg.invoke(
+            "get_purchase_order", {"number": self.pos[i % len(self.pos)]}, ADMIN)
+        return got
+
+    def _so(self, i: int) -> dict[str, Any]:
+        """A sales order shipped here (the i-th, counting round), as it reads now."""
+        got: dict[str, Any] = self.reg.invoke(
+            "get_sales_order", {"number": self.sos[i % len(self.sos)]}, ADMIN)
+        return got
 
     @initialize(p=price, q=price)
     def stocked(self, p: Decimal, q: Decimal) -> None:
@@ -106,8 +119,7 @@ class Books(Shelves):
     @rule(i=st.integers(0, 50), q=st.decimals(min_value=0, max_value=20, places=0))
     def correct_shipment(self, i: int, q: Decimal) -> None:
         if self.sos:
-            so = self.reg.invoke("get_sales_order", {"number": self.sos[i % len(self.sos)]},
-                                 ADMIN)
+            so = self._so(i)
             self._do("correct_shipment", number=so["number"], sku=so["lines"][0]["sku"],
                      quantity=str(q))
 
@@ -120,8 +132,7 @@ class Books(Shelves):
     @rule(i=st.integers(0, 50), q=qty)
     def supplier_return(self, i: int, q: Decimal) -> None:
         if self.pos:
-            po = self.reg.invoke("get_purchase_order", {"number": self.pos[i % len(self.pos)]},
-                                 ADMIN)
+            po = self._po(i)
             ln = po["lines"][0]
             self._do("create_supplier_return", number=po["number"], reason="back",
                      lines=[{"sku": ln["sku"], "quantity": str(q)}])
@@ -129,8 +140,7 @@ class Books(Shelves):
     @rule(i=st.integers(0, 50), q=qty)
     def customer_return(self, i: int, q: Decimal) -> None:
         if self.sos:
-            so = self.reg.invoke("get_sales_order", {"number": self.sos[i % len(self.sos)]},
-                                 ADMIN)
+            so = self._so(i)
             ln = so["lines"][0]
             self._do("create_customer_return", number=so["number"], reason="back",
                      lines=[{"sku": ln["sku"], "quantity": str(q)}])
@@ -138,8 +148,7 @@ class Books(Shelves):
     @rule(i=st.integers(0, 50), p=price)
     def correct_price(self, i: int, p: Decimal) -> None:
         if self.pos:
-            po = self.reg.invoke("get_purchase_order", {"number": self.pos[i % len(self.pos)]},
-                                 ADMIN)
+            po = self._po(i)
             self._do("correct_purchase_receipt", number=po["number"], sku=po["lines"][0]["sku"],
                      unit_price=str(p))
 
@@ -148,8 +157,7 @@ class Books(Shelves):
         """A receipt's goods all gone (below zero too, where allowed), then its price
         corrected: only variances, no ledger row (issue 30's R1)."""
         if self.pos:
-            po = self.reg.invoke("get_purchase_order", {"number": self.pos[i % len(self.pos)]},
-                                 ADMIN)
+            po = self._po(i)
             self.scrap_all(po["lines"][0]["sku"], po["location"], extra)
             self.correct_price(i, p)
 
@@ -158,8 +166,7 @@ class Books(Shelves):
         """Goods shipped from a receipt's shelf, the receipt re-priced, then some of them
         returned: they bring back the share of the re-pricing their shipment took."""
         if self.pos:
-            po = self.reg.invoke("get_purchase_order", {"number": self.pos[i % len(self.pos)]},
-                                 ADMIN)
+            po = self._po(i)
             self.ship(po["lines"][0]["sku"], po["location"], q)
             self.correct_price(i, p)
             if self.sos:
@@ -181,8 +188,7 @@ class Books(Shelves):
     @rule(i=st.integers(0, 50), q=st.decimals(min_value=0, max_value=20, places=0))
     def correct_quantity(self, i: int, q: Decimal) -> None:
         if self.pos:
-            po = self.reg.invoke("get_purchase_order", {"number": self.pos[i % len(self.pos)]},
-                                 ADMIN)
+            po = self._po(i)
             self._do("correct_purchase_receipt", number=po["number"], sku=po["lines"][0]["sku"],
                      quantity=str(q))
 
