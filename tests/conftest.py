@@ -17,8 +17,6 @@ import pytest
 from sqlalchemy import create_engine, text
 from sqlalchemy.pool import NullPool
 
-from shopfloor.app.settings import Settings
-from shopfloor.app.wiring import open_registry
 from shopfloor.registry.actor import Actor
 from shopfloor.registry.registry import Registry
 from shopfloor.store.engine import Store
@@ -26,6 +24,7 @@ from shopfloor.store.migrate import upgrade
 from shopfloor.store.tables import Base
 from tests.copies import Copies
 from tests.given import Given
+from tests.helpers import registry_at
 
 # argon2-cffi's test profile for every password the suite hashes, in this process and the
 # servers and CLIs it starts (tests/accounts checks the real parameters stay the default)
@@ -136,9 +135,8 @@ def sqlite_url(tmp_path: Path, sqlite_template: Path) -> str:
 
 @pytest.fixture
 def registry(db_url: str) -> Iterator[Registry]:
-    reg = open_registry(Settings(database_url=db_url))
-    yield reg
-    reg.store.dispose()
+    with registry_at(db_url) as reg:
+        yield reg
 
 
 @pytest.fixture

@@ -3,15 +3,21 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from decimal import ROUND_HALF_EVEN, Decimal
 from functools import cache
 from typing import Any
 
+import pytest
 from alembic import command
 from alembic.config import Config
 from sqlalchemy import Integer, func, literal, select, union_all
 
+from shopfloor.app.settings import Settings
+from shopfloor.app.wiring import open_registry
+from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.actor import Actor
 from shopfloor.registry.registry import Registry
 from shopfloor.store import migrate
@@ -22,6 +28,30 @@ ADMIN = Actor.of("alice", "admin")
 
 def apply(registry: Registry, tool: str, actor: Actor = ADMIN, **args: Any) -> dict[str, Any]:
     return registry.invoke(tool, {**args, "preview": False}, actor)
+
+
+@contextmanager
+def registry_at(url: str, **settings: Any) -> Iterator[Registry]:
+    """A registry of its own on `url` (with other settings than the `registry` fixture's
+    if given), its connections closed after."""
+    reg = open_registry(Settings(database_url=url, **settings))
+    try:
+        yield reg
+    finally:
+        reg.store.dispose()
+
+
+@contextmanager
+def named_on_postgres(schema_url: str, prefix: str) -> Iterator[tuple[Registry, str]]:
+    """A registry on the tests' PostgreSQL schema, emptied first, whose connections give
+    the server a name of their own (`application_name`): a test finds them among the
+    server's by it. Yields the registry and the name."""
+    from tests.conftest import _truncate
+
+    _truncate(schema_url)
+    name = f"{prefix}_{uuid.uuid4().hex[:8]}"
+    with registry_at(f"{schema_url}&application_name={name}") as reg:
+        yield reg, name
 
 
 @cache
@@ -45,6 +75,20 @@ def snapshot(registry: Registry) -> dict[str, Any]:
             if versions is not None:
                 out[f"{name}.version"] = versions
     return out
+
+
+def refused_alike(registry: Registry, tool: str, args: dict[str, Any]) -> ShopfloorError:
+    """Refused alike by the preview and the apply (the same code, naming the same field),
+    writing nothing; the apply's error."""
+    before = snapshot(registry)
+    errors = []
+    for preview in (True, False):
+        with pytest.raises(ShopfloorError) as info:
+            registry.invoke(tool, {**args, "preview": preview}, ADMIN)
+        errors.append(info.value)
+    assert snapshot(registry) == before
+    assert (errors[0].code, errors[0].field) == (errors[1].code, errors[1].field)
+    return errors[1]
 
 
 def ledger_mismatches(registry: Registry) -> list[str]:
@@ -104,6 +148,18 @@ def journal_mismatches(s: Any) -> list[str]:
     bad += [f"stock lines of item {k[0]} at {k[1]} hold {v} with no ledger rows"
             for k, v in held.items() if k not in ledger and v]
     return bad
+
+
+def run_as_job(registry: Registry, tool: str, preview: dict[str, Any]) -> dict[str, Any]:
+    """A job tool's preview applied, its job run here by a worker and succeeded: the job as
+    `get_job` reads it."""
+    from shopfloor.app.wiring import worker_for
+
+    queued = registry.invoke(tool, preview["apply"]["arguments"], ADMIN)
+    assert worker_for(registry).run_one(queued["job_id"])
+    job: dict[str, Any] = registry.invoke("get_job", {"job_id": queued["job_id"]}, ADMIN)
+    assert job["status"] == "succeeded", job["message"]
+    return job
 
 
 def on_hand(registry: Registry, sku: str, location: str = "MAIN") -> Decimal:

@@ -13,13 +13,21 @@ from decimal import Decimal
 from typing import Any
 
 from hypothesis import HealthCheck, seed, settings
+from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, precondition, rule, run_state_machine_as_test
 from sqlalchemy import select
 
+from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
 from shopfloor.store.tables import Balance, PurchaseOrderLine, StockMovement, Variance
 from shopfloor.store.tables.corrections import CostAdjustment, Revert
-from tests.helpers import apply
+from tests.given import Given
+from tests.helpers import ADMIN, apply
+
+SKUS = ("M1", "M2")
+LOCS = ("MAIN", "SHOP", "NEG")  # NEG allows negative stock
+price = st.decimals(min_value=Decimal("0.5"), max_value=Decimal(30), places=2)
+EXPECTED = {"insufficient_stock", "conflict", "validation_error"}
 
 
 def run_machine(machine: Any, make: Callable[[], Registry], examples: int, steps: int,
@@ -116,3 +124,46 @@ class Unwinding(RuleBasedStateMachine):
         after = money(self.reg)
         after["prices"] = {k: v for k, v in after["prices"].items() if k in before["prices"]}
         assert after == before, {k: (before[k], after[k]) for k in before if before[k] != after[k]}
+
+
+class Shelves(Unwinding):
+    """A books machine on a fresh registry of the tests' company and a third location,
+    NEG, where stock may go below zero; a write refused for one of the EXPECTED reasons
+    is a step that did nothing."""
+
+    make: Callable[[], Registry]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.reg = self.make()
+        self.given = Given(self.reg)
+        self.given.location("NEG", "Below zero", allow_negative=True)
+        self.ops = []
+
+    def _do(self, tool: str, **args: Any) -> dict[str, Any] | None:
+        try:
+            done = apply(self.reg, tool, **args)
+        except ShopfloorError as exc:
+            assert exc.code in EXPECTED, exc.to_payload()
+            return None
+        self.wrote(tool, args, done)
+        return done
+
+    def wrote(self, tool: str, args: dict[str, Any], done: dict[str, Any]) -> None:
+        """A write applied: its operation joins `ops`."""
+        self.ops.append(str(done["operation_id"]))
+
+    @rule(sku=st.sampled_from(SKUS), loc=st.sampled_from(LOCS), extra=st.integers(0, 5))
+    def scrap_all(self, sku: str, loc: str, extra: int) -> None:
+        """Everything there leaves (and more where stock may go below zero): the receipts
+        behind it are fully consumed, so a price correction after is all variances."""
+        held = self.reg.invoke("get_stock", {"sku": sku, "location": loc}, ADMIN)["balances"]
+        out = (Decimal(held[0]["on_hand"]) if held else Decimal(0)) + extra
+        if out > 0:
+            self._do("create_stock_adjustment", location=loc, reason="scrap",
+                     lines=[{"sku": sku, "quantity_delta": str(-out)}])
+
+    @rule(i=st.integers(0, 50))
+    def revert(self, i: int) -> None:
+        if self.ops:
+            self._do("revert_operation", operation_id=self.ops[-1 - i % len(self.ops)])

@@ -75,3 +75,18 @@ def serving_registry(registry: Any, db_url: str, account: tuple[str, str, str] |
         Accounts(registry.store).create(*account)
     with serving(build_app(registry, Settings(database_url=db_url), run_worker=False)) as url:
         yield url
+
+
+@contextmanager
+def admin_client(registry: Any, db_url: str, **headers: str) -> Iterator[Any]:
+    """The HTTP app over this registry (its currency EUR) in a Starlette TestClient signed
+    in as an admin, reading en-GB, with these headers besides."""
+    from starlette.testclient import TestClient
+
+    from shopfloor.app.settings import Settings
+    from shopfloor.surfaces.http import create_app
+
+    app = create_app(registry, Settings(database_url=db_url, currency="EUR"))
+    with TestClient(app, headers={"Accept-Language": "en-GB", **headers}) as client:
+        client.cookies.set("shopfloor_session", app.state.auth.mint("ada", ["admin"], 600))
+        yield client

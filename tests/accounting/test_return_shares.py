@@ -27,17 +27,19 @@ from tests.given import Given
 from tests.helpers import apply, ledger_mismatches
 
 
+def _shipped(reg: Registry) -> tuple[str, str]:
+    """PO 10 @ 4 received, 6 of it shipped: (the order's number, the shipment's)."""
+    given = Given(reg).company()
+    po = given.po({"M1": ("10", "4")}, receive=True)
+    so = given.so({"M1": ("6", "9")}, fulfil=True)
+    return str(po["number"]), str(so["number"])
+
+
 def _shipped_then_repriced(reg: Registry) -> tuple[str, str, dict[str, object]]:
     """PO 10 @ 4 received, 6 shipped (24 to COGS), the price corrected to 5: the 4 on
     hand take 4.00, the shipment's share 6.00 is a price variance."""
-    Given(reg).company()
-    apply(reg, "create_location", code="QUAR", name="Quarantine")
-    po = apply(reg, "create_purchase_order", supplier="Acme", location="MAIN",
-               lines=[{"sku": "M1", "quantity": "10", "unit_price": "4"}])["number"]
-    apply(reg, "receive_purchase_order", number=po)
-    so = apply(reg, "create_sales_order", customer="Bob", location="MAIN",
-               lines=[{"sku": "M1", "quantity": "6", "unit_price": "9"}])["number"]
-    apply(reg, "fulfill_order", number=so)
+    po, so = _shipped(reg)
+    Given(reg).location("QUAR", "Quarantine")
     corrected = apply(reg, "correct_purchase_receipt", number=po, sku="M1", unit_price="5")
     assert trial(reg) == {INVENTORY: D(20), GRNI: D(-50), COGS: D(24), PPV: D(6)}
     return po, so, corrected
@@ -108,13 +110,7 @@ def test_a_reverted_return_expenses_its_share_again_and_guards_the_re_pricing(
 
 def test_a_return_before_the_re_pricing_still_splits_it_by_what_stayed_shipped(
         registry: Registry) -> None:
-    Given(registry).company()
-    po = apply(registry, "create_purchase_order", supplier="Acme", location="MAIN",
-               lines=[{"sku": "M1", "quantity": "10", "unit_price": "4"}])["number"]
-    apply(registry, "receive_purchase_order", number=po)
-    so = apply(registry, "create_sales_order", customer="Bob", location="MAIN",
-               lines=[{"sku": "M1", "quantity": "6", "unit_price": "9"}])["number"]
-    apply(registry, "fulfill_order", number=so)
+    po, so = _shipped(registry)
     _return(registry, so, "2")
     apply(registry, "correct_purchase_receipt", number=po, sku="M1", unit_price="5")
     # 4 stayed shipped: their 4.00 is the variance; the 2 back are on hand at 5

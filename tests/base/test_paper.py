@@ -80,10 +80,17 @@ def printed(reg: Registry, kind: str, *keys: str) -> tuple[bytes, str]:
     return pdf, text_of(pdf)
 
 
+def headed(reg: Registry, kind: str, number: str, title: str) -> str:
+    """The text of `kind` printed for document `number`, headed by `title` and the
+    number."""
+    _, text = printed(reg, kind, number)
+    assert f"{title} {number}" in text
+    return text
+
+
 def test_purchase_order_prints_lines_and_a_total_rounded_per_line(reg: Registry) -> None:
     numbers = company(reg)
-    _, text = printed(reg, "purchase_order", numbers["po"])
-    assert f"Purchase order {numbers['po']}" in text
+    text = headed(reg, "purchase_order", numbers["po"], "Purchase order")
     assert "Acme Mills" in text and "orders@acme.test" in text and "Main warehouse" in text
     assert "Flour type 550" in text and "Sea salt" in text
     assert re.search(r"120\s+kg", text)
@@ -155,12 +162,11 @@ def test_paper_reads_in_the_readers_language_over_http(reg: Registry,
 
 def test_packing_slip_and_pick_list(reg: Registry) -> None:
     numbers = company(reg)
-    _, slip = printed(reg, "packing_slip", numbers["so"])
-    assert f"Packing slip {numbers['so']}" in slip
+    slip = headed(reg, "packing_slip", numbers["so"], "Packing slip")
     assert "Cafe Bleu" in slip and "Flour type 550" in slip and "Sea salt" in slip
     assert re.search(r"15\s+0\s+15\s+kg", slip)
-    _, picks = printed(reg, "pick_list", numbers["so"])
-    assert f"Pick list {numbers['so']}" in picks and "Cafe Bleu" in picks
+    picks = headed(reg, "pick_list", numbers["so"], "Pick list")
+    assert "Cafe Bleu" in picks
     # first expiring first: 10 from L-SOON, then 5 from L-LATE, at MAIN
     soon, late = picks.index("L-SOON"), picks.index("L-LATE")
     assert soon < late
@@ -170,8 +176,7 @@ def test_packing_slip_and_pick_list(reg: Registry) -> None:
 
 def test_traveller_lists_components_for_the_whole_order(reg: Registry) -> None:
     numbers = company(reg)
-    _, text = printed(reg, "traveller", numbers["mo"])
-    assert f"MO traveller {numbers['mo']}" in text
+    text = headed(reg, "traveller", numbers["mo"], "MO traveller")
     assert "Country loaf" in text and "Flour type 550" in text and "Sea salt" in text
     assert re.search(r"FLOUR\s+Flour type 550\s+0.5\s+20\s+kg", text)
     assert re.search(r"SALT\s+Sea salt\s+0.01\s+0.4\s+kg", text)

@@ -60,14 +60,26 @@ def grni_holds_what_is_unbilled(reg: Registry) -> None:
     assert -trial(reg).get(GRNI, D(0)) == D(unbilled(reg)["value"])
 
 
+def books_hold(reg: Registry) -> None:
+    """What a bill's test ends on: GRNI holds what is unbilled, and the stock's accounts
+    the stock's valuation."""
+    grni_holds_what_is_unbilled(reg)
+    inventory_equals_valuation(reg)
+
+
+def _dollars_received(reg: Registry, given: Given, billed_at: str) -> str:
+    """10 M1 at 2 USD from Wires Inc, received today at 0.90 (18.00 EUR); from 2999, when
+    its bills are dated, the dollar is at `billed_at`."""
+    given.company()
+    given.supplier("Wires Inc", currency="USD")
+    apply(reg, "set_exchange_rate", currency="USD", rate="0.9", valid_from="2000-01-01")
+    apply(reg, "set_exchange_rate", currency="USD", rate=billed_at, valid_from="2999-01-01")
+    return received(reg, "M1", "10", "2", supplier="Wires Inc")
+
+
 def test_a_dollar_bill_at_another_rate_posts_its_exchange_difference(
         registry: Registry, given: Given) -> None:
-    given.company()
-    apply(registry, "create_supplier", name="Wires Inc", currency="USD")
-    apply(registry, "set_exchange_rate", currency="USD", rate="0.9", valid_from="2000-01-01")
-    apply(registry, "set_exchange_rate", currency="USD", rate="0.95",
-          valid_from="2999-01-01")
-    po = received(registry, "M1", "10", "2", supplier="Wires Inc")
+    po = _dollars_received(registry, given, billed_at="0.95")
     # received today at 0.90: 10 x 2 USD = 18.00 EUR
     assert lines(entries(registry, po)[0]) == {INVENTORY: D(18), GRNI: D(-18)}
     assert unbilled(registry)["value"] == "18"
@@ -109,8 +121,7 @@ def test_a_price_within_tolerance_re_prices_what_is_on_hand_and_expenses_the_res
     order = registry.invoke("get_purchase_order", {"number": po}, ADMIN)
     assert order["lines"][0]["unit_price"] == "4.2"
     assert GRNI not in trial(registry)
-    grni_holds_what_is_unbilled(registry)
-    inventory_equals_valuation(registry)
+    books_hold(registry)
 
 
 def test_a_price_beyond_tolerance_is_held_for_a_buyer_then_approved(
@@ -139,8 +150,7 @@ def test_a_price_beyond_tolerance_is_held_for_a_buyer_then_approved(
     assert (row["number"], row["amount"]) == ("A-9", "55")
     # 1.00 more on each of 5 on hand: Inventory 55, GRNI cleared at 55, payable 55
     assert trial(registry) == {INVENTORY: D(55), PAYABLE: D(-55)}
-    grni_holds_what_is_unbilled(registry)
-    inventory_equals_valuation(registry)
+    books_hold(registry)
 
 
 def test_a_bill_number_repeated_for_a_supplier_is_refused(registry: Registry, given: Given) -> None:
@@ -215,8 +225,7 @@ def test_reverting_a_bill_undoes_its_entry_its_price_correction_and_its_charge(
     order = registry.invoke("get_purchase_order", {"number": po}, ADMIN)
     assert order["lines"][0]["unit_price"] == "4"
     assert unbilled(registry)["rows"][0]["unbilled"] == "10"
-    grni_holds_what_is_unbilled(registry)
-    inventory_equals_valuation(registry)
+    books_hold(registry)
 
 
 def test_grni_equals_received_less_returned_less_billed_at_booked_value(
@@ -278,8 +287,7 @@ def test_a_second_bill_re_prices_only_what_is_not_billed_yet(registry: Registry,
     with pytest.raises(ShopfloorError) as info:  # billed goods are at the bills' prices
         apply(registry, "correct_purchase_receipt", number=po, sku="M1", unit_price="5")
     assert (info.value.code, info.value.field) == ("conflict", "unit_price")
-    grni_holds_what_is_unbilled(registry)
-    inventory_equals_valuation(registry)
+    books_hold(registry)
 
 
 def test_a_bill_dated_in_a_locked_period_is_refused_naming_its_date(
@@ -308,8 +316,7 @@ def test_a_price_corrected_after_a_return_leaves_grni_at_what_stayed(
     assert trial(registry)[GRNI] == D("-40")
     assert trial(registry).get(PPV, D(0)) == D(0)
     assert trial(registry)[INVENTORY] == D("40")
-    grni_holds_what_is_unbilled(registry)
-    inventory_equals_valuation(registry)
+    books_hold(registry)
 
 
 def test_the_journal_csv_will_not_run_a_suppliers_name_as_a_formula(
@@ -329,41 +336,51 @@ def test_the_journal_csv_will_not_run_a_suppliers_name_as_a_formula(
     assert not any(v.startswith(("=", "+", "@")) for r in rows for v in r.values())
 
 
+def _over_its_receipt_with_freight(reg: Registry, given: Given, number: str,
+                                   received_at: tuple[str, str], shipped: str, billed_at: str,
+                                   freight: str) -> tuple[str, dict[str, Any]]:
+    """M1 received (quantity, price), `shipped` of it shipped, then billed at a price above
+    the receipt's (within Acme's tolerance) with a freight charge on the order: the bill
+    re-prices what was received and lands the freight on it."""
+    given.company()
+    apply(reg, "modify_supplier", supplier="Acme", bill_tolerance_amount="10")
+    po = received(reg, "M1", *received_at)
+    given.so({"M1": (shipped, "9")}, fulfil=True)
+    return po, bill(reg, number, [(po, "M1", received_at[0], billed_at)],
+                    charges=[{"order": po, "description": "freight", "amount": freight}])
+
+
+def _reverted_back(reg: Registry, done: dict[str, Any], po: str,
+                   back: dict[str, D]) -> None:
+    """The bill reverted: the order's last entry books `back`, and nothing is left in
+    clearing, GRNI or the stock's accounts that the documents do not hold."""
+    revert(reg, done)
+    assert lines(entries(reg, po)[-1]) == back
+    assert CLEARING not in trial(reg)
+    books_hold(reg)
+
+
 def test_a_reverted_bill_books_each_row_back_against_its_own_account(
         registry: Registry, given: Given) -> None:
-    given.company()
-    apply(registry, "modify_supplier", supplier="Acme", bill_tolerance_amount="10")
-    po = received(registry, "M1", "10", "4")
-    so = given.so({"M1": ("6", "9")})
-    apply(registry, "fulfill_order", number=so["number"])
-    done = bill(registry, "P-1", [(po, "M1", "10", "4.5")],
-                charges=[{"order": po, "description": "freight", "amount": "5"}])
+    po, done = _over_its_receipt_with_freight(registry, given, "P-1", ("10", "4"), "6", "4.5",
+                                              "5")
     # 0.50 more on 10: 4 on hand (2.00), 6 shipped (3.00); the 5.00 freight by value alike
     correction, charge = entries(registry, po)[-2:]
     assert lines(correction) == {INVENTORY: D(2), PPV: D(3), GRNI: D(-5)}
     assert lines(charge) == {INVENTORY: D(2), PPV: D(3), CLEARING: D(-5)}
     (entry,) = entries(registry, done["bill"])
     assert lines(entry) == {GRNI: D(45), CLEARING: D(5), PAYABLE: D(-50)}
-    revert(registry, done)
     # each re-pricing row and share goes back to the account it came from: the price
     # correction's to GRNI, the charge's to Landed costs clearing
-    assert lines(entries(registry, po)[-1]) == {INVENTORY: D(-4), PPV: D(-6), GRNI: D(5),
-                                                CLEARING: D(5)}
+    _reverted_back(registry, done, po, {INVENTORY: D(-4), PPV: D(-6), GRNI: D(5),
+                                        CLEARING: D(5)})
     assert lines(entries(registry, done["bill"])[-1]) == {GRNI: D(-45), CLEARING: D(-5),
                                                           PAYABLE: D(50)}
-    assert CLEARING not in trial(registry)
-    grni_holds_what_is_unbilled(registry)
-    inventory_equals_valuation(registry)
 
 
 def test_a_dollar_charge_on_a_bill_lands_at_the_bills_rate_leaving_no_exchange(
         registry: Registry, given: Given) -> None:
-    given.company()
-    apply(registry, "create_supplier", name="Wires Inc", currency="USD")
-    apply(registry, "set_exchange_rate", currency="USD", rate="0.9", valid_from="2000-01-01")
-    apply(registry, "set_exchange_rate", currency="USD", rate="0.8",
-          valid_from="2999-01-01")
-    po = received(registry, "M1", "10", "2", supplier="Wires Inc")  # 18.00 EUR at 0.90
+    po = _dollars_received(registry, given, billed_at="0.8")  # 18.00 EUR at 0.90
     done = apply(registry, "create_supplier_bill", supplier="Wires Inc", number="W-9",
                  date="2999-01-05",
                  lines=[{"order": po, "sku": "M1", "quantity": "10", "unit_price": "2"}],
@@ -379,23 +396,14 @@ def test_a_dollar_charge_on_a_bill_lands_at_the_bills_rate_leaving_no_exchange(
 
 def test_a_reverted_bill_finds_its_charges_rows_by_their_cents(registry: Registry,
                                                                given: Given) -> None:
-    given.company()
-    apply(registry, "modify_supplier", supplier="Acme", bill_tolerance_amount="10")
-    po = received(registry, "M1", "3", "1")
-    so = given.so({"M1": ("1", "9")})
-    apply(registry, "fulfill_order", number=so["number"])
-    done = bill(registry, "C-1", [(po, "M1", "3", "1.1")],
-                charges=[{"order": po, "description": "freight", "amount": "1"}])
+    po, done = _over_its_receipt_with_freight(registry, given, "C-1", ("3", "1"), "1", "1.1",
+                                              "1")
     # 0.10 more on 3: 0.20 on hand, 0.10 shipped; the 1.00 freight: 0.666667 on hand,
     # 0.333333 shipped, in cents the stock's step 2.20 -> 2.866667 (0.67) and 0.33
     correction, charge = entries(registry, po)[-2:]
     assert lines(correction) == {INVENTORY: D("0.2"), PPV: D("0.1"), GRNI: D("-0.3")}
     assert lines(charge) == {INVENTORY: D("0.67"), PPV: D("0.33"), CLEARING: D(-1)}
-    revert(registry, done)
     # the 0.666667 row is the charge's (its line 0.67), the 0.20 the correction's: the
     # stock's step back 2.866667 -> 2.00 (-0.87), the shares -0.433333 (-0.43)
-    assert lines(entries(registry, po)[-1]) == {INVENTORY: D("-0.87"), PPV: D("-0.43"),
-                                                GRNI: D("0.3"), CLEARING: D(1)}
-    assert CLEARING not in trial(registry)
-    grni_holds_what_is_unbilled(registry)
-    inventory_equals_valuation(registry)
+    _reverted_back(registry, done, po, {INVENTORY: D("-0.87"), PPV: D("-0.43"),
+                                        GRNI: D("0.3"), CLEARING: D(1)})

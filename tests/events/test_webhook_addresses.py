@@ -19,28 +19,24 @@ from typing import Any
 import pytest
 
 from shopfloor.app.delivery import Deliverer
-from shopfloor.app.settings import Settings
-from shopfloor.app.wiring import open_registry
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.actor import Actor
 from shopfloor.registry.registry import Registry
 from tests.given import Given
-from tests.helpers import ADMIN, apply
+from tests.helpers import ADMIN, apply, registry_at
 from tests.receiver import receiving
 
 
 @pytest.fixture
 def strict(sqlite_url: str) -> Iterator[Registry]:
-    reg = open_registry(Settings(database_url=sqlite_url))
-    yield reg
-    reg.store.dispose()
+    with registry_at(sqlite_url) as reg:
+        yield reg
 
 
 @pytest.fixture
 def loose(db_url: str) -> Iterator[Registry]:
-    reg = open_registry(Settings(database_url=db_url, webhook_allow_private=True))
-    yield reg
-    reg.store.dispose()
+    with registry_at(db_url, webhook_allow_private=True) as reg:
+        yield reg
 
 
 @pytest.mark.parametrize("url", [
@@ -97,38 +93,40 @@ def _deliver(reg: Registry, d: Deliverer, hook: str) -> list[dict[str, Any]]:
     raise AssertionError("no delivery was tried")
 
 
+REBOUND = "hooks.rebind.test"
+
+
+def _delivered_by_name(reg: Registry, rec: Any, answers: tuple[str, ...],
+                       **deliverer: Any) -> tuple[list[dict[str, Any]], str, Resolver]:
+    """A webhook to the receiver `rec` by the name REBOUND, which the DNS answers with
+    `answers`, and its first delivery tried by a Deliverer of these settings: (its
+    deliveries, the receiver's port, the DNS)."""
+    port = rec.url.split(":")[2].split("/")[0]
+    hook = apply(reg, "create_webhook", url=f"http://{REBOUND}:{port}/hook",
+                 events=["operation.applied"])["webhook_id"]
+    dns = Resolver(REBOUND, *answers)
+    d = Deliverer(reg.store, resolve=dns, **deliverer)
+    try:
+        return _deliver(reg, d, hook), port, dns
+    finally:
+        d.close()
+
+
 def test_a_delivery_connects_to_the_address_it_checked(loose: Registry) -> None:
     with receiving() as rec:
-        port = rec.url.split(":")[2].split("/")[0]
-        name = "hooks.rebind.test"
-        hook = apply(loose, "create_webhook", url=f"http://{name}:{port}/hook",
-                     events=["operation.applied"])["webhook_id"]
-        dns = Resolver(name, "127.0.0.1")
-        d = Deliverer(loose.store, name="pin", allow_private=True, timeout=5.0, resolve=dns)
-        try:
-            rows = _deliver(loose, d, hook)
-        finally:
-            d.close()
+        rows, port, dns = _delivered_by_name(loose, rec, ("127.0.0.1",), name="pin",
+                                             allow_private=True, timeout=5.0)
         assert rows[0]["status"] == "delivered", rows
         assert rec.wait_for(1, 5)
         sent = {k.lower(): v for k, v in rec.received[0].headers.items()}
-        assert sent["host"] == f"{name}:{port}"
+        assert sent["host"] == f"{REBOUND}:{port}"
         assert dns.asked == 1  # once, by us: the client connected to what we checked
 
 
 def test_every_answer_is_checked_before_connecting(loose: Registry) -> None:
     with receiving() as rec:
-        port = rec.url.split(":")[2].split("/")[0]
-        name = "hooks.rebind.test"
-        hook = apply(loose, "create_webhook", url=f"http://{name}:{port}/hook",
-                     events=["operation.applied"])["webhook_id"]
-        dns = Resolver(name, "93.184.216.34", "127.0.0.1")
-        d = Deliverer(loose.store, name="strict", allow_private=False, timeout=2.0,
-                      resolve=dns)
-        try:
-            rows = _deliver(loose, d, hook)
-        finally:
-            d.close()
+        rows, _, _ = _delivered_by_name(loose, rec, ("93.184.216.34", "127.0.0.1"),
+                                        name="strict", allow_private=False, timeout=2.0)
         assert rows[0]["status"] == "pending" and "127.0.0.1" in rows[0]["last_error"], rows
         assert rec.received == []
 

@@ -15,7 +15,7 @@ import pytest
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
 from tests.given import Given
-from tests.helpers import ADMIN, apply
+from tests.helpers import ADMIN, apply, run_as_job
 
 MON = "2027-03-01"
 
@@ -223,7 +223,6 @@ def _saw_orders(reg: Registry) -> None:
 
 def test_five_orders_on_one_saw_overload_monday_then_finite_scheduling_spreads_them(
         registry: Registry) -> None:
-    from shopfloor.app.wiring import worker_for
     from tests.helpers import snapshot
 
     _saw_orders(registry)
@@ -242,11 +241,7 @@ def test_five_orders_on_one_saw_overload_monday_then_finite_scheduling_spreads_t
     assert [w["message"] for w in preview["warnings"]] == \
         ["E finishes 2027-03-04 09:00, due 2027-03-03"]
 
-    queued = registry.invoke("schedule_manufacturing_orders", preview["apply"]["arguments"],
-                             ADMIN)
-    assert worker_for(registry).run_one(queued["job_id"])
-    job = registry.invoke("get_job", {"job_id": queued["job_id"]}, ADMIN)
-    assert job["status"] == "succeeded", job["message"]
+    job = run_as_job(registry, "schedule_manufacturing_orders", preview)
     assert job["result"]["late"] == ["E"]
     got = {n: registry.invoke("get_manufacturing_order", {"number": n}, ADMIN)
            for n in "ABCDE"}
@@ -281,8 +276,6 @@ def test_scheduling_some_orders_places_them_around_the_others(registry: Registry
     """SAW, one unit: X (300 min) is on it Monday 08:00-13:00 and is not named; Y (300 min,
     made over it from Monday 08:00) goes after it, 13:00 to Tuesday 10:00. BOX has no
     routing, so its order has nothing to place, and is said so."""
-    from shopfloor.app.wiring import worker_for
-
     _saw_orders_of(registry, {"X": "2027-03-05", "Y": "2027-03-03"})
     apply(registry, "create_item", sku="BOX", name="Box", kind="product")
     apply(registry, "update_recipe", sku="BOX", components=[{"sku": "PLANK", "quantity": 1}])
@@ -297,11 +290,7 @@ def test_scheduling_some_orders_places_them_around_the_others(registry: Registry
     assert doc["unscheduled"] == ["Z"]
     assert [w["message"] for w in preview["warnings"] if w["code"] == "unscheduled"] == \
         ["Z has no operations to place"]
-    queued = registry.invoke("schedule_manufacturing_orders", preview["apply"]["arguments"],
-                             ADMIN)
-    assert worker_for(registry).run_one(queued["job_id"])
-    job = registry.invoke("get_job", {"job_id": queued["job_id"]}, ADMIN)
-    assert job["status"] == "succeeded", job["message"]
+    run_as_job(registry, "schedule_manufacturing_orders", preview)
     got = {n: registry.invoke("get_manufacturing_order", {"number": n}, ADMIN) for n in "XY"}
     assert {n: (mo["planned_start"], mo["planned_finish"]) for n, mo in got.items()} == {
         "X": (f"{MON}T08:00:00Z", f"{MON}T13:00:00Z"),

@@ -10,7 +10,7 @@ from shopfloor.kernel.errors import NotFound, ShopfloorError
 from shopfloor.registry.actor import Actor
 from shopfloor.registry.registry import Registry
 from tests.given import Given
-from tests.helpers import ADMIN, apply
+from tests.helpers import ADMIN, apply, run_as_job
 
 
 def _refused(reg: Registry, tool: str, **args: Any) -> ShopfloorError:
@@ -94,8 +94,6 @@ def test_a_routing_replaces_whole_and_refuses_what_cannot_be_followed(
 
 def test_an_import_carries_routings_and_rejects_a_row_whose_routing_cannot_be(
         registry: Registry, given: Given) -> None:
-    from shopfloor.app.wiring import worker_for
-
     given.company()
     apply(registry, "create_work_centre", code="CUT", name="Saw")
     csv = ("sku,name,kind,routing\n"
@@ -108,10 +106,7 @@ def test_an_import_carries_routings_and_rejects_a_row_whose_routing_cannot_be(
         ("create", "reject", "reject")
     assert rows["T2"]["field"] == "routing" and "NOPE" in rows["T2"]["detail"]
     assert rows["T3"]["field"] == "routing"
-    queued = registry.invoke("import_items", preview["apply"]["arguments"], ADMIN)
-    assert worker_for(registry).run_one(queued["job_id"])
-    job = registry.invoke("get_job", {"job_id": queued["job_id"]}, ADMIN)
-    assert job["status"] == "succeeded", job["message"]
+    run_as_job(registry, "import_items", preview)
     ops = registry.invoke("get_routing", {"sku": "T1"}, ADMIN)["operations"]
     assert [(o["sequence"], o["name"], o["work_centre"], o["setup_minutes"], o["run_minutes"])
             for o in ops] == [(10, "Cut", "CUT", "30", "2"), (20, "Cut again", "CUT", "0",

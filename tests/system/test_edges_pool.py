@@ -4,7 +4,6 @@ yet a pooled connection the server has dropped is still replaced before it is us
 from __future__ import annotations
 
 import threading
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -13,25 +12,16 @@ import pytest
 from sqlalchemy import create_engine, text
 
 from bench.read_latency import traced
-from shopfloor.app.settings import Settings
-from shopfloor.app.wiring import open_registry
 from shopfloor.registry.registry import Registry
 from tests.conftest import PG_URL
 from tests.given import Given
-from tests.helpers import ADMIN, apply, on_hand
+from tests.helpers import ADMIN, apply, named_on_postgres, on_hand
 
 
 @pytest.fixture
 def pg_registry(pg_schema_url: str) -> Iterator[tuple[Registry, str]]:
-    from tests.conftest import _truncate
-
-    _truncate(pg_schema_url)
-    name = f"edges_pool_{uuid.uuid4().hex[:8]}"
-    reg = open_registry(Settings(database_url=f"{pg_schema_url}&application_name={name}"))
-    try:
-        yield reg, name
-    finally:
-        reg.store.dispose()
+    with named_on_postgres(pg_schema_url, "edges_pool") as named:
+        yield named
 
 
 def _simple_queries(path: Path, start: int) -> list[str]:

@@ -13,24 +13,10 @@ from typing import Any
 
 import pytest
 
-from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.registry import Registry
 from tests.given import Given
-from tests.helpers import ADMIN, apply, on_hand, snapshot
+from tests.helpers import apply, on_hand, refused_alike
 from tests.stock.test_stocktake import _day, at
-
-
-def _refused(registry: Registry, tool: str, args: dict[str, Any]) -> ShopfloorError:
-    """Refused alike by the preview and the apply, writing nothing."""
-    before = snapshot(registry)
-    errors = []
-    for preview in (True, False):
-        with pytest.raises(ShopfloorError) as info:
-            registry.invoke(tool, {**args, "preview": preview}, ADMIN)
-        errors.append(info.value)
-    assert snapshot(registry) == before
-    assert (errors[0].code, errors[0].field) == (errors[1].code, errors[1].field)
-    return errors[1]
 
 
 def _count(when: Any, sku: str = "M1", counted: str = "10") -> dict[str, Any]:
@@ -44,7 +30,7 @@ def _count(when: Any, sku: str = "M1", counted: str = "10") -> dict[str, Any]:
 def test_a_counting_moment_is_an_iso_date_and_time_not_a_number(
         registry: Registry, when: Any) -> None:
     _day(registry)
-    err = _refused(registry, "create_stock_adjustment", _count(when))
+    err = refused_alike(registry, "create_stock_adjustment", _count(when))
     assert (err.code, err.field) == ("validation_error", "lines[0].counted_at")
     assert on_hand(registry, "M1") == D(12)
 
@@ -54,7 +40,7 @@ def test_a_counting_moment_is_an_iso_date_and_time_not_a_number(
 def test_a_count_before_the_item_had_any_stock_recorded_is_refused(
         registry: Registry, when: str) -> None:
     _day(registry)  # M1's first ledger row is at 08:00
-    err = _refused(registry, "create_stock_adjustment", _count(when))
+    err = refused_alike(registry, "create_stock_adjustment", _count(when))
     assert (err.code, err.field) == ("validation_error", "lines[0].counted_at")
     assert "08:00" in err.message
     assert on_hand(registry, "M1") == D(12)
@@ -71,7 +57,7 @@ def test_a_count_of_a_lot_before_the_lot_existed_is_refused(registry: Registry) 
     # would book them a second time
     args = _count("2026-11-23T15:20:00Z", sku="L1", counted="5")
     args["lines"][0]["lots"] = [{"lot": "B"}]
-    err = _refused(registry, "create_stock_adjustment", args)
+    err = refused_alike(registry, "create_stock_adjustment", args)
     assert (err.code, err.field) == ("validation_error", "lines[0].counted_at")
     args["lines"][0]["lots"] = [{"lot": "A"}]
     done = apply(registry, "create_stock_adjustment", **args)
@@ -80,7 +66,7 @@ def test_a_count_of_a_lot_before_the_lot_existed_is_refused(registry: Registry) 
 
 def test_counting_moments_within_the_clock_skew_are_taken(registry: Registry) -> None:
     _day(registry)  # now 15:00; 10 on hand at 08:00; the allowance is 5 minutes
-    err = _refused(registry, "create_stock_adjustment", _count("2026-11-23T15:05:01Z"))
+    err = refused_alike(registry, "create_stock_adjustment", _count("2026-11-23T15:05:01Z"))
     assert (err.code, err.field) == ("validation_error", "lines[0].counted_at")
     assert "5 minutes" in err.message
     done = apply(registry, "create_stock_adjustment",
@@ -123,8 +109,8 @@ def _closed_sale(registry: Registry) -> None:
 
 def test_a_correction_never_ships_more_on_a_closed_order(registry: Registry) -> None:
     _closed_sale(registry)
-    err = _refused(registry, "correct_shipment",
-                   {"number": "SO-00001", "sku": "M1", "quantity": "5"})
+    err = refused_alike(registry, "correct_shipment",
+                        {"number": "SO-00001", "sku": "M1", "quantity": "5"})
     assert (err.code, err.field) == ("conflict", "status")
     assert on_hand(registry, "M1") == D(8)
     # shipping less than was booked is still a fact to correct, closed or not
@@ -140,8 +126,8 @@ def test_a_correction_never_receives_more_on_a_closed_order(registry: Registry,
     apply(registry, "receive_purchase_order", number="PO-00001",
           lines=[{"sku": "M1", "quantity": "2"}])
     apply(registry, "close_purchase_order", number="PO-00001")
-    err = _refused(registry, "correct_purchase_receipt",
-                   {"number": "PO-00001", "sku": "M1", "quantity": "5"})
+    err = refused_alike(registry, "correct_purchase_receipt",
+                        {"number": "PO-00001", "sku": "M1", "quantity": "5"})
     assert (err.code, err.field) == ("conflict", "status")
     done = apply(registry, "correct_purchase_receipt", number="PO-00001", sku="M1",
                  quantity="1", unit_price="3")

@@ -6,20 +6,17 @@ pinned PostgreSQL connection the server has dropped is replaced before it is use
 from __future__ import annotations
 
 import threading
-import uuid
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from sqlalchemy import create_engine, text
 
-from shopfloor.app.settings import Settings
-from shopfloor.app.wiring import open_registry
 from shopfloor.kernel.errors import NotFound
 from shopfloor.registry.registry import Registry
 from tests.conftest import PG_URL
 from tests.given import Given
-from tests.helpers import ADMIN, apply
+from tests.helpers import ADMIN, apply, named_on_postgres
 
 pytestmark = pytest.mark.quick
 
@@ -96,15 +93,8 @@ def test_pinned_reads_keep_one_connection_and_see_each_commit(registry: Registry
 
 @pytest.fixture
 def pg_named(pg_schema_url: str) -> Iterator[tuple[Registry, str]]:
-    from tests.conftest import _truncate
-
-    _truncate(pg_schema_url)
-    name = f"pinned_{uuid.uuid4().hex[:8]}"
-    reg = open_registry(Settings(database_url=f"{pg_schema_url}&application_name={name}"))
-    try:
-        yield reg, name
-    finally:
-        reg.store.dispose()
+    with named_on_postgres(pg_schema_url, "pinned") as named:
+        yield named
 
 
 def test_a_pinned_connection_the_server_dropped_is_replaced_unseen(pg_named: Any) -> None:

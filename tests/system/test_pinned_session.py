@@ -8,6 +8,7 @@ import pytest
 from sqlalchemy import select
 
 from shopfloor.registry.registry import Registry
+from shopfloor.store.engine import Store
 from shopfloor.store.tables import Item, Location
 from tests.given import Given
 from tests.helpers import ADMIN, apply
@@ -15,10 +16,15 @@ from tests.helpers import ADMIN, apply
 pytestmark = pytest.mark.quick
 
 
-def test_an_untouched_session_is_kept_a_used_one_never(registry: Registry, given: Given) -> None:
+@pytest.fixture
+def store(registry: Registry, given: Given) -> Store:
+    """The small company's store, its reads pinned to one connection."""
     given.company()
-    store = registry.store
-    store.pin_reads()
+    registry.store.pin_reads()
+    return registry.store
+
+
+def test_an_untouched_session_is_kept_a_used_one_never(store: Store) -> None:
     with store.plain_reading() as first:
         pass
     with store.plain_reading() as again:
@@ -32,26 +38,21 @@ def test_an_untouched_session_is_kept_a_used_one_never(registry: Registry, given
         assert other is not fresh and not other.info  # it was given something to keep
 
 
-def test_reads_on_a_kept_session_see_each_commit(registry: Registry, given: Given) -> None:
+def test_reads_on_a_kept_session_see_each_commit(registry: Registry, store: Store) -> None:
     """ORM reads and plain ones alternate on the pinned connection; a rename between them
     is seen by the next, whichever kind it is."""
-    given.company()
-    registry.store.pin_reads()
     for i in range(3):
         apply(registry, "modify_item", sku="M1", name=f"Renamed {i}")
         assert registry.invoke("get_item", {"sku": "M1"}, ADMIN)["name"] == f"Renamed {i}"
-        with registry.store.plain_reading() as s:
+        with store.plain_reading() as s:
             assert s.scalars(select(Item.name).where(Item.sku == "M1")).one() == f"Renamed {i}"
         assert [loc["code"] for loc in registry.invoke("list_locations", {}, ADMIN)[
             "locations"]] == ["MAIN", "SHOP"]
 
 
-def test_other_threads_and_nested_reads_build_their_own(registry: Registry, given: Given) -> None:
+def test_other_threads_and_nested_reads_build_their_own(store: Store) -> None:
     import threading
 
-    given.company()
-    store = registry.store
-    store.pin_reads()
     with store.plain_reading() as kept:
         pass
     seen = []

@@ -16,14 +16,12 @@ import socket
 import subprocess
 import sys
 import time
-from contextlib import AsyncExitStack
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import anyio
 import pytest
-from mcp import Client
-from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import create_mcp_http_client
 from sqlalchemy import create_engine, select, text
 
 from shopfloor.app.settings import Settings
@@ -31,6 +29,7 @@ from shopfloor.registry.registry import Registry
 from shopfloor.store.tables import Job
 from shopfloor.surfaces.auth import Authenticator
 from tests.servers import free_port
+from tests.surfaces.mcp.clients import http_client
 
 LOW = "shopfloor://alerts/low-stock"
 BUDGET = 5.0
@@ -41,6 +40,27 @@ def _start(cmd: list[str], db_url: str, log: Path) -> subprocess.Popen[bytes]:
     with log.open("wb") as out:
         return subprocess.Popen([sys.executable, "-m", "shopfloor.surfaces.cli", *cmd],
                                 env=env, stdout=out, stderr=subprocess.STDOUT)
+
+
+@contextmanager
+def _started(cmd: list[str], db_url: str, log: Path) -> Iterator[subprocess.Popen[bytes]]:
+    """`shopfloor <cmd>` running, killed after if it is still running then."""
+    proc = _start(cmd, db_url, log)
+    try:
+        yield proc
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(10)
+
+
+def _stopped_in_time(what: str, took: float, proc: subprocess.Popen[bytes], log: Path) -> str:
+    """It exited 0 within the budget of its SIGTERM and said so in its log: the log."""
+    said = log.read_text()
+    print(f"{what}: SIGTERM to exit {took:.2f} s")
+    assert took < BUDGET and proc.returncode == 0, (took, proc.returncode, said[-2000:])
+    assert "stopped on SIGTERM" in said, said[-2000:]
+    return said
 
 
 def _until(what: str, ok: object, proc: subprocess.Popen[bytes], log: Path,
@@ -78,20 +98,14 @@ def test_serve_stops_within_five_seconds_with_a_listen_stream_open(
     token = Authenticator(registry, Settings(database_url=db_url)).mint("vic", ["viewer"], 600)
     port = free_port()
     log = tmp_path / "serve.log"
-    proc = _start(["serve", "--port", str(port)], db_url, log)
     took: list[float] = []
     ended: list[str] = []
-    try:
+    with _started(["serve", "--port", str(port)], db_url, log) as proc:
         _until("serve did not start", lambda: _accepts(port), proc, log)
 
         async def run() -> None:
-            http = create_mcp_http_client(headers={"Authorization": f"Bearer {token}"})
-            async with AsyncExitStack() as stack:
-                await stack.enter_async_context(http)
-                client = await stack.enter_async_context(Client(
-                    streamable_http_client(f"http://127.0.0.1:{port}/mcp", http_client=http)))
-                sub = await stack.enter_async_context(client.listen(
-                    resource_subscriptions=[LOW]))  # acknowledged: the stream is open
+            async with http_client(f"http://127.0.0.1:{port}", token) as client, \
+                    client.listen(resource_subscriptions=[LOW]) as sub:  # acknowledged: open
                 took.append(await anyio.to_thread.run_sync(_stopped_in, proc))
                 with anyio.fail_after(5):
                     async for event in sub:
@@ -99,10 +113,6 @@ def test_serve_stops_within_five_seconds_with_a_listen_stream_open(
                 ended.append("closed by the server")
 
         anyio.run(run)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait(10)
     said = log.read_text()
     print(f"serve: SIGTERM to exit {took[0]:.2f} s")
     assert took and took[0] < BUDGET, (took, said[-2000:])
@@ -114,18 +124,10 @@ def test_serve_stops_within_five_seconds_with_a_listen_stream_open(
 def test_an_idle_worker_stops_within_five_seconds(
         registry: Registry, db_url: str, tmp_path: Path) -> None:
     log = tmp_path / "worker.log"
-    proc = _start(["worker", "--poll", "0.05"], db_url, log)
-    try:
+    with _started(["worker", "--poll", "0.05"], db_url, log) as proc:
         _until("the worker never started", lambda: "worker " in log.read_text(), proc, log)
         took = _stopped_in(proc)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait(10)
-    said = log.read_text()
-    print(f"idle worker: SIGTERM to exit {took:.2f} s")
-    assert took < BUDGET and proc.returncode == 0, (took, proc.returncode, said[-2000:])
-    assert "stopped on SIGTERM" in said, said[-2000:]
+    _stopped_in_time("idle worker", took, proc, log)
 
 
 def test_a_worker_stuck_in_a_job_gives_it_back(registry: Registry, db_url: str,
@@ -146,26 +148,21 @@ def test_a_worker_stuck_in_a_job_gives_it_back(registry: Registry, db_url: str,
     holder = engine.connect()
     tx = holder.begin()
     holder.execute(text("LOCK TABLE items IN ACCESS EXCLUSIVE MODE"))
-    proc = _start(["worker", "--poll", "0.05"], db_url, log)
 
     def running() -> bool:
         with registry.store.reading() as s:
             return s.scalar(select(Job.status).where(Job.id == job_id)) == "running"
 
     try:
-        _until("the worker never took the job", running, proc, log)
-        took = _stopped_in(proc)
+        with _started(["worker", "--poll", "0.05"], db_url, log) as proc:
+            _until("the worker never took the job", running, proc, log)
+            took = _stopped_in(proc)
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait(10)
         tx.rollback()
         holder.close()
         engine.dispose()
-    said = log.read_text()
-    print(f"stuck worker: SIGTERM to exit {took:.2f} s")
-    assert took < BUDGET and proc.returncode == 0, (took, proc.returncode, said[-2000:])
-    assert "stopped on SIGTERM" in said and "gave back 1 job" in said, said[-2000:]
+    said = _stopped_in_time("stuck worker", took, proc, log)
+    assert "gave back 1 job" in said, said[-2000:]
     with registry.store.reading() as s:
         back = s.scalar(select(Job).where(Job.id == job_id))
         assert back is not None

@@ -12,21 +12,17 @@ from html import unescape
 import pytest
 from starlette.testclient import TestClient
 
-from shopfloor.app.settings import Settings
 from shopfloor.registry.registry import Registry
-from shopfloor.surfaces.http import create_app
 from tests.base.test_company_profile import png
 from tests.helpers import ADMIN
+from tests.servers import admin_client
 
 pytestmark = pytest.mark.quick
 
 
 @pytest.fixture
 def app(registry: Registry, db_url: str) -> Iterator[TestClient]:
-    made = create_app(registry, Settings(database_url=db_url, currency="EUR"))
-    with TestClient(made, headers={"Accept-Language": "en-GB",
-                                   "Origin": "http://testserver"}) as c:  # a page of its own
-        c.cookies.set("shopfloor_session", made.state.auth.mint("ada", ["admin"], 600))
+    with admin_client(registry, db_url, Origin="http://testserver") as c:  # a page of its own
         yield c
 
 

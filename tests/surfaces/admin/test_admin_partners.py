@@ -12,11 +12,10 @@ from html import unescape
 import pytest
 from starlette.testclient import TestClient
 
-from shopfloor.app.settings import Settings
 from shopfloor.registry.registry import Registry
-from shopfloor.surfaces.http import create_app
 from tests.given import Given
 from tests.helpers import ADMIN, apply
+from tests.servers import admin_client
 
 pytestmark = pytest.mark.quick
 
@@ -30,10 +29,7 @@ def client(registry: Registry, given: Given, db_url: str) -> Iterator[TestClient
                 units_per_purchase_unit="12", lead_time_days=9,
                 price_breaks=[{"min_quantity": "1", "unit_price": "3.5"},
                               {"min_quantity": "20", "unit_price": "3.25"}], preferred=True)
-    app = create_app(registry, Settings(database_url=db_url, currency="EUR"))
-    with TestClient(app, headers={"Accept-Language": "en-GB",
-                                  "Origin": "http://testserver"}) as c:  # a page of its own
-        c.cookies.set("shopfloor_session", app.state.auth.mint("ada", ["admin"], 600))
+    with admin_client(registry, db_url, Origin="http://testserver") as c:  # a page of its own
         yield c
 
 

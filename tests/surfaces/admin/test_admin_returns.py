@@ -13,12 +13,11 @@ import pypdf
 import pytest
 from starlette.testclient import TestClient
 
-from shopfloor.app.settings import Settings
 from shopfloor.registry.registry import Registry
-from shopfloor.surfaces.http import create_app
 from shopfloor.ui.paper import link
 from tests.given import Given
 from tests.helpers import apply
+from tests.servers import admin_client
 
 pytestmark = pytest.mark.quick
 
@@ -32,9 +31,7 @@ def client(registry: Registry, given: Given, db_url: str) -> Iterator[TestClient
                 price_breaks=[{"min_quantity": "1", "unit_price": "6"}])
     given.apply("set_company_profile", name="Brightwood Joinery Ltd",
                 address="Unit 4, Mill Lane\nLeeds")
-    app = create_app(registry, Settings(database_url=db_url, currency="EUR"))
-    with TestClient(app, headers={"Accept-Language": "en-GB"}) as c:
-        c.cookies.set("shopfloor_session", app.state.auth.mint("ada", ["admin"], 600))
+    with admin_client(registry, db_url) as c:
         yield c
 
 

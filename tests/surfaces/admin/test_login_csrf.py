@@ -38,6 +38,22 @@ def _sign_in(client: httpx.Client, headers: dict[str, str]) -> httpx.Response:
                        data={"username": "ann", "password": PASSWORD, "next": "/"})
 
 
+def _sign_in_from(url: str, headers: dict[str, str]) -> httpx.Response:
+    """A sign-in from a client of its own sending these headers (SAME in them: this
+    site's address)."""
+    with httpx.Client(base_url=url) as client:
+        return _sign_in(client, {k: v.replace("SAME", url) for k, v in headers.items()})
+
+
+def _signed_in_form(client: httpx.Client, **fields: str) -> dict[str, str]:
+    """Signed in from this site: the create_location form's fields with its CSRF token."""
+    assert _sign_in(client, {}).status_code == 303
+    page = client.get("/tools/create_location").text
+    match = re.search(r'name="csrf" value="([0-9a-f]+)"', page)
+    assert match
+    return {"csrf": match.group(1), **fields}
+
+
 @pytest.mark.parametrize("headers", [
     {"Origin": EVIL},
     {"Origin": EVIL, "Referer": "SAME/sign-in"},
@@ -48,9 +64,7 @@ def _sign_in(client: httpx.Client, headers: dict[str, str]) -> httpx.Response:
 def test_a_cross_site_sign_in_is_refused(server: tuple[str, Registry],
                                           headers: dict[str, str]) -> None:
     url, registry = server
-    headers = {k: v.replace("SAME", url) for k, v in headers.items()}
-    with httpx.Client(base_url=url) as client:
-        refused = _sign_in(client, headers)
+    refused = _sign_in_from(url, headers)
     assert refused.status_code == 403, refused.text
     assert "set-cookie" not in refused.headers
     assert _sessions(registry) == 0
@@ -61,10 +75,8 @@ def test_a_cross_site_sign_in_is_refused(server: tuple[str, Registry],
 def test_a_sign_in_from_this_site_goes_through(server: tuple[str, Registry],
                                                headers: dict[str, str]) -> None:
     url, registry = server
-    headers = {k: v.replace("SAME", url) for k, v in headers.items()}
-    with httpx.Client(base_url=url) as client:
-        signed = _sign_in(client, headers)
-        assert signed.status_code == 303 and "shopfloor_session" in signed.cookies
+    signed = _sign_in_from(url, headers)
+    assert signed.status_code == 303 and "shopfloor_session" in signed.cookies
     assert _sessions(registry) == 1
 
 
@@ -79,11 +91,7 @@ def test_pages_let_this_site_name_itself() -> None:
 def test_a_cross_site_write_or_sign_out_is_refused(server: tuple[str, Registry]) -> None:
     url, registry = server
     with httpx.Client(base_url=url, headers={"Origin": url}) as client:
-        assert _sign_in(client, {}).status_code == 303
-        page = client.get("/tools/create_location").text
-        match = re.search(r'name="csrf" value="([0-9a-f]+)"', page)
-        assert match
-        form = {"csrf": match.group(1), "code": "EVIL", "name": "Planted"}
+        form = _signed_in_form(client, code="EVIL", name="Planted")
         preview = client.post("/tools/create_location/preview", data=form)
         assert preview.status_code == 200, preview.text[-500:]
         token = re.search(r'name="preview_token" value="([^"]+)"', preview.text)
@@ -112,11 +120,7 @@ def test_a_post_naming_no_origin_is_refused_previews_included(
         server: tuple[str, Registry]) -> None:
     url, registry = server
     with httpx.Client(base_url=url, headers={"Origin": url}) as client:
-        assert _sign_in(client, {}).status_code == 303
-        page = client.get("/tools/create_location").text
-        match = re.search(r'name="csrf" value="([0-9a-f]+)"', page)
-        assert match
-        form = {"csrf": match.group(1), "code": "ANON", "name": "Unnamed"}
+        form = _signed_in_form(client, code="ANON", name="Unnamed")
         quiet = snapshot(registry)
         for path in ("/tools/create_location/preview", "/tools/create_location/apply",
                      "/sign-out"):

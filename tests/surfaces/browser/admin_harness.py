@@ -19,9 +19,11 @@ import pytest
 from playwright.async_api import Browser, BrowserContext, ElementHandle, Page, Route
 
 from shopfloor.app.settings import Settings
+from shopfloor.app.wiring import open_registry
 from shopfloor.registry.registry import Registry
 from shopfloor.surfaces.admin.session import COOKIE
 from shopfloor.surfaces.auth import Authenticator
+from tests.given import Given
 from tests.helpers import ADMIN
 from tests.surfaces.browser import harness
 
@@ -76,6 +78,18 @@ async def admin_context(browser: Browser, base: str, *, width: int = 1280,
         yield context, watch
     finally:
         await context.close()
+
+
+def office(sqlite_url: str, supplier: str) -> tuple[Registry, Settings, Given]:
+    """The office the admin's walkthroughs start from, on its own SQLite file, in euros:
+    the warehouse MAIN ("Main warehouse"), `supplier` and the customer Café Linde."""
+    settings = Settings(database_url=sqlite_url, currency="EUR")
+    reg = open_registry(settings)
+    given = Given(reg)
+    given.location(name="Main warehouse")
+    given.supplier(supplier)
+    given.customer("Café Linde")
+    return reg, settings, given
 
 
 async def prove_recorder(context: BrowserContext, watch: Watch) -> None:
@@ -181,6 +195,22 @@ async def preview_and_confirm(page: Page) -> tuple[str, str]:
     return shown, await confirm(page)
 
 
+async def new_order(page: Page, url: str, orders: str, fields: dict[str, str],
+                    lines: list[tuple[str, str]]) -> None:
+    """A new order's form opened from its list (`orders`: "purchase-orders" ...) and
+    filled as a person would: its fields by name, then each line's item and quantity,
+    a line added for each after the first."""
+    await page.goto(f"{url}/{orders}")
+    await page.click("#new-order")
+    for name, value in fields.items():
+        await page.fill(f"#f-{name}", value)
+    for i, (sku, quantity) in enumerate(lines):
+        if i:
+            await page.click("[data-add-line='lines']")
+        await page.fill(f"input[name='lines.{i}.sku']", sku)
+        await page.fill(f"input[name='lines.{i}.quantity']", quantity)
+
+
 async def no_overflow(page: Page) -> None:
     """Nothing wider than the window (a 390 px phone scrolls down, never sideways)."""
     wide = await page.evaluate(
@@ -211,6 +241,21 @@ async def split_words(page: Page, selector: str = "main th, main td") -> list[st
     ("Availabl|e", "dem|o"); a break after a hyphen is a normal line break (OAK-|PLANK)."""
     words: list[str] = await page.evaluate(SPLIT_WORDS, selector)
     return words
+
+
+async def fits_a_phone(page: Page, url: str, path: str, wide: list[str],
+                       violations: list[dict[str, Any]]) -> None:
+    """`path` opened in the window as it is (a phone's): nothing wider than it and no word
+    of a table broken across lines (a failure is kept in `wide`, naming the page, so that
+    every page is checked), and what axe finds on it added to `violations`."""
+    await page.goto(url + path)
+    try:
+        await no_overflow(page)
+        split = await split_words(page)
+        assert split == [], f"{path}: words broken across lines: {split}"
+    except AssertionError as exc:
+        wide.append(str(exc))
+    violations.extend(await axe(page, "phone " + path))
 
 
 async def tables_fit(page: Page) -> None:

@@ -263,3 +263,15 @@ def forward(mcp: Any) -> Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]:
 async def card_html(mcp: Any, uri: str) -> str:
     html: str = (await mcp.read_resource(uri)).contents[0].text
     return html
+
+
+@asynccontextmanager
+async def card_host(url: str, token: str, uri: str) -> AsyncIterator[
+        tuple[Any, Browser, str, Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]]]:
+    """What a card's test starts from: an MCP client signed in to the server at `url`
+    with `token`, a browser, the card at `uri` (its HTML), and the host's tools/call
+    going straight to that client."""
+    from tests.surfaces.mcp.clients import http_session
+
+    async with http_session(url, token) as mcp, browser() as b:
+        yield mcp, b, await card_html(mcp, uri), forward(mcp)

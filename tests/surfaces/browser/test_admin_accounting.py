@@ -72,14 +72,7 @@ def test_the_accounting_page_on_a_desk_and_on_a_phone(served: tuple[str, Registr
 
         await page.set_viewport_size({"width": 390, "height": 844})
         for path in ("/accounting", f"/accounting?document={po}"):
-            await page.goto(url + path)
-            try:
-                await ah.no_overflow(page)
-                split = await ah.split_words(page)
-                assert split == [], f"{path}: words broken across lines: {split}"
-            except AssertionError as exc:
-                wide.append(str(exc))
-            violations.extend(await ah.axe(page, "phone " + path))
+            await ah.fits_a_phone(page, url, path, wide, violations)
         await ah.shot(page, "phone-accounting")
 
     assert _browse(url, steps, reg) == []

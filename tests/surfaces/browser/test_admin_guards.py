@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from datetime import timedelta
 from typing import Any
 
 import httpx
 import pytest
+from playwright.async_api import Page
 
 from shopfloor.app.accounts import Accounts
 from shopfloor.app.settings import Settings
@@ -58,6 +59,20 @@ def served(sqlite_url: str, clock: Clock) -> Iterator[tuple[str, Registry, Setti
     yield from _serve(sqlite_url, clock)
 
 
+def _at_the_order_form(url: str, steps: Callable[[Page], Awaitable[None]]) -> None:
+    """Ann signed in at a new purchase order's form for Acme at MAIN: `steps` there, with
+    nothing asked of another site, no dialog and no error on the page all the while."""
+    async def run() -> None:
+        async with harness.browser() as browser, ah.admin_context(browser, url) as (ctx, watch):
+            page = await ctx.new_page()
+            await ah.sign_in(page, url, "ann", PASSWORD)
+            await page.goto(url + "/tools/create_purchase_order?supplier=Acme&location=MAIN")
+            await steps(page)
+            assert watch.outside() == [] and watch.dialogs == [] and watch.errors == []
+
+    harness.run(run())
+
+
 def _pos(reg: Registry) -> list[dict[str, Any]]:
     orders: list[dict[str, Any]] = reg.invoke("list_purchase_orders", {}, ADMIN)["orders"]
     return orders
@@ -67,85 +82,75 @@ def test_session_ends_mid_work_and_an_edited_form_cannot_apply(
         served: tuple[str, Registry, Settings], clock: Clock) -> None:
     url, reg, _ = served
 
-    async def run() -> None:
-        async with harness.browser() as browser, ah.admin_context(browser, url) as (ctx, watch):
-            page = await ctx.new_page()
-            # 1. Expired mid-work: the Preview press lands on sign-in, with the reason,
-            #    and signing in again returns to the form.
-            await ah.sign_in(page, url, "ann", PASSWORD)
-            await page.goto(url + "/tools/create_purchase_order?supplier=Acme&location=MAIN")
-            await page.fill("input[name='lines.0.sku']", "M2")
-            await page.fill("input[name='lines.0.quantity']", "10")
-            clock.move(timedelta(minutes=SESSION_MINUTES))  # its last moment is behind us
-            await page.click("#submit")
-            await page.wait_for_selector("#sign-in-reason")
-            assert "session expired" in await page.inner_text("#sign-in-reason")
-            await ah.shot(page, "session-expired")
-            assert _pos(reg) == []
-            await page.fill("#username", "ann")
-            await page.fill("#password", PASSWORD)
-            await page.click("#sign-in-form button[type=submit]")
-            await page.wait_for_selector("h1:has-text('Create purchase order')")
-            assert "supplier=Acme" in page.url
-            assert watch.outside() == [] and watch.dialogs == [] and watch.errors == []
+    async def steps(page: Page) -> None:
+        # 1. Expired mid-work: the Preview press lands on sign-in, with the reason,
+        #    and signing in again returns to the form.
+        await page.fill("input[name='lines.0.sku']", "M2")
+        await page.fill("input[name='lines.0.quantity']", "10")
+        clock.move(timedelta(minutes=SESSION_MINUTES))  # its last moment is behind us
+        await page.click("#submit")
+        await page.wait_for_selector("#sign-in-reason")
+        assert "session expired" in await page.inner_text("#sign-in-reason")
+        await ah.shot(page, "session-expired")
+        assert _pos(reg) == []
+        await page.fill("#username", "ann")
+        await page.fill("#password", PASSWORD)
+        await page.click("#sign-in-form button[type=submit]")
+        await page.wait_for_selector("h1:has-text('Create purchase order')")
+        assert "supplier=Acme" in page.url
 
-    harness.run(run())
+    _at_the_order_form(url, steps)
 
 
 def test_an_edited_form_cannot_apply_its_old_preview_and_a_revoked_session_ends(
         served: tuple[str, Registry, Settings]) -> None:
     url, reg, _ = served
 
-    async def run() -> None:
-        async with harness.browser() as browser, ah.admin_context(browser, url) as (ctx, watch):
-            page = await ctx.new_page()
-            await ah.sign_in(page, url, "ann", PASSWORD)
-            await page.goto(url + "/tools/create_purchase_order?supplier=Acme&location=MAIN")
-            # By keyboard: the first Tab reaches "Skip to content"; Enter in a field
-            # previews; Tab from the preview reaches Confirm.
+    async def steps(page: Page) -> None:
+        # By keyboard: the first Tab reaches "Skip to content"; Enter in a field
+        # previews; Tab from the preview reaches Confirm.
+        await page.keyboard.press("Tab")
+        assert await page.evaluate("document.activeElement.className") == "skip"
+        await page.fill("input[name='lines.0.sku']", "M2")
+        await page.fill("input[name='lines.0.quantity']", "10")
+        await page.focus("input[name='lines.0.quantity']")
+        await page.keyboard.press("Enter")
+        await page.wait_for_selector("#preview #summary-text")
+        shown = await page.inner_text("#preview")
+        assert "Item M2" in shown
+        for _ in range(10):
+            if await page.evaluate("document.activeElement.id") == "confirm":
+                break
             await page.keyboard.press("Tab")
-            assert await page.evaluate("document.activeElement.className") == "skip"
-            await page.fill("input[name='lines.0.sku']", "M2")
-            await page.fill("input[name='lines.0.quantity']", "10")
-            await page.focus("input[name='lines.0.quantity']")
-            await page.keyboard.press("Enter")
-            await page.wait_for_selector("#preview #summary-text")
-            shown = await page.inner_text("#preview")
-            assert "Item M2" in shown
-            for _ in range(10):
-                if await page.evaluate("document.activeElement.id") == "confirm":
-                    break
-                await page.keyboard.press("Tab")
-            assert await page.evaluate("document.activeElement.id") == "confirm"
+        assert await page.evaluate("document.activeElement.id") == "confirm"
 
-            # 2. Edited after the preview: its Confirm is withdrawn at once.
-            await page.fill("input[name='lines.0.quantity']", "500")
-            assert await page.locator("#confirm").count() == 0
-            assert await page.locator("#stale-hint").is_visible()
-            # 3. Even a Confirm that survives the edit (the form changed behind the
-            #    script's back) cannot apply the old preview: refused, fresh one shown.
-            await ah.preview(page)
-            await page.evaluate("""() => { document.querySelector(
-                "input[name='lines.0.quantity']").value = '7'; }""")
-            await page.click("#confirm")
-            await page.wait_for_selector("#stale-notice")
-            assert "differ from the previewed" in await page.inner_text("#stale-notice")
-            # the notice arrives with an empty #preview that the renderer then draws
-            await page.wait_for_selector("#preview #summary-text")
-            assert _pos(reg) == []
-            fresh = await page.inner_text("#preview")
-            assert "7 @ 1" in fresh and "500" not in fresh
-            await ah.confirm(page)
-            assert [o["lines"][0]["quantity"] for o in _pos(reg)] == ["7"]
+        # 2. Edited after the preview: its Confirm is withdrawn at once.
+        await page.fill("input[name='lines.0.quantity']", "500")
+        assert await page.locator("#confirm").count() == 0
+        assert await page.locator("#stale-hint").is_visible()
+        # 3. Even a Confirm that survives the edit (the form changed behind the
+        #    script's back) cannot apply the old preview: refused, fresh one shown.
+        await ah.preview(page)
+        await page.evaluate("""() => { document.querySelector(
+            "input[name='lines.0.quantity']").value = '7'; }""")
+        await page.click("#confirm")
+        await page.wait_for_selector("#stale-notice")
+        assert "differ from the previewed" in await page.inner_text("#stale-notice")
+        # the notice arrives with an empty #preview that the renderer then draws
+        await page.wait_for_selector("#preview #summary-text")
+        assert _pos(reg) == []
+        fresh = await page.inner_text("#preview")
+        assert "7 @ 1" in fresh and "500" not in fresh
+        await ah.confirm(page)
+        assert [o["lines"][0]["quantity"] for o in _pos(reg)] == ["7"]
 
-            # 4. Revoked: the account is disabled while signed in.
-            Accounts(reg.store).set_disabled("ann", True)
-            await page.goto(url + "/items")
-            await page.wait_for_selector("#sign-in-reason")
-            assert "ended" in await page.inner_text("#sign-in-reason")
-            assert watch.outside() == [] and watch.dialogs == [] and watch.errors == []
+        # 4. Revoked: the account is disabled while signed in.
+        Accounts(reg.store).set_disabled("ann", True)
+        await page.goto(url + "/items")
+        await page.wait_for_selector("#sign-in-reason")
+        assert "ended" in await page.inner_text("#sign-in-reason")
 
-    harness.run(run())
+    _at_the_order_form(url, steps)
 
 
 def test_a_viewer_sees_no_write_action_and_is_refused(

@@ -81,6 +81,21 @@ async def fits(page: Page, name: str, wide: list[str]) -> None:
     await ah.shot(page, name)
 
 
+async def both_ways(page: Page, where: str, unread: list[str], wide: list[str],
+                   violations: list[dict[str, object]]) -> int:
+    """The page read as a person reads it, fitted and checked by axe at a desk, then
+    fitted on a phone (back at the desk after): its height on the phone."""
+    await readable(page, where, unread)
+    shot = where.replace(" ", "-")
+    await fits(page, f"{shot}-desk", wide)
+    violations.extend(await ah.axe(page, where))
+    await page.set_viewport_size(PHONE)
+    await fits(page, f"{shot}-phone", wide)
+    height: int = await page.evaluate("() => document.documentElement.scrollHeight")
+    await page.set_viewport_size(DESK)
+    return height
+
+
 def _three_of_one_item(plan: dict[str, Any]) -> list[dict[str, Any]]:
     by_sku: dict[str, list[dict[str, Any]]] = {}
     for m in plan["manufacturing_orders"]:
@@ -110,14 +125,7 @@ def test_two_of_three_planned_orders_ticked_by_ref_at_a_desk_and_on_a_phone(
         assert "safety_stock" not in main and "Kind:" not in main
         assert re.search(r"for SO-\d+ due \d{1,2} [A-Z][a-z]{2}( \d{4})?: \d", main), main[:2000]
         assert "safety stock by" in main
-        await readable(page, "mrp job", unread)
-        await fits(page, "mrp-job-desk", wide)
-        violations.extend(await ah.axe(page, "mrp job"))
-        await page.set_viewport_size(PHONE)
-        await fits(page, "mrp-job-phone", wide)
-        heights["job page at 390 px"] = await page.evaluate(
-            "() => document.documentElement.scrollHeight")
-        await page.set_viewport_size(DESK)
+        heights["job page at 390 px"] = await both_ways(page, "mrp job", unread, wide, violations)
         await page.click("#apply-plan")
         await page.wait_for_url(f"**/mrp?job={job_id}")
 
@@ -143,14 +151,7 @@ def test_two_of_three_planned_orders_ticked_by_ref_at_a_desk_and_on_a_phone(
         for o, number in zip((first, third), numbers, strict=True):
             assert await page.locator(f"#tick-{o['ref']}").count() == 0
             assert await page.locator(f"#order-{o['ref']} a.made").inner_text() == number
-        await readable(page, "mrp applied", unread)
-        await fits(page, "mrp-applied-desk", wide)
-        violations.extend(await ah.axe(page, "mrp applied"))
-        await page.set_viewport_size(PHONE)
-        await fits(page, "mrp-applied-phone", wide)
-        heights["/mrp at 390 px"] = await page.evaluate(
-            "() => document.documentElement.scrollHeight")
-        await page.set_viewport_size(DESK)
+        heights["/mrp at 390 px"] = await both_ways(page, "mrp applied", unread, wide, violations)
         back = page.url
         for o, number in zip((first, third), numbers, strict=True):
             await page.click(f"#made-documents a:has-text('{number}')")

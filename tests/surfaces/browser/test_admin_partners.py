@@ -64,14 +64,7 @@ def test_partners_and_letterhead_on_a_desk_and_on_a_phone(served: tuple[str, Reg
         await page.set_viewport_size({"width": 390, "height": 844})
         for path in ("/suppliers", "/customers", "/suppliers/Pacific%20Adhesives%20Incorporated",
                      "/customers/Caf%C3%A9%20Linde", "/items/GLUE", "/company"):
-            await page.goto(url + path)
-            try:
-                await ah.no_overflow(page)
-                split = await ah.split_words(page)
-                assert split == [], f"{path}: words broken across lines: {split}"
-            except AssertionError as exc:
-                wide.append(str(exc))
-            violations.extend(await ah.axe(page, "phone " + path))
+            await ah.fits_a_phone(page, url, path, wide, violations)
             await ah.shot(page, "phone" + path.replace("/", "-").replace("%", ""))
 
     assert _browse(url, steps, reg) == []

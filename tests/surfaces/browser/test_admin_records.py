@@ -16,11 +16,8 @@ from typing import Any
 import pytest
 from playwright.async_api import Page
 
-from shopfloor.app.settings import Settings
-from shopfloor.app.wiring import open_registry
 from shopfloor.registry.registry import Registry
 from shopfloor.surfaces.server import build_app
-from tests.given import Given
 from tests.helpers import ADMIN, apply
 from tests.servers import serving
 from tests.surfaces.browser import admin_harness as ah
@@ -36,12 +33,7 @@ LONG_MONEY = re.compile(r"[€$£]\s?\d[\d,.]*[.,]\d{5,}|\d[\d.,]*[.,]\d{5,}\s?[
 
 @pytest.fixture
 def served(sqlite_url: str) -> Iterator[tuple[str, Registry]]:
-    settings = Settings(database_url=sqlite_url, currency="EUR")
-    reg = open_registry(settings)
-    given = Given(reg)
-    given.location(name="Main warehouse")
-    given.supplier("Glue Works")
-    given.customer("Café Linde")
+    reg, settings, given = ah.office(sqlite_url, "Glue Works")
     given.item("GLUE", name="Wood glue", batch_tracked=True, purchase_price="3.1671",
                reorder_point="5", default_supplier="Glue Works", shelf_life_days=90, uom="kg")
     given.item("CLAMP", name="Clamp", purchase_price="7.25", sales_price="12.5")

@@ -23,7 +23,6 @@ from tests.given import Given
 from tests.helpers import ADMIN, apply
 from tests.servers import serving
 from tests.surfaces.browser import harness
-from tests.surfaces.mcp.clients import http_session
 
 pytestmark = pytest.mark.browser
 
@@ -51,9 +50,8 @@ def test_card_fields_and_stale_then_confirm(served: tuple[str, str, Registry]) -
     rec = harness.Recorder()
 
     async def run() -> None:
-        async with http_session(url, token) as mcp, harness.browser() as browser:
-            html = await harness.card_html(mcp, PREVIEW_URI)
-            call_tool = harness.forward(mcp)
+        async with harness.card_host(url, token, PREVIEW_URI) as (mcp, browser, html,
+                                                                   call_tool):
             page = await harness.open_host(browser, rec, call_tool)
             await harness.prove_recorder(page, rec)
 

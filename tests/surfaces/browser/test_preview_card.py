@@ -29,7 +29,6 @@ from tests.given import Given
 from tests.helpers import ADMIN, apply, snapshot
 from tests.servers import serving
 from tests.surfaces.browser import harness
-from tests.surfaces.mcp.clients import http_session
 
 pytestmark = pytest.mark.browser
 # Had it ever been parsed as HTML, it would set a marker and message the host.
@@ -118,9 +117,8 @@ def test_preview_card_end_to_end(served: tuple[str, str, Registry]) -> None:
     rec = harness.Recorder()
 
     async def run() -> None:
-        async with http_session(url, token) as mcp, harness.browser() as browser:
-            html = await harness.card_html(mcp, PREVIEW_URI)
-            call_tool = harness.forward(mcp)
+        async with harness.card_host(url, token, PREVIEW_URI) as (mcp, browser, html,
+                                                                   call_tool):
 
             # 1. Confirm, double-clicked, the host slow to answer: Pending locks both
             #    buttons and Escape does nothing; then applied once, model told once.
@@ -267,9 +265,8 @@ def test_preview_card_queued_job(served_idle: tuple[str, str, Registry]) -> None
     bulk = {"csv": _csv([["sku", "name"], ["Q-1", "Queued item"]])}
 
     async def run() -> None:
-        async with http_session(url, token) as mcp, harness.browser() as browser:
-            html = await harness.card_html(mcp, PREVIEW_URI)
-            call_tool = harness.forward(mcp)
+        async with harness.card_host(url, token, PREVIEW_URI) as (mcp, browser, html,
+                                                                   call_tool):
 
             # 1. Cancel job while it is queued: cancelled, nothing written, model told. The
             #    host answers no status read until it has answered the cancel_job: a read

@@ -21,8 +21,6 @@ import pytest
 from playwright.async_api import BrowserContext, Page
 
 from shopfloor.app.accounts import Accounts
-from shopfloor.app.settings import Settings
-from shopfloor.app.wiring import open_registry
 from shopfloor.registry.actor import Actor
 from shopfloor.registry.registry import Registry
 from shopfloor.surfaces.server import build_app
@@ -38,12 +36,7 @@ PASSWORD = "a long office password"
 
 @pytest.fixture
 def served(sqlite_url: str) -> Iterator[tuple[str, Registry]]:
-    settings = Settings(database_url=sqlite_url, currency="EUR")
-    reg = open_registry(settings)
-    given = Given(reg)
-    given.location(name="Main warehouse")
-    given.supplier("Nordic Timber")
-    given.customer("Café Linde")
+    reg, settings, _ = ah.office(sqlite_url, "Nordic Timber")
     with serving(build_app(reg, settings)) as url:
         yield url, reg
 
@@ -168,16 +161,9 @@ def test_tuesday_and_wednesday_an_order_of_two_lines_received_in_two_parts(
 
     async def steps(_: BrowserContext, page: Page) -> None:
         # Tuesday: a two-line purchase order; the preview reads as a document.
-        await page.goto(url + "/purchase-orders")
-        await page.click("#new-order")
-        await page.fill("#f-supplier", "Nordic Timber")
-        await page.fill("#f-location", "MAIN")
-        await page.fill("#f-expected_date", "2026-12-04")
-        await page.fill("input[name='lines.0.sku']", "OAK-PLANK")
-        await page.fill("input[name='lines.0.quantity']", "10")
-        await page.click("[data-add-line='lines']")
-        await page.fill("input[name='lines.1.sku']", "SCREW-40")
-        await page.fill("input[name='lines.1.quantity']", "200")
+        await ah.new_order(page, url, "purchase-orders", {
+            "supplier": "Nordic Timber", "location": "MAIN", "expected_date": "2026-12-04"},
+            [("OAK-PLANK", "10"), ("SCREW-40", "200")])
         shown = await ah.preview(page)
         for text in ("Supplier", "Nordic Timber", "Oak plank 2 m", "Wood screw 40 mm",
                      "€135.00", "€125.00", "4 Dec 2026"):
@@ -235,12 +221,8 @@ def test_thursday_stools_ordered_made_and_shipped(served: tuple[str, Registry]) 
 
     async def steps(_: BrowserContext, page: Page) -> None:
         # Thursday: a customer orders two stools; we make them.
-        await page.goto(url + "/sales-orders")
-        await page.click("#new-order")
-        await page.fill("#f-customer", "Café Linde")
-        await page.fill("#f-location", "MAIN")
-        await page.fill("input[name='lines.0.sku']", "STOOL")
-        await page.fill("input[name='lines.0.quantity']", "2")
+        await ah.new_order(page, url, "sales-orders",
+                           {"customer": "Café Linde", "location": "MAIN"}, [("STOOL", "2")])
         shown, _ = await ah.preview_and_confirm(page)
         assert "customer" in shown.lower() and "€298.00" in shown
         await _open_link(page, "Open SO-")

@@ -15,7 +15,7 @@ from shopfloor.registry.registry import Registry
 from shopfloor.surfaces.auth import Authenticator
 from shopfloor.surfaces.server import build_app
 from tests.helpers import ADMIN
-from tests.servers import serving
+from tests.servers import serving, serving_registry
 from tests.surfaces.contract.surfaces import cli_in_process
 
 PASSWORD = "s3cret enough"
@@ -23,9 +23,8 @@ PASSWORD = "s3cret enough"
 
 @pytest.fixture
 def server(registry: Registry, db_url: str) -> Iterator[tuple[str, Registry, Settings]]:
-    settings = Settings(database_url=db_url)
-    with serving(build_app(registry, settings, run_worker=False)) as url:
-        yield url, registry, settings
+    with serving_registry(registry, db_url) as url:
+        yield url, registry, Settings(database_url=db_url)  # the settings it serves with
 
 
 def _token(url: str, username: str, password: str) -> httpx.Response:

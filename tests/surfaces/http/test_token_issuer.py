@@ -25,7 +25,7 @@ from shopfloor.store.engine import Store
 from shopfloor.store.tables import Meta
 from shopfloor.surfaces.auth import Authenticator
 from shopfloor.surfaces.server import build_app
-from tests.servers import serving
+from tests.servers import serving, serving_registry
 from tests.surfaces.contract.surfaces import Ran, cli_in_process
 
 PASSWORD = "issuer test password"
@@ -33,9 +33,8 @@ PASSWORD = "issuer test password"
 
 @pytest.fixture
 def server(registry: Registry, db_url: str) -> Iterator[tuple[str, Registry, Settings]]:
-    settings = Settings(database_url=db_url)
-    with serving(build_app(registry, settings, run_worker=False)) as url:
-        yield url, registry, settings
+    with serving_registry(registry, db_url) as url:
+        yield url, registry, Settings(database_url=db_url)  # the settings it serves with
 
 
 def _claims(token: str) -> dict[str, Any]:

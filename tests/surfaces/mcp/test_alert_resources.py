@@ -22,9 +22,7 @@ import anyio
 import anyio.to_thread
 import pytest
 from mcp import Client
-from mcp.client.streamable_http import streamable_http_client
 from mcp.client.subscriptions import ResourceUpdated
-from mcp.shared._httpx_utils import create_mcp_http_client
 
 from shopfloor.app import alerts
 from shopfloor.app.settings import Settings
@@ -36,6 +34,7 @@ from shopfloor.surfaces.server import build_app
 from tests.given import Given
 from tests.helpers import ADMIN, apply
 from tests.servers import serving
+from tests.surfaces.mcp.clients import http_client
 
 LOW = "shopfloor://alerts/low-stock"
 LATE = "shopfloor://alerts/late-orders"
@@ -102,11 +101,8 @@ def test_a_client_of_one_server_hears_a_change_another_servers_worker_found(
     working = open_registry(settings)
 
     async def run(listening_url: str) -> None:
-        http = create_mcp_http_client(headers={"Authorization": f"Bearer {token}"})
         async with AsyncExitStack() as stack:
-            await stack.enter_async_context(http)
-            client = await stack.enter_async_context(Client(
-                streamable_http_client(f"{listening_url}/mcp", http_client=http)))
+            client = await stack.enter_async_context(http_client(listening_url, token))
             sub = await stack.enter_async_context(client.listen(
                 resource_subscriptions=[LOW, EXPIRING]))
             await anyio.to_thread.run_sync(

@@ -58,9 +58,7 @@ def accept(message: str) -> types.ElicitResult:
 @pytest.fixture
 def reg(sqlite_url: str) -> Registry:
     r = open_registry(Settings(database_url=sqlite_url))
-    Given(r).company()
-    apply(r, "create_stock_adjustment", location="MAIN", reason="count",
-          lines=[{"sku": "M1", "quantity_delta": "10"}])
+    Given(r).company().stock({"M1": "10"}, reason="count")
     return r
 
 

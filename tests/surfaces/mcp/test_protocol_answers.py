@@ -25,7 +25,7 @@ from shopfloor.registry.registry import Registry
 from shopfloor.surfaces.mcp.surface import build_server
 from shopfloor.ui.cards import PREVIEW_URI
 from tests.given import Given
-from tests.helpers import ADMIN, apply
+from tests.helpers import ADMIN
 
 VIEWER = Actor.of("vic", "viewer")
 
@@ -33,9 +33,7 @@ VIEWER = Actor.of("vic", "viewer")
 @pytest.fixture
 def reg(sqlite_url: str) -> Registry:
     r = open_registry(Settings(database_url=sqlite_url))
-    Given(r).company()
-    apply(r, "create_stock_adjustment", location="MAIN", reason="count",
-          lines=[{"sku": "M1", "quantity_delta": "3"}])
+    Given(r).company().stock({"M1": "3"}, reason="count")
     return r
 
 
