@@ -113,6 +113,23 @@ def test_an_import_carries_routings_and_rejects_a_row_whose_routing_cannot_be(
                                                             "1.5")]
 
 
+def test_an_import_rejects_a_routing_sequence_that_is_not_a_whole_number_in_range(
+        registry: Registry, given: Given) -> None:
+    """A superscript passes `str.isdigit` and fails `int`; a 12-digit sequence would
+    overflow the column on PostgreSQL: each is the row's reject, never an internal error."""
+    given.company()
+    apply(registry, "create_work_centre", code="CUT", name="Saw")
+    sequences = ["\u00b2", "\u2460", "999999999999", "100001", "-1", "1" * 4400]
+    csv = "sku,name,kind,routing\n" + "".join(
+        f"S{i},Part,product,{seq}:Cut:CUT:1:1\n" for i, seq in enumerate(sequences))
+    preview = registry.invoke("import_items", {"csv": csv, "skip_rejects": True}, ADMIN)
+    rows = {r["sku"]: r for r in preview["document"]["rows"]}
+    for i, seq in enumerate(sequences):
+        row = rows[f"S{i}"]
+        assert (row["action"], row["field"]) == ("reject", "routing"), (seq[:20], row)
+        assert "whole sequence" in row["detail"], row
+
+
 def test_one_work_centre_is_read_by_its_code(registry: Registry) -> None:
     """What the admin's edit form loads before it opens (`?code=...`)."""
     made = apply(registry, "create_work_centre", code="CUT", name="Saw", hourly_cost="30",

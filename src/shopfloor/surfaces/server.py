@@ -44,6 +44,7 @@ from starlette.types import Message, Receive, Scope, Send
 from shopfloor.app.settings import Settings
 from shopfloor.app.wiring import worker_for
 from shopfloor.app.worker import start_in_thread
+from shopfloor.kernel.digits import whole
 from shopfloor.kernel.errors import ShopfloorError
 from shopfloor.registry.confirm import policy
 from shopfloor.registry.registry import Registry
@@ -274,8 +275,8 @@ def _transport_refusal(method: str, headers: dict[str, str]) -> JSONResponse | N
     if media != "application/json":
         return _jsonrpc_error(415, INVALID_REQUEST,
                               "Content-Type must be application/json for JSON-RPC over HTTP")
-    length = headers.get("content-length", "")
-    if length.isdigit() and int(length) > MAX_BODY:
+    length = whole(headers.get("content-length", ""), 30)
+    if length is not None and length > MAX_BODY:
         return _too_big()
     return None
 

@@ -19,6 +19,7 @@ from shopfloor.domain.floor.work_centres import Centre
 from shopfloor.domain.production import planned
 from shopfloor.domain.stock import imports
 from shopfloor.kernel import keys
+from shopfloor.kernel.digits import whole
 from shopfloor.kernel.errors import ShopfloorError, ValidationFailed
 from shopfloor.kernel.numbers import fmt
 from shopfloor.kernel.roles import Role
@@ -46,6 +47,10 @@ from shopfloor.tools.refs import NumberOrId, SkuOrId, number_of, sku_of
 from shopfloor.tools.views import OperationOut, PlannedCost
 
 tools = Toolset("floor")
+
+MOST_SEQUENCE = 100_000
+"""An operation's sequence, typed or imported: room for steps of 10 across any routing,
+and far inside the column's 32 bits."""
 
 Clock = Annotated[str, StringConstraints(strip_whitespace=True, max_length=5)]
 DayName = Annotated[str, StringConstraints(strip_whitespace=True, max_length=12)]
@@ -149,7 +154,7 @@ Minutes = NonNegative
 
 
 class OperationIn(Out):
-    sequence: Annotated[int, Field(ge=0, le=100000)]
+    sequence: Annotated[int, Field(ge=0, le=MOST_SEQUENCE)]
     name: Name
     work_centre: Key
     setup_minutes: Minutes = Decimal(0)
@@ -225,7 +230,7 @@ def order_floor(op: Op, mo: ManufacturingOrder) -> dict[str, Any]:
 
 
 class RecordOperationTime(NumberOrId, WriteRequest):
-    sequence: Annotated[int, Field(ge=0, le=100000)]
+    sequence: Annotated[int, Field(ge=0, le=MOST_SEQUENCE)]
     minutes: Minutes
     quantity: NonNegative | None = None
     finished: bool = False
@@ -331,10 +336,11 @@ def _routing_cell(text: str) -> list[Operation]:
             raise ValidationFailed(f"routing: {part.strip()!r} is not seq:name:centre:setup:run",
                                    field="routing")
         seq, name, centre, setup, run = cells
-        if not seq.isdigit() or not name:
-            raise ValidationFailed(f"routing: {part.strip()!r} needs a whole sequence and a "
-                                   "name", field="routing")
-        out.append(Operation(int(seq), name, keys.normal(centre, 64),
+        sequence = whole(seq, 6)
+        if sequence is None or sequence > MOST_SEQUENCE or not name:
+            raise ValidationFailed(f"routing: {part.strip()[:80]!r} needs a whole sequence "
+                                   f"(0 to {MOST_SEQUENCE}) and a name", field="routing")
+        out.append(Operation(sequence, name, keys.normal(centre, 64),
                              parse_minutes(setup, "routing"), parse_minutes(run, "routing")))
     return out
 

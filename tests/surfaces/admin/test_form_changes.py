@@ -106,3 +106,17 @@ def test_a_required_field_is_sent_even_untouched() -> None:
                                             "run_minutes": "0.75"}]}
     original = forms.from_record(fields, record, {"sku": "BOX"})
     assert forms.changed(fields, dict(original), original) == original
+
+
+def test_a_line_index_or_an_id_that_is_not_ascii_digits_is_not_a_number() -> None:
+    """'²' passes `str.isdigit` and fails `int`, and `int` refuses past 4,300 digits: a
+    crafted form or query string is ignored or kept as text, never a server error."""
+    odd = ["\u00b2", "\u2460", "1" * 4400]
+    form = {"sku": ["GLUE"], "lines.0.sku": ["A"], "lines.0.quantity": ["1"],
+            **{f"lines.{i}.sku": ["X"] for i in odd}}
+    assert forms.parse(FIELDS, form)["lines"] == [{"sku": "A", "quantity": "1"}]
+    assert forms.prefill(FIELDS, form)["lines"] == [{"sku": "A", "quantity": "1"}]
+    ids = forms.form_fields({"properties": {"id": {"type": "integer"}}})
+    assert forms.key_of(ids, {"id": ["12"]}) == {"id": 12}
+    for raw in odd:
+        assert forms.key_of(ids, {"id": [raw]}) == {"id": raw}

@@ -20,6 +20,7 @@ from urllib.parse import urlencode
 
 from starlette.requests import Request
 
+from shopfloor.kernel.digits import whole
 from shopfloor.kernel.errors import ValidationFailed
 from shopfloor.registry.tool import CONTROL_FIELDS
 from shopfloor.surfaces.admin.display import decimal_text, label
@@ -187,9 +188,9 @@ def _parts(raw: str) -> list[str]:
 
 
 def _lines(f: Field, form: Mapping[str, list[str]]) -> list[dict[str, Any]]:
-    indexes = sorted({int(k.split(".")[1]) for k in form
+    indexes = sorted({i for k in form
                       if k.startswith(f.name + ".") and k.count(".") == 2
-                      and k.split(".")[1].isdigit()})
+                      and (i := whole(k.split(".")[1])) is not None})
     rows: list[dict[str, Any]] = []
     for i in indexes[:MAX_LINES * 5]:
         row: dict[str, Any] = {}
@@ -217,8 +218,9 @@ def prefill(fields: list[Field], query: Mapping[str, list[str]]) -> dict[str, An
             rows: dict[int, dict[str, str]] = {}
             for key, v in query.items():
                 parts = key.split(".")
-                if len(parts) == 3 and parts[0] == f.name and parts[1].isdigit():
-                    rows.setdefault(int(parts[1]), {})[parts[2]] = v[-1]
+                if (len(parts) == 3 and parts[0] == f.name
+                        and (i := whole(parts[1])) is not None):
+                    rows.setdefault(i, {})[parts[2]] = v[-1]
             values[f.name] = [rows[i] for i in sorted(rows)][:MAX_LINES]
         elif f.name in query:
             values[f.name] = "\n".join(query[f.name]) if f.kind == "list" else query[f.name][-1]
@@ -328,7 +330,8 @@ def key_of(fields: list[Field], query: Mapping[str, list[str]]) -> dict[str, Any
     for key in KEYS:
         if key in names and (query.get(key) or [""])[-1].strip():
             raw = query[key][-1].strip()
-            return {key: int(raw) if key == "id" and raw.isdigit() else raw}
+            number = whole(raw) if key == "id" else None
+            return {key: raw if number is None else number}
     return None
 
 
