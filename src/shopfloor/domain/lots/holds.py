@@ -14,7 +14,9 @@ from decimal import Decimal
 from sqlalchemy import bindparam, select, update
 
 from shopfloor.domain.base.context import Op
+from shopfloor.domain.base.resolve import ITEMS
 from shopfloor.domain.lots import trace
+from shopfloor.domain.stock.ledger import MOVEMENTS
 from shopfloor.domain.stock.lot_ledger import BATCHES
 from shopfloor.kernel.statuses import OPEN_MO, OPEN_SO
 from shopfloor.store.engine import RetryTransaction
@@ -59,8 +61,8 @@ def set_hold(op: Op, sku: str, lot: str, held: bool, reason: str | None,
         lots = found.lots
     rows = {(r.sku, r.lot_number): r for r in op.session.execute(
         select(BATCHES.c.id, BATCHES.c.lot_number, BATCHES.c.held, BATCHES.c.hold_reason,
-               BATCHES.c.version, trace.ITEMS.c.sku)
-        .join(trace.ITEMS, trace.ITEMS.c.id == BATCHES.c.item_id)
+               BATCHES.c.version, ITEMS.c.sku)
+        .join(ITEMS, ITEMS.c.id == BATCHES.c.item_id)
         .where(BATCHES.c.id.in_([t.batch_id for t in lots])))}
     params = []
     for t in lots:
@@ -91,15 +93,15 @@ def set_hold(op: Op, sku: str, lot: str, held: bool, reason: str | None,
 def _shipped(op: Op, sku: str, lot: str) -> list[trace.Party]:
     moves = [trace.TracedMove(m.created_at, m.sku, m.lot_number, m.code, m.quantity, m.reason,
                               m.document_type, m.document_number)
-             for m in trace.moves_where(op, BATCHES.c.lot_number == lot, trace.ITEMS.c.sku == sku,
-                                   trace.MOVES.c.reason == "shipment")]
+             for m in trace.moves_where(op, BATCHES.c.lot_number == lot, ITEMS.c.sku == sku,
+                                   MOVEMENTS.c.reason == "shipment")]
     return trace.parties(op, moves, "forward")
 
 
 def _open_orders(op: Op, skus: list[str]) -> list[OpenOrder]:
     """Open sales orders that may ship these items and open manufacturing orders that may
     consume them: the work a hold can stop."""
-    items = trace.ITEMS
+    items = ITEMS
     so = op.session.execute(
         select(SalesOrder.number, items.c.sku, SalesOrderLine.quantity,
                SalesOrderLine.fulfilled_quantity)

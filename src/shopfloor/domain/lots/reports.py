@@ -12,7 +12,7 @@ from sqlalchemy import select, tuple_
 
 from shopfloor.domain.base import lookup
 from shopfloor.domain.base.context import Op
-from shopfloor.domain.lots.trace import ITEMS, LOCATIONS
+from shopfloor.domain.base.resolve import ITEMS, LOCATIONS
 from shopfloor.domain.stock.lot_ledger import BATCHES, LOTS
 from shopfloor.domain.stock.lot_ledger import blocked as blocked_by
 from shopfloor.domain.stock.usable import NONE, Blocked

@@ -18,22 +18,17 @@ from typing import Any, Literal
 from sqlalchemy import select
 
 from shopfloor.domain.base.context import Op
+from shopfloor.domain.base.resolve import ITEMS, LOCATIONS
+from shopfloor.domain.stock.ledger import MOVEMENTS
 from shopfloor.domain.stock.lot_ledger import BATCHES, LOTS
 from shopfloor.kernel.errors import NotFound
 from shopfloor.store.tables import (
     Customer,
-    Item,
-    Location,
     PurchaseOrder,
     SalesOrder,
-    StockMovement,
     Supplier,
-    table,
 )
 
-MOVES = table(StockMovement)
-ITEMS = table(Item)
-LOCATIONS = table(Location)
 Direction = Literal["forward", "backward"]
 MO = "manufacturing_order"
 
@@ -117,7 +112,7 @@ def trace(op: Op, sku: str, lot: str, direction: Direction) -> Trace:
     frontier, level = {start.id}, 0
     while frontier:
         level += 1
-        moves = moves_where(op, MOVES.c.batch_id.in_(sorted(frontier)))
+        moves = moves_where(op, MOVEMENTS.c.batch_id.in_(sorted(frontier)))
         out.movements += [_move(m) for m in moves]
         link = "consumption" if direction == "forward" else "production"
         orders = sorted({m.document_number for m in moves
@@ -125,8 +120,8 @@ def trace(op: Op, sku: str, lot: str, direction: Direction) -> Trace:
         nxt: dict[int, str] = {}
         if orders:
             other = "production" if direction == "forward" else "consumption"
-            for m in moves_where(op, MOVES.c.document_number.in_(orders),
-                            MOVES.c.document_type == MO, MOVES.c.reason == other):
+            for m in moves_where(op, MOVEMENTS.c.document_number.in_(orders),
+                            MOVEMENTS.c.document_type == MO, MOVEMENTS.c.reason == other):
                 if m.batch_id is None:
                     if direction == "backward":
                         out.untracked.append(_move(m))
@@ -149,13 +144,13 @@ def trace(op: Op, sku: str, lot: str, direction: Direction) -> Trace:
 
 def moves_where(op: Op, *where: Any) -> list[Any]:
     return list(op.session.execute(
-        select(MOVES.c.id, MOVES.c.batch_id, MOVES.c.quantity, MOVES.c.reason,
-               MOVES.c.document_type, MOVES.c.document_number, MOVES.c.created_at,
+        select(MOVEMENTS.c.id, MOVEMENTS.c.batch_id, MOVEMENTS.c.quantity, MOVEMENTS.c.reason,
+               MOVEMENTS.c.document_type, MOVEMENTS.c.document_number, MOVEMENTS.c.created_at,
                ITEMS.c.sku, LOCATIONS.c.code, BATCHES.c.lot_number)
-        .join(ITEMS, ITEMS.c.id == MOVES.c.item_id)
-        .join(LOCATIONS, LOCATIONS.c.id == MOVES.c.location_id)
-        .outerjoin(BATCHES, BATCHES.c.id == MOVES.c.batch_id)
-        .where(*where).order_by(MOVES.c.id)))
+        .join(ITEMS, ITEMS.c.id == MOVEMENTS.c.item_id)
+        .join(LOCATIONS, LOCATIONS.c.id == MOVEMENTS.c.location_id)
+        .outerjoin(BATCHES, BATCHES.c.id == MOVEMENTS.c.batch_id)
+        .where(*where).order_by(MOVEMENTS.c.id)))
 
 
 def _move(m: Any) -> TracedMove:

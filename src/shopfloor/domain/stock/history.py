@@ -18,14 +18,10 @@ from sqlalchemy import func, select, tuple_
 
 from shopfloor.domain.base import lookup
 from shopfloor.domain.base.context import Op
+from shopfloor.domain.base.resolve import ITEMS, LOCATIONS
 from shopfloor.domain.stock.ledger import MOVEMENTS
 from shopfloor.domain.stock.lot_ledger import BATCHES
 from shopfloor.kernel.numbers import ZERO
-from shopfloor.store.tables import Item, Location
-from shopfloor.store.tables.core import table
-
-ITEMS = table(Item)
-LOCATIONS = table(Location)
 
 
 @dataclass(frozen=True)

@@ -12,12 +12,10 @@ from sqlalchemy import func, select
 from shopfloor.domain.base.context import Op
 from shopfloor.domain.stock import ledger as stock
 from shopfloor.domain.stock import lots
+from shopfloor.domain.stock.ledger import MOVEMENTS
 from shopfloor.domain.stock.lot_ledger import BATCHES
 from shopfloor.kernel.errors import ValidationFailed
 from shopfloor.kernel.numbers import ZERO
-from shopfloor.store.tables import StockMovement, table
-
-MOVES = table(StockMovement)
 
 
 def lot_on_hand_at(op: Op, item: Any, location: stock.Place, named: Sequence[lots.LotIn],
@@ -31,9 +29,9 @@ def lot_on_hand_at(op: Op, item: Any, location: stock.Place, named: Sequence[lot
     now = stock.ledger(op).lots.slot(item.id, location.id, part.batch_id).on_hand
     made = select(BATCHES.c.created_at).where(BATCHES.c.id == part.batch_id).scalar_subquery()
     since, created = op.session.execute(
-        select(func.coalesce(func.sum(MOVES.c.quantity), ZERO), made).where(
-            MOVES.c.batch_id == part.batch_id, MOVES.c.location_id == location.id,
-            MOVES.c.created_at > at)).one()
+        select(func.coalesce(func.sum(MOVEMENTS.c.quantity), ZERO), made).where(
+            MOVEMENTS.c.batch_id == part.batch_id, MOVEMENTS.c.location_id == location.id,
+            MOVEMENTS.c.created_at > at)).one()
     if created is not None and at < _utc(created):
         # the lot held nothing then; its stock came in later and stays: counted then, it
         # would be booked twice

@@ -21,7 +21,7 @@ from shopfloor.domain.stock import ledger as stock
 from shopfloor.domain.stock import lot_counts, lots, stocktakes
 from shopfloor.domain.stock.counted import exact
 from shopfloor.domain.stock.items import touch
-from shopfloor.domain.stock.ledger import Posting, Stocked
+from shopfloor.domain.stock.ledger import MOVEMENTS, Posting, Stocked
 from shopfloor.domain.stock.lot_ledger import Picked
 from shopfloor.kernel.errors import ValidationFailed
 from shopfloor.kernel.numbers import ZERO
@@ -30,7 +30,6 @@ from shopfloor.store.prepared import Prepared
 from shopfloor.store.tables import (
     StockAdjustment,
     StockAdjustmentLine,
-    StockMovement,
     StockTransfer,
     StockTransferLine,
     table,
@@ -39,7 +38,6 @@ from shopfloor.store.tables import (
 ADJUSTMENTS = table(StockAdjustment)
 ADJUSTMENT_LINES = table(StockAdjustmentLine)
 TRANSFERS = table(StockTransfer)
-MOVES = table(StockMovement)
 TRANSFER_LINES = table(StockTransferLine)
 _NEW_ADJUSTMENT = Prepared(insert(ADJUSTMENTS).returning(ADJUSTMENTS.c.id))
 _NEW_TRANSFER = Prepared(insert(TRANSFERS).returning(TRANSFERS.c.id))
@@ -219,7 +217,7 @@ def update_adjustment(op: Op, number: str, reason: str | None,
 def _net_moves(op: Op, number: str) -> list[tuple[int, int | None, Decimal]]:
     """What an adjustment moved so far, per item and lot: its reversal takes each lot back
     (a correction has no lots to pick, it undoes the ones taken)."""
-    m = MOVES.c
+    m = MOVEMENTS.c
     rows = op.session.execute(
         select(m.item_id, m.batch_id, func.sum(m.quantity))
         .where(m.document_type == "stock_adjustment", m.document_number == number)

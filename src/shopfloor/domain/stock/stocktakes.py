@@ -20,13 +20,11 @@ from sqlalchemy import Select, bindparam, func, select
 
 from shopfloor.domain.base import period_lock
 from shopfloor.domain.base.context import Op
-from shopfloor.domain.base.resolve import keyed, values
+from shopfloor.domain.base.resolve import ITEMS, keyed, values
+from shopfloor.domain.stock.ledger import MOVEMENTS
 from shopfloor.kernel.errors import ValidationFailed
 from shopfloor.kernel.numbers import ZERO
-from shopfloor.store.tables import Item, StockMovement, table
 
-MOVEMENTS = table(StockMovement)
-ITEMS = table(Item)
 CLOCK_SKEW = timedelta(minutes=5)
 """A hand-held scanner's clock may run a little ahead of the server's; beyond this, a
 count 'in the future' is a typo, refused rather than read as now."""

@@ -37,22 +37,20 @@ from sqlalchemy import (
 
 from shopfloor.domain.base import lookup
 from shopfloor.domain.base.context import Op
+from shopfloor.domain.stock.balance_rows import BALANCES
+from shopfloor.domain.stock.ledger import MOVEMENTS
 from shopfloor.kernel.errors import ValidationFailed
 from shopfloor.kernel.numbers import ZERO
 from shopfloor.store.tables import (
-    Balance,
     Batch,
     Item,
     Location,
     ManufacturingOrder,
-    StockMovement,
     Variance,
     table,
 )
 from shopfloor.store.types import Dec
 
-MOVES = table(StockMovement)
-BALANCES = table(Balance)
 VARIANCES = table(Variance)
 ZERO_DEC = literal(ZERO, Dec())
 
@@ -285,15 +283,15 @@ def _keys() -> tuple[ColumnElement[Any], ColumnElement[Any]]:
     """Item and location as expressions, not columns: grouped by the bare columns, SQLite
     would walk the (item, location) index over the whole ledger instead of the range of
     the (created_at, ...) index that covers these sums."""
-    return ((MOVES.c.item_id + 0).label("item_id"),
-            (MOVES.c.location_id + 0).label("location_id"))
+    return ((MOVEMENTS.c.item_id + 0).label("item_id"),
+            (MOVEMENTS.c.location_id + 0).label("location_id"))
 
 
 def _at(op: Op, scope: Scope, upto: datetime) -> Select[Any]:
     """Quantity and value per item and location before `upto`, from the side of the
     ledger with fewer rows: summed up to it, or today's balances less what came after
     (the balances equal their rows exactly, so both sides give the same figures)."""
-    m = MOVES.c
+    m = MOVEMENTS.c
     item, loc = _keys()
     first = op.session.execute(select(m.id).where(m.created_at >= upto)
                                .order_by(m.created_at).limit(1)).scalar()
@@ -320,7 +318,7 @@ def _at(op: Op, scope: Scope, upto: datetime) -> Select[Any]:
 
 def _flow() -> ColumnElement[str]:
     """Which flow a ledger row belongs to, in SQL, so a period is one grouped pass."""
-    m = MOVES.c
+    m = MOVEMENTS.c
     made_here = (select(ManufacturingOrder.item_id)
                  .where(ManufacturingOrder.number == m.document_number)
                  .scalar_subquery())
@@ -340,7 +338,7 @@ def _period(op: Op, scope: Scope, when: Window) -> Select[Any]:
     each flow over the period and its variances. The flows are summed per flow first,
     then turned into columns, so each ledger row is classified once."""
     assert when.start is not None and when.upto is not None
-    m, vc = MOVES.c, VARIANCES.c
+    m, vc = MOVEMENTS.c, VARIANCES.c
     opening = _at(op, scope, when.start).subquery("opening")
     item, loc = _keys()
     flow = _flow().label("flow")
@@ -373,7 +371,7 @@ def _lots(op: Op, page: list[Figure], upto: datetime | None) -> None:
     tracked = {(f.item_id, f.location_id): f for f in page if f.tracked}
     if not tracked:
         return
-    m = MOVES.c
+    m = MOVEMENTS.c
     where: list[ColumnElement[bool]] = [m.item_id.in_({i for i, _ in tracked}),
                                         m.batch_id.is_not(None)]
     if upto is not None:
