@@ -11,15 +11,16 @@ from decimal import Decimal
 from typing import Any, Generic, Protocol, TypeVar
 
 from pydantic import Field
-from sqlalchemy import ColumnElement, select
+from sqlalchemy import ColumnElement
 
 from shopfloor.domain.base.context import Op
 from shopfloor.domain.lines.rules import LineSpec
 from shopfloor.kernel.text import money
 from shopfloor.registry.tool import Request, WriteRequest
 from shopfloor.store.tables import PurchaseOrder, SalesOrder
-from shopfloor.tools.fields import Amount, Key, Money, Out, Quantity, paged
+from shopfloor.tools.fields import Amount, Key, Money, Out, Quantity
 from shopfloor.tools.lot_fields import TrackedLine
+from shopfloor.tools.pages import newest_first
 from shopfloor.tools.refs import NumberOrId, document, number_of
 
 Row = TypeVar("Row", PurchaseOrder, SalesOrder)
@@ -118,13 +119,6 @@ class Read(Protocol):
     def currency(self) -> str: ...
 
 
-def page_of(rows: Sequence[Row], limit: int, out: Callable[[Row], Doc]
-            ) -> tuple[list[Doc], str | None]:
-    """A page of orders as they read, and the cursor to the next."""
-    page, next_cursor = paged(rows, limit, lambda r: str(r.id))
-    return [out(r) for r in page], next_cursor
-
-
 class Listing(Protocol):
     """What a list of orders is asked for (read-only: each kind's status is a Literal)."""
 
@@ -140,14 +134,9 @@ def listed(op: Op, table: type[Row], req: Listing, partner: ColumnElement[bool] 
            out: Callable[[Row], Doc]) -> tuple[list[Doc], str | None]:
     """Orders of one kind, newest first, in the status asked and of the partner asked
     (`partner`: the condition on its column), a page from the cursor on."""
-    stmt = select(table).order_by(table.id.desc()).limit(req.limit + 1)
-    if req.status:
-        stmt = stmt.where(table.status == req.status)
-    if partner is not None:
-        stmt = stmt.where(partner)
-    if req.cursor:
-        stmt = stmt.where(table.id < int(req.cursor))
-    return page_of(list(op.session.scalars(stmt).unique()), req.limit, out)
+    status = table.status == req.status if req.status else None
+    rows, cursor = newest_first(op, table, req.limit, req.cursor, status, partner)
+    return [out(r) for r in rows], cursor
 
 
 def total_said(doc: Read) -> str:
