@@ -92,6 +92,17 @@ moments = st.integers(min_value=0, max_value=60 * 24 * 30).map(
 spans = st.decimals(min_value="0.01", max_value="5000", places=2)
 
 
+def test_a_shift_inside_the_hour_the_clock_skips_is_no_work() -> None:
+    """Found by the property below: New York skips 02:00-03:00 on 2027-03-14, so a Sunday
+    shift 02:30-03:00 has no time that day (its ends came out inverted, counted as -30)."""
+    c = cal.Calendar.of([{"days": ["sun"], "start": "02:30", "end": "03:00"}], [],
+                        "America/New_York")
+    began, finished = cal.forward(c, datetime(2027, 3, 1, tzinfo=UTC), Decimal("30.01"))
+    assert c.day(date(2027, 3, 14)) == ()
+    assert cal.minutes_by_day(c, began, finished) == {
+        date(2027, 3, 7): Decimal(30), date(2027, 3, 21): Decimal("0.01")}
+
+
 @settings(max_examples=150, deadline=None)
 @given(c=calendars(), start=moments, minutes=spans)
 def test_work_never_overlaps_a_closed_period_and_is_exactly_its_minutes(

@@ -154,11 +154,15 @@ class Calendar:
         return cls(week_of(shifts), closed_of(closed), zone_of(zone))
 
     def day(self, d: date) -> tuple[Interval, ...]:
-        """The shifts of local day `d` as UTC intervals (none on a closed date)."""
+        """The shifts of local day `d` as UTC intervals (none on a closed date). A shift
+        wholly inside the hour a clock skips in spring (02:30-03:00 in New York on its
+        change day) has no time: its ends come out inverted, and are dropped so that no
+        search counts them as negative work."""
         got = self._days.get(d)
         if got is None:
             spans = () if d in self.closed else self.week[d.weekday()]
-            got = tuple((self._at(d, a), self._at(d, b)) for a, b in spans)
+            got = tuple((s, e) for s, e in ((self._at(d, a), self._at(d, b))
+                                            for a, b in spans) if e > s)
             self._days[d] = got
         return got
 
